@@ -1,0 +1,34 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "ObjDB",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "ObjDB", targets: ["ObjDB"]),
+        .executable(name: "objdb", targets: ["objdb"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLMDB",
+            pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
+        ),
+        .target(name: "ObjDB", dependencies: ["CLMDB"]),
+        .executableTarget(
+            name: "objdb",
+            dependencies: ["ObjDB", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // Model classes shared by the tests and the helper process, in their own module as in an app.
+        .target(name: "ObjDBTestModels", dependencies: ["ObjDB"], path: "Tests/ObjDBTestModels"),
+        // A small program the tests run as a second process against the same file.
+        .executableTarget(
+            name: "ObjDBTestHelper", dependencies: ["ObjDB", "ObjDBTestModels"], path: "Tests/ObjDBTestHelper"),
+        .testTarget(name: "ObjDBTests", dependencies: ["ObjDB", "ObjDBTestModels", "ObjDBTestHelper"]),
+        .testTarget(name: "objdbTests", dependencies: ["objdb"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,166 @@
+import Foundation
+
+/// The LMDB tables of one class.
+struct ClassTables {
+    /// Object key → row.
+    let objects: Table
+    /// Encoded primary key → object key, if the class has a primary key.
+    let primaryKeys: Table?
+    /// Per column: encoded value → object keys, for indexed columns.
+    let indexes: [Table?]
+}
+
+/// What a ``Database`` knows about one class of its file: the stored description (which fixes
+/// the row columns), the tables, and, when this process has the model class, how its
+/// `@Persisted` fields map to columns.
+final class ClassInfo {
+    /// The class as stored in the file.
+    let stored: StoredClass
+    /// Its public description, properties in column order.
+    let schema: ObjectSchema
+    /// The class's tables.
+    let tables: ClassTables
+    /// The Swift model class, if known in this process.
+    let layout: ClassLayout?
+    /// For each layout field, its column.
+    let columnOfField: [Int]
+    /// For each column, its layout field, or -1.
+    let fieldOfColumn: [Int]
+    /// The primary-key column, if any.
+    let primaryKeyColumn: Int?
+    /// Columns that have an index table.
+    let indexedColumns: [Int]
+    /// Key-encoding kind of each column.
+    let scalarKinds: [ScalarKind]
+    /// For each persisted field of the model class, the offset of its `_column` word in an
+    /// instance and the column it maps to: what attaching an object writes.
+    let columnWords: [(offset: Int, column: Int)]
+    /// Set when the write transaction that created the class was rolled back: its table handles
+    /// are closed, and objects of it are invalid.
+    var isDiscarded = false
+
+    /// The class name.
+    var name: String { stored.name }
+    /// The stable class id.
+    var classID: UInt32 { stored.id }
+    /// Number of columns in rows.
+    var columnCount: Int { stored.properties.count }
+
+    init(stored: StoredClass, tables: ClassTables, layout: ClassLayout?) {
+        self.stored = stored
+        self.schema = stored.objectSchema
+        self.tables = tables
+        self.layout = layout
+        let properties = stored.properties
+        primaryKeyColumn = properties.firstIndex { $0.primaryKey }
+        indexedColumns = properties.indices.filter { tables.indexes[$0] != nil }
+        scalarKinds = properties.map(\.type.scalarKind)
+        var fieldOfColumn = [Int](repeating: -1, count: properties.count)
+        var columnOfField: [Int] = []
+        if let layout {
+            for field in layout.fields {
+                let column = stored.column(of: field.name) ?? -1
+                columnOfField.append(column)
+                if column >= 0 { fieldOfColumn[column] = field.index }
+            }
+        }
+        self.fieldOfColumn = fieldOfColumn
+        self.columnOfField = columnOfField
+        columnWords = layout?.fields.map { ($0.columnWordOffset, columnOfField[$0.index]) } ?? []
+    }
+
+    /// The column of the property with that name, or ``ObjDBError/Code/unknownProperty``.
+    func column(named name: String) throws -> Int {
+        guard let column = stored.column(of: name) else {
+            throw ObjDBError(
+                .unknownProperty, "Class '\(self.name)' has no property '\(name)'",
+                className: self.name, propertyName: name)
+        }
+        return column
+    }
+
+    /// The Swift type stored in a column.
+    func valueType(column: Int) -> any _Persistable.Type {
+        if let layout, fieldOfColumn[column] >= 0 { return layout.fields[fieldOfColumn[column]].kind.valueType }
+        return stored.properties[column].property.swiftType
+    }
+
+    /// The declared default of a column's property (the type's zero value without a model class).
+    func defaultValue(column: Int) -> Any? {
+        if let layout, fieldOfColumn[column] >= 0 { return layout.defaultValue(field: fieldOfColumn[column]) }
+        return valueType(column: column)._objdbDefaultValue()._objdbAnyValue
+    }
+
+    /// The bytes of a column's default, for rows written before the column existed.
+    func encodedDefault(column: Int) -> [UInt8]? {
+        if let layout, fieldOfColumn[column] >= 0 { return layout.encodedDefault(field: fieldOfColumn[column]) }
+        var bytes: [UInt8] = []
+        return valueType(column: column)._objdbDefaultValue()._objdbEncode(into: &bytes) ? bytes : nil
+    }
+
+    /// Converts a loosely typed value for a column and encodes it; `nil` result for `nil`.
+    /// Throws ``ObjDBError/Code/typeMismatch`` when it does not fit.
+    func encode(_ value: Any?, column: Int) throws -> [UInt8]? {
+        let type = valueType(column: column)
+        guard let converted = convert(value, to: type) else {
+            throw ObjDBError.typeMismatch(value, expected: stored.properties[column].property, className: name)
+        }
+        var bytes: [UInt8] = []
+        return converted._objdbEncode(into: &bytes) ? bytes : nil
+    }
+}
+
+extension _Persistable {
+    /// The boxed value of a column read, or `nil` for null or undecodable bytes.
+    static func anyValue(from read: ColumnRead) -> Any? {
+        switch read {
+        case .value(let bytes): _objdbDecode(bytes)?._objdbAnyValue
+        case .null, .absent: nil
+        }
+    }
+}
+
+extension Property {
+    /// The Swift type that holds this property when no model class is at hand.
+    var swiftType: any _Persistable.Type {
+        let base: any _PersistableNonOptional.Type
+        switch type {
+        case .bool: base = Bool.self
+        case .int:
+            switch bitWidth {
+            case 8: base = Int8.self
+            case 16: base = Int16.self
+            case 32: base = Int32.self
+            default: base = Int.self
+            }
+        case .float: base = Float.self
+        case .double: base = Double.self
+        case .string: base = String.self
+        case .data: base = Data.self
+        case .date: base = Date.self
+        case .uuid: base = UUID.self
+        case .decimal: base = Decimal.self
+        case .objectId: base = ObjectId.self
+        }
+        return isOptional ? base.optionalType : base
+    }
+}
+
+extension _PersistableNonOptional {
+    /// `Optional<Self>`.
+    static var optionalType: any _Persistable.Type { Optional<Self>.self }
+}
+
+/// The classes of an open file, as one ``Database`` sees them.
+struct Catalog {
+    /// The schema as stored in the file.
+    var stored: StoredSchema
+    /// The `schemaStamp` the catalog was built from.
+    var stamp: UInt64
+    /// Runtime information by class name.
+    var byName: [String: ClassInfo] = [:]
+    /// Runtime information by Swift class.
+    var byType: [ObjectIdentifier: ClassInfo] = [:]
+    /// The explicitly configured model classes, if any.
+    let configuredTypes: Set<ObjectIdentifier>?
+}

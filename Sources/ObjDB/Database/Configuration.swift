@@ -1,0 +1,152 @@
+import Foundation
+
+/// Where a database lives and how to open it.
+///
+/// ```swift
+/// var config = Configuration(fileURL: URL(fileURLWithPath: "app.objdb"))
+/// config.objectTypes = [Person.self, Dog.self]
+/// config.schemaVersion = 2
+/// let db = try Database(configuration: config)
+/// ```
+///
+/// `Configuration` is `Sendable`: build it once and open instances on any thread or actor.
+public struct Configuration: Sendable {
+    /// The database file. The lock file is this path with `-lock` appended. Setting it clears
+    /// ``inMemoryIdentifier``.
+    public var fileURL: URL? {
+        didSet { if fileURL != nil { inMemoryIdentifier = nil } }
+    }
+
+    /// Names an in-memory database: instances with the same identifier in this process share
+    /// it, and its contents vanish when the last one closes. Setting it clears ``fileURL``.
+    public var inMemoryIdentifier: String? {
+        didSet { if inMemoryIdentifier != nil { fileURL = nil } }
+    }
+
+    /// Open without the ability to write. The file must exist; writes throw
+    /// ``ObjDBError/Code/readOnly``.
+    public var readOnly: Bool
+
+    /// The model classes of the database; classes they link to are included automatically.
+    ///
+    /// When `nil` (the default), the schema is the one stored in the file, and a class is added
+    /// the first time an object of it is written. Listing the classes checks them all against
+    /// the file at open, and makes using any other class an error.
+    public var objectTypes: [ObjectBase.Type]?
+
+    /// The version of your models. Raise it whenever they change.
+    public var schemaVersion: UInt64
+
+    /// Delete and recreate the file instead of failing when the models no longer match it.
+    public var deleteDatabaseIfMigrationNeeded: Bool
+
+    /// The largest size the file may reach, in bytes. LMDB reserves this much address space
+    /// (not disk); the file grows as data is written. Writes past it throw
+    /// ``ObjDBError/Code/mapFull`` and roll back. `nil` uses ``defaultMaximumSize``.
+    public var maximumSize: Int?
+
+    /// Whether each commit waits for the disk.
+    public var durability: Durability
+
+    /// The default ``maximumSize``: 256 GiB on 64-bit desktop and server platforms, 4 GiB on
+    /// mobile devices, where address space is scarcer.
+    public static var defaultMaximumSize: Int {
+        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+        return 4 << 30
+        #else
+        return MemoryLayout<Int>.size == 8 ? 256 << 30 : 1 << 30
+        #endif
+    }
+
+    /// Creates a configuration.
+    public init(
+        fileURL: URL? = nil, inMemoryIdentifier: String? = nil, readOnly: Bool = false,
+        objectTypes: [ObjectBase.Type]? = nil, schemaVersion: UInt64 = 0,
+        deleteDatabaseIfMigrationNeeded: Bool = false, maximumSize: Int? = nil, durability: Durability = .full
+    ) {
+        self.fileURL = inMemoryIdentifier == nil ? (fileURL ?? Self.defaultFileURL) : nil
+        self.inMemoryIdentifier = inMemoryIdentifier
+        self.readOnly = readOnly
+        self.objectTypes = objectTypes
+        self.schemaVersion = schemaVersion
+        self.deleteDatabaseIfMigrationNeeded = deleteDatabaseIfMigrationNeeded
+        self.maximumSize = maximumSize
+        self.durability = durability
+    }
+
+    /// `default.objdb` in the current directory.
+    public static var `default`: Configuration { Configuration() }
+
+    /// An in-memory database named `identifier`.
+    public static func inMemory(identifier: String) -> Configuration {
+        Configuration(inMemoryIdentifier: identifier)
+    }
+
+    /// The file `Configuration.default` uses.
+    public static var defaultFileURL: URL {
+        URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("default.objdb")
+    }
+}
+
+/// Whether a commit waits until the data is on disk.
+public enum Durability: Sendable, Hashable {
+    /// `fsync` at every commit: a committed transaction survives a power loss.
+    case full
+    /// No `fsync`: much faster commits; after an operating-system crash or power loss the last
+    /// transactions may be lost, but the file stays consistent. A crash of the app alone loses
+    /// nothing.
+    case noSync
+}
+
+/// What ``Database/add(_:update:)`` does when an object with the same primary key exists.
+public enum UpdatePolicy: Sendable, Hashable {
+    /// Throw ``ObjDBError/Code/primaryKeyExists``.
+    case error
+    /// Update the existing object, writing only the properties whose values differ.
+    case modified
+    /// Update the existing object, writing every property even if unchanged.
+    case all
+}
+
+extension Configuration {
+    /// The canonical path of the data file; in-memory databases live in a RAM-backed temporary
+    /// directory, named by process and identifier.
+    func resolvedPath() throws -> String {
+        if let identifier = inMemoryIdentifier {
+            let directory = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
+            let safe = identifier.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) ? String($0) : "_" }.joined()
+            let digest = String(UInt32(truncatingIfNeeded: identifier.utf8.reduce(UInt64(5381)) { $0 &* 33 &+ UInt64($1) }), radix: 16)
+            let name = "objdb-mem-\(getuid())-\(getpid())-\(safe.prefix(40))-\(digest).objdb"
+            return URL(fileURLWithPath: directory).appendingPathComponent(name).path
+        }
+        guard let fileURL else {
+            throw ObjDBError(.fileNotFound, "The configuration has neither a fileURL nor an inMemoryIdentifier")
+        }
+        return try Self.canonicalPath(fileURL.path)
+    }
+
+    /// The path with its directory's symbolic links resolved, so that two spellings of one file
+    /// share one environment.
+    static func canonicalPath(_ path: String) throws -> String {
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent().path
+        guard let resolved = realpath(directory, nil) else {
+            throw ObjDBError(.fileNotFound, "The directory of the database does not exist", path: path)
+        }
+        defer { free(resolved) }
+        let file = URL(fileURLWithPath: String(cString: resolved)).appendingPathComponent(url.lastPathComponent).path
+        if let target = realpath(file, nil) {
+            defer { free(target) }
+            return String(cString: target)
+        }
+        return file
+    }
+
+    /// The environment options this configuration asks for.
+    var environmentOptions: EnvironmentOptions {
+        EnvironmentOptions(
+            readOnly: readOnly, mapSize: maximumSize ?? Self.defaultMaximumSize,
+            noSync: durability == .noSync || inMemoryIdentifier != nil,
+            deleteOnClose: inMemoryIdentifier != nil)
+    }
+}

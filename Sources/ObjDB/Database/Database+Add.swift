@@ -1,0 +1,190 @@
+extension Database {
+    /// Stores an unmanaged object; from then on it is managed and its properties read and
+    /// write the database.
+    ///
+    /// ```swift
+    /// try db.write {
+    ///     try db.add(person)                        // throws if the primary key exists
+    ///     try db.add(changed, update: .modified)    // insert, or update what differs
+    /// }
+    /// ```
+    ///
+    /// Adding an object this database already manages does nothing.
+    ///
+    /// - Throws: ``ObjDBError/Code/primaryKeyExists`` with `.error` if an object with the same
+    ///   primary key exists (nothing is written); ``ObjDBError/Code/missingPrimaryKey`` for
+    ///   `.modified` and `.all` on a class without a primary key;
+    ///   ``ObjDBError/Code/wrongDatabase`` for an object of another `Database` instance;
+    ///   ``ObjDBError/Code/notInWriteTransaction`` outside a write transaction.
+    public func add(_ object: Object, update: UpdatePolicy = .error) throws {
+        let context = try requireWrite("add(_:update:)")
+        try addObject(object, update: update, context)
+    }
+
+    /// Stores every object of a sequence, as ``add(_:update:)`` does for one.
+    ///
+    /// The call is all or nothing: if one object cannot be added (a duplicate primary key, for
+    /// instance), the objects it already added are removed again and become unmanaged.
+    public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) throws where S.Element: Object {
+        let context = try requireWrite("add(_:update:)")
+        var inserted: [Object] = []
+        do {
+            for object in objects where try addObject(object, update: update, context) {
+                inserted.append(object)
+            }
+        } catch {
+            for object in inserted.reversed() {
+                if let info = object._objdbInfo { try? deleteRow(info, key: object._objdbKey, context) }
+                detach(object)
+            }
+            throw error
+        }
+    }
+
+    /// Adds one object. - Returns: whether a new row was inserted (rather than updated or kept).
+    @discardableResult
+    func addObject(_ object: ObjectBase, update: UpdatePolicy, _ context: WriteContext) throws -> Bool {
+        if let owner = object._objdbDatabase {
+            guard owner === self else {
+                throw ObjDBError(
+                    .wrongDatabase, "The object is managed by another Database instance; add a copy instead",
+                    className: object._objdbInfo?.name, path: path)
+            }
+            guard let info = object._objdbInfo, fetchRow(info, key: object._objdbKey) != nil else {
+                throw ObjDBError(
+                    .objectInvalidated, "The object was deleted or its insertion rolled back; it cannot be added again",
+                    className: object._objdbInfo?.name, key: "\(object._objdbKey)", path: path)
+            }
+            return false
+        }
+        let info = try classInfoForWrite(type(of: object), context)
+        encodeUnmanaged(object, info, into: &context.row)
+        if let column = info.primaryKeyColumn {
+            let txn = try context.requireTxn()
+            let existing = try context.row.withColumns { read in
+                try objectKey(forPrimaryKey: read(column), info, txn: txn, scratch: &context.key)
+            }
+            if let existing {
+                guard update != .error else {
+                    let value = context.row.withColumns { info.valueType(column: column).anyValue(from: $0(column)) }
+                    let shown = value.map { "\($0)" } ?? "nil"
+                    throw ObjDBError(
+                        .primaryKeyExists,
+                        "An object of class '\(info.name)' with primary key \(shown) already exists; use update: .modified or .all to update it",
+                        className: info.name, propertyName: info.stored.properties[column].name, key: shown, path: path)
+                }
+                let row = try updateRow(info, key: existing, policy: update, context)
+                attach(object, info, key: existing, row: row)
+                return false
+            }
+        } else if update != .error {
+            throw ObjDBError(
+                .missingPrimaryKey,
+                "Class '\(info.name)' has no primary key, so add(_:update:) cannot find an existing object to update; use update: .error",
+                className: info.name, path: path)
+        }
+        let (key, row) = try insertRow(info, context)
+        attach(object, info, key: key, row: row)
+        return true
+    }
+
+    /// Updates the existing object `key` from the full row in `context.row`: with `.modified`
+    /// only columns whose bytes differ are written, with `.all` every column is.
+    func updateRow(_ info: ClassInfo, key: UInt64, policy: UpdatePolicy, _ context: WriteContext) throws -> RowView {
+        guard let bytes = try context.storage({ try $0.get(info.tables.objects, key: key) }) else {
+            throw ObjDBError(
+                .corruptFile, "The primary-key table of '\(info.name)' points to the missing object \(key)",
+                className: info.name, key: "\(key)", path: path)
+        }
+        let old = RowView(bytes) ?? .damaged
+        let changed = context.row.withColumns { new in
+            (0..<info.columnCount).filter { policy == .all || !old.column($0).sameContent(as: new($0)) }
+        }
+        if changed.isEmpty { return old }
+        return try replaceRow(info, key: key, old: old, changed: changed, context)
+    }
+
+    /// Creates and stores an object of `type` from a dictionary of property values; properties
+    /// not given keep their declared defaults.
+    ///
+    /// ```swift
+    /// let rex = try db.create(Dog.self, value: ["name": "Rex"])
+    /// try db.create(Person.self, value: ["id": 1, "age": 31], update: .modified)   // only `age` changes
+    /// ```
+    ///
+    /// With `.modified` or `.all`, an existing object with the same primary key is updated, and
+    /// only the properties present in `value` are written. `value` may also be an object of the
+    /// same class, whose values are copied.
+    ///
+    /// - Throws: ``ObjDBError/Code/unknownProperty`` for a name the class lacks,
+    ///   ``ObjDBError/Code/typeMismatch`` for a value of the wrong type (including `nil` for a
+    ///   non-optional property), ``ObjDBError/Code/missingPrimaryKey`` when updating without the
+    ///   primary key in `value`, and the errors of ``add(_:update:)``. On error nothing is written.
+    @discardableResult
+    public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) throws -> T {
+        let context = try requireWrite("create(_:value:update:)")
+        let info = try classInfoForWrite(type, context)
+        let layout = try SchemaDiscovery.layout(of: type)
+        let values = try Self.propertyValues(of: value, layout: layout)
+        let object = T()
+        for (name, value) in values {
+            let field = try layout.field(named: name)
+            guard field.kind.setValue(at: object._objdbBase + field.offset, to: value) else {
+                throw ObjDBError.typeMismatch(value, expected: layout.schema.properties[field.index], className: layout.className)
+            }
+        }
+        guard update != .error, let pkColumn = info.primaryKeyColumn else {
+            try addObject(object, update: update, context)
+            return object
+        }
+        guard values.contains(where: { $0.key == info.stored.properties[pkColumn].name }) else {
+            throw ObjDBError(
+                .missingPrimaryKey,
+                "create(_:value:update:) needs the primary key '\(info.stored.properties[pkColumn].name)' in value to find the object to update",
+                className: info.name, propertyName: info.stored.properties[pkColumn].name, path: path)
+        }
+        encodeUnmanaged(object, info, into: &context.row)
+        let txn = try context.requireTxn()
+        let existing = try context.row.withColumns { read in
+            try objectKey(forPrimaryKey: read(pkColumn), info, txn: txn, scratch: &context.key)
+        }
+        guard let existing, let old = fetchRow(info, key: existing) else {
+            try addObject(object, update: update, context)
+            return object
+        }
+        // Update only the given properties: start from the stored row.
+        let given = Set(values.compactMap { info.stored.column(of: $0.key) })
+        let newRow = context.row.withColumns { new -> RowBuilder in
+            var row = RowBuilder()
+            for column in 0..<info.columnCount {
+                if given.contains(column) {
+                    row.append(new(column))
+                } else if case .absent = old.column(column) {
+                    appendDefault(info, column: column, to: &row)
+                } else {
+                    row.append(old.column(column))
+                }
+            }
+            return row
+        }
+        context.row = newRow
+        let row = try updateRow(info, key: existing, policy: update, context)
+        attach(object, info, key: existing, row: row)
+        return object
+    }
+
+    /// The property values of a `create` value: a dictionary, or an object to copy.
+    private static func propertyValues(of value: Any, layout: ClassLayout) throws -> [(key: String, value: Any?)] {
+        if let dictionary = value as? [String: Any] {
+            for name in dictionary.keys { _ = try layout.field(named: name) }
+            return dictionary.map { ($0.key, $0.value) }
+        }
+        if let object = value as? Object {
+            return try layout.fields.map { ($0.name, try object.value(forKey: $0.name)) }
+        }
+        throw ObjDBError(
+            .typeMismatch,
+            "create(_:value:update:) takes a [String: Any] dictionary or an object of class '\(layout.className)', not \(type(of: value))",
+            className: layout.className)
+    }
+}

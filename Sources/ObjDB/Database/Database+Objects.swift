@@ -1,0 +1,44 @@
+extension Database {
+    /// All objects of a class, as live, lazily evaluated results.
+    ///
+    /// ```swift
+    /// let people = db.objects(Person.self)
+    /// people.count          // O(1)
+    /// for person in people { print(person.name) }
+    /// ```
+    ///
+    /// Using a class that the file stores differently from the model, or that is not in
+    /// ``Configuration/objectTypes`` when those are listed, is a programmer error.
+    public func objects<Element: Object>(_ type: Element.Type) -> Results<Element> {
+        _ = classInfoForRead(type)
+        return Results(database: self)
+    }
+
+    /// The object of `type` whose primary key is `key`, or `nil`.
+    ///
+    /// ```swift
+    /// let ann = db.object(ofType: Person.self, forPrimaryKey: 1)
+    /// ```
+    ///
+    /// A key of the wrong type finds nothing. Calling it for a class without a primary key is a
+    /// programmer error.
+    public func object<Element: Object, KeyType>(ofType type: Element.Type, forPrimaryKey key: KeyType) -> Element? {
+        guard let info = classInfoForRead(type) else { return nil }
+        guard let column = info.primaryKeyColumn else {
+            preconditionFailure("object(ofType:forPrimaryKey:): class '\(info.name)' has no primary key")
+        }
+        // `encode` throws for a key of the wrong type; a `nil` key (optional primary keys) is a null column.
+        let encoded: [UInt8]?
+        do { encoded = try info.encode(key, column: column) } catch { return nil }
+        guard let txn = readableTxn() else { return nil }
+        var scratch: [UInt8] = []
+        let found: UInt64?
+        if let encoded {
+            found = encoded.withUnsafeBytes { try? objectKey(forPrimaryKey: .value($0), info, txn: txn, scratch: &scratch) } ?? nil
+        } else {
+            found = (try? objectKey(forPrimaryKey: .null, info, txn: txn, scratch: &scratch)) ?? nil
+        }
+        guard let found, let row = fetchRow(info, key: found) else { return nil }
+        return materialize(type, info, key: found, row: row)
+    }
+}

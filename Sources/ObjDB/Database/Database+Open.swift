@@ -1,0 +1,165 @@
+import Foundation
+
+/// The result of opening a file: the environment, its `meta` table and the catalog.
+struct OpenedFile {
+    let lease: EnvironmentLease
+    let meta: Table
+    let catalog: Catalog
+    let formatVersion: UInt32
+
+    /// Opens the environment, checks that the file is an ObjDB file of a readable format,
+    /// initialises a new file, and reconciles the stored schema with the configured classes.
+    ///
+    /// Every check runs before anything is written, so a file that is refused stays as it was.
+    static func open(path: String, configuration: Configuration) throws -> OpenedFile {
+        let layouts = try (configuration.objectTypes ?? []).map(SchemaDiscovery.layout(of:))
+        try checkDistinctNames(layouts)
+        let lease = try EnvironmentRegistry.shared.acquire(path: path, options: configuration.environmentOptions)
+        let env = lease.environment
+
+        // Inspect without writing.
+        var header: FileMeta.Header?
+        if let meta = try env.existingTable(named: TableName.meta, flags: .plain) {
+            let read = try ReadTransaction(lease)
+            header = try FileMeta.read(read.txn, meta: meta, path: path)
+        } else {
+            let read = try ReadTransaction(lease)
+            if try read.txn.mainEntryCount() > 0 {
+                throw ObjDBError(.notAnObjDBFile, "The file is an LMDB database but was not written by ObjDB", path: path)
+            }
+            if configuration.readOnly {
+                throw ObjDBError(.notAnObjDBFile, "The file is empty, and a read-only database cannot initialise it", path: path)
+            }
+        }
+
+        if let header {
+            var plan = header.schema
+            var changes = SchemaChanges()
+            try SchemaChanges.check(layouts, against: &plan, changes: &changes)
+            try checkVersion(file: header.schemaVersion, configured: configuration.schemaVersion, path: path)
+            let needsWrite = changes.any || configuration.schemaVersion > header.schemaVersion
+            if needsWrite && !configuration.readOnly {
+                try reconcile(env, layouts: layouts, configuration: configuration, path: path)
+            }
+        } else {
+            try reconcile(env, layouts: layouts, configuration: configuration, path: path)
+        }
+
+        guard let meta = try env.existingTable(named: TableName.meta, flags: .plain) else {
+            throw ObjDBError(.corruptFile, "The meta table disappeared while opening", path: path)
+        }
+        let read = try ReadTransaction(lease)
+        let final = try FileMeta.read(read.txn, meta: meta, path: path)
+        let catalog = try Catalog.build(
+            stored: final.schema, stamp: final.stamp, env: env, layouts: layouts,
+            configuredTypes: configuration.objectTypes.map { Set($0.map(ObjectIdentifier.init)) })
+        return OpenedFile(lease: lease, meta: meta, catalog: catalog, formatVersion: final.format)
+    }
+
+    /// Writes what the file needs, in one write transaction that re-reads the file first (another
+    /// process may have done the same meanwhile).
+    private static func reconcile(_ env: Environment, layouts: [ClassLayout], configuration: Configuration, path: String) throws {
+        let write = try WriteTransaction(env)
+        let txn = write.txn
+        let fresh = try env.existingTable(named: TableName.meta, flags: .plain) == nil
+            && txn.mainEntryCount() == 0
+        let meta = try write.openTable(named: TableName.meta, flags: .plain)
+        if fresh {
+            try FileMeta.initialize(txn, meta: meta, schemaVersion: configuration.schemaVersion)
+        }
+        let header = try FileMeta.read(txn, meta: meta, path: path)
+        try checkVersion(file: header.schemaVersion, configured: configuration.schemaVersion, path: path)
+        var stored = header.schema
+        var changes = SchemaChanges()
+        for layout in layouts {
+            _ = try changes.ensure(layout, in: &stored, txn: txn)
+        }
+        if changes.any {
+            try FileMeta.writeSchema(txn, meta, stored, stamp: header.stamp + 1)
+        }
+        if configuration.schemaVersion > header.schemaVersion {
+            try FileMeta.writeUInt64(txn, meta, FileMeta.Key.schemaVersion, configuration.schemaVersion)
+        }
+        try write.commit()
+    }
+
+    private static func checkVersion(file: UInt64, configured: UInt64, path: String) throws {
+        if configured < file {
+            throw ObjDBError(
+                .migrationRequired,
+                "The configured schemaVersion \(configured) is lower than the file's schema version \(file); set Configuration.schemaVersion to at least \(file)",
+                path: path)
+        }
+    }
+
+    private static func checkDistinctNames(_ layouts: [ClassLayout]) throws {
+        var seen: [String: ObjectIdentifier] = [:]
+        for layout in layouts {
+            let id = ObjectIdentifier(layout.type)
+            if let other = seen[layout.className], other != id {
+                throw ObjDBError(
+                    .invalidSchema,
+                    "Two model classes are named '\(layout.className)'; override className in one of them",
+                    className: layout.className)
+            }
+            seen[layout.className] = id
+        }
+    }
+}
+
+extension Catalog {
+    /// Builds the runtime information of every stored class, opening their tables.
+    static func build(
+        stored: StoredSchema, stamp: UInt64, env: Environment, layouts: [ClassLayout],
+        configuredTypes: Set<ObjectIdentifier>?, reusing previous: Catalog? = nil
+    ) throws -> Catalog {
+        var catalog = Catalog(stored: stored, stamp: stamp, configuredTypes: configuredTypes)
+        for storedClass in stored.classes {
+            let layout = previous?.byName[storedClass.name]?.layout
+                ?? layouts.first { $0.className == storedClass.name }
+            let info: ClassInfo
+            if let old = previous?.byName[storedClass.name], old.stored == storedClass {
+                info = old
+            } else {
+                info = ClassInfo(stored: storedClass, tables: try ClassTables.open(storedClass, env: env), layout: layout)
+            }
+            catalog.byName[storedClass.name] = info
+            if let layout = info.layout { catalog.byType[ObjectIdentifier(layout.type)] = info }
+        }
+        return catalog
+    }
+}
+
+extension ClassTables {
+    /// Opens the committed tables of a stored class.
+    static func open(_ stored: StoredClass, env: Environment) throws -> ClassTables {
+        func require(_ name: String, _ flags: TableFlags) throws -> Table {
+            guard let table = try env.existingTable(named: name, flags: flags) else {
+                throw ObjDBError(
+                    .corruptFile, "The table '\(name)' of class '\(stored.name)' is missing",
+                    className: stored.name, path: env.path)
+            }
+            return table
+        }
+        let objects = try require(TableName.objects(stored.id), .objects)
+        let primaryKeys = try stored.properties.contains(where: \.primaryKey)
+            ? require(TableName.primaryKeys(stored.id), .multimap) : nil
+        let indexes = try stored.properties.map { property in
+            property.indexed && !property.primaryKey
+                ? try require(TableName.index(stored.id, property: property.id), .multimap) : nil
+        }
+        return ClassTables(objects: objects, primaryKeys: primaryKeys, indexes: indexes)
+    }
+
+    /// Opens (creating as needed) the tables of a stored class inside a write transaction.
+    static func create(_ stored: StoredClass, txn write: Txn) throws -> ClassTables {
+        let objects = try write.openTable(named: TableName.objects(stored.id), flags: .objects)
+        let primaryKeys = try stored.properties.contains(where: \.primaryKey)
+            ? write.openTable(named: TableName.primaryKeys(stored.id), flags: .multimap) : nil
+        let indexes = try stored.properties.map { property in
+            property.indexed && !property.primaryKey
+                ? try write.openTable(named: TableName.index(stored.id, property: property.id), flags: .multimap) : nil
+        }
+        return ClassTables(objects: objects, primaryKeys: primaryKeys, indexes: indexes)
+    }
+}

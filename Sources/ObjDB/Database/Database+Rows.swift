@@ -1,0 +1,268 @@
+/// Row-level operations: everything that reads or writes the tables of a class.
+extension Database {
+    // MARK: Reading
+
+    /// The row of an object in the current version, or `nil` if it does not exist.
+    func fetchRow(_ info: ClassInfo, key: UInt64) -> RowView? {
+        guard !info.isDiscarded, let txn = readableTxn(),
+            let bytes = try? txn.get(info.tables.objects, key: key)
+        else { return nil }
+        return RowView(bytes) ?? .damaged
+    }
+
+    /// Number of objects of a class in the current version.
+    func objectCount(_ info: ClassInfo) -> Int {
+        guard !info.isDiscarded, let txn = readableTxn() else { return 0 }
+        return (try? txn.entryCount(info.tables.objects)) ?? 0
+    }
+
+    /// The object key whose primary key is `value` (the key property's column bytes).
+    func objectKey(forPrimaryKey value: ColumnRead, _ info: ClassInfo, txn: Txn, scratch: inout [UInt8]) throws -> UInt64? {
+        guard let column = info.primaryKeyColumn, let table = info.tables.primaryKeys, !info.isDiscarded else { return nil }
+        scratch.removeAll(keepingCapacity: true)
+        _ = KeyEncoding.append(value, kind: info.scalarKinds[column], to: &scratch)
+        let truncated = KeyEncoding.mayBeTruncated(scratch)
+        return try scratch.withUnsafeBytes { key in
+            if !truncated {
+                guard let found = try txn.get(table, key: key), found.count == 8 else { return nil }
+                return found.loadUnaligned(as: UInt64.self)
+            }
+            // A cut key may be shared by several values: compare the candidates' rows.
+            let cursor = try Cursor(txn, table)
+            var entry = try cursor.seek(exactly: key)
+            while let current = entry {
+                let candidate = current.valueObjectKey
+                if let bytes = try txn.get(info.tables.objects, key: candidate), let row = RowView(bytes),
+                    row.column(column).sameContent(as: value)
+                {
+                    return candidate
+                }
+                entry = try cursor.nextDuplicate()
+            }
+            return nil
+        }
+    }
+
+    // MARK: Writing
+
+    /// Encodes the unmanaged values of `object` into `row`, in column order.
+    func encodeUnmanaged(_ object: ObjectBase, _ info: ClassInfo, into row: inout RowBuilder) {
+        row.reset()
+        let base = object._objdbBase
+        for column in 0..<info.columnCount {
+            let field = info.fieldOfColumn[column]
+            if let layout = info.layout, field >= 0 {
+                let kind = layout.fields[field].kind
+                let offset = layout.fields[field].offset
+                row.append { kind.encodeValue(at: base + offset, into: &$0) }
+            } else {
+                appendDefault(info, column: column, to: &row)
+            }
+        }
+    }
+
+    /// Appends a column's declared default.
+    func appendDefault(_ info: ClassInfo, column: Int, to row: inout RowBuilder) {
+        let bytes = info.encodedDefault(column: column)
+        row.append { buffer in
+            guard let bytes else { return false }
+            buffer.append(contentsOf: bytes)
+            return true
+        }
+    }
+
+    /// Inserts `context.row` as a new object and returns its key and stored row.
+    func insertRow(_ info: ClassInfo, _ context: WriteContext) throws -> (key: UInt64, row: RowView) {
+        let result = try context.storage { txn -> (UInt64, RowView) in
+            let key = try nextKey(info, context, txn)
+            try context.row.withColumns { column in
+                try withoutActuallyEscaping(column) {
+                    try updateKeys(info, key: key, old: nil, new: $0, columns: nil, txn: txn)
+                }
+            }
+            // Reserve the row last: the returned pointer is valid until the next write.
+            let size = context.row.encodedSize
+            var space = try txn.reserve(info.tables.objects, key: key, count: size, flags: .append)
+            if space == nil { space = try txn.reserve(info.tables.objects, key: key, count: size, flags: .noOverwrite) }
+            guard let space else {
+                throw ObjDBError(
+                    .corruptFile, "Object key \(key) of class '\(info.name)' is already in use; the file's key counter is damaged",
+                    className: info.name, key: "\(key)", path: path)
+            }
+            context.row.write(into: space)
+            return (key, RowView(UnsafeRawBufferPointer(space)) ?? .damaged)
+        }
+        context.changes[info.classID, default: ClassChanges()].inserted(result.0)
+        generation &+= 1
+        return result
+    }
+
+    /// Replaces the row of `key` (currently `old`) with `context.row`, updating the indexes of
+    /// `changed` columns. Returns the stored row.
+    func replaceRow(_ info: ClassInfo, key: UInt64, old: RowView, changed: [Int], _ context: WriteContext) throws -> RowView {
+        let row = try context.storage { txn -> RowView in
+            try context.row.withColumns { column in
+                try withoutActuallyEscaping(column) {
+                    try updateKeys(info, key: key, old: old, new: $0, columns: changed, txn: txn)
+                }
+            }
+            guard let space = try txn.reserve(info.tables.objects, key: key, count: context.row.encodedSize) else {
+                throw ObjDBError(.storage, "Could not overwrite the row of '\(info.name)' \(key)", path: path)
+            }
+            context.row.write(into: space)
+            return RowView(UnsafeRawBufferPointer(space)) ?? .damaged
+        }
+        context.changes[info.classID, default: ClassChanges()].modified(key, columns: changed)
+        generation &+= 1
+        return row
+    }
+
+    /// Deletes an object's row and its primary-key and index entries.
+    func deleteRow(_ info: ClassInfo, key: UInt64, _ context: WriteContext) throws {
+        let existed = try context.storage { txn -> Bool in
+            guard let bytes = try txn.get(info.tables.objects, key: key) else { return false }
+            let old = RowView(bytes) ?? .damaged
+            try updateKeys(info, key: key, old: old, new: nil, columns: nil, txn: txn)
+            try txn.delete(info.tables.objects, key: key)
+            return true
+        }
+        if existed {
+            context.changes[info.classID, default: ClassChanges()].deleted(key)
+            generation &+= 1
+        }
+    }
+
+    /// Removes the primary-key and index entries of `old` and adds those of `new` (either may be
+    /// absent), for `columns` or every keyed column. Keys are computed before anything is
+    /// written, because a write invalidates row pointers into the map.
+    private func updateKeys(
+        _ info: ClassInfo, key: UInt64, old: RowView?, new: ((Int) -> ColumnRead)?, columns: [Int]?, txn: Txn
+    ) throws {
+        var removals: [(Table, [UInt8])] = []
+        var additions: [(Table, [UInt8])] = []
+        func consider(_ column: Int, _ table: Table) {
+            var oldKey: [UInt8]?
+            var newKey: [UInt8]?
+            if let old {
+                var bytes: [UInt8] = []
+                if !KeyEncoding.append(old.column(column), kind: info.scalarKinds[column], to: &bytes) { bytes = [KeyEncoding.nullTag] }
+                oldKey = bytes
+            }
+            if let new {
+                var bytes: [UInt8] = []
+                if !KeyEncoding.append(new(column), kind: info.scalarKinds[column], to: &bytes) { bytes = [KeyEncoding.nullTag] }
+                newKey = bytes
+            }
+            guard oldKey != newKey else { return }
+            if let oldKey { removals.append((table, oldKey)) }
+            if let newKey { additions.append((table, newKey)) }
+        }
+        if let column = info.primaryKeyColumn, let table = info.tables.primaryKeys,
+            columns == nil || columns?.contains(column) == true
+        {
+            consider(column, table)
+        }
+        for column in info.indexedColumns where columns == nil || columns?.contains(column) == true {
+            if let table = info.tables.indexes[column] { consider(column, table) }
+        }
+        var objectKey = key
+        try withUnsafeBytes(of: &objectKey) { value in
+            for (table, bytes) in removals {
+                try bytes.withUnsafeBytes { _ = try txn.delete(table, key: $0, value: value) }
+            }
+            for (table, bytes) in additions {
+                try bytes.withUnsafeBytes { _ = try txn.put(table, key: $0, value: value) }
+            }
+        }
+    }
+
+    /// Allocates the next object key of a class. Keys increase and are never reused.
+    private func nextKey(_ info: ClassInfo, _ context: WriteContext, _ txn: Txn) throws -> UInt64 {
+        if let next = context.nextKeys[info.classID] {
+            context.nextKeys[info.classID] = next + 1
+            return next
+        }
+        var next = try FileMeta.readUInt64(txn, metaTable, FileMeta.Key.nextKey(info.classID)) ?? 1
+        // Never behind the largest key in use, even if the counter was damaged.
+        let cursor = try Cursor(txn, info.tables.objects)
+        if let last = try cursor.last() { next = max(next, last.objectKey + 1) }
+        context.nextKeys[info.classID] = next + 1
+        return next
+    }
+
+    // MARK: Objects
+
+    /// Makes `object` a managed object of this database.
+    func attach(_ object: ObjectBase, _ info: ClassInfo, key: UInt64, row: RowView?) {
+        object._objdbDatabase = self
+        object._objdbInfo = info
+        object._objdbKey = key
+        object._objdbRow = row
+        object._objdbRowGeneration = row == nil ? 0 : generation
+        let base = object._objdbBase
+        for (offset, column) in info.columnWords {
+            (base + offset).storeBytes(of: column, as: Int.self)
+        }
+    }
+
+    /// Turns a managed object back into an unmanaged one with the values it had before it was
+    /// added (used when an `add` is undone).
+    func detach(_ object: ObjectBase) {
+        let info = object._objdbInfo
+        object._objdbDatabase = nil
+        object._objdbInfo = nil
+        object._objdbKey = 0
+        object._objdbRow = nil
+        object._objdbRowGeneration = 0
+        let base = object._objdbBase
+        for (offset, _) in info?.columnWords ?? [] {
+            (base + offset).storeBytes(of: -1, as: Int.self)
+        }
+    }
+
+    /// A new managed instance of a stored object.
+    func materialize<T: ObjectBase>(_ type: T.Type, _ info: ClassInfo, key: UInt64, row: RowView?) -> T {
+        let object = T()
+        attach(object, info, key: key, row: row)
+        return object
+    }
+
+    /// Writes one column of a managed object (the setter of a `@Persisted` property).
+    func setColumn(of object: ObjectBase, column: Int, _ encode: (inout [UInt8]) -> Bool) {
+        guard let info = object._objdbInfo else { return }
+        guard let context = writeContext else {
+            preconditionFailure(
+                "Cannot set '\(info.name).\(info.stored.properties[column].name)' outside a write transaction; wrap the change in db.write { }")
+        }
+        // A doomed transaction ignores writes; commitWrite() reports why.
+        guard context.failure == nil, context.txn != nil else { return }
+        guard let old = object._objdbCurrentRow() else { object._objdbInvalidatedAccess() }
+        var value: [UInt8] = []
+        let isValue = encode(&value)
+        let unchanged = value.withUnsafeBytes { bytes in
+            old.column(column).sameContent(as: isValue ? .value(bytes) : .null)
+        }
+        if unchanged { return }
+        if column == info.primaryKeyColumn {
+            preconditionFailure(
+                "The primary key '\(info.name).\(info.stored.properties[column].name)' cannot be changed after the object was added")
+        }
+        context.row.reset()
+        for c in 0..<info.columnCount {
+            if c == column {
+                context.row.append { buffer in
+                    buffer.append(contentsOf: value)
+                    return isValue
+                }
+            } else if case .absent = old.column(c) {
+                appendDefault(info, column: c, to: &context.row)
+            } else {
+                context.row.append(old.column(c))
+            }
+        }
+        guard let row = try? replaceRow(info, key: object._objdbKey, old: old, changed: [column], context) else { return }
+        object._objdbRow = row
+        object._objdbRowGeneration = generation
+    }
+}
+

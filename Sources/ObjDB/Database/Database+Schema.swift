@@ -1,0 +1,88 @@
+extension Database {
+    /// The runtime information of a model class for reading, binding the class to the stored
+    /// one on first use. `nil` if the file has no such class yet (it is created by the first write).
+    ///
+    /// Throws ``ObjDBError/Code/unknownClass`` for a class outside ``Configuration/objectTypes``
+    /// and ``ObjDBError/Code/migrationRequired`` if the stored class differs from the model.
+    func classInfo(for type: ObjectBase.Type) throws -> ClassInfo? {
+        if let info = catalog.byType[ObjectIdentifier(type)] { return info }
+        let layout = try SchemaDiscovery.layout(of: type)
+        if let configured = catalog.configuredTypes, !configured.contains(ObjectIdentifier(type)) {
+            throw ObjDBError(
+                .unknownClass,
+                "Class '\(layout.className)' is not part of this database: add it to Configuration.objectTypes",
+                className: layout.className, path: path)
+        }
+        guard let stored = catalog.byName[layout.className] else { return nil }
+        if let bound = stored.layout, bound.type != type {
+            throw ObjDBError(
+                .invalidSchema,
+                "Two model classes are named '\(layout.className)'; override className in one of them",
+                className: layout.className, path: path)
+        }
+        let differences = layout.schema.dataDifferences(from: stored.schema)
+        guard differences.isEmpty else {
+            throw ObjDBError(
+                .migrationRequired,
+                "The class '\(layout.className)' in the file does not match the model: \(differences.joined(separator: "; ")). List the model classes in Configuration.objectTypes, raise schemaVersion and migrate",
+                className: layout.className, path: path)
+        }
+        let info = ClassInfo(stored: stored.stored, tables: stored.tables, layout: layout)
+        catalog.byName[layout.className] = info
+        catalog.byType[ObjectIdentifier(type)] = info
+        return info
+    }
+
+    /// ``classInfo(for:)`` for APIs that cannot throw: a class that cannot be used here is a
+    /// programmer error (the model changed without a migration, or is not configured).
+    func classInfoForRead(_ type: ObjectBase.Type) -> ClassInfo? {
+        do {
+            return try classInfo(for: type)
+        } catch {
+            preconditionFailure("\(error)")
+        }
+    }
+
+    /// The runtime information of a model class inside a write transaction, creating the class
+    /// (its tables and stored schema) or adjusting its indexes as needed.
+    func classInfoForWrite(_ type: ObjectBase.Type, _ context: WriteContext) throws -> ClassInfo {
+        let existing = try classInfo(for: type)
+        let layout = try SchemaDiscovery.layout(of: type)
+        if let existing, !existing.isDiscarded, existing.hasIndexes(of: layout) { return existing }
+        var changes = SchemaChanges()
+        var stored = catalog.stored
+        let (storedClass, tables) = try context.storage { txn in try changes.ensure(layout, in: &stored, txn: txn) }
+        let info = ClassInfo(stored: storedClass, tables: tables, layout: layout)
+        catalog.stored = stored
+        catalog.byName[layout.className] = info
+        catalog.byType[ObjectIdentifier(type)] = info
+        context.createdClasses.append(info)
+        context.schemaChanged = context.schemaChanged || changes.any
+        return info
+    }
+
+    /// Reloads the catalog if another instance or process changed the stored schema; used when
+    /// moving to a newer version. Errors leave the catalog as it was.
+    func reloadCatalogIfChanged(_ txn: Txn) {
+        try? reloadCatalogIfChanged(in: txn)
+    }
+
+    /// Reloads the catalog from `txn` if the stored schema's stamp changed.
+    func reloadCatalogIfChanged(in txn: Txn) throws {
+        let stamp = try FileMeta.readUInt64(txn, metaTable, FileMeta.Key.schemaStamp) ?? 0
+        guard stamp != catalog.stamp else { return }
+        let header = try FileMeta.read(txn, meta: metaTable, path: path)
+        catalog = try Catalog.build(
+            stored: header.schema, stamp: header.stamp, env: environment, layouts: [],
+            configuredTypes: catalog.configuredTypes, reusing: catalog)
+    }
+}
+
+extension ClassInfo {
+    /// Whether the stored indexes are those the model declares.
+    func hasIndexes(of layout: ClassLayout) -> Bool {
+        stored.properties.allSatisfy { property in
+            property.primaryKey || (layout.schema[property.name]?.isIndexed ?? property.indexed) == property.indexed
+        }
+    }
+}

@@ -1,0 +1,151 @@
+extension Database {
+    /// Runs `block` in a write transaction and commits it; rolls everything back if `block` throws.
+    ///
+    /// ```swift
+    /// try db.write {
+    ///     try db.add(person)
+    ///     person.age = 30
+    /// }
+    /// let count = try db.write { db.objects(Person.self).count }   // returns the block's value
+    /// ```
+    ///
+    /// Only one write transaction runs at a time per file, across all processes; `write` waits
+    /// for the current one to finish. Nested writes are a programmer error.
+    ///
+    /// - Throws: what `block` throws, or an ``ObjDBError`` if the transaction cannot begin or
+    ///   commit (for example ``ObjDBError/Code/mapFull``, ``ObjDBError/Code/readOnly``). In every
+    ///   case nothing of the transaction is kept.
+    @discardableResult
+    public func write<Result>(_ block: () throws -> Result) throws -> Result {
+        precondition(writeContext == nil, "Database.write: already in a write transaction; nested write transactions are not supported")
+        let context = startWrite()
+        if let failure = context.failure {
+            endWrite(context, committed: false)
+            throw failure
+        }
+        let result: Result
+        do {
+            result = try block()
+        } catch {
+            if writeContext === context { cancelWrite() }
+            throw error
+        }
+        if writeContext === context { try commitWrite() }
+        return result
+    }
+
+    /// Begins a write transaction; end it with ``commitWrite()`` or ``cancelWrite()``.
+    ///
+    /// Prefer ``write(_:)``. If the transaction cannot begin (a read-only database, say), the
+    /// database still enters the write state and every write, then ``commitWrite()``, throws
+    /// the reason.
+    @available(*, noasync, message: "Use write { } in asynchronous code: a write transaction must end on the thread that began it")
+    public func beginWrite() {
+        precondition(writeContext == nil, "Database.beginWrite: already in a write transaction; nested write transactions are not supported")
+        _ = startWrite()
+    }
+
+    /// Commits the write transaction begun with ``beginWrite()``.
+    ///
+    /// - Throws: ``ObjDBError/Code/notInWriteTransaction`` without one; the error that doomed
+    ///   the transaction; or a commit failure such as ``ObjDBError/Code/mapFull``. When it throws,
+    ///   nothing of the transaction was kept.
+    @available(*, noasync, message: "Use write { } in asynchronous code: a write transaction must end on the thread that began it")
+    public func commitWrite() throws {
+        guard let context = writeContext else {
+            throw ObjDBError(.notInWriteTransaction, "commitWrite() called without a write transaction", path: path)
+        }
+        if let failure = context.failure {
+            endWrite(context, committed: false)
+            throw failure
+        }
+        do {
+            try context.storage { txn in try flush(context, txn) }
+            guard let transaction = context.transaction.take() else {
+                throw ObjDBError(.notInWriteTransaction, "The write transaction has ended", path: path)
+            }
+            try transaction.commit()
+        } catch {
+            endWrite(context, committed: false)
+            throw Self.objdbError(error, path: path)
+        }
+        endWrite(context, committed: true)
+    }
+
+    /// Rolls back the write transaction: nothing it did is kept. Objects it added become
+    /// invalidated.
+    @available(*, noasync, message: "Use write { } in asynchronous code: a write transaction must end on the thread that began it")
+    public func cancelWrite() {
+        guard let context = writeContext else {
+            preconditionFailure("Database.cancelWrite: no write transaction in progress")
+        }
+        endWrite(context, committed: false)
+    }
+
+    /// The write transaction, or ``ObjDBError/Code/notInWriteTransaction``.
+    func requireWrite(_ operation: @autoclosure () -> String) throws -> WriteContext {
+        guard let context = writeContext else {
+            throw ObjDBError(
+                .notInWriteTransaction, "\(operation()) must be called inside a write transaction (db.write { … })",
+                path: path)
+        }
+        if let failure = context.failure { throw failure }
+        return context
+    }
+
+    // MARK: Internals
+
+    /// `error` as an ``ObjDBError`` carrying the file path.
+    static func objdbError(_ error: Error, path: String) -> ObjDBError {
+        (error as? ObjDBError)?.with(path: path) ?? ObjDBError(.storage, "\(error)", path: path)
+    }
+
+    /// Begins the LMDB write transaction, or records why it could not.
+    private func startWrite() -> WriteContext {
+        let context: WriteContext
+        if configuration.readOnly {
+            context = WriteContext(
+                failure: ObjDBError(.readOnly, "The database was opened read-only; writes are not allowed", path: path),
+                catalog: catalog)
+        } else {
+            // The write transaction sees the newest version; the snapshot is no longer needed.
+            snapshot = nil
+            do {
+                context = WriteContext(transaction: try WriteTransaction(environment), catalog: catalog)
+            } catch {
+                context = WriteContext(failure: Self.objdbError(error, path: path), catalog: catalog)
+            }
+            // Another instance may have added classes since this one last looked.
+            if let txn = context.txn {
+                do { try reloadCatalogIfChanged(in: txn) } catch { context.failure = Self.objdbError(error, path: path) }
+            }
+        }
+        writeContext = context
+        generation &+= 1
+        return context
+    }
+
+    /// Leaves the write state; on rollback, restores the catalog and discards classes the
+    /// transaction created (their table handles are gone).
+    private func endWrite(_ context: WriteContext, committed: Bool) {
+        if !committed {
+            context.transaction = nil
+            catalog = context.savedCatalog
+            for info in context.createdClasses { info.isDiscarded = true }
+        } else if context.schemaChanged {
+            catalog.stamp += 1
+        }
+        writeContext = nil
+        generation &+= 1
+    }
+
+    /// Writes what the transaction kept in memory: key counters and the schema.
+    private func flush(_ context: WriteContext, _ txn: Txn) throws {
+        for (classID, next) in context.nextKeys {
+            try FileMeta.writeUInt64(txn, metaTable, FileMeta.Key.nextKey(classID), next)
+        }
+        if context.schemaChanged {
+            try FileMeta.writeSchema(txn, metaTable, catalog.stored, stamp: catalog.stamp + 1)
+        }
+    }
+}

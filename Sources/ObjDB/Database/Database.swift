@@ -1,0 +1,125 @@
+import Foundation
+
+/// An open ObjDB database: the entry point for reading, writing and querying objects.
+///
+/// ```swift
+/// let db = try Database(configuration: Configuration(fileURL: URL(fileURLWithPath: "app.objdb")))
+/// try db.write {
+///     let ann = Person(); ann.id = 1; ann.name = "Ann"
+///     try db.add(ann)
+/// }
+/// let people = db.objects(Person.self)   // live
+/// ```
+///
+/// A `Database` reads one consistent version of the file until ``refresh()`` or a write moves
+/// it to the newest one; its objects and results always show that version, including the
+/// uncommitted changes of its own write transaction. It is not `Sendable`: use each instance in
+/// the isolation domain (thread, serial queue or actor) that opened it, and open another
+/// instance elsewhere. Instances on the same file share one LMDB environment.
+public final class Database {
+    /// The configuration the database was opened with.
+    public let configuration: Configuration
+    /// Keeps the environment open.
+    let lease: EnvironmentLease
+    /// The canonical path of the file.
+    let path: String
+    /// The `meta` table.
+    let metaTable: Table
+    /// The file-format version found at open.
+    let formatVersion: UInt32
+    /// The classes of the file.
+    var catalog: Catalog
+    /// The read snapshot, when not in a write transaction; begun lazily.
+    var snapshot: ReadTransaction?
+    /// The write transaction in progress.
+    var writeContext: WriteContext?
+    /// Changes whenever the visible data may have changed: a new snapshot, the start or end of a
+    /// write transaction, or any write inside one. Objects cache row locations per generation.
+    @exclusivity(unchecked) var generation: UInt64 = 1
+
+    /// The environment of the file.
+    var environment: Environment { lease.environment }
+
+    /// Opens the database described by `configuration`, creating the file if needed.
+    ///
+    /// Throws ``ObjDBError`` if the file is not an ObjDB database (``ObjDBError/Code/notAnObjDBFile``),
+    /// was written by a newer version (``ObjDBError/Code/newerFileFormat``), is damaged
+    /// (``ObjDBError/Code/corruptFile``), or its schema differs from the model classes
+    /// (``ObjDBError/Code/migrationRequired``). A file that fails to open is left unchanged.
+    public init(configuration: Configuration) throws {
+        self.configuration = configuration
+        let path = try configuration.resolvedPath()
+        self.path = path
+        let opened: OpenedFile
+        do {
+            opened = try OpenedFile.open(path: path, configuration: configuration)
+        } catch let error as ObjDBError where error.code == .migrationRequired && configuration.deleteDatabaseIfMigrationNeeded {
+            guard !EnvironmentRegistry.shared.isOpen(path: path) else {
+                throw ObjDBError(
+                    .fileInUse,
+                    "The schema changed and deleteDatabaseIfMigrationNeeded is set, but the file is still open in this process",
+                    path: path)
+            }
+            _ = try Database.removeFiles(atPath: path)
+            opened = try OpenedFile.open(path: path, configuration: configuration)
+        }
+        lease = opened.lease
+        metaTable = opened.meta
+        formatVersion = opened.formatVersion
+        catalog = opened.catalog
+    }
+
+    /// Opens `Configuration.default`.
+    public convenience init() throws {
+        try self.init(configuration: .default)
+    }
+
+    deinit {
+        // End transactions before the lease closes the environment.
+        writeContext = nil
+        snapshot = nil
+    }
+
+    /// The schema stored in the file: every class, including those this process has no model for.
+    public var schema: Schema { catalog.stored.schema }
+
+    // MARK: Versions
+
+    /// Moves the database to the newest committed version, so its objects and results show
+    /// changes committed by other instances and processes.
+    ///
+    /// - Returns: whether there was a newer version.
+    /// Does nothing inside a write transaction, which always sees the newest version.
+    @discardableResult
+    public func refresh() -> Bool {
+        guard writeContext == nil else { return false }
+        let latest = environment.lastCommittedTransactionID()
+        if let snapshot, snapshot.id == latest { return false }
+        snapshot = nil
+        generation &+= 1
+        if let txn = readableTxn() { reloadCatalogIfChanged(txn) }
+        return true
+    }
+
+    /// Whether a write transaction is in progress.
+    public var isInWriteTransaction: Bool { writeContext != nil }
+
+    /// The transaction reads go through: the write transaction if one is open, else the read
+    /// snapshot, begun if needed. `nil` only if a snapshot cannot be begun (every reader slot taken).
+    func readableTxn() -> Txn? {
+        if let context = writeContext, let txn = context.txn { return txn }
+        if let snapshot { return snapshot.txn }
+        guard let snapshot = try? ReadTransaction(lease) else { return nil }
+        self.snapshot = snapshot
+        return snapshot.txn
+    }
+
+    /// Like ``readableTxn()``, but throws the reason when no transaction can be begun.
+    func requireReadableTxn() throws -> Txn {
+        if let context = writeContext, let txn = context.txn { return txn }
+        if let snapshot { return snapshot.txn }
+        let snapshot = try ReadTransaction(lease)
+        self.snapshot = snapshot
+        return snapshot.txn
+    }
+}

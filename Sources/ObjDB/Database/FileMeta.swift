@@ -1,0 +1,88 @@
+import Foundation
+
+/// The records of the `meta` table (see `Docs/FileFormat.md`).
+enum FileMeta {
+    /// The file-format version this build writes and the newest it reads.
+    static let currentFormat: UInt32 = 1
+    /// Bytes stored under `magic`; a file without them is not an ObjDB file.
+    static let magic = Array("ObjDB".utf8)
+
+    /// Keys of the `meta` table.
+    enum Key {
+        static let magic = "magic"
+        static let format = "format"
+        static let schemaVersion = "schemaVersion"
+        static let schema = "schema"
+        static let schemaStamp = "schemaStamp"
+        /// The next object key of a class.
+        static func nextKey(_ classID: UInt32) -> String { "nextKey.\(classID)" }
+    }
+
+    /// What an existing file's `meta` table says.
+    struct Header {
+        var format: UInt32
+        var schemaVersion: UInt64
+        var schema: StoredSchema
+        var stamp: UInt64
+    }
+
+    /// Reads and checks the header of an ObjDB file.
+    static func read(_ txn: Txn, meta: Table, path: String) throws -> Header {
+        guard let magic = try get(txn, meta, Key.magic), magic.elementsEqual(Self.magic) else {
+            throw ObjDBError(.notAnObjDBFile, "The file is an LMDB database but was not written by ObjDB", path: path)
+        }
+        guard let formatBytes = try get(txn, meta, Key.format), formatBytes.count == 4 else {
+            throw ObjDBError(.corruptFile, "The file has no readable format version", path: path)
+        }
+        let format = UInt32(littleEndian: formatBytes.loadUnaligned(as: UInt32.self))
+        guard format <= currentFormat else {
+            throw ObjDBError(
+                .newerFileFormat,
+                "The file uses format version \(format), but this version of ObjDB reads formats up to \(currentFormat); update ObjDB to open it",
+                path: path)
+        }
+        guard format >= 1 else { throw ObjDBError(.corruptFile, "The file has format version \(format)", path: path) }
+        let schema = try get(txn, meta, Key.schema).map { try StoredSchema.decode($0, path: path) } ?? StoredSchema()
+        return Header(
+            format: format, schemaVersion: try readUInt64(txn, meta, Key.schemaVersion) ?? 0, schema: schema,
+            stamp: try readUInt64(txn, meta, Key.schemaStamp) ?? 0)
+    }
+
+    /// Writes the records of a new, empty file.
+    static func initialize(_ txn: Txn, meta: Table, schemaVersion: UInt64) throws {
+        try put(txn, meta, Key.magic, magic)
+        try withUnsafeBytes(of: currentFormat.littleEndian) { try put(txn, meta, Key.format, Array($0)) }
+        try writeUInt64(txn, meta, Key.schemaVersion, schemaVersion)
+        try writeSchema(txn, meta, StoredSchema(), stamp: 1)
+    }
+
+    /// Stores a schema and its new stamp.
+    static func writeSchema(_ txn: Txn, _ meta: Table, _ schema: StoredSchema, stamp: UInt64) throws {
+        try put(txn, meta, Key.schema, Array(try schema.encoded()))
+        try writeUInt64(txn, meta, Key.schemaStamp, stamp)
+    }
+
+    static func get(_ txn: Txn, _ meta: Table, _ key: String) throws -> UnsafeRawBufferPointer? {
+        var key = key
+        return try key.withUTF8 { try txn.get(meta, key: UnsafeRawBufferPointer($0)) }
+    }
+
+    static func put(_ txn: Txn, _ meta: Table, _ key: String, _ value: [UInt8]) throws {
+        var key = key
+        try key.withUTF8 { k in
+            try value.withUnsafeBytes { _ = try txn.put(meta, key: UnsafeRawBufferPointer(k), value: $0) }
+        }
+    }
+
+    static func readUInt64(_ txn: Txn, _ meta: Table, _ key: String) throws -> UInt64? {
+        guard let bytes = try get(txn, meta, key) else { return nil }
+        guard bytes.count == 8 else {
+            throw ObjDBError(.corruptFile, "The meta record '\(key)' has \(bytes.count) bytes instead of 8", path: txn.environment.path)
+        }
+        return UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self))
+    }
+
+    static func writeUInt64(_ txn: Txn, _ meta: Table, _ key: String, _ value: UInt64) throws {
+        try withUnsafeBytes(of: value.littleEndian) { try put(txn, meta, key, Array($0)) }
+    }
+}

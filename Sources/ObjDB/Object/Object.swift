@@ -1,0 +1,133 @@
+/// The superclass of model classes stored in a database.
+///
+/// ```swift
+/// final class Person: Object {
+///     @Persisted(primaryKey: true) var id: Int = 0
+///     @Persisted var name: String = ""
+/// }
+///
+/// let ann = Person()
+/// ann.id = 1; ann.name = "Ann"          // unmanaged: values live in the object
+/// try db.write { try db.add(ann) }      // managed: reads and writes go to the database
+/// ```
+///
+/// Objects are not `Sendable`: a managed object belongs to the isolation domain of its
+/// ``Database``, which the compiler checks.
+open class Object: ObjectBase {
+    /// Whether the object is managed by a database (it was added or read from one).
+    public final var isManaged: Bool { _objdbDatabase != nil }
+
+    /// Whether the object was deleted, or added in a write transaction that was rolled back.
+    /// Reading a property of an invalidated object is a programmer error.
+    public final var isInvalidated: Bool {
+        guard _objdbDatabase != nil else { return false }
+        return _objdbCurrentRow() == nil
+    }
+
+    /// The database managing the object, or `nil` while unmanaged.
+    public final var database: Database? { _objdbDatabase }
+
+    /// The description of the object's class.
+    ///
+    /// For a managed object it is the schema stored in the file (properties in column order);
+    /// for an unmanaged one, the schema discovered from the class.
+    public final var objectSchema: ObjectSchema {
+        if let info = _objdbInfo { return info.schema }
+        do {
+            return try SchemaDiscovery.layout(of: type(of: self)).schema
+        } catch {
+            preconditionFailure("Invalid model class \(type(of: self)): \(error)")
+        }
+    }
+
+    /// Reads or writes a property by name, as `Any?` (enums as their raw values).
+    ///
+    /// ```swift
+    /// person["name"] = "Ann"
+    /// let age = person["age"] as? Int
+    /// ```
+    ///
+    /// An unknown name or a value of the wrong type is a programmer error; use
+    /// ``value(forKey:)`` and ``setValue(_:forKey:)`` for names and values that come from data.
+    public final subscript(key: String) -> Any? {
+        get {
+            do { return try value(forKey: key) } catch { preconditionFailure("\(error)") }
+        }
+        set {
+            do { try setValue(newValue, forKey: key) } catch { preconditionFailure("\(error)") }
+        }
+    }
+
+    /// Reads a property by name. Throws ``ObjDBError/Code/unknownProperty`` for an unknown name.
+    public final func value(forKey key: String) throws -> Any? {
+        if let info = _objdbInfo {
+            let column = try info.column(named: key)
+            return info.valueType(column: column).anyValue(from: _objdbRead(column))
+                ?? info.defaultValue(column: column)
+        }
+        let layout = try SchemaDiscovery.layout(of: type(of: self))
+        let field = try layout.field(named: key)
+        return field.kind.value(at: _objdbBase + field.offset)
+    }
+
+    /// Writes a property by name. Throws ``ObjDBError/Code/unknownProperty`` for an unknown name
+    /// and ``ObjDBError/Code/typeMismatch`` for a value that does not fit the property.
+    /// On a managed object it must run inside a write transaction.
+    public final func setValue(_ value: Any?, forKey key: String) throws {
+        if let info = _objdbInfo, let database = _objdbDatabase {
+            let column = try info.column(named: key)
+            let bytes = try info.encode(value, column: column)
+            database.setColumn(of: self, column: column) { buffer in
+                guard let bytes else { return false }
+                buffer.append(contentsOf: bytes)
+                return true
+            }
+            return
+        }
+        let layout = try SchemaDiscovery.layout(of: type(of: self))
+        let field = try layout.field(named: key)
+        guard field.kind.setValue(at: _objdbBase + field.offset, to: value) else {
+            throw ObjDBError.typeMismatch(value, expected: layout.schema.properties[field.index], className: layout.className)
+        }
+    }
+}
+
+/// The stable identity of a stored object, used as ``Object``'s `Identifiable.id`.
+///
+/// Two instances that read the same stored object have the same identity; an unmanaged object
+/// is identified by its instance.
+public struct ObjectIdentity: Hashable, Sendable {
+    private enum Kind: Hashable, Sendable {
+        case stored(path: String, className: String, key: UInt64)
+        case unmanaged(ObjectIdentifier)
+    }
+
+    private let kind: Kind
+
+    init(_ object: ObjectBase) {
+        if let database = object._objdbDatabase, let info = object._objdbInfo {
+            kind = .stored(path: database.path, className: info.name, key: object._objdbKey)
+        } else {
+            kind = .unmanaged(ObjectIdentifier(object))
+        }
+    }
+}
+
+extension Identifiable where Self: Object {
+    /// The identity of the stored object (see ``ObjectIdentity``). A model's own `id` property
+    /// shadows this one in direct use; `Identifiable` APIs such as SwiftUI's `ForEach` use this.
+    public var id: ObjectIdentity { ObjectIdentity(self) }
+}
+
+extension Object: Identifiable {}
+
+extension ObjDBError {
+    /// A value of the wrong type for a property.
+    static func typeMismatch(_ value: Any?, expected property: Property, className: String) -> ObjDBError {
+        let got = unwrapAny(value).map { "\(type(of: $0))" } ?? "nil"
+        return ObjDBError(
+            .typeMismatch,
+            "Property '\(className).\(property.name)' is \(property.typeName) and cannot hold a value of type \(got)",
+            className: className, propertyName: property.name)
+    }
+}

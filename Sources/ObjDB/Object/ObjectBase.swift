@@ -1,0 +1,75 @@
+/// The common superclass of model classes. Subclass ``Object`` rather than this class.
+///
+/// It holds the state that makes an object *managed*: the database it belongs to, its class's
+/// runtime information, its object key, and a cache of where its row is in the current snapshot.
+/// An unmanaged object has none of these and keeps its values in its `@Persisted` wrappers.
+open class ObjectBase {
+    /// The owning database; `nil` while unmanaged.
+    @exclusivity(unchecked) final var _objdbDatabase: Database?
+    /// The class's runtime information in that database.
+    @exclusivity(unchecked) final var _objdbInfo: ClassInfo?
+    /// The object key, unique per class and never reused.
+    @exclusivity(unchecked) final var _objdbKey: UInt64 = 0
+    /// The row, valid while `_objdbRowGeneration` equals the database's generation.
+    @exclusivity(unchecked) final var _objdbRow: RowView?
+    /// The database generation `_objdbRow` was read at; 0 for none.
+    @exclusivity(unchecked) final var _objdbRowGeneration: UInt64 = 0
+
+    /// Creates an unmanaged object with the properties' declared defaults.
+    public required init() {}
+
+    /// The name of the class in database schemas: the Swift type name without its module.
+    ///
+    /// Override to keep a stored class name after renaming the Swift type, or to tell apart
+    /// two model classes with the same name in different modules.
+    open class var className: String { String(describing: self) }
+
+    /// The current row of a managed object, read again if the database moved to another
+    /// version or wrote since it was cached. `nil` if the object no longer exists.
+    @inline(__always)
+    final func _objdbCurrentRow() -> RowView? {
+        let database = _objdbDatabase.unsafelyUnwrapped
+        if _objdbRowGeneration == database.generation { return _objdbRow }
+        return _objdbReloadRow(database)
+    }
+
+    @inline(never)
+    private final func _objdbReloadRow(_ database: Database) -> RowView? {
+        guard let info = _objdbInfo, let row = database.fetchRow(info, key: _objdbKey) else {
+            _objdbRow = nil
+            _objdbRowGeneration = database.generation
+            return nil
+        }
+        _objdbRow = row
+        _objdbRowGeneration = database.generation
+        return row
+    }
+
+    /// Reads column `column` of a managed object. Reading a deleted object is a programmer
+    /// error (check ``Object/isInvalidated``).
+    @inline(__always)
+    final func _objdbRead(_ column: Int) -> ColumnRead {
+        guard let row = _objdbCurrentRow() else { _objdbInvalidatedAccess() }
+        return row.column(column)
+    }
+
+    /// Writes column `column` of a managed object through its database.
+    final func _objdbWrite(_ column: Int, _ encode: (inout [UInt8]) -> Bool) {
+        _objdbDatabase.unsafelyUnwrapped.setColumn(of: self, column: column, encode)
+    }
+
+    /// The declared default of the property in `column`, used when a stored value is missing or
+    /// does not decode (a damaged row, or an enum raw value with no case).
+    final func _objdbFallback<T: _Persistable>(_ column: Int, as type: T.Type) -> T {
+        (_objdbInfo?.defaultValue(column: column) as? T) ?? T._objdbDefaultValue()
+    }
+
+    final func _objdbInvalidatedAccess() -> Never {
+        let name = _objdbInfo?.name ?? String(describing: type(of: self))
+        preconditionFailure(
+            "Object of class '\(name)' with key \(_objdbKey) has been deleted or invalidated; check isInvalidated before reading it")
+    }
+
+    /// Pointer to the object's memory, for reaching its `@Persisted` fields by offset.
+    final var _objdbBase: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+}

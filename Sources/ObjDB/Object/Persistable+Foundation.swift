@@ -1,0 +1,124 @@
+import Foundation
+
+extension String: _PersistableNonOptional, _PrimaryKey {
+    /// `.string`.
+    public static var _objdbPropertyType: PropertyType { .string }
+    /// The empty string.
+    public static func _objdbDefaultValue() -> String { "" }
+    /// The UTF-8 bytes.
+    public func _objdbEncode(into bytes: inout [UInt8]) -> Bool {
+        var copy = self
+        copy.withUTF8 { bytes.append(contentsOf: $0) }
+        return true
+    }
+    /// Invalid UTF-8 is repaired with U+FFFD rather than rejected.
+    public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> String? {
+        bytes.map { String(decoding: $0, as: UTF8.self) }
+    }
+    /// A `String` or `Substring`.
+    public static func _objdbConvert(_ value: Any) -> String? {
+        switch value {
+        case let v as String: v
+        case let v as Substring: String(v)
+        default: nil
+        }
+    }
+}
+
+extension Data: _PersistableNonOptional {
+    /// `.data`.
+    public static var _objdbPropertyType: PropertyType { .data }
+    /// Empty data.
+    public static func _objdbDefaultValue() -> Data { Data() }
+    /// The bytes as they are.
+    public func _objdbEncode(into bytes: inout [UInt8]) -> Bool {
+        bytes.append(contentsOf: self)
+        return true
+    }
+    /// The bytes as they are.
+    public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Data? { bytes.map { Data($0) } }
+    /// `Data` or `[UInt8]`.
+    public static func _objdbConvert(_ value: Any) -> Data? {
+        switch value {
+        case let v as Data: v
+        case let v as [UInt8]: Data(v)
+        default: nil
+        }
+    }
+}
+
+extension Date: _PersistableNonOptional, _Indexable {
+    /// `.date`.
+    public static var _objdbPropertyType: PropertyType { .date }
+    /// `Date(timeIntervalSinceReferenceDate: 0)`.
+    public static func _objdbDefaultValue() -> Date { Date(timeIntervalSinceReferenceDate: 0) }
+    /// Seconds since 2001-01-01 00:00 UTC as a `Double`: every `Date` round-trips exactly.
+    public func _objdbEncode(into bytes: inout [UInt8]) -> Bool {
+        ColumnCodec.appendDouble(timeIntervalSinceReferenceDate, to: &bytes)
+        return true
+    }
+    /// Seconds since 2001-01-01 00:00 UTC.
+    public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Date? {
+        bytes.flatMap(ColumnCodec.double).map(Date.init(timeIntervalSinceReferenceDate:))
+    }
+    /// Only a `Date` converts.
+    public static func _objdbConvert(_ value: Any) -> Date? { value as? Date }
+}
+
+extension UUID: _PersistableNonOptional, _PrimaryKey {
+    /// `.uuid`.
+    public static var _objdbPropertyType: PropertyType { .uuid }
+    /// A new random UUID.
+    public static func _objdbDefaultValue() -> UUID { UUID() }
+    /// The 16 bytes in RFC 4122 order.
+    public func _objdbEncode(into bytes: inout [UInt8]) -> Bool {
+        withUnsafeBytes(of: uuid) { bytes.append(contentsOf: $0) }
+        return true
+    }
+    /// 16 bytes.
+    public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> UUID? {
+        guard let bytes, bytes.count == 16 else { return nil }
+        var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &value) { $0.copyMemory(from: bytes) }
+        return UUID(uuid: value)
+    }
+    /// A `UUID`, or a `String` in UUID form.
+    public static func _objdbConvert(_ value: Any) -> UUID? {
+        switch value {
+        case let v as UUID: v
+        case let v as String: UUID(uuidString: v)
+        default: nil
+        }
+    }
+}
+
+extension Decimal: _PersistableNonOptional {
+    /// `.decimal`.
+    public static var _objdbPropertyType: PropertyType { .decimal }
+    /// Zero.
+    public static func _objdbDefaultValue() -> Decimal { 0 }
+    /// The canonical decimal string (`"NaN"` for NaN), which round-trips every `Decimal` exactly
+    /// and reads the same on every platform.
+    public func _objdbEncode(into bytes: inout [UInt8]) -> Bool {
+        bytes.append(contentsOf: (isNaN ? "NaN" : description).utf8)
+        return true
+    }
+    /// Parses the canonical string.
+    public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Decimal? {
+        guard let bytes else { return nil }
+        let text = String(decoding: bytes, as: UTF8.self)
+        if text == "NaN" { return .nan }
+        return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
+    }
+    /// A `Decimal`, integer, `Double`, or numeric `String`.
+    public static func _objdbConvert(_ value: Any) -> Decimal? {
+        switch value {
+        case let v as Decimal: v
+        case let v as Int: Decimal(v)
+        case let v as any BinaryInteger: Int64(exactly: v).map { Decimal($0) }
+        case let v as Double: Decimal(v)
+        case let v as String: Decimal(string: v, locale: Locale(identifier: "en_US_POSIX"))
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+
+/// A type a `@Persisted` property can hold.
+///
+/// ObjDB provides the conformances: `Bool`, every `Int` width, `Float`, `Double`, `String`,
+/// `Data`, `Date`, `UUID`, `Decimal`, ``ObjectId``, every ``PersistableEnum``, and `Optional`
+/// of each. Do not conform your own types; the underscored requirements are ObjDB's internals.
+public protocol _Persistable {
+    /// The stored type.
+    static var _objdbPropertyType: PropertyType { get }
+    /// Whether the type is an `Optional`.
+    static var _objdbIsOptional: Bool { get }
+    /// The integer width in bits; 0 for other types.
+    static var _objdbBitWidth: Int { get }
+    /// The value of a property declared without one, such as `@Persisted var id: ObjectId`.
+    static func _objdbDefaultValue() -> Self
+    /// Appends the value's column bytes; returns `false` (appending nothing) for `nil`.
+    func _objdbEncode(into bytes: inout [UInt8]) -> Bool
+    /// Decodes column bytes (`nil` for a null column); `nil` when the bytes do not fit the type.
+    static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Self?
+    /// Converts a loosely typed value (dictionary or key-value coding); `nil` when it does not fit.
+    static func _objdbConvert(_ value: Any) -> Self?
+    /// The value boxed for key-value coding; `nil` for `nil`.
+    var _objdbAnyValue: Any? { get }
+    /// Reads column `column` of a managed object.
+    static func _objdbGet(_ object: ObjectBase, _ column: Int) -> Self
+    /// Writes column `column` of a managed object.
+    static func _objdbSet(_ object: ObjectBase, _ column: Int, _ value: Self)
+}
+
+/// A ``_Persistable`` type that is not an `Optional`; `Optional` of it is persistable too.
+public protocol _PersistableNonOptional: _Persistable {}
+
+/// A ``_Persistable`` type that can be indexed: integers, `Bool`, `String`, `Date`, `UUID`,
+/// ``ObjectId``, enums of those, and their optionals.
+public protocol _Indexable: _Persistable {}
+
+/// A ``_Persistable`` type that can be a primary key: integers, `String`, `UUID`, ``ObjectId``,
+/// and their optionals.
+public protocol _PrimaryKey: _Indexable {}
+
+extension _Persistable {
+    /// Non-optional by default.
+    public static var _objdbIsOptional: Bool { false }
+
+    /// Not an integer by default.
+    public static var _objdbBitWidth: Int { 0 }
+
+    /// The value itself.
+    public var _objdbAnyValue: Any? { self }
+
+    /// Decodes the column from the object's cached row; a missing or damaged column reads as
+    /// the property's declared default.
+    public static func _objdbGet(_ object: ObjectBase, _ column: Int) -> Self {
+        switch object._objdbRead(column) {
+        case .value(let bytes):
+            if let value = _objdbDecode(bytes) { return value }
+        case .null:
+            if let value = _objdbDecode(nil) { return value }
+        case .absent:
+            break
+        }
+        return object._objdbFallback(column, as: Self.self)
+    }
+
+    /// Encodes the value and writes it through the object's database.
+    public static func _objdbSet(_ object: ObjectBase, _ column: Int, _ value: Self) {
+        object._objdbWrite(column) { value._objdbEncode(into: &$0) }
+    }
+}
+
+/// Unwraps values that are `Optional`s boxed in `Any`.
+protocol AnyOptional {
+    /// The wrapped value, or `nil`.
+    var wrappedAny: Any? { get }
+}
+
+extension Optional: AnyOptional {
+    var wrappedAny: Any? {
+        switch self {
+        case .some(let value): (value as? AnyOptional)?.wrappedAny ?? value
+        case .none: nil
+        }
+    }
+}
+
+/// `value` with any `Optional` or `NSNull` boxing removed; `nil` for nil.
+func unwrapAny(_ value: Any?) -> Any? {
+    guard let value else { return nil }
+    if value is NSNull { return nil }
+    if let optional = value as? AnyOptional { return optional.wrappedAny }
+    return value
+}
+
+/// Converts a loosely typed value to `T`: `nil` (or `NSNull`) only for optional types.
+func convert<T: _Persistable>(_ value: Any?, to type: T.Type) -> T? {
+    guard let value = unwrapAny(value) else { return T._objdbIsOptional ? T._objdbDefaultValue() : nil }
+    return T._objdbConvert(value)
+}
+
+extension Optional: _Persistable where Wrapped: _PersistableNonOptional {
+    /// The wrapped type's stored type.
+    public static var _objdbPropertyType: PropertyType { Wrapped._objdbPropertyType }
+    /// Always `true`.
+    public static var _objdbIsOptional: Bool { true }
+    /// The wrapped type's width.
+    public static var _objdbBitWidth: Int { Wrapped._objdbBitWidth }
+    /// `nil`.
+    public static func _objdbDefaultValue() -> Self { nil }
+
+    /// Encodes the wrapped value, or nothing for `nil`.
+    public func _objdbEncode(into bytes: inout [UInt8]) -> Bool {
+        switch self {
+        case .some(let value): value._objdbEncode(into: &bytes)
+        case .none: false
+        }
+    }
+
+    /// `nil` for a null column, else the wrapped type's decoding.
+    public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Self? {
+        guard let bytes else { return .some(nil) }
+        return Wrapped._objdbDecode(bytes).map { .some($0) }
+    }
+
+    /// `nil` and `NSNull` convert to `nil`.
+    public static func _objdbConvert(_ value: Any) -> Self? {
+        guard let unwrapped = unwrapAny(value) else { return .some(nil) }
+        return Wrapped._objdbConvert(unwrapped).map { .some($0) }
+    }
+
+    /// The wrapped value, or `nil`.
+    public var _objdbAnyValue: Any? { self.flatMap { $0._objdbAnyValue } }
+}
+
+extension Optional: _PrimaryKey where Wrapped: _PrimaryKey & _PersistableNonOptional {}
+extension Optional: _Indexable where Wrapped: _Indexable & _PersistableNonOptional {}

@@ -1,0 +1,172 @@
+/// Declares a stored property of an ``Object`` subclass.
+///
+/// ```swift
+/// final class Person: Object {
+///     @Persisted(primaryKey: true) var id: Int = 0
+///     @Persisted(indexed: true) var name: String = ""
+///     @Persisted var age: Int? = nil
+///     var cache = 0          // not persisted
+/// }
+/// ```
+///
+/// Until the object is added to a database the value lives in the wrapper. Once the object is
+/// managed, reads and writes go straight to the database's current transaction: reading a
+/// fixed-size value costs no dictionary lookup and no allocation.
+///
+/// `primaryKey:` exists only for types that can be primary keys (integers, `String`, `UUID`,
+/// ``ObjectId``, optional or not) and `indexed:` only for indexable types, so such mistakes are
+/// compile-time errors.
+@propertyWrapper
+public struct Persisted<Value: _Persistable> {
+    /// The row column once managed; negative while unmanaged.
+    @usableFromInline var _column: Int
+    /// The value while unmanaged (and the declared default).
+    @usableFromInline var _value: Value
+    /// ``PersistedOptions`` bits.
+    @usableFromInline let _options: UInt8
+
+    /// Not available: `@Persisted` only works on properties of `Object` subclasses.
+    @available(*, unavailable, message: "@Persisted can only be used on properties of Object subclasses")
+    public var wrappedValue: Value {
+        get { preconditionFailure("@Persisted can only be used on properties of Object subclasses") }
+        // swiftlint:disable:next unused_setter_value
+        set { preconditionFailure("@Persisted can only be used on properties of Object subclasses") }
+    }
+
+    /// A property with a declared default: `@Persisted var name: String = ""`.
+    @inlinable
+    public init(wrappedValue: Value) {
+        _column = -1
+        _value = wrappedValue
+        _options = 0
+    }
+
+    /// A property without a declared default: zero, empty, `nil`, or a new `ObjectId` or `UUID`.
+    @inlinable
+    public init() {
+        self.init(wrappedValue: Value._objdbDefaultValue())
+    }
+
+    /// Reads and writes the property of the enclosing object.
+    @inlinable
+    public static subscript<EnclosingSelf: ObjectBase>(
+        _enclosingInstance object: EnclosingSelf,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
+    ) -> Value {
+        get {
+            let column = object[keyPath: storageKeyPath]._column
+            if column < 0 { return object[keyPath: storageKeyPath]._value }
+            return Value._objdbGet(object, column)
+        }
+        set {
+            let column = object[keyPath: storageKeyPath]._column
+            if column < 0 {
+                object[keyPath: storageKeyPath]._value = newValue
+            } else {
+                Value._objdbSet(object, column, newValue)
+            }
+        }
+    }
+}
+
+extension Persisted where Value: _PrimaryKey {
+    /// A primary-key property with a default: `@Persisted(primaryKey: true) var id: Int = 0`.
+    @inlinable
+    public init(wrappedValue: Value, primaryKey: Bool) {
+        _column = -1
+        _value = wrappedValue
+        _options = primaryKey ? PersistedOptions.primaryKey : 0
+    }
+
+    /// A primary-key property whose default is generated: `@Persisted(primaryKey: true) var id: ObjectId`.
+    @inlinable
+    public init(primaryKey: Bool) {
+        self.init(wrappedValue: Value._objdbDefaultValue(), primaryKey: primaryKey)
+    }
+}
+
+extension Persisted where Value: _Indexable {
+    /// An indexed property: `@Persisted(indexed: true) var name: String = ""`.
+    @inlinable
+    public init(wrappedValue: Value, indexed: Bool) {
+        _column = -1
+        _value = wrappedValue
+        _options = indexed ? PersistedOptions.indexed : 0
+    }
+
+    /// An indexed property with the type's default value.
+    @inlinable
+    public init(indexed: Bool) {
+        self.init(wrappedValue: Value._objdbDefaultValue(), indexed: indexed)
+    }
+}
+
+/// Bits of `Persisted._options`.
+@usableFromInline
+enum PersistedOptions {
+    @usableFromInline static let primaryKey: UInt8 = 1
+    @usableFromInline static let indexed: UInt8 = 2
+}
+
+/// Type-erased operations on one `@Persisted` field of an object, reached by byte offset.
+///
+/// Schema discovery finds each field's type with reflection and keeps it as this metatype, so
+/// adding, reading and converting values never needs a key path or a `Mirror`.
+protocol PersistedField {
+    /// The type stored in the field.
+    static var valueType: any _Persistable.Type { get }
+    /// Offset of `_column` inside the wrapper.
+    static var columnOffset: Int { get }
+    /// The option bits of the wrapper at `field`.
+    static func options(at field: UnsafeRawPointer) -> UInt8
+    /// Encodes the unmanaged value of the wrapper at `field`; `false` for `nil`.
+    static func encodeValue(at field: UnsafeRawPointer, into bytes: inout [UInt8]) -> Bool
+    /// The unmanaged value, boxed.
+    static func value(at field: UnsafeRawPointer) -> Any?
+    /// Converts and stores an unmanaged value; `false` if the value does not fit.
+    static func setValue(at field: UnsafeMutableRawPointer, to value: Any?) -> Bool
+    /// Decodes column bytes and stores them as the unmanaged value; `false` if they do not fit.
+    static func setValue(at field: UnsafeMutableRawPointer, decoding read: ColumnRead) -> Bool
+}
+
+extension Persisted: PersistedField {
+    static var valueType: any _Persistable.Type { Value.self }
+
+    static var columnOffset: Int {
+        guard let offset = MemoryLayout<Persisted<Value>>.offset(of: \Persisted<Value>._column) else {
+            preconditionFailure("Persisted<\(Value.self)>._column has no fixed offset")
+        }
+        return offset
+    }
+
+    static func options(at field: UnsafeRawPointer) -> UInt8 {
+        field.assumingMemoryBound(to: Persisted<Value>.self).pointee._options
+    }
+
+    static func encodeValue(at field: UnsafeRawPointer, into bytes: inout [UInt8]) -> Bool {
+        field.assumingMemoryBound(to: Persisted<Value>.self).pointee._value._objdbEncode(into: &bytes)
+    }
+
+    static func value(at field: UnsafeRawPointer) -> Any? {
+        field.assumingMemoryBound(to: Persisted<Value>.self).pointee._value._objdbAnyValue
+    }
+
+    static func setValue(at field: UnsafeMutableRawPointer, to value: Any?) -> Bool {
+        guard let converted = convert(value, to: Value.self) else { return false }
+        field.assumingMemoryBound(to: Persisted<Value>.self).pointee._value = converted
+        return true
+    }
+
+    static func setValue(at field: UnsafeMutableRawPointer, decoding read: ColumnRead) -> Bool {
+        let decoded: Value?
+        switch read {
+        case .value(let bytes): decoded = Value._objdbDecode(bytes)
+        case .null: decoded = Value._objdbDecode(nil)
+        case .absent: decoded = nil
+        }
+        guard let decoded else { return false }
+        field.assumingMemoryBound(to: Persisted<Value>.self).pointee._value = decoded
+        return true
+    }
+}

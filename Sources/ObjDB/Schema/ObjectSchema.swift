@@ -1,0 +1,70 @@
+/// The description of one model class: its name and persisted properties.
+///
+/// ```swift
+/// let schema = db.schema["Person"]!
+/// schema.primaryKeyProperty?.name   // "id"
+/// schema.properties.map(\.name)     // ["id", "name", "age"]
+/// ```
+public struct ObjectSchema: Sendable, Hashable, CustomStringConvertible {
+    /// The class name (``Object/className`` of the model).
+    public let className: String
+    /// The persisted properties. For a schema read from a file, in column order.
+    public let properties: [Property]
+
+    /// Creates a description.
+    public init(className: String, properties: [Property]) {
+        self.className = className
+        self.properties = properties
+    }
+
+    /// The primary-key property, if the class has one.
+    public var primaryKeyProperty: Property? { properties.first { $0.isPrimaryKey } }
+
+    /// The property with that name.
+    public subscript(propertyName: String) -> Property? { properties.first { $0.name == propertyName } }
+
+    /// `class Name { properties… }`, one property per line.
+    public var description: String {
+        "class \(className) {\n" + properties.map { "    \($0)\n" }.joined() + "}"
+    }
+
+    /// Differences in stored data between two descriptions of the same class, as sentences;
+    /// empty if rows of one can be read as the other (index changes excepted).
+    func dataDifferences(from other: ObjectSchema) -> [String] {
+        var changes: [String] = []
+        for p in properties {
+            guard let q = other[p.name] else {
+                changes.append("property '\(p.name)' was added")
+                continue
+            }
+            if !p.storesSameData(as: q) {
+                changes.append("property '\(p.name)' changed from \(q.typeName)\(q.isPrimaryKey ? " (primary key)" : "") to \(p.typeName)\(p.isPrimaryKey ? " (primary key)" : "")")
+            }
+        }
+        for q in other.properties where self[q.name] == nil {
+            changes.append("property '\(q.name)' was removed")
+        }
+        return changes
+    }
+}
+
+/// The set of classes of a database.
+///
+/// ```swift
+/// for objectSchema in db.schema.objectSchema { print(objectSchema.className) }
+/// ```
+public struct Schema: Sendable, Hashable, CustomStringConvertible {
+    /// The classes, sorted by name.
+    public let objectSchema: [ObjectSchema]
+
+    /// Creates a schema from class descriptions.
+    public init(objectSchema: [ObjectSchema]) {
+        self.objectSchema = objectSchema.sorted { $0.className < $1.className }
+    }
+
+    /// The class with that name.
+    public subscript(className: String) -> ObjectSchema? { objectSchema.first { $0.className == className } }
+
+    /// Every class, separated by blank lines.
+    public var description: String { objectSchema.map(\.description).joined(separator: "\n\n") }
+}

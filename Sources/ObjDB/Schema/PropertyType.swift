@@ -1,0 +1,60 @@
+/// The stored type of a property, without optionality.
+///
+/// Every integer width (`Int`, `Int8` … `Int64`) is `.int`; ``Property/bitWidth`` keeps the
+/// width. A `PersistableEnum` is stored as its raw value's type.
+public enum PropertyType: String, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
+    /// `Bool`.
+    case bool
+    /// Signed integers of any width.
+    case int
+    /// `Float`.
+    case float
+    /// `Double`.
+    case double
+    /// `String`.
+    case string
+    /// `Data`.
+    case data
+    /// `Date`.
+    case date
+    /// `UUID`.
+    case uuid
+    /// `Decimal`.
+    case decimal
+    /// ``ObjectId``.
+    case objectId
+
+    /// The Swift name of the type, as in a model declaration.
+    public var description: String {
+        switch self {
+        case .bool: "Bool"
+        case .int: "Int"
+        case .float: "Float"
+        case .double: "Double"
+        case .string: "String"
+        case .data: "Data"
+        case .date: "Date"
+        case .uuid: "UUID"
+        case .decimal: "Decimal"
+        case .objectId: "ObjectId"
+        }
+    }
+
+    /// Whether a property of this type can be the primary key.
+    public var canBePrimaryKey: Bool { self == .int || self == .string || self == .uuid || self == .objectId }
+
+    /// Whether a property of this type can be indexed.
+    public var canBeIndexed: Bool { canBePrimaryKey || self == .bool || self == .date }
+
+    /// How the storage layer reads such a column for key encoding.
+    var scalarKind: ScalarKind {
+        switch self {
+        case .int: .integer
+        case .bool: .bool
+        case .double, .date: .double
+        case .float: .float
+        case .string, .data, .decimal: .bytes
+        case .uuid, .objectId: .fixedBytes
+        }
+    }
+}

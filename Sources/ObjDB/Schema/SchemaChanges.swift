@@ -1,0 +1,92 @@
+/// Brings the stored schema in line with model classes: adds new classes with their tables,
+/// adds or removes indexes, and refuses any other difference, which needs a migration.
+struct SchemaChanges {
+    /// Whether the stored schema was (or would be) changed.
+    var any = false
+
+    /// Checks model classes against the stored schema without writing anything.
+    /// Throws ``ObjDBError/Code/migrationRequired`` for differences in stored data.
+    static func check(_ layouts: [ClassLayout], against stored: inout StoredSchema, changes: inout SchemaChanges) throws {
+        for layout in layouts {
+            guard let existing = stored.storedClass(named: layout.className) else {
+                changes.any = true
+                continue
+            }
+            try requireSameData(layout, existing)
+            if indexChanges(layout, existing).contains(where: { _ in true }) { changes.any = true }
+        }
+    }
+
+    /// Makes sure `layout`'s class exists in `stored` with the model's indexes, creating tables
+    /// and filling new indexes inside the write transaction `txn`.
+    mutating func ensure(
+        _ layout: ClassLayout, in stored: inout StoredSchema, txn: Txn
+    ) throws -> (StoredClass, ClassTables) {
+        guard var existing = stored.storedClass(named: layout.className) else {
+            let added = stored.addClass(layout.schema)
+            any = true
+            return (added, try ClassTables.create(added, txn: txn))
+        }
+        try Self.requireSameData(layout, existing)
+        let changed = Array(Self.indexChanges(layout, existing))
+        for (column, indexed) in changed { existing.properties[column].indexed = indexed }
+        if !changed.isEmpty {
+            stored.replace(existing)
+            any = true
+        }
+        let tables = try ClassTables.create(existing, txn: txn)
+        for (column, indexed) in changed {
+            let property = existing.properties[column]
+            if indexed, let index = tables.indexes[column] {
+                try IndexBuilder.fill(index, column: column, kind: property.type.scalarKind, from: tables.objects, txn: txn)
+            } else if !indexed {
+                // Keep the (now empty) table: LMDB handles of dropped tables cannot be reused safely.
+                let old = try txn.openTable(named: TableName.index(existing.id, property: property.id), flags: .multimap)
+                try txn.empty(old)
+            }
+        }
+        return (existing, tables)
+    }
+
+    private static func requireSameData(_ layout: ClassLayout, _ existing: StoredClass) throws {
+        let differences = layout.schema.dataDifferences(from: existing.objectSchema)
+        guard differences.isEmpty else {
+            throw ObjDBError(
+                .migrationRequired,
+                "The class '\(layout.className)' in the file does not match the model: \(differences.joined(separator: "; ")). Raise Configuration.schemaVersion and migrate, or set deleteDatabaseIfMigrationNeeded",
+                className: layout.className)
+        }
+    }
+
+    /// Columns whose index flag differs between the model and the file, with the model's flag.
+    private static func indexChanges(_ layout: ClassLayout, _ existing: StoredClass) -> some Sequence<(Int, Bool)> {
+        existing.properties.enumerated().compactMap { column, property in
+            guard !property.primaryKey, let wanted = layout.schema[property.name]?.isIndexed,
+                wanted != property.indexed
+            else { return nil }
+            return (column, wanted)
+        }
+    }
+}
+
+/// Builds index tables from existing rows.
+enum IndexBuilder {
+    /// Adds an entry for every row of `objects` to `index`.
+    static func fill(_ index: Table, column: Int, kind: ScalarKind, from objects: Table, txn: Txn) throws {
+        let cursor = try Cursor(txn, objects)
+        var key: [UInt8] = []
+        var entry = try cursor.first()
+        while let current = entry {
+            key.removeAll(keepingCapacity: true)
+            let objectKey = current.objectKey
+            let row = RowView(current.value) ?? RowView.damaged
+            if !KeyEncoding.append(row.column(column), kind: kind, to: &key) {
+                key = [KeyEncoding.nullTag]
+            }
+            try key.withUnsafeBytes { k in
+                try withUnsafeBytes(of: objectKey) { _ = try txn.put(index, key: k, value: $0) }
+            }
+            entry = try cursor.next()
+        }
+    }
+}

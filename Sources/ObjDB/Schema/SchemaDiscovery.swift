@@ -1,0 +1,137 @@
+@_spi(Reflection) import Swift
+import Foundation
+
+/// One `@Persisted` field of a model class, found by reflection.
+struct FieldLayout: @unchecked Sendable {
+    /// The property name (the field name without the wrapper's leading underscore).
+    let name: String
+    /// Position in the class's declaration order (and in ``ClassLayout/schema``).
+    let index: Int
+    /// Byte offset of the wrapper in an instance.
+    let offset: Int
+    /// Byte offset of the wrapper's `_column` word in an instance.
+    let columnWordOffset: Int
+    /// Type-erased operations on the wrapper.
+    let kind: any PersistedField.Type
+}
+
+/// What reflection found about one model class, computed once per class per process.
+///
+/// Discovery lists the class's stored fields (superclass fields first) with
+/// `_forEachField(of:options:)`, keeps the `@Persisted` ones with their byte offsets, and reads
+/// the wrappers' options (`primaryKey:`, `indexed:`) and declared defaults from one prototype
+/// instance. No `Mirror`, and nothing per object.
+final class ClassLayout: @unchecked Sendable {
+    /// The Swift class.
+    let type: ObjectBase.Type
+    /// ``ObjectBase/className`` of the class.
+    let className: String
+    /// The persisted fields in declaration order.
+    let fields: [FieldLayout]
+    /// The class description, properties in declaration order.
+    let schema: ObjectSchema
+    /// An instance holding the declared defaults; never modified after discovery.
+    private let prototype: ObjectBase
+    private let fieldIndexByName: [String: Int]
+
+    fileprivate init(type: ObjectBase.Type, fields: [FieldLayout], schema: ObjectSchema, prototype: ObjectBase) {
+        self.type = type
+        self.className = schema.className
+        self.fields = fields
+        self.schema = schema
+        self.prototype = prototype
+        var byName: [String: Int] = [:]
+        for field in fields { byName[field.name] = field.index }
+        fieldIndexByName = byName
+    }
+
+    /// The field with that property name, or ``ObjDBError/Code/unknownProperty``.
+    func field(named name: String) throws -> FieldLayout {
+        guard let index = fieldIndexByName[name] else {
+            throw ObjDBError(
+                .unknownProperty, "Class '\(className)' has no persisted property '\(name)'",
+                className: className, propertyName: name)
+        }
+        return fields[index]
+    }
+
+    /// The declared default of a field, boxed.
+    func defaultValue(field index: Int) -> Any? {
+        let field = fields[index]
+        return field.kind.value(at: prototype._objdbBase + field.offset)
+    }
+
+    /// Encodes the declared default of a field as column bytes; `nil` for a `nil` default.
+    func encodedDefault(field index: Int) -> [UInt8]? {
+        let field = fields[index]
+        var bytes: [UInt8] = []
+        return field.kind.encodeValue(at: prototype._objdbBase + field.offset, into: &bytes) ? bytes : nil
+    }
+}
+
+/// Finds and caches the ``ClassLayout`` of model classes.
+enum SchemaDiscovery {
+    private static let cache = LayoutCache()
+
+    /// The layout of `type`, discovered on first use. Throws ``ObjDBError/Code/invalidSchema``
+    /// for a class that cannot be stored (for example with two primary keys).
+    static func layout(of type: ObjectBase.Type) throws -> ClassLayout {
+        if let layout = cache.get(type) { return layout }
+        let layout = try discover(type)
+        return cache.put(type, layout)
+    }
+
+    private static func discover(_ type: ObjectBase.Type) throws -> ClassLayout {
+        let className = type.className
+        guard type != ObjectBase.self && type != Object.self else {
+            throw ObjDBError(.invalidSchema, "\(className) itself cannot be stored; declare a subclass", className: className)
+        }
+        var found: [(name: String, offset: Int, kind: any PersistedField.Type)] = []
+        // Option 1 is `.classType`: list the fields of a class instance, superclasses first.
+        _ = _forEachField(of: type, options: _EachFieldOptions(rawValue: 1)) { name, offset, fieldType, _ in
+            if let kind = fieldType as? any PersistedField.Type {
+                var property = String(cString: name)
+                if property.hasPrefix("_") { property.removeFirst() }
+                found.append((property, offset, kind))
+            }
+            return true
+        }
+        let prototype = type.init()
+        var fields: [FieldLayout] = []
+        var properties: [Property] = []
+        for (index, entry) in found.enumerated() {
+            let valueType = entry.kind.valueType
+            let options = entry.kind.options(at: prototype._objdbBase + entry.offset)
+            fields.append(FieldLayout(
+                name: entry.name, index: index, offset: entry.offset,
+                columnWordOffset: entry.offset + entry.kind.columnOffset, kind: entry.kind))
+            properties.append(Property(
+                name: entry.name, type: valueType._objdbPropertyType, isOptional: valueType._objdbIsOptional,
+                isPrimaryKey: options & PersistedOptions.primaryKey != 0,
+                isIndexed: options & PersistedOptions.indexed != 0,
+                bitWidth: valueType._objdbPropertyType == .int ? valueType._objdbBitWidth : 0))
+        }
+        let schema = ObjectSchema(className: className, properties: properties)
+        try SchemaValidation.validate(schema)
+        return ClassLayout(type: type, fields: fields, schema: schema, prototype: prototype)
+    }
+}
+
+/// The process-wide cache of class layouts.
+private final class LayoutCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var layouts: [ObjectIdentifier: ClassLayout] = [:]
+
+    func get(_ type: ObjectBase.Type) -> ClassLayout? {
+        lock.withLock { layouts[ObjectIdentifier(type)] }
+    }
+
+    /// Stores `layout` unless another thread stored one first; returns the one kept.
+    func put(_ type: ObjectBase.Type, _ layout: ClassLayout) -> ClassLayout {
+        lock.withLock {
+            if let existing = layouts[ObjectIdentifier(type)] { return existing }
+            layouts[ObjectIdentifier(type)] = layout
+            return layout
+        }
+    }
+}

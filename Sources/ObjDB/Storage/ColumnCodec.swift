@@ -1,0 +1,67 @@
+/// Encodings of single column values inside a row (see `Docs/FileFormat.md`).
+///
+/// Integers of every width are stored as the shortest little-endian two's-complement form of
+/// 0, 1, 2, 4 or 8 bytes (the row's offset table records the length). Floating-point values are
+/// their IEEE-754 bits, little-endian. Every decoder returns `nil` for bytes of the wrong size.
+enum ColumnCodec {
+    /// Appends `value` in the compact integer form.
+    @inline(__always)
+    static func appendInteger(_ value: Int64, to bytes: inout [UInt8]) {
+        if value == 0 { return }
+        if let v = Int8(exactly: value) {
+            bytes.append(UInt8(bitPattern: v))
+        } else if let v = Int16(exactly: value) {
+            withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
+        } else if let v = Int32(exactly: value) {
+            withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
+        } else {
+            withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        }
+    }
+
+    /// Reads a compact integer.
+    @inline(__always)
+    static func integer(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+        switch bytes.count {
+        case 0: return 0
+        case 1: return Int64(Int8(bitPattern: bytes.load(as: UInt8.self)))
+        case 2: return Int64(Int16(littleEndian: bytes.loadUnaligned(as: Int16.self)))
+        case 4: return Int64(Int32(littleEndian: bytes.loadUnaligned(as: Int32.self)))
+        case 8: return Int64(littleEndian: bytes.loadUnaligned(as: Int64.self))
+        default: return nil
+        }
+    }
+
+    /// Appends the 8 little-endian bytes of a `Double`.
+    @inline(__always)
+    static func appendDouble(_ value: Double, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    /// Reads a `Double`.
+    @inline(__always)
+    static func double(_ bytes: UnsafeRawBufferPointer) -> Double? {
+        guard bytes.count == 8 else { return nil }
+        return Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)))
+    }
+
+    /// Appends the 4 little-endian bytes of a `Float`.
+    @inline(__always)
+    static func appendFloat(_ value: Float, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    /// Reads a `Float`.
+    @inline(__always)
+    static func float(_ bytes: UnsafeRawBufferPointer) -> Float? {
+        guard bytes.count == 4 else { return nil }
+        return Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(as: UInt32.self)))
+    }
+
+    /// Reads a one-byte `Bool`.
+    @inline(__always)
+    static func bool(_ bytes: UnsafeRawBufferPointer) -> Bool? {
+        guard bytes.count == 1 else { return nil }
+        return bytes.load(as: UInt8.self) != 0
+    }
+}

@@ -1,0 +1,71 @@
+import CLMDB
+
+/// One key–value pair read through a cursor; both point into the memory map.
+struct CursorEntry {
+    /// The key bytes.
+    let key: UnsafeRawBufferPointer
+    /// The value bytes.
+    let value: UnsafeRawBufferPointer
+
+    /// The key read as an object key (for `MDB_INTEGERKEY` tables).
+    var objectKey: UInt64 { key.loadUnaligned(as: UInt64.self) }
+    /// The value read as an object key (for multimaps of object keys).
+    var valueObjectKey: UInt64 { value.loadUnaligned(as: UInt64.self) }
+}
+
+/// An LMDB cursor over one table. Closed when dropped.
+///
+/// In a write transaction a cursor must be dropped before the transaction ends (LMDB frees
+/// write cursors itself); use it in a scope. In a read transaction it may outlive nothing but
+/// the transaction's owner, which the holder keeps alive.
+struct Cursor: ~Copyable {
+    private let handle: OpaquePointer
+    private unowned(unsafe) let environment: Environment
+
+    /// Opens a cursor on `table` in `txn`.
+    init(_ txn: Txn, _ table: Table) throws {
+        var cursor: OpaquePointer?
+        try lmdbCheck(mdb_cursor_open(txn.handle, table.dbi, &cursor), "mdb_cursor_open", path: txn.environment.path)
+        guard let cursor else { throw ObjDBError(.storage, "mdb_cursor_open returned no handle") }
+        handle = cursor
+        environment = txn.environment
+    }
+
+    deinit { mdb_cursor_close(handle) }
+
+    /// Performs one cursor operation; `nil` when LMDB reports `MDB_NOTFOUND`.
+    private func step(_ op: MDB_cursor_op, key: UnsafeRawBufferPointer? = nil, value: UnsafeRawBufferPointer? = nil) throws -> CursorEntry? {
+        var k = key.map { MDB_val(bytes: $0) } ?? MDB_val()
+        var v = value.map { MDB_val(bytes: $0) } ?? MDB_val()
+        let rc = mdb_cursor_get(handle, &k, &v, op)
+        if rc == MDB_NOTFOUND { return nil }
+        try lmdbCheck(rc, "mdb_cursor_get", path: environment.path)
+        return CursorEntry(key: k.bytes, value: v.bytes)
+    }
+
+    /// The first entry of the table.
+    func first() throws -> CursorEntry? { try step(MDB_FIRST) }
+    /// The last entry of the table.
+    func last() throws -> CursorEntry? { try step(MDB_LAST) }
+    /// The next entry (next duplicate, then next key).
+    func next() throws -> CursorEntry? { try step(MDB_NEXT) }
+    /// The previous entry.
+    func previous() throws -> CursorEntry? { try step(MDB_PREV) }
+    /// The next duplicate of the current key, or `nil` at its last one.
+    func nextDuplicate() throws -> CursorEntry? { try step(MDB_NEXT_DUP) }
+    /// The first entry of the next key.
+    func nextKey() throws -> CursorEntry? { try step(MDB_NEXT_NODUP) }
+    /// The entry at the cursor.
+    func current() throws -> CursorEntry? { try step(MDB_GET_CURRENT) }
+
+    /// Positions at exactly `key` (its first duplicate).
+    func seek(exactly key: UnsafeRawBufferPointer) throws -> CursorEntry? { try step(MDB_SET_KEY, key: key) }
+    /// Positions at the first key greater than or equal to `key`.
+    func seek(atLeast key: UnsafeRawBufferPointer) throws -> CursorEntry? { try step(MDB_SET_RANGE, key: key) }
+
+    /// Positions at the first object key greater than or equal to `key`.
+    func seek(atLeast key: UInt64) throws -> CursorEntry? {
+        var key = key
+        return try withUnsafeBytes(of: &key) { try seek(atLeast: $0) }
+    }
+}

@@ -1,0 +1,231 @@
+/// The binary row format, version 1 (see `Docs/FileFormat.md`).
+///
+/// ```
+/// row    := flags:UInt8  count:UInt16LE  nulls:ceil(count/8) bytes  ends:count × W bytes  data
+/// flags  := bits 0–1: W code (0 → 1 byte, 1 → 2 bytes, 2 → 4 bytes); bits 2–7 zero
+/// ends   := little-endian end offset of each column's bytes, relative to the start of data
+/// ```
+///
+/// Column `i` spans `data[ends[i-1] ..< ends[i]]` (with `ends[-1] == 0`), so any column is
+/// reached in O(1) without decoding the others. A set bit `i` in `nulls` marks column `i` null.
+enum RowFormat {
+    /// Bytes before the null bitmap: flags and column count.
+    static let fixedHeaderSize = 3
+    /// Largest number of columns a row can hold.
+    static let maxColumns = Int(UInt16.max)
+
+    /// The smallest offset width (1, 2 or 4 bytes) that can express `dataSize`.
+    static func offsetWidth(forDataSize dataSize: Int) -> Int {
+        dataSize <= Int(UInt8.max) ? 1 : dataSize <= Int(UInt16.max) ? 2 : 4
+    }
+
+    /// Header size for `count` columns with offsets of `width` bytes.
+    static func headerSize(columns count: Int, width: Int) -> Int {
+        fixedHeaderSize + (count + 7) / 8 + count * width
+    }
+}
+
+/// What a row holds for one column.
+enum ColumnRead {
+    /// The column's bytes (possibly empty).
+    case value(UnsafeRawBufferPointer)
+    /// The column is null.
+    case null
+    /// The row has no such column (written before the column existed) or is malformed there.
+    case absent
+}
+
+/// A read-only view of one encoded row, usually pointing into the memory map.
+///
+/// Creating it checks the header against the row's length; every column access checks its
+/// offsets, so a damaged row yields ``ColumnRead/absent`` instead of reading out of bounds.
+struct RowView {
+    let base: UnsafeRawPointer
+    let length: Int
+    let columnCount: Int
+    private let width: Int
+    private let endsStart: Int
+    private let dataStart: Int
+
+    /// Parses the header; `nil` if the bytes cannot be a row.
+    init?(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, bytes.count >= RowFormat.fixedHeaderSize else { return nil }
+        let flags = base.load(as: UInt8.self)
+        guard flags & ~0b11 == 0 else { return nil }
+        let width: Int
+        switch flags & 0b11 {
+        case 0: width = 1
+        case 1: width = 2
+        case 2: width = 4
+        default: return nil
+        }
+        let count = Int(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: 1, as: UInt16.self)))
+        let header = RowFormat.headerSize(columns: count, width: width)
+        guard header <= bytes.count else { return nil }
+        self.base = base
+        self.length = bytes.count
+        self.columnCount = count
+        self.width = width
+        self.endsStart = RowFormat.fixedHeaderSize + (count + 7) / 8
+        self.dataStart = header
+    }
+
+    /// A row with no columns, standing in for bytes that are not a row: every column reads as
+    /// ``ColumnRead/absent``, hence as the property's default.
+    static var damaged: RowView { RowView(noColumns: ()) }
+
+    private init(noColumns: ()) {
+        // Never dereferenced: every access checks the column count (0) first.
+        base = UnsafeRawPointer(bitPattern: MemoryLayout<UInt64>.alignment).unsafelyUnwrapped
+        length = 0
+        columnCount = 0
+        width = 1
+        endsStart = 0
+        dataStart = 0
+    }
+
+    /// The bytes of the whole row.
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: length) }
+
+    @inline(__always)
+    private func end(_ i: Int) -> Int {
+        let p = endsStart + i * width
+        switch width {
+        case 1: return Int(base.load(fromByteOffset: p, as: UInt8.self))
+        case 2: return Int(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: p, as: UInt16.self)))
+        default: return Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: p, as: UInt32.self)))
+        }
+    }
+
+    /// Whether column `i` is null.
+    @inline(__always)
+    func isNull(_ i: Int) -> Bool {
+        let byte = base.load(fromByteOffset: RowFormat.fixedHeaderSize + i >> 3, as: UInt8.self)
+        return byte & (1 << UInt8(i & 7)) != 0
+    }
+
+    /// The content of column `i`.
+    @inline(__always)
+    func column(_ i: Int) -> ColumnRead {
+        guard i >= 0 && i < columnCount else { return .absent }
+        if isNull(i) { return .null }
+        let start = i == 0 ? 0 : end(i - 1)
+        let stop = end(i)
+        guard start <= stop && dataStart + stop <= length else { return .absent }
+        return .value(UnsafeRawBufferPointer(start: base + dataStart + start, count: stop - start))
+    }
+}
+
+/// Builds rows in reusable buffers: append each column in order, then ``write(into:)``.
+struct RowBuilder {
+    /// The concatenated column bytes.
+    var data: [UInt8] = []
+    private var ends: [Int] = []
+    private var nulls: [UInt8] = []
+
+    init() {
+        data.reserveCapacity(256)
+        ends.reserveCapacity(16)
+    }
+
+    /// Forgets the previous row, keeping capacity.
+    mutating func reset() {
+        data.removeAll(keepingCapacity: true)
+        ends.removeAll(keepingCapacity: true)
+        nulls.removeAll(keepingCapacity: true)
+    }
+
+    /// Number of columns appended so far.
+    var columnCount: Int { ends.count }
+
+    /// Closes the column whose bytes were just appended to ``data``.
+    mutating func endColumn(isNull: Bool) {
+        let i = ends.count
+        if i >> 3 >= nulls.count { nulls.append(0) }
+        if isNull { nulls[i >> 3] |= 1 << UInt8(i & 7) }
+        ends.append(data.count)
+    }
+
+    /// Appends one column produced by `encode`, which appends its bytes and returns `false` for null.
+    @inline(__always)
+    mutating func append(_ encode: (inout [UInt8]) -> Bool) {
+        let isValue = encode(&data)
+        endColumn(isNull: !isValue)
+    }
+
+    /// Appends a copy of an existing column.
+    mutating func append(_ read: ColumnRead) {
+        switch read {
+        case .value(let bytes):
+            data.append(contentsOf: bytes)
+            endColumn(isNull: false)
+        case .null, .absent:
+            endColumn(isNull: read.isNull)
+        }
+    }
+
+    /// Calls `body` with a reader of the columns appended so far; the reader is only valid
+    /// inside `body`.
+    func withColumns<R>(_ body: ((Int) -> ColumnRead) throws -> R) rethrows -> R {
+        try data.withUnsafeBytes { buffer in
+            try body { i in
+                if nulls[i >> 3] & (1 << UInt8(i & 7)) != 0 { return .null }
+                let start = i == 0 ? 0 : ends[i - 1]
+                return .value(UnsafeRawBufferPointer(rebasing: buffer[start..<ends[i]]))
+            }
+        }
+    }
+
+    private var width: Int { RowFormat.offsetWidth(forDataSize: data.count) }
+
+    /// Size of the encoded row.
+    var encodedSize: Int { RowFormat.headerSize(columns: ends.count, width: width) + data.count }
+
+    /// Writes the encoded row; `buffer` must be exactly ``encodedSize`` bytes.
+    func write(into buffer: UnsafeMutableRawBufferPointer) {
+        precondition(buffer.count == encodedSize, "RowBuilder.write: buffer of \(buffer.count) bytes for a row of \(encodedSize)")
+        precondition(ends.count <= RowFormat.maxColumns, "RowBuilder: more than \(RowFormat.maxColumns) columns")
+        guard let out = buffer.baseAddress else { return }
+        let width = self.width
+        out.storeBytes(of: UInt8(width == 1 ? 0 : width == 2 ? 1 : 2), as: UInt8.self)
+        out.storeBytes(of: UInt16(ends.count).littleEndian, toByteOffset: 1, as: UInt16.self)
+        var p = RowFormat.fixedHeaderSize
+        for i in 0..<(ends.count + 7) / 8 {
+            out.storeBytes(of: i < nulls.count ? nulls[i] : 0, toByteOffset: p, as: UInt8.self)
+            p += 1
+        }
+        for end in ends {
+            switch width {
+            case 1: out.storeBytes(of: UInt8(end), toByteOffset: p, as: UInt8.self)
+            case 2: out.storeBytes(of: UInt16(end).littleEndian, toByteOffset: p, as: UInt16.self)
+            default: out.storeBytes(of: UInt32(end).littleEndian, toByteOffset: p, as: UInt32.self)
+            }
+            p += width
+        }
+        data.withUnsafeBytes { src in
+            if let s = src.baseAddress, !src.isEmpty { (out + p).copyMemory(from: s, byteCount: src.count) }
+        }
+    }
+
+    /// The encoded row as a new array (for tests and small writes).
+    func encoded() -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: encodedSize) { buffer, count in
+            write(into: UnsafeMutableRawBufferPointer(buffer))
+            count = buffer.count
+        }
+    }
+}
+
+extension ColumnRead {
+    /// Whether the column is null.
+    var isNull: Bool { if case .null = self { return true } else { return false } }
+
+    /// Whether two reads hold the same bytes and nullness.
+    func sameContent(as other: ColumnRead) -> Bool {
+        switch (self, other) {
+        case (.null, .null), (.absent, .absent): return true
+        case let (.value(a), .value(b)): return a.elementsEqual(b)
+        default: return false
+        }
+    }
+}

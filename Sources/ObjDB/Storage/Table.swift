@@ -1,0 +1,22 @@
+import CLMDB
+
+/// A named LMDB table (an `MDB_dbi`), valid in every transaction of its environment once opened.
+struct Table: Sendable, Hashable {
+    /// The LMDB handle.
+    let dbi: MDB_dbi
+    /// The flags the table was created with.
+    let flags: TableFlags
+}
+
+/// Names of the LMDB tables of an ObjDB file. Tables are named by stable numeric ids, so renaming
+/// a class or a property only changes the schema stored in `meta`.
+enum TableName {
+    /// The `meta` table: format version, schema, counters.
+    static let meta = "meta"
+    /// Objects of one class: object key → row.
+    static func objects(_ classID: UInt32) -> String { "c\(classID)" }
+    /// Primary keys of one class: encoded primary key → object key.
+    static func primaryKeys(_ classID: UInt32) -> String { "c\(classID).pk" }
+    /// One index: encoded value → object keys.
+    static func index(_ classID: UInt32, property propertyID: UInt32) -> String { "c\(classID).i\(propertyID)" }
+}

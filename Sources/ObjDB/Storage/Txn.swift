@@ -1,0 +1,137 @@
+import CLMDB
+
+/// A borrowed view of an open transaction (read or write) with the table operations.
+///
+/// It does not own the transaction: its owner (``ReadTransaction`` or ``WriteTransaction``)
+/// must outlive every use. Byte buffers it returns point into the memory map and are valid until
+/// the transaction ends or, in a write transaction, until the next write.
+struct Txn {
+    /// The `MDB_txn` handle.
+    let handle: OpaquePointer
+    /// The environment, for error context.
+    unowned(unsafe) let environment: Environment
+
+    init(_ handle: OpaquePointer, environment: Environment) {
+        self.handle = handle
+        self.environment = environment
+    }
+
+    /// The LMDB transaction id.
+    var id: Int { mdb_txn_id(handle) }
+
+    // MARK: Reading
+
+    /// The value stored under an object key, or `nil`.
+    func get(_ table: Table, key: UInt64) throws -> UnsafeRawBufferPointer? {
+        var key = key
+        return try withUnsafeMutableBytes(of: &key) { try get(table, key: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The value stored under `key` (the first duplicate in a multimap), or `nil`.
+    func get(_ table: Table, key: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer? {
+        var k = MDB_val(bytes: key)
+        var v = MDB_val()
+        let rc = mdb_get(handle, table.dbi, &k, &v)
+        if rc == MDB_NOTFOUND { return nil }
+        try lmdbCheck(rc, "mdb_get", path: environment.path)
+        return v.bytes
+    }
+
+    /// Number of entries (for a multimap: key–value pairs).
+    func entryCount(_ table: Table) throws -> Int {
+        var stat = MDB_stat()
+        try lmdbCheck(mdb_stat(handle, table.dbi, &stat), "mdb_stat", path: environment.path)
+        return stat.ms_entries
+    }
+
+    /// Number of entries in LMDB's main table, which lists the named tables of the file. An
+    /// LMDB file with entries there but no `meta` table was not written by ObjDB.
+    func mainEntryCount() throws -> Int {
+        var dbi: MDB_dbi = 0
+        try lmdbCheck(mdb_dbi_open(handle, nil, 0, &dbi), "mdb_dbi_open(main)", path: environment.path)
+        return try entryCount(Table(dbi: dbi, flags: []))
+    }
+
+    // MARK: Writing
+
+    /// Stores `value` under an object key.
+    /// - Returns: `false` if `flags` forbid overwriting and the key exists.
+    @discardableResult
+    func put(_ table: Table, key: UInt64, value: UnsafeRawBufferPointer, flags: PutFlags = []) throws -> Bool {
+        var key = key
+        return try withUnsafeMutableBytes(of: &key) {
+            try put(table, key: UnsafeRawBufferPointer($0), value: value, flags: flags)
+        }
+    }
+
+    /// Reserves `count` bytes under an object key and returns the space to fill (`MDB_RESERVE`),
+    /// or `nil` if `flags` forbid overwriting and the key exists.
+    func reserve(_ table: Table, key: UInt64, count: Int, flags: PutFlags = []) throws -> UnsafeMutableRawBufferPointer? {
+        var key = key
+        return try withUnsafeMutableBytes(of: &key) { keyBytes in
+            var k = MDB_val(bytes: UnsafeRawBufferPointer(keyBytes))
+            var v = MDB_val(mv_size: count, mv_data: nil)
+            let rc = mdb_put(handle, table.dbi, &k, &v, flags.union(.reserve).rawValue)
+            if rc == MDB_KEYEXIST { return nil }
+            try lmdbCheck(rc, "mdb_put", path: environment.path)
+            return UnsafeMutableRawBufferPointer(start: v.mv_data, count: count)
+        }
+    }
+
+    /// Stores `value` under `key`.
+    /// - Returns: `false` if `flags` forbid overwriting (or duplicating) and the entry exists.
+    @discardableResult
+    func put(_ table: Table, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: PutFlags = []) throws -> Bool {
+        var k = MDB_val(bytes: key)
+        var v = MDB_val(bytes: value)
+        let rc = mdb_put(handle, table.dbi, &k, &v, flags.rawValue)
+        if rc == MDB_KEYEXIST { return false }
+        try lmdbCheck(rc, "mdb_put", path: environment.path)
+        return true
+    }
+
+    /// Deletes the entry under an object key. - Returns: whether it existed.
+    @discardableResult
+    func delete(_ table: Table, key: UInt64) throws -> Bool {
+        var key = key
+        return try withUnsafeMutableBytes(of: &key) { try delete(table, key: UnsafeRawBufferPointer($0), value: nil) }
+    }
+
+    /// Deletes `key` (all its duplicates) or, with `value`, only that key–value pair.
+    /// - Returns: whether something was deleted.
+    @discardableResult
+    func delete(_ table: Table, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?) throws -> Bool {
+        var k = MDB_val(bytes: key)
+        let rc: Int32
+        if let value {
+            var v = MDB_val(bytes: value)
+            rc = mdb_del(handle, table.dbi, &k, &v)
+        } else {
+            rc = mdb_del(handle, table.dbi, &k, nil)
+        }
+        if rc == MDB_NOTFOUND { return false }
+        try lmdbCheck(rc, "mdb_del", path: environment.path)
+        return true
+    }
+
+    /// Opens (creating if needed) a table. Only valid in a write transaction; the handle becomes
+    /// visible to other transactions when this one commits.
+    func openTable(named name: String, flags: TableFlags) throws -> Table {
+        try environment.openTableForWriter(named: name, flags: flags, in: handle)
+    }
+
+    /// Empties a table, keeping it in the file.
+    func empty(_ table: Table) throws {
+        try lmdbCheck(mdb_drop(handle, table.dbi, 0), "mdb_drop", path: environment.path)
+    }
+}
+
+extension MDB_val {
+    /// A value pointing at `bytes` (LMDB does not write through it except with `MDB_RESERVE`).
+    init(bytes: UnsafeRawBufferPointer) {
+        self.init(mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+    }
+
+    /// The bytes the value points to.
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: mv_data, count: mv_size) }
+}

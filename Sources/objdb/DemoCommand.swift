@@ -1,0 +1,106 @@
+import ArgumentParser
+import Foundation
+import ObjDB
+
+/// `objdb demo`: creates a sample database, writes, reads back, reopens, and says what it did.
+struct DemoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Create a sample database and show ObjDB at work.")
+
+    @Argument(help: "Where to create the database (default: a new temporary directory).")
+    var file: String?
+
+    @Flag(help: "Replace the file if it exists.")
+    var overwrite = false
+
+    func run() throws {
+        let url = try targetURL()
+        var config = Configuration(fileURL: url)
+        config.objectTypes = [Author.self, Book.self]
+        print("Creating \(url.path)")
+        try writeSample(config)
+        try readBack(config)
+        print("")
+        print("Inspect it with:  objdb info \(url.path)")
+    }
+
+    private func targetURL() throws -> URL {
+        guard let file else {
+            let directory = FileManager.default.temporaryDirectory
+                .appendingPathComponent("objdb-demo-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            return directory.appendingPathComponent("demo.objdb")
+        }
+        let url = URL(fileURLWithPath: file)
+        if FileManager.default.fileExists(atPath: url.path) {
+            guard overwrite else {
+                throw ValidationError("\(file) exists; pass --overwrite to replace it")
+            }
+            try Database.deleteFiles(for: Configuration(fileURL: url))
+        }
+        return url
+    }
+
+    private func writeSample(_ config: Configuration) throws {
+        let db = try Database(configuration: config)
+        let calendar = Calendar(identifier: .gregorian)
+        func date(_ year: Int) -> Date { calendar.date(from: DateComponents(year: year, month: 1, day: 1)) ?? .distantPast }
+        let authors: [(Int, String, Int, String?)] = [
+            (1, "Mary Shelley", 1797, "England"), (2, "Jorge Luis Borges", 1899, "Argentina"),
+            (3, "Wisława Szymborska", 1923, "Poland"),
+        ]
+        let books: [(String, String, Int, Int16, Double, Genre)] = [
+            ("978-0141439471", "Frankenstein", 1, 1818, 4.1, .novel),
+            ("978-0142437889", "The Last Man", 1, 1826, 3.7, .novel),
+            ("978-0811216999", "Labyrinths", 2, 1962, 4.5, .essay),
+            ("978-0141183800", "Ficciones", 2, 1944, 4.4, .novel),
+            ("978-0156005807", "View with a Grain of Sand", 3, 1995, 4.6, .poetry),
+            ("978-0151011469", "Here", 3, 2009, 4.2, .poetry),
+        ]
+        try db.write {
+            for (id, name, born, country) in authors {
+                try db.create(Author.self, value: ["id": id, "name": name, "born": date(born), "country": country as Any])
+            }
+            for (isbn, title, author, year, rating, genre) in books {
+                let book = Book()
+                book.isbn = isbn
+                book.title = title
+                book.authorID = author
+                book.year = year
+                book.rating = rating
+                book.genre = genre
+                try db.add(book)
+            }
+        }
+        print("Wrote \(db.objects(Author.self).count) authors and \(db.objects(Book.self).count) books in one transaction")
+
+        try db.write {
+            db.object(ofType: Book.self, forPrimaryKey: "978-0142437889")?.available = false
+            let update = Author()
+            update.id = 2
+            update.name = "Jorge Luis Borges"
+            update.born = date(1899)
+            update.country = "Argentina (Buenos Aires)"
+            try db.add(update, update: .modified)
+        }
+        print("Updated a book in place and upserted an author (only the changed property was written)")
+
+        try db.write {
+            if let here = db.object(ofType: Book.self, forPrimaryKey: "978-0151011469") { db.delete(here) }
+        }
+        print("Deleted one book; \(db.objects(Book.self).count) books remain")
+    }
+
+    private func readBack(_ config: Configuration) throws {
+        let db = try Database(configuration: config)
+        print("Reopened the file:")
+        for author in db.objects(Author.self) {
+            let titles = db.objects(Book.self).filter { $0.authorID == author.id }.map { "\($0.title) (\($0.year))" }
+            print("  \(author.name), \(author.country ?? "?"): \(titles.joined(separator: ", "))")
+        }
+        if let book = db.object(ofType: Book.self, forPrimaryKey: "978-0142437889") {
+            print("  '\(book.title)' is \(book.available ? "available" : "checked out"), genre \(book.genre.rawValue)")
+        }
+    }
+}

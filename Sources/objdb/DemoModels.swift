@@ -1,0 +1,27 @@
+import Foundation
+import ObjDB
+
+/// The genres of the demo's books.
+enum Genre: String, PersistableEnum {
+    case novel, poetry, essay
+}
+
+/// An author in the demo database.
+final class Author: Object {
+    @Persisted(primaryKey: true) var id: Int = 0
+    @Persisted(indexed: true) var name: String = ""
+    @Persisted var born: Date = .distantPast
+    @Persisted var country: String? = nil
+}
+
+/// A book in the demo database.
+final class Book: Object {
+    @Persisted(primaryKey: true) var isbn: String = ""
+    @Persisted var title: String = ""
+    @Persisted(indexed: true) var authorID: Int = 0
+    @Persisted var year: Int16 = 0
+    @Persisted var rating: Double = 0
+    @Persisted var genre: Genre = .novel
+    @Persisted var available: Bool = true
+    @Persisted var uuid: UUID = UUID()
+}

@@ -1,0 +1,96 @@
+import Foundation
+import ObjDB
+
+/// A person, as in the API documentation.
+public final class Person: Object {
+    @Persisted(primaryKey: true) public var id: Int = 0
+    @Persisted(indexed: true) public var name: String = ""
+    @Persisted public var age: Int? = nil
+    @Persisted public var kind: Kind = .regular
+    /// Not persisted.
+    public var cache = 0
+}
+
+/// An enum property type.
+public enum Kind: String, PersistableEnum, Sendable {
+    case regular, vip
+}
+
+/// An enum with integer raw values.
+public enum Level: Int, PersistableEnum, Sendable {
+    case low = 1, high = 9
+}
+
+/// A class without a primary key.
+public final class Note: Object {
+    @Persisted public var text: String = ""
+    @Persisted public var created: Date = Date(timeIntervalSince1970: 0)
+}
+
+/// One property of every value type, and an optional one of each.
+public final class AllTypes: Object {
+    @Persisted(primaryKey: true) public var id: Int = 0
+    @Persisted public var bool: Bool = false
+    @Persisted public var int: Int = 0
+    @Persisted public var int8: Int8 = 0
+    @Persisted public var int16: Int16 = 0
+    @Persisted public var int32: Int32 = 0
+    @Persisted public var int64: Int64 = 0
+    @Persisted public var float: Float = 0
+    @Persisted public var double: Double = 0
+    @Persisted public var string: String = ""
+    @Persisted public var data: Data = Data()
+    @Persisted public var date: Date = Date(timeIntervalSince1970: 0)
+    @Persisted public var uuid: UUID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    @Persisted public var decimal: Decimal = 0
+    @Persisted public var objectId: ObjectId = ObjectId(string: "000000000000000000000000")!
+    @Persisted public var kind: Kind = .regular
+    @Persisted public var level: Level = .low
+
+    @Persisted public var optBool: Bool? = nil
+    @Persisted public var optInt: Int? = nil
+    @Persisted public var optInt8: Int8? = nil
+    @Persisted public var optInt16: Int16? = nil
+    @Persisted public var optInt32: Int32? = nil
+    @Persisted public var optInt64: Int64? = nil
+    @Persisted public var optFloat: Float? = nil
+    @Persisted public var optDouble: Double? = nil
+    @Persisted public var optString: String? = nil
+    @Persisted public var optData: Data? = nil
+    @Persisted public var optDate: Date? = nil
+    @Persisted public var optUUID: UUID? = nil
+    @Persisted public var optDecimal: Decimal? = nil
+    @Persisted public var optObjectId: ObjectId? = nil
+    @Persisted public var optKind: Kind? = nil
+    @Persisted public var optLevel: Level? = nil
+}
+
+/// String primary key.
+public final class StringKeyed: Object {
+    @Persisted(primaryKey: true) public var key: String = ""
+    @Persisted public var value: Int = 0
+}
+
+/// UUID primary key with a generated default.
+public final class UUIDKeyed: Object {
+    @Persisted(primaryKey: true) public var key: UUID
+    @Persisted public var value: Int = 0
+}
+
+/// ObjectId primary key with a generated default.
+public final class ObjectIdKeyed: Object {
+    @Persisted(primaryKey: true) public var key: ObjectId
+    @Persisted public var value: Int = 0
+}
+
+/// Optional integer primary key.
+public final class OptionalKeyed: Object {
+    @Persisted(primaryKey: true) public var key: Int? = nil
+    @Persisted public var value: Int = 0
+}
+
+/// Small-width primary key.
+public final class Int8Keyed: Object {
+    @Persisted(primaryKey: true) public var key: Int8 = 0
+    @Persisted public var value: String = ""
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+@testable import ObjDB
+import ObjDBTestModels
+
+struct DatabaseDeleteTests {
+    let directory = TemporaryDirectory()
+
+    @Test func deleteInvalidatesEveryInstanceOfTheObject() throws {
+        let db = try directory.open()
+        let ann = person(1, "Ann")
+        try db.write { try db.add([ann, person(2, "Bob")]) }
+        let sameAnn = try #require(db.object(ofType: Person.self, forPrimaryKey: 1))
+        #expect(!ann.isInvalidated)
+        try db.write { db.delete(ann) }
+        #expect(ann.isInvalidated && sameAnn.isInvalidated)
+        #expect(ann.isManaged)
+        #expect(db.object(ofType: Person.self, forPrimaryKey: 1) == nil)
+        #expect(db.objects(Person.self).map(\.name) == ["Bob"])
+        try db.write { db.delete(ann) }   // deleting again does nothing
+        #expect(db.objects(Person.self).count == 1)
+    }
+
+    @Test func deletedPrimaryKeyCanBeReused() throws {
+        let db = try directory.open()
+        let ann = person(1, "Ann")
+        try db.write { try db.add(ann) }
+        try db.write {
+            db.delete(ann)
+            try db.add(person(1, "New Ann"))
+        }
+        #expect(db.object(ofType: Person.self, forPrimaryKey: 1)?.name == "New Ann")
+        #expect(ann.isInvalidated)
+    }
+
+    @Test func objectKeysAreNeverReused() throws {
+        let db = try directory.open()
+        let a = Note()
+        try db.write { try db.add(a) }
+        let firstKey = a._objdbKey
+        try db.write { db.delete(a) }
+        let b = Note()
+        try db.write { try db.add(b) }
+        #expect(b._objdbKey > firstKey)
+        // Also across reopening the file.
+        let keyOfB = b._objdbKey
+        try db.write { db.delete(b) }
+        let reopened = try directory.open()
+        let c = Note()
+        try reopened.write { try reopened.add(c) }
+        #expect(c._objdbKey > keyOfB)
+    }
+
+    @Test func deleteResultsAndSequences() throws {
+        let db = try directory.open()
+        try db.write { try db.add((1...10).map { person($0, "P\($0)") }) }
+        let all = db.objects(Person.self)
+        try db.write { db.delete(all.filter { $0.id % 2 == 0 }) }
+        #expect(all.map(\.id) == [1, 3, 5, 7, 9])
+        try db.write { db.delete(all) }
+        #expect(all.isEmpty && all.count == 0)
+    }
+
+    @Test func deleteAllEmptiesEveryClassAndKeepsTheSchema() throws {
+        let db = try directory.open()
+        try db.write {
+            try db.add([person(1, "Ann"), person(2, "Bob")])
+            try db.add(Note())
+        }
+        try db.write { db.deleteAll() }
+        #expect(db.objects(Person.self).isEmpty && db.objects(Note.self).isEmpty)
+        #expect(db.schema["Person"] != nil)
+        try db.write { try db.add(person(1, "Ann again")) }   // primary-key table was emptied too
+        #expect(db.objects(Person.self).count == 1)
+    }
+
+    @Test func rollingBackADeleteRestoresTheObject() throws {
+        let db = try directory.open()
+        let ann = person(1, "Ann")
+        try db.write { try db.add(ann) }
+        db.beginWrite()
+        db.delete(ann)
+        #expect(ann.isInvalidated)
+        db.cancelWrite()
+        #expect(!ann.isInvalidated)
+        #expect(ann.name == "Ann")
+    }
+}

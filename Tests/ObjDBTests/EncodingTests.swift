@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+@testable import ObjDB
+
+/// The row and key encodings, tested directly against values known independently.
+struct EncodingTests {
+    @Test func rowColumnsRoundTripWithEveryOffsetWidth() {
+        for dataSize in [0, 10, 300, 70_000] {
+            var builder = RowBuilder()
+            builder.append { $0.append(contentsOf: [1, 2, 3]); return true }
+            builder.append { _ in false }
+            builder.append { $0.append(contentsOf: [UInt8](repeating: 7, count: dataSize)); return true }
+            builder.append { _ in true }   // empty but not null
+            let encoded = builder.encoded()
+            #expect(encoded.count == builder.encodedSize)
+            encoded.withUnsafeBytes { bytes in
+                guard let row = RowView(bytes) else {
+                    Issue.record("row did not parse")
+                    return
+                }
+                #expect(row.columnCount == 4)
+                guard case .value(let a) = row.column(0) else { Issue.record("column 0"); return }
+                #expect(Array(a) == [1, 2, 3])
+                #expect(row.column(1).isNull)
+                guard case .value(let c) = row.column(2) else { Issue.record("column 2"); return }
+                #expect(c.count == dataSize && c.allSatisfy { $0 == 7 })
+                guard case .value(let d) = row.column(3) else { Issue.record("column 3"); return }
+                #expect(d.isEmpty)
+                if case .absent = row.column(4) {} else { Issue.record("column 4 should be absent") }
+                if case .absent = row.column(-1) {} else { Issue.record("column -1 should be absent") }
+            }
+        }
+    }
+
+    @Test func randomBytesNeverReadOutOfBounds() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let bytes = (0..<Int.random(in: 0...64, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            bytes.withUnsafeBytes { buffer in
+                guard let row = RowView(buffer) else { return }
+                for i in 0..<max(row.columnCount, 1) + 1 {
+                    if case .value(let column) = row.column(i) {
+                        let start = column.baseAddress.map { $0 - buffer.baseAddress! } ?? 0
+                        #expect(start >= 0 && start + column.count <= buffer.count)
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func compactIntegersUseTheShortestForm() {
+        let cases: [(Int64, Int)] = [(0, 0), (1, 1), (-128, 1), (127, 1), (128, 2), (-32768, 2), (40_000, 4), (Int64(Int32.min), 4), (1 << 40, 8), (.min, 8), (.max, 8)]
+        for (value, length) in cases {
+            var bytes: [UInt8] = []
+            ColumnCodec.appendInteger(value, to: &bytes)
+            #expect(bytes.count == length, "\(value)")
+            #expect(bytes.withUnsafeBytes { ColumnCodec.integer($0) } == value)
+        }
+        #expect([UInt8](repeating: 0, count: 3).withUnsafeBytes { ColumnCodec.integer($0) } == nil)
+    }
+
+    /// Sorting encoded keys bytewise must sort the values.
+    func expectOrderPreserved<T: Comparable>(_ values: [T], kind: ScalarKind, encode: (T, inout [UInt8]) -> Void) {
+        let keyed = values.map { value -> (T, [UInt8]) in
+            var column: [UInt8] = []
+            encode(value, &column)
+            var key: [UInt8] = []
+            let ok = column.withUnsafeBytes { KeyEncoding.append(.value($0), kind: kind, to: &key) }
+            #expect(ok)
+            return (value, key)
+        }
+        let byKey = keyed.sorted { $0.1.lexicographicallyPrecedes($1.1) }.map(\.0)
+        #expect(byKey == values.sorted())
+    }
+
+    @Test func integerKeysSortLikeIntegers() {
+        var generator = SystemRandomNumberGenerator()
+        let values: [Int64] = [.min, -1, 0, 1, .max, -256, 255] + (0..<500).map { _ in Int64.random(in: .min ... .max, using: &generator) }
+        expectOrderPreserved(Array(Set(values)), kind: .integer) { ColumnCodec.appendInteger($0, to: &$1) }
+    }
+
+    @Test func doubleKeysSortLikeDoubles() {
+        var generator = SystemRandomNumberGenerator()
+        let values: [Double] = [-.infinity, -.greatestFiniteMagnitude, -1, -.leastNonzeroMagnitude, 0, .leastNonzeroMagnitude, 1, .greatestFiniteMagnitude, .infinity]
+            + (0..<500).map { _ in Double.random(in: -1e12...1e12, using: &generator) }
+        expectOrderPreserved(Array(Set(values)), kind: .double) { ColumnCodec.appendDouble($0, to: &$1) }
+    }
+
+    @Test func stringKeysSortByUTF8AndNilSortsFirst() {
+        let values = ["", "a", "ab", "b", "Z", "é", "中", "🧑‍🚀", "a\u{0}"]
+        expectOrderPreserved(values.map { Array($0.utf8) }.map { UTF8Sortable($0) }, kind: .bytes) { $1.append(contentsOf: $0.bytes) }
+        var nilKey: [UInt8] = []
+        _ = KeyEncoding.append(.null, kind: .bytes, to: &nilKey)
+        var emptyKey: [UInt8] = []
+        _ = [UInt8]().withUnsafeBytes { KeyEncoding.append(.value($0), kind: .bytes, to: &emptyKey) }
+        #expect(nilKey.lexicographicallyPrecedes(emptyKey))
+        #expect(!emptyKey.isEmpty)   // LMDB refuses empty keys
+    }
+
+    @Test func longStringKeysAreCut() {
+        let long = [UInt8](repeating: 65, count: 5_000)
+        var key: [UInt8] = []
+        _ = long.withUnsafeBytes { KeyEncoding.append(.value($0), kind: .bytes, to: &key) }
+        #expect(key.count == KeyEncoding.maxLength)
+        #expect(KeyEncoding.mayBeTruncated(key))
+    }
+}
+
+/// Bytes ordered lexicographically, like LMDB compares keys.
+struct UTF8Sortable: Comparable {
+    let bytes: [UInt8]
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    static func < (a: UTF8Sortable, b: UTF8Sortable) -> Bool { a.bytes.lexicographicallyPrecedes(b.bytes) }
+}
