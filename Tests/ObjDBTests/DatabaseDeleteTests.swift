@@ -86,3 +86,38 @@ struct DatabaseDeleteTests {
         #expect(ann.name == "Ann")
     }
 }
+
+/// The transaction's record of what changed, which change notifications will use.
+struct ChangeTrackingTests {
+    let directory = TemporaryDirectory()
+
+    @Test func insertionsDeletionsAndModificationsAreRecorded() throws {
+        let db = try directory.open()
+        try db.write { try db.add((1...3).map { person($0, "P\($0)") }) }
+        let existing = try #require(db.object(ofType: Person.self, forPrimaryKey: 2))
+        let existingKey = existing._objdbKey
+        db.beginWrite()
+        existing.age = 9
+        db.delete(try #require(db.object(ofType: Person.self, forPrimaryKey: 3)))
+        let added = person(4, "P4")
+        try db.add(added)
+        added.name = "changed after insert"            // not a modification: the object is new
+        let info = try #require(try db.classInfo(for: Person.self))
+        let changes = try #require(db.writeContext?.changes(forClass: info.classID))
+        #expect(changes.isNew(added._objdbKey) && !changes.isNew(existingKey))
+        #expect(changes.deletions.count == 1)
+        #expect(Array(changes.modifications.keys) == [existingKey])
+        let ageColumn = try info.column(named: "age")
+        #expect(changes.modifications[existingKey]?.columns == [ageColumn])
+        db.delete(added)                               // inserted then deleted: not a deletion
+        #expect(changes.deletions.count == 1)
+        try db.commitWrite()
+    }
+
+    @Test func columnSetHoldsWideColumns() {
+        var set = ColumnSet()
+        set.formUnion([3, 70, 0, 3, 200])
+        #expect(set.columns == [0, 3, 70, 200])
+        #expect(set.count == 4)
+    }
+}

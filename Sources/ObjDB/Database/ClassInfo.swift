@@ -35,6 +35,8 @@ final class ClassInfo {
     /// For each persisted field of the model class, the offset of its `_column` word in an
     /// instance and the column it maps to: what attaching an object writes.
     let columnWords: [(offset: Int, column: Int)]
+    /// Whether the model class (if any) declares exactly the stored indexes.
+    let matchesLayoutIndexes: Bool
     /// Set when the write transaction that created the class was rolled back: its table handles
     /// are closed, and objects of it are invalid.
     var isDiscarded = false
@@ -66,6 +68,7 @@ final class ClassInfo {
         }
         self.fieldOfColumn = fieldOfColumn
         self.columnOfField = columnOfField
+        matchesLayoutIndexes = layout.map { ClassInfo.indexesMatch(stored, $0) } ?? true
         columnWords = layout?.fields.map { ($0.columnWordOffset, columnOfField[$0.index]) } ?? []
     }
 

@@ -35,12 +35,12 @@ extension Database {
         guard context.failure == nil else { return }
         for info in catalog.byName.values where !info.isDiscarded {
             let emptied: Void? = try? context.storage { txn in
+                try classChanges(info, context, txn).cleared = true
                 try txn.empty(info.tables.objects)
                 if let primaryKeys = info.tables.primaryKeys { try txn.empty(primaryKeys) }
                 for case let index? in info.tables.indexes { try txn.empty(index) }
             }
             guard emptied != nil else { return }
-            context.changes[info.classID, default: ClassChanges()].cleared = true
         }
         generation &+= 1
     }

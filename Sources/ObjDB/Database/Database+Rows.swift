@@ -74,10 +74,10 @@ extension Database {
     /// Inserts `context.row` as a new object and returns its key and stored row.
     func insertRow(_ info: ClassInfo, _ context: WriteContext) throws -> (key: UInt64, row: RowView) {
         let result = try context.storage { txn -> (UInt64, RowView) in
-            let key = try nextKey(info, context, txn)
+            let key = try classChanges(info, context, txn).allocateKey()
             try context.row.withColumns { column in
                 try withoutActuallyEscaping(column) {
-                    try updateKeys(info, key: key, old: nil, new: $0, columns: nil, txn: txn)
+                    try updateKeys(info, key: key, old: nil, new: $0, columns: nil, context, txn: txn)
                 }
             }
             // Reserve the row last: the returned pointer is valid until the next write.
@@ -92,7 +92,6 @@ extension Database {
             context.row.write(into: space)
             return (key, RowView(UnsafeRawBufferPointer(space)) ?? .damaged)
         }
-        context.changes[info.classID, default: ClassChanges()].inserted(result.0)
         generation &+= 1
         return result
     }
@@ -101,9 +100,10 @@ extension Database {
     /// `changed` columns. Returns the stored row.
     func replaceRow(_ info: ClassInfo, key: UInt64, old: RowView, changed: [Int], _ context: WriteContext) throws -> RowView {
         let row = try context.storage { txn -> RowView in
+            try classChanges(info, context, txn).modified(key, columns: changed)
             try context.row.withColumns { column in
                 try withoutActuallyEscaping(column) {
-                    try updateKeys(info, key: key, old: old, new: $0, columns: changed, txn: txn)
+                    try updateKeys(info, key: key, old: old, new: $0, columns: changed, context, txn: txn)
                 }
             }
             guard let space = try txn.reserve(info.tables.objects, key: key, count: context.row.encodedSize) else {
@@ -112,7 +112,6 @@ extension Database {
             context.row.write(into: space)
             return RowView(UnsafeRawBufferPointer(space)) ?? .damaged
         }
-        context.changes[info.classID, default: ClassChanges()].modified(key, columns: changed)
         generation &+= 1
         return row
     }
@@ -122,72 +121,69 @@ extension Database {
         let existed = try context.storage { txn -> Bool in
             guard let bytes = try txn.get(info.tables.objects, key: key) else { return false }
             let old = RowView(bytes) ?? .damaged
-            try updateKeys(info, key: key, old: old, new: nil, columns: nil, txn: txn)
+            try updateKeys(info, key: key, old: old, new: nil, columns: nil, context, txn: txn)
             try txn.delete(info.tables.objects, key: key)
+            try classChanges(info, context, txn).deleted(key)
             return true
         }
-        if existed {
-            context.changes[info.classID, default: ClassChanges()].deleted(key)
-            generation &+= 1
-        }
+        if existed { generation &+= 1 }
     }
 
     /// Removes the primary-key and index entries of `old` and adds those of `new` (either may be
-    /// absent), for `columns` or every keyed column. Keys are computed before anything is
+    /// absent), for `columns` or every keyed column. All keys are encoded before anything is
     /// written, because a write invalidates row pointers into the map.
     private func updateKeys(
-        _ info: ClassInfo, key: UInt64, old: RowView?, new: ((Int) -> ColumnRead)?, columns: [Int]?, txn: Txn
+        _ info: ClassInfo, key: UInt64, old: RowView?, new: ((Int) -> ColumnRead)?, columns: [Int]?,
+        _ context: WriteContext, txn: Txn
     ) throws {
-        var removals: [(Table, [UInt8])] = []
-        var additions: [(Table, [UInt8])] = []
+        context.keyUpdates.reset()
+        func encode(_ read: ColumnRead, _ column: Int) -> Range<Int> {
+            let start = context.keyUpdates.bytes.count
+            if !KeyEncoding.append(read, kind: info.scalarKinds[column], to: &context.keyUpdates.bytes) {
+                context.keyUpdates.bytes.removeSubrange(start...)
+                context.keyUpdates.bytes.append(KeyEncoding.nullTag)
+            }
+            return start..<context.keyUpdates.bytes.count
+        }
         func consider(_ column: Int, _ table: Table) {
-            var oldKey: [UInt8]?
-            var newKey: [UInt8]?
-            if let old {
-                var bytes: [UInt8] = []
-                if !KeyEncoding.append(old.column(column), kind: info.scalarKinds[column], to: &bytes) { bytes = [KeyEncoding.nullTag] }
-                oldKey = bytes
+            guard columns?.contains(column) ?? true else { return }
+            let oldRange = old.map { encode($0.column(column), column) }
+            let newRange = new.map { encode($0(column), column) }
+            if let oldRange, let newRange,
+                context.keyUpdates.bytes[oldRange].elementsEqual(context.keyUpdates.bytes[newRange])
+            {
+                return
             }
-            if let new {
-                var bytes: [UInt8] = []
-                if !KeyEncoding.append(new(column), kind: info.scalarKinds[column], to: &bytes) { bytes = [KeyEncoding.nullTag] }
-                newKey = bytes
-            }
-            guard oldKey != newKey else { return }
-            if let oldKey { removals.append((table, oldKey)) }
-            if let newKey { additions.append((table, newKey)) }
+            if let oldRange { context.keyUpdates.entries.append((table, oldRange, false)) }
+            if let newRange { context.keyUpdates.entries.append((table, newRange, true)) }
         }
-        if let column = info.primaryKeyColumn, let table = info.tables.primaryKeys,
-            columns == nil || columns?.contains(column) == true
-        {
-            consider(column, table)
-        }
-        for column in info.indexedColumns where columns == nil || columns?.contains(column) == true {
+        if let column = info.primaryKeyColumn, let table = info.tables.primaryKeys { consider(column, table) }
+        for column in info.indexedColumns {
             if let table = info.tables.indexes[column] { consider(column, table) }
         }
+        guard !context.keyUpdates.entries.isEmpty else { return }
         var objectKey = key
         try withUnsafeBytes(of: &objectKey) { value in
-            for (table, bytes) in removals {
-                try bytes.withUnsafeBytes { _ = try txn.delete(table, key: $0, value: value) }
-            }
-            for (table, bytes) in additions {
-                try bytes.withUnsafeBytes { _ = try txn.put(table, key: $0, value: value) }
+            try context.keyUpdates.bytes.withUnsafeBytes { bytes in
+                for entry in context.keyUpdates.entries where !entry.add {
+                    _ = try txn.delete(entry.table, key: UnsafeRawBufferPointer(rebasing: bytes[entry.range]), value: value)
+                }
+                for entry in context.keyUpdates.entries where entry.add {
+                    _ = try txn.put(entry.table, key: UnsafeRawBufferPointer(rebasing: bytes[entry.range]), value: value)
+                }
             }
         }
     }
 
-    /// Allocates the next object key of a class. Keys increase and are never reused.
-    private func nextKey(_ info: ClassInfo, _ context: WriteContext, _ txn: Txn) throws -> UInt64 {
-        if let next = context.nextKeys[info.classID] {
-            context.nextKeys[info.classID] = next + 1
+    /// The transaction's record of a class, loading its key counter on first use. Keys increase
+    /// and are never reused: the counter never falls behind the largest key in the table.
+    func classChanges(_ info: ClassInfo, _ context: WriteContext, _ txn: Txn) throws -> ClassChanges {
+        try context.changes(for: info) {
+            var next = try FileMeta.readUInt64(txn, metaTable, FileMeta.Key.nextKey(info.classID)) ?? 1
+            let cursor = try Cursor(txn, info.tables.objects)
+            if let last = try cursor.last() { next = max(next, last.objectKey + 1) }
             return next
         }
-        var next = try FileMeta.readUInt64(txn, metaTable, FileMeta.Key.nextKey(info.classID)) ?? 1
-        // Never behind the largest key in use, even if the counter was damaged.
-        let cursor = try Cursor(txn, info.tables.objects)
-        if let last = try cursor.last() { next = max(next, last.objectKey + 1) }
-        context.nextKeys[info.classID] = next + 1
-        return next
     }
 
     // MARK: Objects

@@ -46,6 +46,9 @@ extension Database {
     /// The runtime information of a model class inside a write transaction, creating the class
     /// (its tables and stored schema) or adjusting its indexes as needed.
     func classInfoForWrite(_ type: ObjectBase.Type, _ context: WriteContext) throws -> ClassInfo {
+        if let info = catalog.byType[ObjectIdentifier(type)], info.matchesLayoutIndexes, !info.isDiscarded {
+            return info
+        }
         let existing = try classInfo(for: type)
         let layout = try SchemaDiscovery.layout(of: type)
         if let existing, !existing.isDiscarded, existing.hasIndexes(of: layout) { return existing }
@@ -79,6 +82,13 @@ extension Database {
 }
 
 extension ClassInfo {
+    /// Whether the stored indexes are those the model declares.
+    static func indexesMatch(_ stored: StoredClass, _ layout: ClassLayout) -> Bool {
+        stored.properties.allSatisfy { property in
+            property.primaryKey || (layout.schema[property.name]?.isIndexed ?? property.indexed) == property.indexed
+        }
+    }
+
     /// Whether the stored indexes are those the model declares.
     func hasIndexes(of layout: ClassLayout) -> Bool {
         stored.properties.allSatisfy { property in

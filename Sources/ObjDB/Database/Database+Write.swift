@@ -141,8 +141,9 @@ extension Database {
 
     /// Writes what the transaction kept in memory: key counters and the schema.
     private func flush(_ context: WriteContext, _ txn: Txn) throws {
-        for (classID, next) in context.nextKeys {
-            try FileMeta.writeUInt64(txn, metaTable, FileMeta.Key.nextKey(classID), next)
+        for (classID, changes) in context.classes.enumerated() {
+            guard let changes, changes.nextKey != changes.firstNewKey else { continue }
+            try FileMeta.writeUInt64(txn, metaTable, FileMeta.Key.nextKey(UInt32(classID)), changes.nextKey)
         }
         if context.schemaChanged {
             try FileMeta.writeSchema(txn, metaTable, catalog.stored, stamp: catalog.stamp + 1)

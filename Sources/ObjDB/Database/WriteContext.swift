@@ -13,13 +13,12 @@ final class WriteContext {
     var createdClasses: [ClassInfo] = []
     /// Whether the stored schema changed and must be written at commit.
     var schemaChanged = false
-    /// Next object key per class id, loaded on first use and written back at commit.
-    var nextKeys: [UInt32: UInt64] = [:]
-    /// What the transaction changed, per class id.
-    var changes: [UInt32: ClassChanges] = [:]
-    /// Scratch buffers.
+    /// Per class id: the key counter and what the transaction changed, created on first use.
+    var classes: [ClassChanges?] = []
+    /// Scratch buffers, reused by every operation of the transaction.
     var row = RowBuilder()
     var key: [UInt8] = []
+    var keyUpdates = KeyUpdates()
 
     init(transaction: consuming WriteTransaction, catalog: Catalog) {
         txn = transaction.txn
@@ -33,6 +32,21 @@ final class WriteContext {
         txn = nil
         self.failure = failure
         savedCatalog = catalog
+    }
+
+    /// What the transaction did to a class so far, if anything.
+    func changes(forClass classID: UInt32) -> ClassChanges? {
+        Int(classID) < classes.count ? classes[Int(classID)] : nil
+    }
+
+    /// The changes record of a class, loading its key counter on first use.
+    func changes(for info: ClassInfo, loadingCounter load: () throws -> UInt64) rethrows -> ClassChanges {
+        let index = Int(info.classID)
+        if index < classes.count, let existing = classes[index] { return existing }
+        if index >= classes.count { classes.append(contentsOf: repeatElement(nil, count: index + 1 - classes.count)) }
+        let created = ClassChanges(nextKey: try load())
+        classes[index] = created
+        return created
     }
 
     /// The transaction, or the error that doomed it.
@@ -55,26 +69,76 @@ final class WriteContext {
     }
 }
 
-/// What one write transaction did to one class.
-struct ClassChanges {
-    /// Objects inserted (and not deleted again).
-    var insertions: Set<UInt64> = []
+/// What one write transaction did to one class, and the class's key counter.
+///
+/// Object keys only grow, so every key from ``firstNewKey`` up was inserted by this transaction:
+/// insertions need no bookkeeping per object.
+final class ClassChanges {
+    /// The first key this transaction could allocate.
+    let firstNewKey: UInt64
+    /// The next key to allocate; written to `meta` at commit.
+    var nextKey: UInt64
     /// Objects that existed before the transaction and were deleted.
     var deletions: Set<UInt64> = []
     /// Objects that existed before the transaction, with the columns written.
-    var modifications: [UInt64: Set<Int>] = [:]
+    var modifications: [UInt64: ColumnSet] = [:]
     /// Whether the class was emptied by `deleteAll()`.
     var cleared = false
 
-    mutating func inserted(_ key: UInt64) { insertions.insert(key) }
+    init(nextKey: UInt64) {
+        firstNewKey = nextKey
+        self.nextKey = nextKey
+    }
 
-    mutating func deleted(_ key: UInt64) {
-        if insertions.remove(key) == nil { deletions.insert(key) }
+    /// Whether `key` was inserted by this transaction.
+    func isNew(_ key: UInt64) -> Bool { key >= firstNewKey }
+
+    /// Allocates an object key.
+    func allocateKey() -> UInt64 {
+        defer { nextKey += 1 }
+        return nextKey
+    }
+
+    func deleted(_ key: UInt64) {
+        guard !isNew(key) else { return }
+        deletions.insert(key)
         modifications[key] = nil
     }
 
-    mutating func modified(_ key: UInt64, columns: some Sequence<Int>) {
-        guard !insertions.contains(key) else { return }
-        modifications[key, default: []].formUnion(columns)
+    func modified(_ key: UInt64, columns: some Sequence<Int>) {
+        guard !isNew(key) else { return }
+        modifications[key, default: ColumnSet()].formUnion(columns)
+    }
+}
+
+/// A set of column numbers, inline for the first 64 columns.
+struct ColumnSet: Equatable, Sendable {
+    private var low: UInt64 = 0
+    private var high: Set<Int> = []
+
+    /// Adds columns.
+    mutating func formUnion(_ columns: some Sequence<Int>) {
+        for column in columns {
+            if column < 64 { low |= 1 << UInt64(column) } else { high.insert(column) }
+        }
+    }
+
+    /// The columns, ascending.
+    var columns: [Int] { (0..<64).filter { low & (1 << UInt64($0)) != 0 } + high.sorted() }
+
+    /// Number of columns.
+    var count: Int { low.nonzeroBitCount + high.count }
+}
+
+/// Primary-key and index entries to remove and add for one row change, in reusable buffers.
+struct KeyUpdates {
+    /// The encoded keys, concatenated.
+    var bytes: [UInt8] = []
+    /// Each entry: its table, its bytes in ``bytes``, and whether it is added (else removed).
+    var entries: [(table: Table, range: Range<Int>, add: Bool)] = []
+
+    mutating func reset() {
+        bytes.removeAll(keepingCapacity: true)
+        entries.removeAll(keepingCapacity: true)
     }
 }
