@@ -20,6 +20,12 @@ final class ClassInfo {
     let schema: ObjectSchema
     /// The class's tables.
     let tables: ClassTables
+    /// `tables.objects`, kept apart for the hot paths.
+    let objectsTable: Table
+    /// `tables.primaryKeys`, kept apart for the hot paths.
+    let primaryKeyTable: Table?
+    /// The stored type of the primary key, if any.
+    let primaryKeyType: PropertyType?
     /// The Swift model class, if known in this process.
     let layout: ClassLayout?
     /// For each layout field, its column.
@@ -53,7 +59,10 @@ final class ClassInfo {
         self.schema = stored.objectSchema
         self.tables = tables
         self.layout = layout
+        objectsTable = tables.objects
+        primaryKeyTable = tables.primaryKeys
         let properties = stored.properties
+        primaryKeyType = properties.first { $0.primaryKey }?.type
         primaryKeyColumn = properties.firstIndex { $0.primaryKey }
         indexedColumns = properties.indices.filter { tables.indexes[$0] != nil }
         scalarKinds = properties.map(\.type.scalarKind)
@@ -84,7 +93,7 @@ final class ClassInfo {
 
     /// The Swift type stored in a column.
     func valueType(column: Int) -> any _Persistable.Type {
-        if let layout, fieldOfColumn[column] >= 0 { return layout.fields[fieldOfColumn[column]].kind.valueType }
+        if let layout, fieldOfColumn[column] >= 0 { return layout.fields[fieldOfColumn[column]].valueType }
         return stored.properties[column].property.swiftType
     }
 

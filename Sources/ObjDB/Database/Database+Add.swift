@@ -60,19 +60,26 @@ extension Database {
         let info = try classInfoForWrite(type(of: object), context)
         encodeUnmanaged(object, info, into: &context.row)
         if let column = info.primaryKeyColumn {
+            let keyLength = context.row.withColumns { read -> Int in
+                if case .value(let bytes) = read(column) { return bytes.count } else { return 0 }
+            }
+            // A key stored whole is checked by the insert itself (one B-tree search, not two).
+            if update == .error && keyLength + 1 < KeyEncoding.maxLength {
+                let inserted: (key: UInt64, row: RowView)
+                do {
+                    inserted = try insertRow(info, context, uniquePrimaryKey: true)
+                } catch is PrimaryKeyTaken {
+                    throw primaryKeyExists(info, column: column, context)
+                }
+                attach(object, info, key: inserted.key, row: inserted.row)
+                return true
+            }
             let txn = try context.requireTxn()
             let existing = try context.row.withColumns { read in
                 try objectKey(forPrimaryKey: read(column), info, txn: txn, scratch: &context.key)
             }
             if let existing {
-                guard update != .error else {
-                    let value = context.row.withColumns { info.valueType(column: column).anyValue(from: $0(column)) }
-                    let shown = value.map { "\($0)" } ?? "nil"
-                    throw ObjDBError(
-                        .primaryKeyExists,
-                        "An object of class '\(info.name)' with primary key \(shown) already exists; use update: .modified or .all to update it",
-                        className: info.name, propertyName: info.stored.properties[column].name, key: shown, path: path)
-                }
+                guard update != .error else { throw primaryKeyExists(info, column: column, context) }
                 let row = try updateRow(info, key: existing, policy: update, context)
                 attach(object, info, key: existing, row: row)
                 return false
@@ -86,6 +93,16 @@ extension Database {
         let (key, row) = try insertRow(info, context)
         attach(object, info, key: key, row: row)
         return true
+    }
+
+    /// The error for a primary key that is taken, naming the key from `context.row`.
+    private func primaryKeyExists(_ info: ClassInfo, column: Int, _ context: WriteContext) -> ObjDBError {
+        let value = context.row.withColumns { info.valueType(column: column).anyValue(from: $0(column)) }
+        let shown = value.map { "\($0)" } ?? "nil"
+        return ObjDBError(
+            .primaryKeyExists,
+            "An object of class '\(info.name)' with primary key \(shown) already exists; use update: .modified or .all to update it",
+            className: info.name, propertyName: info.stored.properties[column].name, key: shown, path: path)
     }
 
     /// Updates the existing object `key` from the full row in `context.row`: with `.modified`
@@ -129,7 +146,7 @@ extension Database {
         let object = T()
         for (name, value) in values {
             let field = try layout.field(named: name)
-            guard field.kind.setValue(at: object._objdbBase + field.offset, to: value) else {
+            guard field.setValue(in: object, to: value) else {
                 throw ObjDBError.typeMismatch(value, expected: layout.schema.properties[field.index], className: layout.className)
             }
         }

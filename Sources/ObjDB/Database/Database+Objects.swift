@@ -41,4 +41,25 @@ extension Database {
         guard let found, let row = fetchRow(info, key: found) else { return nil }
         return materialize(type, info, key: found, row: row)
     }
+
+    /// The object of `type` whose primary key is `key`, or `nil`: the fast form for keys of a
+    /// persistable type, encoded without going through `Any` (integers of every width share one
+    /// encoding, so an `Int` finds an `Int8` key).
+    public func object<Element: Object, KeyType: _Persistable>(ofType type: Element.Type, forPrimaryKey key: KeyType) -> Element? {
+        guard let info = classInfoForRead(type) else { return nil }
+        guard info.primaryKeyColumn != nil else {
+            preconditionFailure("object(ofType:forPrimaryKey:): class '\(info.name)' has no primary key")
+        }
+        guard KeyType._objdbPropertyType == info.primaryKeyType else {
+            return object(ofType: type, forPrimaryKey: key as Any)
+        }
+        guard let txn = readableTxn() else { return nil }
+        lookupValue.removeAll(keepingCapacity: true)
+        let isValue = key._objdbEncode(into: &lookupValue)
+        let found: UInt64? = lookupValue.withUnsafeBytes { buffer in
+            (try? objectKey(forPrimaryKey: isValue ? .value(buffer) : .null, info, txn: txn, scratch: &lookupKey)) ?? nil
+        }
+        guard let found, let row = fetchRow(info, key: found) else { return nil }
+        return materialize(type, info, key: found, row: row)
+    }
 }

@@ -1,3 +1,6 @@
+/// Thrown when an insert finds its primary key taken, before anything was written.
+struct PrimaryKeyTaken: Error {}
+
 /// Row-level operations: everything that reads or writes the tables of a class.
 extension Database {
     // MARK: Reading
@@ -5,7 +8,7 @@ extension Database {
     /// The row of an object in the current version, or `nil` if it does not exist.
     func fetchRow(_ info: ClassInfo, key: UInt64) -> RowView? {
         guard !info.isDiscarded, let txn = readableTxn(),
-            let bytes = try? txn.get(info.tables.objects, key: key)
+            let bytes = try? txn.get(info.objectsTable, key: key)
         else { return nil }
         return RowView(bytes) ?? .damaged
     }
@@ -18,7 +21,7 @@ extension Database {
 
     /// The object key whose primary key is `value` (the key property's column bytes).
     func objectKey(forPrimaryKey value: ColumnRead, _ info: ClassInfo, txn: Txn, scratch: inout [UInt8]) throws -> UInt64? {
-        guard let column = info.primaryKeyColumn, let table = info.tables.primaryKeys, !info.isDiscarded else { return nil }
+        guard let column = info.primaryKeyColumn, let table = info.primaryKeyTable, !info.isDiscarded else { return nil }
         scratch.removeAll(keepingCapacity: true)
         _ = KeyEncoding.append(value, kind: info.scalarKinds[column], to: &scratch)
         let truncated = KeyEncoding.mayBeTruncated(scratch)
@@ -48,13 +51,11 @@ extension Database {
     /// Encodes the unmanaged values of `object` into `row`, in column order.
     func encodeUnmanaged(_ object: ObjectBase, _ info: ClassInfo, into row: inout RowBuilder) {
         row.reset()
-        let base = object._objdbBase
         for column in 0..<info.columnCount {
             let field = info.fieldOfColumn[column]
             if let layout = info.layout, field >= 0 {
-                let kind = layout.fields[field].kind
-                let offset = layout.fields[field].offset
-                row.append { kind.encodeValue(at: base + offset, into: &$0) }
+                let field = layout.fields[field]
+                row.append { field.encode(in: object, into: &$0) }
             } else {
                 appendDefault(info, column: column, to: &row)
             }
@@ -72,12 +73,17 @@ extension Database {
     }
 
     /// Inserts `context.row` as a new object and returns its key and stored row.
-    func insertRow(_ info: ClassInfo, _ context: WriteContext) throws -> (key: UInt64, row: RowView) {
+    ///
+    /// With `uniquePrimaryKey`, the primary-key entry is written first and only if the key is
+    /// free; otherwise ``PrimaryKeyTaken`` is thrown before anything else is written.
+    func insertRow(_ info: ClassInfo, _ context: WriteContext, uniquePrimaryKey: Bool = false) throws -> (key: UInt64, row: RowView) {
         let result = try context.storage { txn -> (UInt64, RowView) in
             let key = try classChanges(info, context, txn).allocateKey()
             try context.row.withColumns { column in
                 try withoutActuallyEscaping(column) {
-                    try updateKeys(info, key: key, old: nil, new: $0, columns: nil, context, txn: txn)
+                    try updateKeys(
+                        info, key: key, old: nil, new: $0, columns: nil, context, txn: txn,
+                        uniquePrimaryKey: uniquePrimaryKey)
                 }
             }
             // Reserve the row last: the returned pointer is valid until the next write.
@@ -134,7 +140,7 @@ extension Database {
     /// written, because a write invalidates row pointers into the map.
     private func updateKeys(
         _ info: ClassInfo, key: UInt64, old: RowView?, new: ((Int) -> ColumnRead)?, columns: [Int]?,
-        _ context: WriteContext, txn: Txn
+        _ context: WriteContext, txn: Txn, uniquePrimaryKey: Bool = false
     ) throws {
         context.keyUpdates.reset()
         func encode(_ read: ColumnRead, _ column: Int) -> Range<Int> {
@@ -168,8 +174,13 @@ extension Database {
                 for entry in context.keyUpdates.entries where !entry.add {
                     _ = try txn.delete(entry.table, key: UnsafeRawBufferPointer(rebasing: bytes[entry.range]), value: value)
                 }
-                for entry in context.keyUpdates.entries where entry.add {
-                    _ = try txn.put(entry.table, key: UnsafeRawBufferPointer(rebasing: bytes[entry.range]), value: value)
+                for (i, entry) in context.keyUpdates.entries.enumerated() where entry.add {
+                    // The primary-key entry comes first; `.noOverwrite` refuses a taken key.
+                    let unique = uniquePrimaryKey && i == 0 && entry.table == info.tables.primaryKeys
+                    let stored = try txn.put(
+                        entry.table, key: UnsafeRawBufferPointer(rebasing: bytes[entry.range]), value: value,
+                        flags: unique ? .noOverwrite : [])
+                    if !stored && unique { throw PrimaryKeyTaken() }
                 }
             }
         }

@@ -61,6 +61,7 @@ extension Database {
         }
         do {
             try context.storage { txn in try flush(context, txn) }
+            context.closeCursors()
             guard let transaction = context.transaction.take() else {
                 throw ObjDBError(.notInWriteTransaction, "The write transaction has ended", path: path)
             }
@@ -128,6 +129,7 @@ extension Database {
     /// Leaves the write state; on rollback, restores the catalog and discards classes the
     /// transaction created (their table handles are gone).
     private func endWrite(_ context: WriteContext, committed: Bool) {
+        context.closeCursors()
         if !committed {
             context.transaction = nil
             catalog = context.savedCatalog

@@ -28,14 +28,17 @@ public final class Database {
     /// The file-format version found at open.
     let formatVersion: UInt32
     /// The classes of the file.
-    var catalog: Catalog
+    @exclusivity(unchecked) var catalog: Catalog
     /// The read snapshot, when not in a write transaction; begun lazily.
-    var snapshot: ReadTransaction?
+    @exclusivity(unchecked) var snapshot: ReadTransaction?
     /// The write transaction in progress.
-    var writeContext: WriteContext?
+    @exclusivity(unchecked) var writeContext: WriteContext?
     /// Changes whenever the visible data may have changed: a new snapshot, the start or end of a
     /// write transaction, or any write inside one. Objects cache row locations per generation.
     @exclusivity(unchecked) var generation: UInt64 = 1
+    /// Scratch buffers for primary-key lookups, reused to avoid an allocation per lookup.
+    @exclusivity(unchecked) var lookupValue: [UInt8] = []
+    @exclusivity(unchecked) var lookupKey: [UInt8] = []
 
     /// The environment of the file.
     var environment: Environment { lease.environment }

@@ -6,7 +6,7 @@ final class WriteContext {
     let txn: Txn?
     /// An error that dooms the transaction: LMDB refuses further operations after a failed
     /// write (for example a full map). Every later write throws it and commit rolls back.
-    var failure: ObjDBError?
+    @exclusivity(unchecked) var failure: ObjDBError?
     /// The catalog before the transaction, restored if it rolls back.
     let savedCatalog: Catalog
     /// Classes whose tables this transaction created.
@@ -14,11 +14,14 @@ final class WriteContext {
     /// Whether the stored schema changed and must be written at commit.
     var schemaChanged = false
     /// Per class id: the key counter and what the transaction changed, created on first use.
-    var classes: [ClassChanges?] = []
+    @exclusivity(unchecked) var classes: [ClassChanges?] = []
+    /// Cursors of iterators walking tables during the transaction; closed before it ends,
+    /// because LMDB frees write cursors itself at commit and abort.
+    @exclusivity(unchecked) var cursors: [WeakWriteWalk] = []
     /// Scratch buffers, reused by every operation of the transaction.
-    var row = RowBuilder()
-    var key: [UInt8] = []
-    var keyUpdates = KeyUpdates()
+    @exclusivity(unchecked) var row = RowBuilder()
+    @exclusivity(unchecked) var key: [UInt8] = []
+    @exclusivity(unchecked) var keyUpdates = KeyUpdates()
 
     init(transaction: consuming WriteTransaction, catalog: Catalog) {
         txn = transaction.txn
@@ -49,6 +52,12 @@ final class WriteContext {
         return created
     }
 
+    /// Closes every iterator cursor of the transaction.
+    func closeCursors() {
+        for entry in cursors { entry.walk?.close() }
+        cursors.removeAll()
+    }
+
     /// The transaction, or the error that doomed it.
     func requireTxn() throws -> Txn {
         if let failure { throw failure }
@@ -77,11 +86,11 @@ final class ClassChanges {
     /// The first key this transaction could allocate.
     let firstNewKey: UInt64
     /// The next key to allocate; written to `meta` at commit.
-    var nextKey: UInt64
+    @exclusivity(unchecked) var nextKey: UInt64
     /// Objects that existed before the transaction and were deleted.
-    var deletions: Set<UInt64> = []
+    @exclusivity(unchecked) var deletions: Set<UInt64> = []
     /// Objects that existed before the transaction, with the columns written.
-    var modifications: [UInt64: ColumnSet] = [:]
+    @exclusivity(unchecked) var modifications: [UInt64: ColumnSet] = [:]
     /// Whether the class was emptied by `deleteAll()`.
     var cleared = false
 

@@ -67,7 +67,7 @@ open class Object: ObjectBase {
         }
         let layout = try SchemaDiscovery.layout(of: type(of: self))
         let field = try layout.field(named: key)
-        return field.kind.value(at: _objdbBase + field.offset)
+        return field.value(in: self)
     }
 
     /// Writes a property by name. Throws ``ObjDBError/Code/unknownProperty`` for an unknown name
@@ -86,7 +86,7 @@ open class Object: ObjectBase {
         }
         let layout = try SchemaDiscovery.layout(of: type(of: self))
         let field = try layout.field(named: key)
-        guard field.kind.setValue(at: _objdbBase + field.offset, to: value) else {
+        guard field.setValue(in: self, to: value) else {
             throw ObjDBError.typeMismatch(value, expected: layout.schema.properties[field.index], className: layout.className)
         }
     }

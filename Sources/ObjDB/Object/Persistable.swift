@@ -26,6 +26,12 @@ public protocol _Persistable {
     static func _objdbGet(_ object: ObjectBase, _ column: Int) -> Self
     /// Writes column `column` of a managed object.
     static func _objdbSet(_ object: ObjectBase, _ column: Int, _ value: Self)
+    /// Encodes the value stored at `field` (the inside of a `@Persisted` wrapper of this type).
+    static func _objdbEncodeField(at field: UnsafeRawPointer, into bytes: inout [UInt8]) -> Bool
+    /// The value stored at `field`, boxed.
+    static func _objdbFieldValue(at field: UnsafeRawPointer) -> Any?
+    /// Converts `value` and stores it at `field`; `false` if it does not fit.
+    static func _objdbSetField(at field: UnsafeMutableRawPointer, to value: Any?) -> Bool
 }
 
 /// A ``_Persistable`` type that is not an `Optional`; `Optional` of it is persistable too.
@@ -66,6 +72,24 @@ extension _Persistable {
     /// Encodes the value and writes it through the object's database.
     public static func _objdbSet(_ object: ObjectBase, _ column: Int, _ value: Self) {
         object._objdbWrite(column) { value._objdbEncode(into: &$0) }
+    }
+
+    /// Encodes the value at `field`. Implemented on the value type, so that each concrete type
+    /// gets its own specialized code and no wrapper metadata is looked up per call.
+    public static func _objdbEncodeField(at field: UnsafeRawPointer, into bytes: inout [UInt8]) -> Bool {
+        field.assumingMemoryBound(to: Self.self).pointee._objdbEncode(into: &bytes)
+    }
+
+    /// The value at `field`, boxed.
+    public static func _objdbFieldValue(at field: UnsafeRawPointer) -> Any? {
+        field.assumingMemoryBound(to: Self.self).pointee._objdbAnyValue
+    }
+
+    /// Converts and stores a value at `field`.
+    public static func _objdbSetField(at field: UnsafeMutableRawPointer, to value: Any?) -> Bool {
+        guard let converted = convert(value, to: Self.self) else { return false }
+        field.assumingMemoryBound(to: Self.self).pointee = converted
+        return true
     }
 }
 

@@ -54,12 +54,12 @@ public struct Persisted<Value: _Persistable> {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Value {
-        get {
+        @inline(__always) get {
             let column = object[keyPath: storageKeyPath]._column
             if column < 0 { return object[keyPath: storageKeyPath]._value }
             return Value._objdbGet(object, column)
         }
-        set {
+        @inline(__always) set {
             let column = object[keyPath: storageKeyPath]._column
             if column < 0 {
                 object[keyPath: storageKeyPath]._value = newValue
@@ -109,25 +109,20 @@ enum PersistedOptions {
     @usableFromInline static let indexed: UInt8 = 2
 }
 
-/// Type-erased operations on one `@Persisted` field of an object, reached by byte offset.
+/// What schema discovery needs to know about a `@Persisted` field, from its type alone.
 ///
-/// Schema discovery finds each field's type with reflection and keeps it as this metatype, so
-/// adding, reading and converting values never needs a key path or a `Mirror`.
+/// Discovery finds each field's type with reflection and casts it to this protocol; after that,
+/// values are reached by byte offset through the value type's own `_Persistable` methods, so no
+/// key path, `Mirror` or wrapper metadata is needed per object.
 protocol PersistedField {
     /// The type stored in the field.
     static var valueType: any _Persistable.Type { get }
     /// Offset of `_column` inside the wrapper.
     static var columnOffset: Int { get }
+    /// Offset of `_value` inside the wrapper.
+    static var valueOffset: Int { get }
     /// The option bits of the wrapper at `field`.
     static func options(at field: UnsafeRawPointer) -> UInt8
-    /// Encodes the unmanaged value of the wrapper at `field`; `false` for `nil`.
-    static func encodeValue(at field: UnsafeRawPointer, into bytes: inout [UInt8]) -> Bool
-    /// The unmanaged value, boxed.
-    static func value(at field: UnsafeRawPointer) -> Any?
-    /// Converts and stores an unmanaged value; `false` if the value does not fit.
-    static func setValue(at field: UnsafeMutableRawPointer, to value: Any?) -> Bool
-    /// Decodes column bytes and stores them as the unmanaged value; `false` if they do not fit.
-    static func setValue(at field: UnsafeMutableRawPointer, decoding read: ColumnRead) -> Bool
 }
 
 extension Persisted: PersistedField {
@@ -140,33 +135,14 @@ extension Persisted: PersistedField {
         return offset
     }
 
+    static var valueOffset: Int {
+        guard let offset = MemoryLayout<Persisted<Value>>.offset(of: \Persisted<Value>._value) else {
+            preconditionFailure("Persisted<\(Value.self)>._value has no fixed offset")
+        }
+        return offset
+    }
+
     static func options(at field: UnsafeRawPointer) -> UInt8 {
         field.assumingMemoryBound(to: Persisted<Value>.self).pointee._options
-    }
-
-    static func encodeValue(at field: UnsafeRawPointer, into bytes: inout [UInt8]) -> Bool {
-        field.assumingMemoryBound(to: Persisted<Value>.self).pointee._value._objdbEncode(into: &bytes)
-    }
-
-    static func value(at field: UnsafeRawPointer) -> Any? {
-        field.assumingMemoryBound(to: Persisted<Value>.self).pointee._value._objdbAnyValue
-    }
-
-    static func setValue(at field: UnsafeMutableRawPointer, to value: Any?) -> Bool {
-        guard let converted = convert(value, to: Value.self) else { return false }
-        field.assumingMemoryBound(to: Persisted<Value>.self).pointee._value = converted
-        return true
-    }
-
-    static func setValue(at field: UnsafeMutableRawPointer, decoding read: ColumnRead) -> Bool {
-        let decoded: Value?
-        switch read {
-        case .value(let bytes): decoded = Value._objdbDecode(bytes)
-        case .null: decoded = Value._objdbDecode(nil)
-        case .absent: decoded = nil
-        }
-        guard let decoded else { return false }
-        field.assumingMemoryBound(to: Persisted<Value>.self).pointee._value = decoded
-        return true
     }
 }

@@ -8,6 +8,7 @@ extension Results {
         private let database: Database
         private let info: ClassInfo?
         private var walk: SnapshotWalk?
+        private var writeWalk: WriteWalk?
         private var lastKey: UInt64?
         private var finished = false
 
@@ -19,10 +20,11 @@ extension Results {
         /// The next object, or `nil` at the end.
         public mutating func next() -> Element? {
             guard !finished, let info, !info.isDiscarded else { return nil }
-            if database.isInWriteTransaction {
+            if let context = database.writeContext {
                 walk = nil
-                return step(info, seekingIn: database.readableTxn())
+                return writeStep(info, context)
             }
+            writeWalk = nil
             if walk == nil || walk?.generation != database.generation {
                 guard let txn = database.readableTxn(), let snapshot = database.snapshot,
                     let cursor = try? Cursor(txn, info.tables.objects)
@@ -34,10 +36,19 @@ extension Results {
             return yield((try? walk?.cursor?.next()) ?? nil, info)
         }
 
-        /// In a write transaction rows move as the loop body writes, so each step seeks afresh.
-        private mutating func step(_ info: ClassInfo, seekingIn txn: Txn?) -> Element? {
-            guard let txn, let cursor = try? Cursor(txn, info.tables.objects) else { return finish() }
-            let entry = try? (lastKey.map { try cursor.seek(atLeast: $0 &+ 1) } ?? cursor.first())
+        /// In a write transaction the cursor stays valid while the loop body writes (LMDB adjusts
+        /// its cursors), until the transaction ends; a new or closed cursor seeks past the last key.
+        private mutating func writeStep(_ info: ClassInfo, _ context: WriteContext) -> Element? {
+            if let walk = writeWalk, walk.isOpen, walk.context === context {
+                if let entry = (try? walk.cursor?.next()) ?? nil, lastKey.map({ entry.objectKey > $0 }) ?? true {
+                    return yield(entry, info)
+                }
+            }
+            guard let txn = context.txn, let cursor = try? Cursor(txn, info.objectsTable) else { return finish() }
+            let walk = WriteWalk(cursor: cursor, context: context)
+            context.cursors.append(WeakWriteWalk(walk))
+            writeWalk = walk
+            let entry = try? (lastKey.map { try walk.cursor?.seek(atLeast: $0 &+ 1) } ?? walk.cursor?.first())
             return yield(entry ?? nil, info)
         }
 
@@ -52,6 +63,7 @@ extension Results {
         private mutating func finish() -> Element? {
             finished = true
             walk = nil
+            writeWalk = nil
             return nil
         }
     }
@@ -73,4 +85,29 @@ final class SnapshotWalk {
     }
 
     deinit { cursor = nil }
+}
+
+/// A cursor of a write transaction, closed by the transaction before it ends.
+final class WriteWalk {
+    /// The cursor, `nil` once closed.
+    var cursor: Cursor?
+    /// The transaction the cursor belongs to.
+    weak var context: WriteContext?
+
+    init(cursor: consuming Cursor, context: WriteContext) {
+        self.cursor = consume cursor
+        self.context = context
+    }
+
+    /// Whether the cursor is still usable.
+    var isOpen: Bool { cursor != nil }
+
+    /// Closes the cursor.
+    func close() { cursor = nil }
+}
+
+/// A weak reference to a ``WriteWalk``, so finished iterations do not keep cursors open.
+struct WeakWriteWalk {
+    weak var walk: WriteWalk?
+    init(_ walk: WriteWalk) { self.walk = walk }
 }

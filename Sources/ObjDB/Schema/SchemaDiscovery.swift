@@ -11,8 +11,26 @@ struct FieldLayout: @unchecked Sendable {
     let offset: Int
     /// Byte offset of the wrapper's `_column` word in an instance.
     let columnWordOffset: Int
-    /// Type-erased operations on the wrapper.
-    let kind: any PersistedField.Type
+    /// Byte offset of the wrapper's `_value` in an instance.
+    let valueOffset: Int
+    /// The type stored in the field; its `_Persistable` methods read and write the value.
+    let valueType: any _Persistable.Type
+
+    /// Encodes the field's unmanaged value in `object`.
+    @inline(__always)
+    func encode(in object: ObjectBase, into bytes: inout [UInt8]) -> Bool {
+        valueType._objdbEncodeField(at: object._objdbBase + valueOffset, into: &bytes)
+    }
+
+    /// The field's unmanaged value in `object`, boxed.
+    func value(in object: ObjectBase) -> Any? {
+        valueType._objdbFieldValue(at: object._objdbBase + valueOffset)
+    }
+
+    /// Converts and stores an unmanaged value in `object`; `false` if it does not fit.
+    func setValue(in object: ObjectBase, to value: Any?) -> Bool {
+        valueType._objdbSetField(at: object._objdbBase + valueOffset, to: value)
+    }
 }
 
 /// What reflection found about one model class, computed once per class per process.
@@ -57,15 +75,13 @@ final class ClassLayout: @unchecked Sendable {
 
     /// The declared default of a field, boxed.
     func defaultValue(field index: Int) -> Any? {
-        let field = fields[index]
-        return field.kind.value(at: prototype._objdbBase + field.offset)
+        fields[index].value(in: prototype)
     }
 
     /// Encodes the declared default of a field as column bytes; `nil` for a `nil` default.
     func encodedDefault(field index: Int) -> [UInt8]? {
-        let field = fields[index]
         var bytes: [UInt8] = []
-        return field.kind.encodeValue(at: prototype._objdbBase + field.offset, into: &bytes) ? bytes : nil
+        return fields[index].encode(in: prototype, into: &bytes) ? bytes : nil
     }
 }
 
@@ -104,7 +120,8 @@ enum SchemaDiscovery {
             let options = entry.kind.options(at: prototype._objdbBase + entry.offset)
             fields.append(FieldLayout(
                 name: entry.name, index: index, offset: entry.offset,
-                columnWordOffset: entry.offset + entry.kind.columnOffset, kind: entry.kind))
+                columnWordOffset: entry.offset + entry.kind.columnOffset,
+                valueOffset: entry.offset + entry.kind.valueOffset, valueType: valueType))
             properties.append(Property(
                 name: entry.name, type: valueType._objdbPropertyType, isOptional: valueType._objdbIsOptional,
                 isPrimaryKey: options & PersistedOptions.primaryKey != 0,

@@ -7,16 +7,25 @@ enum ColumnCodec {
     /// Appends `value` in the compact integer form.
     @inline(__always)
     static func appendInteger(_ value: Int64, to bytes: inout [UInt8]) {
-        if value == 0 { return }
-        if let v = Int8(exactly: value) {
-            bytes.append(UInt8(bitPattern: v))
-        } else if let v = Int16(exactly: value) {
-            withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
-        } else if let v = Int32(exactly: value) {
-            withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
+        let count: Int
+        if value == 0 {
+            return
+        } else if Int64(Int8(truncatingIfNeeded: value)) == value {
+            count = 1
+        } else if Int64(Int16(truncatingIfNeeded: value)) == value {
+            count = 2
+        } else if Int64(Int32(truncatingIfNeeded: value)) == value {
+            count = 4
         } else {
-            withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+            count = 8
         }
+        appendLittleEndian(UInt64(bitPattern: value), count: count, to: &bytes)
+    }
+
+    /// Appends the low `count` bytes of `value`, least significant first.
+    @inline(__always)
+    static func appendLittleEndian(_ value: UInt64, count: Int, to bytes: inout [UInt8]) {
+        for i in 0..<count { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(8 * i))) }
     }
 
     /// Reads a compact integer.
@@ -35,7 +44,7 @@ enum ColumnCodec {
     /// Appends the 8 little-endian bytes of a `Double`.
     @inline(__always)
     static func appendDouble(_ value: Double, to bytes: inout [UInt8]) {
-        withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+        appendLittleEndian(value.bitPattern, count: 8, to: &bytes)
     }
 
     /// Reads a `Double`.
@@ -48,7 +57,7 @@ enum ColumnCodec {
     /// Appends the 4 little-endian bytes of a `Float`.
     @inline(__always)
     static func appendFloat(_ value: Float, to bytes: inout [UInt8]) {
-        withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+        appendLittleEndian(UInt64(value.bitPattern), count: 4, to: &bytes)
     }
 
     /// Reads a `Float`.

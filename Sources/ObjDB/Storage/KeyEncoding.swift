@@ -55,8 +55,9 @@ enum KeyEncoding {
     /// not prove equal values.
     static func mayBeTruncated(_ key: some Collection<UInt8>) -> Bool { key.count >= maxLength }
 
+    @inline(__always)
     private static func appendBigEndian(_ v: UInt64, to key: inout [UInt8]) {
-        withUnsafeBytes(of: v.bigEndian) { key.append(contentsOf: $0) }
+        for shift in stride(from: 56, through: 0, by: -8) { key.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) }
     }
 
     /// IEEE-754 order: flip the sign bit of positives, invert all bits of negatives.
