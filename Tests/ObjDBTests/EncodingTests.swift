@@ -6,10 +6,10 @@ import Testing
 struct EncodingTests {
     @Test func rowColumnsRoundTripWithEveryOffsetWidth() {
         for dataSize in [0, 10, 300, 70_000] {
-            var builder = RowBuilder()
-            builder.append { $0.append(contentsOf: [1, 2, 3]); return true }
-            builder.append { _ in false }
-            builder.append { $0.append(contentsOf: [UInt8](repeating: 7, count: dataSize)); return true }
+            let builder = RowBuilder()
+            [UInt8]([1, 2, 3]).withUnsafeBytes { builder.append(raw: $0) }
+            builder.append(raw: nil)
+            [UInt8](repeating: 7, count: dataSize).withUnsafeBytes { builder.append(raw: $0) }
             builder.append { _ in true }   // empty but not null
             let encoded = builder.encoded()
             #expect(encoded.count == builder.encodedSize)
@@ -111,4 +111,48 @@ struct UTF8Sortable: Comparable {
     let bytes: [UInt8]
     init(_ bytes: [UInt8]) { self.bytes = bytes }
     static func < (a: UTF8Sortable, b: UTF8Sortable) -> Bool { a.bytes.lexicographicallyPrecedes(b.bytes) }
+}
+
+/// The row builder grows past its initial capacity and is reusable after `reset()`.
+struct RowBuilderReuseTests {
+    @Test func manyColumnsAndReuse() {
+        let builder = RowBuilder()
+        for round in 0..<3 {
+            builder.reset()
+            for column in 0..<40 {
+                if (column + round) % 3 == 0 {
+                    builder.append(raw: nil)
+                } else {
+                    [UInt8](repeating: UInt8(column), count: column % 5).withUnsafeBytes { builder.append(raw: $0) }
+                }
+            }
+            let encoded = builder.encoded()
+            encoded.withUnsafeBytes { bytes in
+                guard let row = RowView(bytes) else { Issue.record("no row"); return }
+                #expect(row.columnCount == 40)
+                for column in 0..<40 {
+                    if (column + round) % 3 == 0 {
+                        #expect(row.column(column).isNull)
+                    } else if case .value(let value) = row.column(column) {
+                        #expect(Array(value) == [UInt8](repeating: UInt8(column), count: column % 5))
+                    } else {
+                        Issue.record("column \(column) missing")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func keyBoundsCompareBytewise() {
+        let empty = KeyBound(largest: nil)
+        [UInt8]([0]).withUnsafeBytes { #expect(empty.isBelow($0)) }
+        let bound = [UInt8]([1, 5, 9]).withUnsafeBytes { KeyBound(largest: $0) }
+        [UInt8]([1, 5, 9]).withUnsafeBytes { #expect(!bound.isBelow($0)) }
+        [UInt8]([1, 5, 9, 0]).withUnsafeBytes { #expect(bound.isBelow($0)) }
+        [UInt8]([1, 6]).withUnsafeBytes { #expect(bound.isBelow($0)) }
+        [UInt8]([1, 5]).withUnsafeBytes { #expect(!bound.isBelow($0)) }
+        [UInt8]([0, 255, 255, 255]).withUnsafeBytes { #expect(!bound.isBelow($0)) }
+        [UInt8]([2]).withUnsafeBytes { bound.raise(to: $0) }
+        [UInt8]([1, 9]).withUnsafeBytes { #expect(!bound.isBelow($0)) }
+    }
 }

@@ -41,6 +41,8 @@ final class ClassInfo {
     /// For each persisted field of the model class, the offset of its `_column` word in an
     /// instance and the column it maps to: what attaching an object writes.
     let columnWords: [(offset: Int, column: Int)]
+    /// Whether iteration may re-point an instance nobody else holds at the next stored object.
+    let canRecycleObjects: Bool
     /// Whether the model class (if any) declares exactly the stored indexes.
     let matchesLayoutIndexes: Bool
     /// Set when the write transaction that created the class was rolled back: its table handles
@@ -77,6 +79,7 @@ final class ClassInfo {
         }
         self.fieldOfColumn = fieldOfColumn
         self.columnOfField = columnOfField
+        canRecycleObjects = layout?.onlyPersistedFields ?? false
         matchesLayoutIndexes = layout.map { ClassInfo.indexesMatch(stored, $0) } ?? true
         columnWords = layout?.fields.map { ($0.columnWordOffset, columnOfField[$0.index]) } ?? []
     }
@@ -106,8 +109,8 @@ final class ClassInfo {
     /// The bytes of a column's default, for rows written before the column existed.
     func encodedDefault(column: Int) -> [UInt8]? {
         if let layout, fieldOfColumn[column] >= 0 { return layout.encodedDefault(field: fieldOfColumn[column]) }
-        var bytes: [UInt8] = []
-        return valueType(column: column)._objdbDefaultValue()._objdbEncode(into: &bytes) ? bytes : nil
+        var bytes = _ObjDBBytes()
+        return valueType(column: column)._objdbDefaultValue()._objdbEncode(into: &bytes) ? bytes.array : nil
     }
 
     /// Converts a loosely typed value for a column and encodes it; `nil` result for `nil`.
@@ -117,8 +120,8 @@ final class ClassInfo {
         guard let converted = convert(value, to: type) else {
             throw ObjDBError.typeMismatch(value, expected: stored.properties[column].property, className: name)
         }
-        var bytes: [UInt8] = []
-        return converted._objdbEncode(into: &bytes) ? bytes : nil
+        var bytes = _ObjDBBytes()
+        return converted._objdbEncode(into: &bytes) ? bytes.array : nil
     }
 }
 

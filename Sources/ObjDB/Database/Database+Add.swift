@@ -58,7 +58,7 @@ extension Database {
             return false
         }
         let info = try classInfoForWrite(type(of: object), context)
-        encodeUnmanaged(object, info, into: &context.row)
+        encodeUnmanaged(object, info, into: context.row)
         if let column = info.primaryKeyColumn {
             let keyLength = context.row.withColumns { read -> Int in
                 if case .value(let bytes) = read(column) { return bytes.count } else { return 0 }
@@ -76,7 +76,7 @@ extension Database {
             }
             let txn = try context.requireTxn()
             let existing = try context.row.withColumns { read in
-                try objectKey(forPrimaryKey: read(column), info, txn: txn, scratch: &context.key)
+                try objectKey(forPrimaryKey: read(column), info, txn: txn, scratch: context.key)
             }
             if let existing {
                 guard update != .error else { throw primaryKeyExists(info, column: column, context) }
@@ -160,10 +160,10 @@ extension Database {
                 "create(_:value:update:) needs the primary key '\(info.stored.properties[pkColumn].name)' in value to find the object to update",
                 className: info.name, propertyName: info.stored.properties[pkColumn].name, path: path)
         }
-        encodeUnmanaged(object, info, into: &context.row)
+        encodeUnmanaged(object, info, into: context.row)
         let txn = try context.requireTxn()
         let existing = try context.row.withColumns { read in
-            try objectKey(forPrimaryKey: read(pkColumn), info, txn: txn, scratch: &context.key)
+            try objectKey(forPrimaryKey: read(pkColumn), info, txn: txn, scratch: context.key)
         }
         guard let existing, let old = fetchRow(info, key: existing) else {
             try addObject(object, update: update, context)
@@ -172,12 +172,12 @@ extension Database {
         // Update only the given properties: start from the stored row.
         let given = Set(values.compactMap { info.stored.column(of: $0.key) })
         let newRow = context.row.withColumns { new -> RowBuilder in
-            var row = RowBuilder()
+            let row = RowBuilder()
             for column in 0..<info.columnCount {
                 if given.contains(column) {
                     row.append(new(column))
                 } else if case .absent = old.column(column) {
-                    appendDefault(info, column: column, to: &row)
+                    appendDefault(info, column: column, to: row)
                 } else {
                     row.append(old.column(column))
                 }

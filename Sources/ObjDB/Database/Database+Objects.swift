@@ -31,12 +31,12 @@ extension Database {
         let encoded: [UInt8]?
         do { encoded = try info.encode(key, column: column) } catch { return nil }
         guard let txn = readableTxn() else { return nil }
-        var scratch: [UInt8] = []
+        let scratch = ScratchBuffer(capacity: 512)
         let found: UInt64?
         if let encoded {
-            found = encoded.withUnsafeBytes { try? objectKey(forPrimaryKey: .value($0), info, txn: txn, scratch: &scratch) } ?? nil
+            found = encoded.withUnsafeBytes { try? objectKey(forPrimaryKey: .value($0), info, txn: txn, scratch: scratch) } ?? nil
         } else {
-            found = (try? objectKey(forPrimaryKey: .null, info, txn: txn, scratch: &scratch)) ?? nil
+            found = (try? objectKey(forPrimaryKey: .null, info, txn: txn, scratch: scratch)) ?? nil
         }
         guard let found, let row = fetchRow(info, key: found) else { return nil }
         return materialize(type, info, key: found, row: row)
@@ -54,11 +54,10 @@ extension Database {
             return object(ofType: type, forPrimaryKey: key as Any)
         }
         guard let txn = readableTxn() else { return nil }
-        lookupValue.removeAll(keepingCapacity: true)
+        lookupValue.buffer.reset()
         let isValue = key._objdbEncode(into: &lookupValue)
-        let found: UInt64? = lookupValue.withUnsafeBytes { buffer in
-            (try? objectKey(forPrimaryKey: isValue ? .value(buffer) : .null, info, txn: txn, scratch: &lookupKey)) ?? nil
-        }
+        let buffer = lookupValue.buffer.bytes
+        let found = (try? objectKey(forPrimaryKey: isValue ? .value(buffer) : .null, info, txn: txn, scratch: lookupKey)) ?? nil
         guard let found, let row = fetchRow(info, key: found) else { return nil }
         return materialize(type, info, key: found, row: row)
     }

@@ -20,36 +20,48 @@ extension Database {
     }
 
     /// The object key whose primary key is `value` (the key property's column bytes).
-    func objectKey(forPrimaryKey value: ColumnRead, _ info: ClassInfo, txn: Txn, scratch: inout [UInt8]) throws -> UInt64? {
+    func objectKey(forPrimaryKey value: ColumnRead, _ info: ClassInfo, txn: Txn, scratch: ScratchBuffer) throws -> UInt64? {
         guard let column = info.primaryKeyColumn, let table = info.primaryKeyTable, !info.isDiscarded else { return nil }
-        scratch.removeAll(keepingCapacity: true)
-        _ = KeyEncoding.append(value, kind: info.scalarKinds[column], to: &scratch)
-        let truncated = KeyEncoding.mayBeTruncated(scratch)
-        return try scratch.withUnsafeBytes { key in
-            if !truncated {
-                guard let found = try txn.get(table, key: key), found.count == 8 else { return nil }
-                return found.loadUnaligned(as: UInt64.self)
-            }
-            // A cut key may be shared by several values: compare the candidates' rows.
-            let cursor = try Cursor(txn, table)
-            var entry = try cursor.seek(exactly: key)
-            while let current = entry {
-                let candidate = current.valueObjectKey
-                if let bytes = try txn.get(info.tables.objects, key: candidate), let row = RowView(bytes),
-                    row.column(column).sameContent(as: value)
-                {
-                    return candidate
-                }
-                entry = try cursor.nextDuplicate()
-            }
-            return nil
+        scratch.reset()
+        var sink = scratch
+        _ = KeyEncoding.append(value, kind: info.scalarKinds[column], to: &sink)
+        let truncated = KeyEncoding.mayBeTruncated(count: scratch.count)
+        let key = scratch.bytes
+        if !truncated {
+            guard let found = try txn.get(table, key: key), found.count == 8 else { return nil }
+            return found.loadUnaligned(as: UInt64.self)
         }
+        // A cut key may be shared by several values: compare the candidates' rows.
+        let cursor = try Cursor(txn, table)
+        var entry = try cursor.seek(exactly: key)
+        while let current = entry {
+            let candidate = current.valueObjectKey
+            if let bytes = try txn.get(info.tables.objects, key: candidate), let row = RowView(bytes),
+                row.column(column).sameContent(as: value)
+            {
+                return candidate
+            }
+            entry = try cursor.nextDuplicate()
+        }
+        return nil
+    }
+
+    /// Encodes the primary-key or index key of a column into the write context's key buffer;
+    /// returns its range there. A column that does not decode is keyed as `nil`.
+    private func encodeKey(_ read: ColumnRead, kind: ScalarKind, _ context: WriteContext) -> Range<Int> {
+        var sink = context.keyUpdates.bytes
+        let start = sink.count
+        if !KeyEncoding.append(read, kind: kind, to: &sink) {
+            sink.truncate(to: start)
+            sink.append(KeyEncoding.nullTag)
+        }
+        return start..<sink.count
     }
 
     // MARK: Writing
 
     /// Encodes the unmanaged values of `object` into `row`, in column order.
-    func encodeUnmanaged(_ object: ObjectBase, _ info: ClassInfo, into row: inout RowBuilder) {
+    func encodeUnmanaged(_ object: ObjectBase, _ info: ClassInfo, into row: RowBuilder) {
         row.reset()
         for column in 0..<info.columnCount {
             let field = info.fieldOfColumn[column]
@@ -57,18 +69,18 @@ extension Database {
                 let field = layout.fields[field]
                 row.append { field.encode(in: object, into: &$0) }
             } else {
-                appendDefault(info, column: column, to: &row)
+                appendDefault(info, column: column, to: row)
             }
         }
     }
 
     /// Appends a column's declared default.
-    func appendDefault(_ info: ClassInfo, column: Int, to row: inout RowBuilder) {
+    func appendDefault(_ info: ClassInfo, column: Int, to row: RowBuilder) {
         let bytes = info.encodedDefault(column: column)
-        row.append { buffer in
-            guard let bytes else { return false }
-            buffer.append(contentsOf: bytes)
-            return true
+        if let bytes {
+            bytes.withUnsafeBytes { row.append(raw: $0) }
+        } else {
+            row.append(raw: nil)
         }
     }
 
@@ -112,7 +124,10 @@ extension Database {
                     try updateKeys(info, key: key, old: old, new: $0, columns: changed, context, txn: txn)
                 }
             }
-            guard let space = try txn.reserve(info.tables.objects, key: key, count: context.row.encodedSize) else {
+            let size = context.row.encodedSize
+            guard let space = try context.reserveThroughCursor(info.objectsTable, key: key, count: size)
+                ?? txn.reserve(info.objectsTable, key: key, count: size)
+            else {
                 throw ObjDBError(.storage, "Could not overwrite the row of '\(info.name)' \(key)", path: path)
             }
             context.row.write(into: space)
@@ -144,46 +159,63 @@ extension Database {
     ) throws {
         context.keyUpdates.reset()
         func encode(_ read: ColumnRead, _ column: Int) -> Range<Int> {
-            let start = context.keyUpdates.bytes.count
-            if !KeyEncoding.append(read, kind: info.scalarKinds[column], to: &context.keyUpdates.bytes) {
-                context.keyUpdates.bytes.removeSubrange(start...)
-                context.keyUpdates.bytes.append(KeyEncoding.nullTag)
-            }
-            return start..<context.keyUpdates.bytes.count
+            encodeKey(read, kind: info.scalarKinds[column], context)
         }
         func consider(_ column: Int, _ table: Table) {
             guard columns?.contains(column) ?? true else { return }
             let oldRange = old.map { encode($0.column(column), column) }
             let newRange = new.map { encode($0(column), column) }
             if let oldRange, let newRange,
-                context.keyUpdates.bytes[oldRange].elementsEqual(context.keyUpdates.bytes[newRange])
+                context.keyUpdates.bytes.bytes(oldRange).elementsEqual(context.keyUpdates.bytes.bytes(newRange))
             {
                 return
             }
-            if let oldRange { context.keyUpdates.entries.append((table, oldRange, false)) }
-            if let newRange { context.keyUpdates.entries.append((table, newRange, true)) }
+            if let oldRange { context.keyUpdates.entries.append((table, oldRange, false, column)) }
+            if let newRange { context.keyUpdates.entries.append((table, newRange, true, column)) }
         }
         if let column = info.primaryKeyColumn, let table = info.tables.primaryKeys { consider(column, table) }
         for column in info.indexedColumns {
             if let table = info.tables.indexes[column] { consider(column, table) }
         }
         guard !context.keyUpdates.entries.isEmpty else { return }
+        let changes = try classChanges(info, context, txn)
         var objectKey = key
+        let buffer = context.keyUpdates.bytes
         try withUnsafeBytes(of: &objectKey) { value in
-            try context.keyUpdates.bytes.withUnsafeBytes { bytes in
-                for entry in context.keyUpdates.entries where !entry.add {
-                    _ = try txn.delete(entry.table, key: UnsafeRawBufferPointer(rebasing: bytes[entry.range]), value: value)
+            for entry in context.keyUpdates.entries where !entry.add {
+                _ = try txn.delete(entry.table, key: buffer.bytes(entry.range), value: value)
+            }
+            for entry in context.keyUpdates.entries where entry.add {
+                let keyBytes = buffer.bytes(entry.range)
+                // The primary-key entry comes first; `.noOverwrite` refuses a taken key.
+                let isPrimary = entry.table == info.primaryKeyTable
+                let unique = uniquePrimaryKey && isPrimary
+                let column = isPrimary ? info.primaryKeyColumn ?? 0 : entry.column
+                // Above every key in the table: append without a search (and the key is free).
+                // Should LMDB refuse (the bound was stale), the ordinary put below decides.
+                if try appendsAtEnd(keyBytes, table: entry.table, column: column, changes, txn: txn),
+                    try txn.put(entry.table, key: keyBytes, value: value, flags: .append)
+                {
+                    changes.keyBounds[column]?.raise(to: keyBytes)
+                    continue
                 }
-                for (i, entry) in context.keyUpdates.entries.enumerated() where entry.add {
-                    // The primary-key entry comes first; `.noOverwrite` refuses a taken key.
-                    let unique = uniquePrimaryKey && i == 0 && entry.table == info.tables.primaryKeys
-                    let stored = try txn.put(
-                        entry.table, key: UnsafeRawBufferPointer(rebasing: bytes[entry.range]), value: value,
-                        flags: unique ? .noOverwrite : [])
-                    if !stored && unique { throw PrimaryKeyTaken() }
-                }
+                let stored = try txn.put(entry.table, key: keyBytes, value: value, flags: unique ? .noOverwrite : [])
+                if !stored && unique { throw PrimaryKeyTaken() }
             }
         }
+    }
+
+    /// Whether `key` sorts after every key of `table` (the primary-key or index table of
+    /// `column`), looking the largest key up once per transaction.
+    private func appendsAtEnd(_ key: UnsafeRawBufferPointer, table: Table, column: Int, _ changes: ClassChanges, txn: Txn) throws -> Bool {
+        if changes.keyBounds.count <= column {
+            changes.keyBounds.append(contentsOf: repeatElement(nil, count: column + 1 - changes.keyBounds.count))
+        }
+        if let bound = changes.keyBounds[column] { return bound.isBelow(key) }
+        let cursor = try Cursor(txn, table)
+        let bound = KeyBound(largest: try cursor.last()?.key)
+        changes.keyBounds[column] = bound
+        return bound.isBelow(key)
     }
 
     /// The transaction's record of a class, loading its key counter on first use. Keys increase
@@ -202,6 +234,7 @@ extension Database {
     /// Makes `object` a managed object of this database.
     func attach(_ object: ObjectBase, _ info: ClassInfo, key: UInt64, row: RowView?) {
         object._objdbDatabase = self
+        object._objdbGeneration = UnsafePointer(generationCell)
         object._objdbInfo = info
         object._objdbKey = key
         object._objdbRow = row
@@ -221,10 +254,20 @@ extension Database {
         object._objdbKey = 0
         object._objdbRow = nil
         object._objdbRowGeneration = 0
+        object._objdbGeneration = nil
         let base = object._objdbBase
         for (offset, _) in info?.columnWords ?? [] {
             (base + offset).storeBytes(of: -1, as: Int.self)
         }
+    }
+
+    /// Re-points a managed instance of `info`'s class at another stored object. Only for
+    /// instances nobody else references (see ``ClassInfo/canRecycleObjects``).
+    @inline(__always)
+    func reattach(_ object: ObjectBase, key: UInt64, row: RowView) {
+        object._objdbKey = key
+        object._objdbRow = row
+        object._objdbRowGeneration = generation
     }
 
     /// A new managed instance of a stored object.
@@ -235,7 +278,7 @@ extension Database {
     }
 
     /// Writes one column of a managed object (the setter of a `@Persisted` property).
-    func setColumn(of object: ObjectBase, column: Int, _ encode: (inout [UInt8]) -> Bool) {
+    func setColumn(of object: ObjectBase, column: Int, _ encode: (inout _ObjDBBytes) -> Bool) {
         guard let info = object._objdbInfo else { return }
         guard let context = writeContext else {
             preconditionFailure(
@@ -244,11 +287,10 @@ extension Database {
         // A doomed transaction ignores writes; commitWrite() reports why.
         guard context.failure == nil, context.txn != nil else { return }
         guard let old = object._objdbCurrentRow() else { object._objdbInvalidatedAccess() }
-        var value: [UInt8] = []
-        let isValue = encode(&value)
-        let unchanged = value.withUnsafeBytes { bytes in
-            old.column(column).sameContent(as: isValue ? .value(bytes) : .null)
-        }
+        context.value.buffer.reset()
+        let isValue = encode(&context.value)
+        let value = context.value.buffer.bytes
+        let unchanged = old.column(column).sameContent(as: isValue ? .value(value) : .null)
         if unchanged { return }
         if column == info.primaryKeyColumn {
             preconditionFailure(
@@ -257,12 +299,9 @@ extension Database {
         context.row.reset()
         for c in 0..<info.columnCount {
             if c == column {
-                context.row.append { buffer in
-                    buffer.append(contentsOf: value)
-                    return isValue
-                }
+                context.row.append(raw: isValue ? value : nil)
             } else if case .absent = old.column(c) {
-                appendDefault(info, column: c, to: &context.row)
+                appendDefault(info, column: c, to: context.row)
             } else {
                 context.row.append(old.column(c))
             }

@@ -5,7 +5,12 @@ extension Database {
     /// Throws ``ObjDBError/Code/unknownClass`` for a class outside ``Configuration/objectTypes``
     /// and ``ObjDBError/Code/migrationRequired`` if the stored class differs from the model.
     func classInfo(for type: ObjectBase.Type) throws -> ClassInfo? {
-        if let info = catalog.byType[ObjectIdentifier(type)] { return info }
+        let id = ObjectIdentifier(type)
+        if let last = lastClassLookup, last.type == id { return last.info }
+        if let info = catalog.byType[id] {
+            lastClassLookup = (id, info)
+            return info
+        }
         let layout = try SchemaDiscovery.layout(of: type)
         if let configured = catalog.configuredTypes, !configured.contains(ObjectIdentifier(type)) {
             throw ObjDBError(
@@ -28,6 +33,7 @@ extension Database {
                 className: layout.className, path: path)
         }
         let info = ClassInfo(stored: stored.stored, tables: stored.tables, layout: layout)
+        allClassInfos.append(info)
         catalog.byName[layout.className] = info
         catalog.byType[ObjectIdentifier(type)] = info
         return info
@@ -56,6 +62,7 @@ extension Database {
         var stored = catalog.stored
         let (storedClass, tables) = try context.storage { txn in try changes.ensure(layout, in: &stored, txn: txn) }
         let info = ClassInfo(stored: storedClass, tables: tables, layout: layout)
+        allClassInfos.append(info)
         catalog.stored = stored
         catalog.byName[layout.className] = info
         catalog.byType[ObjectIdentifier(type)] = info
@@ -75,9 +82,13 @@ extension Database {
         let stamp = try FileMeta.readUInt64(txn, metaTable, FileMeta.Key.schemaStamp) ?? 0
         guard stamp != catalog.stamp else { return }
         let header = try FileMeta.read(txn, meta: metaTable, path: path)
+        let previous = catalog
         catalog = try Catalog.build(
             stored: header.schema, stamp: header.stamp, env: environment, layouts: [],
-            configuredTypes: catalog.configuredTypes, reusing: catalog)
+            configuredTypes: catalog.configuredTypes, reusing: previous)
+        for info in catalog.byName.values where !allClassInfos.contains(where: { $0 === info }) {
+            allClassInfos.append(info)
+        }
     }
 }
 

@@ -28,17 +28,33 @@ public final class Database {
     /// The file-format version found at open.
     let formatVersion: UInt32
     /// The classes of the file.
-    @exclusivity(unchecked) var catalog: Catalog
+    @exclusivity(unchecked) var catalog: Catalog {
+        didSet { lastClassLookup = nil }
+    }
+    /// The last class found by ``classInfo(for:)``: most calls ask for the same class again.
+    @exclusivity(unchecked) var lastClassLookup: (type: ObjectIdentifier, info: ClassInfo)?
     /// The read snapshot, when not in a write transaction; begun lazily.
     @exclusivity(unchecked) var snapshot: ReadTransaction?
     /// The write transaction in progress.
     @exclusivity(unchecked) var writeContext: WriteContext?
     /// Changes whenever the visible data may have changed: a new snapshot, the start or end of a
     /// write transaction, or any write inside one. Objects cache row locations per generation.
-    @exclusivity(unchecked) var generation: UInt64 = 1
+    var generation: UInt64 {
+        get { generationCell.pointee }
+        set { generationCell.pointee = newValue }
+    }
+    /// Where ``generation`` lives: a heap cell, so objects can compare against it through a plain
+    /// pointer, without touching (or retaining) the database on every property read.
+    let generationCell: UnsafeMutablePointer<UInt64> = {
+        let cell = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
+        cell.initialize(to: 1)
+        return cell
+    }()
+    /// Every `ClassInfo` this database created, kept alive because objects do not retain theirs.
+    var allClassInfos: [ClassInfo] = []
     /// Scratch buffers for primary-key lookups, reused to avoid an allocation per lookup.
-    @exclusivity(unchecked) var lookupValue: [UInt8] = []
-    @exclusivity(unchecked) var lookupKey: [UInt8] = []
+    @exclusivity(unchecked) var lookupValue = _ObjDBBytes(ScratchBuffer(capacity: 512))
+    let lookupKey = ScratchBuffer(capacity: 512)
 
     /// The environment of the file.
     var environment: Environment { lease.environment }
@@ -67,6 +83,7 @@ public final class Database {
             opened = try OpenedFile.open(path: path, configuration: configuration)
         }
         lease = opened.lease
+        allClassInfos = Array(opened.catalog.byName.values)
         metaTable = opened.meta
         formatVersion = opened.formatVersion
         catalog = opened.catalog
@@ -81,6 +98,7 @@ public final class Database {
         // End transactions before the lease closes the environment.
         writeContext = nil
         snapshot = nil
+        generationCell.deallocate()
     }
 
     /// The schema stored in the file: every class, including those this process has no model for.

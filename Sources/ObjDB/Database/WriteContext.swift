@@ -1,3 +1,5 @@
+import Foundation
+
 /// The state of one write transaction of a ``Database``.
 final class WriteContext {
     /// The LMDB transaction; `nil` if it could not be begun (see ``failure``) or after it ended.
@@ -20,7 +22,8 @@ final class WriteContext {
     @exclusivity(unchecked) var cursors: [WeakWriteWalk] = []
     /// Scratch buffers, reused by every operation of the transaction.
     @exclusivity(unchecked) var row = RowBuilder()
-    @exclusivity(unchecked) var key: [UInt8] = []
+    @exclusivity(unchecked) var key = ScratchBuffer()
+    @exclusivity(unchecked) var value = _ObjDBBytes(ScratchBuffer(capacity: 256))
     @exclusivity(unchecked) var keyUpdates = KeyUpdates()
 
     init(transaction: consuming WriteTransaction, catalog: Catalog) {
@@ -50,6 +53,18 @@ final class WriteContext {
         let created = ClassChanges(nextKey: try load())
         classes[index] = created
         return created
+    }
+
+    /// Reserves `count` bytes for the row of `key` through an iterator cursor that sits on it,
+    /// which saves the B-tree search of a plain put; `nil` if no cursor is there.
+    func reserveThroughCursor(_ table: Table, key: UInt64, count: Int) throws -> UnsafeMutableRawBufferPointer? {
+        for entry in cursors {
+            guard let walk = entry.walk, walk.table == table,
+                let current = try walk.cursor?.current(), current.objectKey == key
+            else { continue }
+            return try walk.cursor?.reserveCurrent(key: key, count: count)
+        }
+        return nil
     }
 
     /// Closes every iterator cursor of the transaction.
@@ -93,6 +108,10 @@ final class ClassChanges {
     @exclusivity(unchecked) var modifications: [UInt64: ColumnSet] = [:]
     /// Whether the class was emptied by `deleteAll()`.
     var cleared = false
+    /// Per column: an upper bound of the largest key in the column's primary-key or index table,
+    /// once known. A key above it can be appended (`MDB_APPEND`) without a search. Deletes may
+    /// leave the bound too high, which only costs a missed append, never a wrong one.
+    @exclusivity(unchecked) var keyBounds: [KeyBound?] = []
 
     init(nextKey: UInt64) {
         firstNewKey = nextKey
@@ -120,6 +139,39 @@ final class ClassChanges {
     }
 }
 
+/// What a write transaction knows about the largest key of a primary-key or index table: no
+/// key is greater than ``bytes``, or the table is empty.
+final class KeyBound {
+    /// Whether the table is empty.
+    @exclusivity(unchecked) var isEmpty: Bool
+    /// The bound, when the table is not empty.
+    let bytes = ScratchBuffer(capacity: 64)
+
+    init(largest: UnsafeRawBufferPointer?) {
+        isEmpty = largest == nil
+        if let largest { bytes.append(bytes: largest) }
+    }
+
+    /// Whether `key` sorts after every key of the table.
+    func isBelow(_ key: UnsafeRawBufferPointer) -> Bool {
+        if isEmpty { return true }
+        let bound = bytes.bytes
+        let common = min(bound.count, key.count)
+        if common > 0, let b = bound.baseAddress, let k = key.baseAddress {
+            let order = memcmp(b, k, common)
+            if order != 0 { return order < 0 }
+        }
+        return bound.count < key.count
+    }
+
+    /// Records `key` as the new largest key.
+    func raise(to key: UnsafeRawBufferPointer) {
+        isEmpty = false
+        bytes.reset()
+        bytes.append(bytes: key)
+    }
+}
+
 /// A set of column numbers, inline for the first 64 columns.
 struct ColumnSet: Equatable, Sendable {
     private var low: UInt64 = 0
@@ -142,12 +194,13 @@ struct ColumnSet: Equatable, Sendable {
 /// Primary-key and index entries to remove and add for one row change, in reusable buffers.
 struct KeyUpdates {
     /// The encoded keys, concatenated.
-    var bytes: [UInt8] = []
-    /// Each entry: its table, its bytes in ``bytes``, and whether it is added (else removed).
-    var entries: [(table: Table, range: Range<Int>, add: Bool)] = []
+    let bytes = ScratchBuffer()
+    /// Each entry: its table, its bytes in ``bytes``, whether it is added (else removed), and
+    /// the column it indexes.
+    var entries: [(table: Table, range: Range<Int>, add: Bool, column: Int)] = []
 
     mutating func reset() {
-        bytes.removeAll(keepingCapacity: true)
+        bytes.reset()
         entries.removeAll(keepingCapacity: true)
     }
 }

@@ -79,7 +79,7 @@ open class Object: ObjectBase {
             let bytes = try info.encode(value, column: column)
             database.setColumn(of: self, column: column) { buffer in
                 guard let bytes else { return false }
-                buffer.append(contentsOf: bytes)
+                bytes.withUnsafeBytes { buffer.append(bytes: $0) }
                 return true
             }
             return

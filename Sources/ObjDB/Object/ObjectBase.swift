@@ -6,14 +6,19 @@
 open class ObjectBase {
     /// The owning database; `nil` while unmanaged.
     @exclusivity(unchecked) final var _objdbDatabase: Database?
-    /// The class's runtime information in that database.
-    @exclusivity(unchecked) final var _objdbInfo: ClassInfo?
+    /// The class's runtime information in that database. Not retained: the database keeps
+    /// every `ClassInfo` it created alive for as long as it lives, and the object retains the
+    /// database.
+    @exclusivity(unchecked) final unowned(unsafe) var _objdbInfo: ClassInfo?
     /// The object key, unique per class and never reused.
     @exclusivity(unchecked) final var _objdbKey: UInt64 = 0
     /// The row, valid while `_objdbRowGeneration` equals the database's generation.
     @exclusivity(unchecked) final var _objdbRow: RowView?
     /// The database generation `_objdbRow` was read at; 0 for none.
     @exclusivity(unchecked) final var _objdbRowGeneration: UInt64 = 0
+    /// The database's generation counter (``Database/generationCell``), valid while the object
+    /// holds the database.
+    @exclusivity(unchecked) final var _objdbGeneration: UnsafePointer<UInt64>?
 
     /// Creates an unmanaged object with the properties' declared defaults.
     public required init() {}
@@ -28,13 +33,13 @@ open class ObjectBase {
     /// version or wrote since it was cached. `nil` if the object no longer exists.
     @inline(__always)
     final func _objdbCurrentRow() -> RowView? {
-        let database = _objdbDatabase.unsafelyUnwrapped
-        if _objdbRowGeneration == database.generation { return _objdbRow }
-        return _objdbReloadRow(database)
+        if _objdbRowGeneration == _objdbGeneration.unsafelyUnwrapped.pointee { return _objdbRow }
+        return _objdbReloadRow()
     }
 
     @inline(never)
-    private final func _objdbReloadRow(_ database: Database) -> RowView? {
+    private final func _objdbReloadRow() -> RowView? {
+        let database = _objdbDatabase.unsafelyUnwrapped
         guard let info = _objdbInfo, let row = database.fetchRow(info, key: _objdbKey) else {
             _objdbRow = nil
             _objdbRowGeneration = database.generation
@@ -54,7 +59,7 @@ open class ObjectBase {
     }
 
     /// Writes column `column` of a managed object through its database.
-    final func _objdbWrite(_ column: Int, _ encode: (inout [UInt8]) -> Bool) {
+    final func _objdbWrite(_ column: Int, _ encode: (inout _ObjDBBytes) -> Bool) {
         _objdbDatabase.unsafelyUnwrapped.setColumn(of: self, column: column, encode)
     }
 

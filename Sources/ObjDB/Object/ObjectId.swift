@@ -140,9 +140,9 @@ extension ObjectId: _PersistableNonOptional, _PrimaryKey {
     /// A newly generated identifier.
     public static func _objdbDefaultValue() -> ObjectId { .generate() }
     /// The 12 bytes.
-    public func _objdbEncode(into bytes: inout [UInt8]) -> Bool {
-        withUnsafeBytes(of: high.bigEndian) { bytes.append(contentsOf: $0) }
-        withUnsafeBytes(of: low.bigEndian) { bytes.append(contentsOf: $0) }
+    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
+        withUnsafeBytes(of: high.bigEndian) { bytes.append(bytes: $0) }
+        withUnsafeBytes(of: low.bigEndian) { bytes.append(bytes: $0) }
         return true
     }
     /// 12 bytes.

@@ -6,9 +6,9 @@ extension String: _PersistableNonOptional, _PrimaryKey {
     /// The empty string.
     public static func _objdbDefaultValue() -> String { "" }
     /// The UTF-8 bytes.
-    public func _objdbEncode(into bytes: inout [UInt8]) -> Bool {
+    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
         var copy = self
-        copy.withUTF8 { bytes.append(contentsOf: $0) }
+        copy.withUTF8 { bytes.append(bytes: UnsafeRawBufferPointer($0)) }
         return true
     }
     /// Invalid UTF-8 is repaired with U+FFFD rather than rejected.
@@ -31,8 +31,8 @@ extension Data: _PersistableNonOptional {
     /// Empty data.
     public static func _objdbDefaultValue() -> Data { Data() }
     /// The bytes as they are.
-    public func _objdbEncode(into bytes: inout [UInt8]) -> Bool {
-        bytes.append(contentsOf: self)
+    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
+        withUnsafeBytes { bytes.append(bytes: $0) }
         return true
     }
     /// The bytes as they are.
@@ -53,7 +53,7 @@ extension Date: _PersistableNonOptional, _Indexable {
     /// `Date(timeIntervalSinceReferenceDate: 0)`.
     public static func _objdbDefaultValue() -> Date { Date(timeIntervalSinceReferenceDate: 0) }
     /// Seconds since 2001-01-01 00:00 UTC as a `Double`: every `Date` round-trips exactly.
-    public func _objdbEncode(into bytes: inout [UInt8]) -> Bool {
+    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
         ColumnCodec.appendDouble(timeIntervalSinceReferenceDate, to: &bytes)
         return true
     }
@@ -71,8 +71,8 @@ extension UUID: _PersistableNonOptional, _PrimaryKey {
     /// A new random UUID.
     public static func _objdbDefaultValue() -> UUID { UUID() }
     /// The 16 bytes in RFC 4122 order.
-    public func _objdbEncode(into bytes: inout [UInt8]) -> Bool {
-        withUnsafeBytes(of: uuid) { bytes.append(contentsOf: $0) }
+    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
+        withUnsafeBytes(of: uuid) { bytes.append(bytes: $0) }
         return true
     }
     /// 16 bytes.
@@ -99,8 +99,9 @@ extension Decimal: _PersistableNonOptional {
     public static func _objdbDefaultValue() -> Decimal { 0 }
     /// The canonical decimal string (`"NaN"` for NaN), which round-trips every `Decimal` exactly
     /// and reads the same on every platform.
-    public func _objdbEncode(into bytes: inout [UInt8]) -> Bool {
-        bytes.append(contentsOf: (isNaN ? "NaN" : description).utf8)
+    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
+        var text = isNaN ? "NaN" : description
+        text.withUTF8 { bytes.append(bytes: UnsafeRawBufferPointer($0)) }
         return true
     }
     /// Parses the canonical string.

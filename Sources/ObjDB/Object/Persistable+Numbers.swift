@@ -10,7 +10,7 @@ extension _Persistable where Self: FixedWidthInteger & SignedInteger {
     public static func _objdbDefaultValue() -> Self { 0 }
 
     /// The shortest little-endian form.
-    public func _objdbEncode(into bytes: inout [UInt8]) -> Bool {
+    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
         ColumnCodec.appendInteger(Int64(self), to: &bytes)
         return true
     }
@@ -45,7 +45,7 @@ extension Bool: _PersistableNonOptional, _Indexable {
     /// `false`.
     public static func _objdbDefaultValue() -> Bool { false }
     /// One byte, 0 or 1.
-    public func _objdbEncode(into bytes: inout [UInt8]) -> Bool {
+    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
         bytes.append(self ? 1 : 0)
         return true
     }
@@ -61,7 +61,7 @@ extension Double: _PersistableNonOptional {
     /// Zero.
     public static func _objdbDefaultValue() -> Double { 0 }
     /// 8 little-endian bytes.
-    public func _objdbEncode(into bytes: inout [UInt8]) -> Bool {
+    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
         ColumnCodec.appendDouble(self, to: &bytes)
         return true
     }
@@ -84,7 +84,7 @@ extension Float: _PersistableNonOptional {
     /// Zero.
     public static func _objdbDefaultValue() -> Float { 0 }
     /// 4 little-endian bytes.
-    public func _objdbEncode(into bytes: inout [UInt8]) -> Bool {
+    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
         ColumnCodec.appendFloat(self, to: &bytes)
         return true
     }

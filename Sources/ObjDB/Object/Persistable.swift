@@ -15,7 +15,7 @@ public protocol _Persistable {
     /// The value of a property declared without one, such as `@Persisted var id: ObjectId`.
     static func _objdbDefaultValue() -> Self
     /// Appends the value's column bytes; returns `false` (appending nothing) for `nil`.
-    func _objdbEncode(into bytes: inout [UInt8]) -> Bool
+    func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool
     /// Decodes column bytes (`nil` for a null column); `nil` when the bytes do not fit the type.
     static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Self?
     /// Converts a loosely typed value (dictionary or key-value coding); `nil` when it does not fit.
@@ -27,7 +27,7 @@ public protocol _Persistable {
     /// Writes column `column` of a managed object.
     static func _objdbSet(_ object: ObjectBase, _ column: Int, _ value: Self)
     /// Encodes the value stored at `field` (the inside of a `@Persisted` wrapper of this type).
-    static func _objdbEncodeField(at field: UnsafeRawPointer, into bytes: inout [UInt8]) -> Bool
+    static func _objdbEncodeField(at field: UnsafeRawPointer, into bytes: inout _ObjDBBytes) -> Bool
     /// The value stored at `field`, boxed.
     static func _objdbFieldValue(at field: UnsafeRawPointer) -> Any?
     /// Converts `value` and stores it at `field`; `false` if it does not fit.
@@ -76,7 +76,7 @@ extension _Persistable {
 
     /// Encodes the value at `field`. Implemented on the value type, so that each concrete type
     /// gets its own specialized code and no wrapper metadata is looked up per call.
-    public static func _objdbEncodeField(at field: UnsafeRawPointer, into bytes: inout [UInt8]) -> Bool {
+    public static func _objdbEncodeField(at field: UnsafeRawPointer, into bytes: inout _ObjDBBytes) -> Bool {
         field.assumingMemoryBound(to: Self.self).pointee._objdbEncode(into: &bytes)
     }
 
@@ -133,7 +133,7 @@ extension Optional: _Persistable where Wrapped: _PersistableNonOptional {
     public static func _objdbDefaultValue() -> Self { nil }
 
     /// Encodes the wrapped value, or nothing for `nil`.
-    public func _objdbEncode(into bytes: inout [UInt8]) -> Bool {
+    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
         switch self {
         case .some(let value): value._objdbEncode(into: &bytes)
         case .none: false

@@ -28,7 +28,7 @@ extension PersistableEnum {
     }
 
     /// The raw value.
-    public func _objdbEncode(into bytes: inout [UInt8]) -> Bool { rawValue._objdbEncode(into: &bytes) }
+    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool { rawValue._objdbEncode(into: &bytes) }
 
     /// `nil` when the raw value matches no case.
     public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Self? {

@@ -11,6 +11,9 @@ extension Results {
         private var writeWalk: WriteWalk?
         private var lastKey: UInt64?
         private var finished = false
+        /// The object returned last, kept to be reused if the caller lets go of it. Typed as
+        /// `ObjectBase` so this (unspecialized) code needs no `Optional<Element>` metadata.
+        private var recycled: ObjectBase?
 
         init(database: Database, info: ClassInfo?) {
             self.database = database
@@ -45,7 +48,7 @@ extension Results {
                 }
             }
             guard let txn = context.txn, let cursor = try? Cursor(txn, info.objectsTable) else { return finish() }
-            let walk = WriteWalk(cursor: cursor, context: context)
+            let walk = WriteWalk(cursor: cursor, table: info.objectsTable, context: context)
             context.cursors.append(WeakWriteWalk(walk))
             writeWalk = walk
             let entry = try? (lastKey.map { try walk.cursor?.seek(atLeast: $0 &+ 1) } ?? walk.cursor?.first())
@@ -57,13 +60,27 @@ extension Results {
             let key = entry.objectKey
             if let lastKey, key <= lastKey { return finish() }
             lastKey = key
-            return database.materialize(Element.self, info, key: key, row: RowView(entry.value) ?? .damaged)
+            let row = RowView(entry.value) ?? .damaged
+            // Reuse the previous object if nothing but this iterator holds it: no allocation,
+            // initialisation or deallocation per row. Classes with plain stored properties are
+            // never reused, since those would carry values from one object to the next.
+            if info.canRecycleObjects, var object = recycled.take(), isKnownUniquelyReferenced(&object),
+                object._objdbInfo === info
+            {
+                database.reattach(object, key: key, row: row)
+                recycled = object
+                return unsafeDowncast(object, to: Element.self)
+            }
+            let object = database.materialize(Element.self, info, key: key, row: row)
+            if info.canRecycleObjects { recycled = object }
+            return object
         }
 
         private mutating func finish() -> Element? {
             finished = true
             walk = nil
             writeWalk = nil
+            recycled = nil
             return nil
         }
     }
@@ -74,7 +91,7 @@ final class SnapshotWalk {
     /// Keeps the transaction (and the environment) open while the cursor lives.
     let snapshot: ReadTransaction
     /// The cursor; closed first when the walk ends.
-    var cursor: Cursor?
+    @exclusivity(unchecked) var cursor: Cursor?
     /// The database generation the cursor belongs to.
     let generation: UInt64
 
@@ -90,12 +107,15 @@ final class SnapshotWalk {
 /// A cursor of a write transaction, closed by the transaction before it ends.
 final class WriteWalk {
     /// The cursor, `nil` once closed.
-    var cursor: Cursor?
+    @exclusivity(unchecked) var cursor: Cursor?
     /// The transaction the cursor belongs to.
     weak var context: WriteContext?
+    /// The table the cursor walks.
+    let table: Table
 
-    init(cursor: consuming Cursor, context: WriteContext) {
+    init(cursor: consuming Cursor, table: Table, context: WriteContext) {
         self.cursor = consume cursor
+        self.table = table
         self.context = context
     }
 

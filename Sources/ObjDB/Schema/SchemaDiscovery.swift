@@ -18,7 +18,7 @@ struct FieldLayout: @unchecked Sendable {
 
     /// Encodes the field's unmanaged value in `object`.
     @inline(__always)
-    func encode(in object: ObjectBase, into bytes: inout [UInt8]) -> Bool {
+    func encode(in object: ObjectBase, into bytes: inout _ObjDBBytes) -> Bool {
         valueType._objdbEncodeField(at: object._objdbBase + valueOffset, into: &bytes)
     }
 
@@ -48,12 +48,18 @@ final class ClassLayout: @unchecked Sendable {
     let fields: [FieldLayout]
     /// The class description, properties in declaration order.
     let schema: ObjectSchema
+    /// Whether every stored field of the class (beyond `ObjectBase`'s own) is `@Persisted`, so an
+    /// instance can be re-pointed at another stored object without carrying state along.
+    let onlyPersistedFields: Bool
     /// An instance holding the declared defaults; never modified after discovery.
     private let prototype: ObjectBase
     private let fieldIndexByName: [String: Int]
 
-    fileprivate init(type: ObjectBase.Type, fields: [FieldLayout], schema: ObjectSchema, prototype: ObjectBase) {
+    fileprivate init(
+        type: ObjectBase.Type, fields: [FieldLayout], schema: ObjectSchema, prototype: ObjectBase, onlyPersistedFields: Bool
+    ) {
         self.type = type
+        self.onlyPersistedFields = onlyPersistedFields
         self.className = schema.className
         self.fields = fields
         self.schema = schema
@@ -80,8 +86,8 @@ final class ClassLayout: @unchecked Sendable {
 
     /// Encodes the declared default of a field as column bytes; `nil` for a `nil` default.
     func encodedDefault(field index: Int) -> [UInt8]? {
-        var bytes: [UInt8] = []
-        return fields[index].encode(in: prototype, into: &bytes) ? bytes : nil
+        var bytes = _ObjDBBytes()
+        return fields[index].encode(in: prototype, into: &bytes) ? bytes.array : nil
     }
 }
 
@@ -103,15 +109,19 @@ enum SchemaDiscovery {
             throw ObjDBError(.invalidSchema, "\(className) itself cannot be stored; declare a subclass", className: className)
         }
         var found: [(name: String, offset: Int, kind: any PersistedField.Type)] = []
+        var otherFields = 0
         // Option 1 is `.classType`: list the fields of a class instance, superclasses first.
         _ = _forEachField(of: type, options: _EachFieldOptions(rawValue: 1)) { name, offset, fieldType, _ in
             if let kind = fieldType as? any PersistedField.Type {
                 var property = String(cString: name)
                 if property.hasPrefix("_") { property.removeFirst() }
                 found.append((property, offset, kind))
+            } else {
+                otherFields += 1
             }
             return true
         }
+        let baseFields = Self.objectBaseFieldCount
         let prototype = type.init()
         var fields: [FieldLayout] = []
         var properties: [Property] = []
@@ -130,8 +140,20 @@ enum SchemaDiscovery {
         }
         let schema = ObjectSchema(className: className, properties: properties)
         try SchemaValidation.validate(schema)
-        return ClassLayout(type: type, fields: fields, schema: schema, prototype: prototype)
+        return ClassLayout(
+            type: type, fields: fields, schema: schema, prototype: prototype,
+            onlyPersistedFields: otherFields == baseFields)
     }
+
+    /// Number of stored fields `ObjectBase` itself declares.
+    private static let objectBaseFieldCount: Int = {
+        var count = 0
+        _ = _forEachField(of: ObjectBase.self, options: _EachFieldOptions(rawValue: 1)) { _, _, _, _ in
+            count += 1
+            return true
+        }
+        return count
+    }()
 }
 
 /// The process-wide cache of class layouts.

@@ -6,7 +6,7 @@
 enum ColumnCodec {
     /// Appends `value` in the compact integer form.
     @inline(__always)
-    static func appendInteger(_ value: Int64, to bytes: inout [UInt8]) {
+    static func appendInteger<Sink: ByteSink>(_ value: Int64, to bytes: inout Sink) {
         let count: Int
         if value == 0 {
             return
@@ -19,13 +19,7 @@ enum ColumnCodec {
         } else {
             count = 8
         }
-        appendLittleEndian(UInt64(bitPattern: value), count: count, to: &bytes)
-    }
-
-    /// Appends the low `count` bytes of `value`, least significant first.
-    @inline(__always)
-    static func appendLittleEndian(_ value: UInt64, count: Int, to bytes: inout [UInt8]) {
-        for i in 0..<count { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(8 * i))) }
+        bytes.appendLittleEndian(UInt64(bitPattern: value), count: count)
     }
 
     /// Reads a compact integer.
@@ -43,8 +37,8 @@ enum ColumnCodec {
 
     /// Appends the 8 little-endian bytes of a `Double`.
     @inline(__always)
-    static func appendDouble(_ value: Double, to bytes: inout [UInt8]) {
-        appendLittleEndian(value.bitPattern, count: 8, to: &bytes)
+    static func appendDouble<Sink: ByteSink>(_ value: Double, to bytes: inout Sink) {
+        bytes.appendLittleEndian(value.bitPattern, count: 8)
     }
 
     /// Reads a `Double`.
@@ -56,8 +50,8 @@ enum ColumnCodec {
 
     /// Appends the 4 little-endian bytes of a `Float`.
     @inline(__always)
-    static func appendFloat(_ value: Float, to bytes: inout [UInt8]) {
-        appendLittleEndian(UInt64(value.bitPattern), count: 4, to: &bytes)
+    static func appendFloat<Sink: ByteSink>(_ value: Float, to bytes: inout Sink) {
+        bytes.appendLittleEndian(UInt64(value.bitPattern), count: 4)
     }
 
     /// Reads a `Float`.

@@ -63,6 +63,18 @@ struct Cursor: ~Copyable {
     /// Positions at the first key greater than or equal to `key`.
     func seek(atLeast key: UnsafeRawBufferPointer) throws -> CursorEntry? { try step(MDB_SET_RANGE, key: key) }
 
+    /// Replaces the value at the cursor, whose key must be `key`, with `count` reserved bytes to
+    /// fill (`MDB_CURRENT | MDB_RESERVE`): no search. Only in write transactions.
+    func reserveCurrent(key: UInt64, count: Int) throws -> UnsafeMutableRawBufferPointer {
+        var key = key
+        return try withUnsafeMutableBytes(of: &key) { keyBytes in
+            var k = MDB_val(bytes: UnsafeRawBufferPointer(keyBytes))
+            var v = MDB_val(mv_size: count, mv_data: nil)
+            try lmdbCheck(mdb_cursor_put(handle, &k, &v, UInt32(MDB_CURRENT | MDB_RESERVE)), "mdb_cursor_put", path: environment.path)
+            return UnsafeMutableRawBufferPointer(start: v.mv_data, count: count)
+        }
+    }
+
     /// Positions at the first object key greater than or equal to `key`.
     func seek(atLeast key: UInt64) throws -> CursorEntry? {
         var key = key

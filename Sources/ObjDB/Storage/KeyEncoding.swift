@@ -24,7 +24,7 @@ enum KeyEncoding {
 
     /// Encodes the key of a column read from a row, whose values are of `kind`.
     /// - Returns: `false` if the column cannot be decoded as `kind` (a damaged row).
-    static func append(_ read: ColumnRead, kind: ScalarKind, to key: inout [UInt8]) -> Bool {
+    static func append<Sink: ByteSink>(_ read: ColumnRead, kind: ScalarKind, to key: inout Sink) -> Bool {
         guard case .value(let bytes) = read else {
             key.append(nullTag)
             return true
@@ -44,9 +44,9 @@ enum KeyEncoding {
             guard let v = ColumnCodec.float(bytes) else { return false }
             appendOrdered(Double(v), to: &key)
         case .bytes:
-            key.append(contentsOf: bytes.prefix(maxLength - 1))
+            key.append(bytes: UnsafeRawBufferPointer(rebasing: bytes.prefix(maxLength - 1)))
         case .fixedBytes:
-            key.append(contentsOf: bytes)
+            key.append(bytes: bytes)
         }
         return true
     }
@@ -55,13 +55,16 @@ enum KeyEncoding {
     /// not prove equal values.
     static func mayBeTruncated(_ key: some Collection<UInt8>) -> Bool { key.count >= maxLength }
 
+    /// Whether a key of `count` bytes may have been cut.
+    static func mayBeTruncated(count: Int) -> Bool { count >= maxLength }
+
     @inline(__always)
-    private static func appendBigEndian(_ v: UInt64, to key: inout [UInt8]) {
-        for shift in stride(from: 56, through: 0, by: -8) { key.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) }
+    private static func appendBigEndian<Sink: ByteSink>(_ v: UInt64, to key: inout Sink) {
+        withUnsafeBytes(of: v.bigEndian) { key.append(bytes: $0) }
     }
 
     /// IEEE-754 order: flip the sign bit of positives, invert all bits of negatives.
-    private static func appendOrdered(_ v: Double, to key: inout [UInt8]) {
+    private static func appendOrdered<Sink: ByteSink>(_ v: Double, to key: inout Sink) {
         let bits = v.bitPattern
         appendBigEndian(bits & (1 << 63) == 0 ? bits ^ (1 << 63) : ~bits, to: &key)
     }

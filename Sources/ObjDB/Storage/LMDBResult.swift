@@ -6,8 +6,8 @@ import Foundation
 /// Every LMDB call is checked where it is made; `operation` names the call so the error says
 /// which step failed.
 @inline(__always)
-func lmdbCheck(_ rc: Int32, _ operation: @autoclosure () -> String, path: String? = nil) throws {
-    if rc != MDB_SUCCESS { throw ObjDBError.lmdb(rc, operation: operation(), path: path) }
+func lmdbCheck(_ rc: Int32, _ operation: @autoclosure () -> String, path: @autoclosure () -> String? = nil) throws {
+    if rc != MDB_SUCCESS { throw ObjDBError.lmdb(rc, operation: operation(), path: path()) }
 }
 
 extension ObjDBError {

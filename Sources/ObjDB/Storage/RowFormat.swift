@@ -117,94 +117,137 @@ struct RowView {
 }
 
 /// Builds rows in reusable buffers: append each column in order, then ``write(into:)``.
-struct RowBuilder {
+///
+/// A class over raw buffers, owned by one write transaction, so appending costs no
+/// copy-on-write checks and no allocation once the buffers have grown.
+final class RowBuilder {
     /// The concatenated column bytes.
-    var data: [UInt8] = []
-    private var ends: [Int] = []
-    private var nulls: [UInt8] = []
+    let data = ScratchBuffer(capacity: 256)
+    /// Encoders write through this view of ``data``.
+    @exclusivity(unchecked) var bytes: _ObjDBBytes
+    @exclusivity(unchecked) private var ends: UnsafeMutablePointer<Int>
+    @exclusivity(unchecked) private var nulls: UnsafeMutablePointer<Bool>
+    @exclusivity(unchecked) private var capacity = 16
+    /// Number of columns appended so far.
+    @exclusivity(unchecked) private(set) var columnCount = 0
 
     init() {
-        data.reserveCapacity(256)
-        ends.reserveCapacity(16)
+        bytes = _ObjDBBytes(data)
+        ends = .allocate(capacity: capacity)
+        nulls = .allocate(capacity: capacity)
     }
 
-    /// Forgets the previous row, keeping capacity.
-    mutating func reset() {
-        data.removeAll(keepingCapacity: true)
-        ends.removeAll(keepingCapacity: true)
-        nulls.removeAll(keepingCapacity: true)
+    deinit {
+        ends.deallocate()
+        nulls.deallocate()
     }
 
-    /// Number of columns appended so far.
-    var columnCount: Int { ends.count }
+    /// Forgets the previous row, keeping the memory.
+    @inline(__always)
+    func reset() {
+        data.reset()
+        columnCount = 0
+    }
 
     /// Closes the column whose bytes were just appended to ``data``.
-    mutating func endColumn(isNull: Bool) {
-        let i = ends.count
-        if i >> 3 >= nulls.count { nulls.append(0) }
-        if isNull { nulls[i >> 3] |= 1 << UInt8(i & 7) }
-        ends.append(data.count)
+    @inline(__always)
+    func endColumn(isNull: Bool) {
+        if columnCount == capacity { grow() }
+        ends[columnCount] = data.count
+        nulls[columnCount] = isNull
+        columnCount += 1
+    }
+
+    @inline(never)
+    private func grow() {
+        let newCapacity = capacity * 2
+        let newEnds = UnsafeMutablePointer<Int>.allocate(capacity: newCapacity)
+        let newNulls = UnsafeMutablePointer<Bool>.allocate(capacity: newCapacity)
+        newEnds.update(from: ends, count: columnCount)
+        newNulls.update(from: nulls, count: columnCount)
+        ends.deallocate()
+        nulls.deallocate()
+        ends = newEnds
+        nulls = newNulls
+        capacity = newCapacity
     }
 
     /// Appends one column produced by `encode`, which appends its bytes and returns `false` for null.
     @inline(__always)
-    mutating func append(_ encode: (inout [UInt8]) -> Bool) {
-        let isValue = encode(&data)
+    func append(_ encode: (inout _ObjDBBytes) -> Bool) {
+        let isValue = encode(&bytes)
         endColumn(isNull: !isValue)
     }
 
+    /// Appends a column from raw bytes, or a null column for `nil`.
+    func append(raw: UnsafeRawBufferPointer?) {
+        if let raw { data.append(bytes: raw) }
+        endColumn(isNull: raw == nil)
+    }
+
     /// Appends a copy of an existing column.
-    mutating func append(_ read: ColumnRead) {
+    func append(_ read: ColumnRead) {
         switch read {
         case .value(let bytes):
-            data.append(contentsOf: bytes)
+            data.append(bytes: bytes)
             endColumn(isNull: false)
         case .null, .absent:
             endColumn(isNull: read.isNull)
         }
     }
 
+    /// The content of column `i` appended so far; valid until the next change.
+    @inline(__always)
+    func column(_ i: Int) -> ColumnRead {
+        if nulls[i] { return .null }
+        let start = i == 0 ? 0 : ends[i - 1]
+        return .value(data.bytes(start..<ends[i]))
+    }
+
     /// Calls `body` with a reader of the columns appended so far; the reader is only valid
     /// inside `body`.
     func withColumns<R>(_ body: ((Int) -> ColumnRead) throws -> R) rethrows -> R {
-        try data.withUnsafeBytes { buffer in
-            try body { i in
-                if nulls[i >> 3] & (1 << UInt8(i & 7)) != 0 { return .null }
-                let start = i == 0 ? 0 : ends[i - 1]
-                return .value(UnsafeRawBufferPointer(rebasing: buffer[start..<ends[i]]))
-            }
-        }
+        try body { self.column($0) }
     }
 
     private var width: Int { RowFormat.offsetWidth(forDataSize: data.count) }
 
     /// Size of the encoded row.
-    var encodedSize: Int { RowFormat.headerSize(columns: ends.count, width: width) + data.count }
+    var encodedSize: Int { RowFormat.headerSize(columns: columnCount, width: width) + data.count }
 
     /// Writes the encoded row; `buffer` must be exactly ``encodedSize`` bytes.
     func write(into buffer: UnsafeMutableRawBufferPointer) {
         precondition(buffer.count == encodedSize, "RowBuilder.write: buffer of \(buffer.count) bytes for a row of \(encodedSize)")
-        precondition(ends.count <= RowFormat.maxColumns, "RowBuilder: more than \(RowFormat.maxColumns) columns")
+        precondition(columnCount <= RowFormat.maxColumns, "RowBuilder: more than \(RowFormat.maxColumns) columns")
         guard let out = buffer.baseAddress else { return }
         let width = self.width
         out.storeBytes(of: UInt8(width == 1 ? 0 : width == 2 ? 1 : 2), as: UInt8.self)
-        out.storeBytes(of: UInt16(ends.count).littleEndian, toByteOffset: 1, as: UInt16.self)
+        out.storeBytes(of: UInt16(columnCount).littleEndian, toByteOffset: 1, as: UInt16.self)
         var p = RowFormat.fixedHeaderSize
-        for i in 0..<(ends.count + 7) / 8 {
-            out.storeBytes(of: i < nulls.count ? nulls[i] : 0, toByteOffset: p, as: UInt8.self)
+        var byte: UInt8 = 0
+        for i in 0..<columnCount {
+            if nulls[i] { byte |= 1 << UInt8(i & 7) }
+            if i & 7 == 7 {
+                out.storeBytes(of: byte, toByteOffset: p, as: UInt8.self)
+                p += 1
+                byte = 0
+            }
+        }
+        if columnCount & 7 != 0 {
+            out.storeBytes(of: byte, toByteOffset: p, as: UInt8.self)
             p += 1
         }
-        for end in ends {
+        for i in 0..<columnCount {
+            let end = ends[i]
             switch width {
-            case 1: out.storeBytes(of: UInt8(end), toByteOffset: p, as: UInt8.self)
-            case 2: out.storeBytes(of: UInt16(end).littleEndian, toByteOffset: p, as: UInt16.self)
-            default: out.storeBytes(of: UInt32(end).littleEndian, toByteOffset: p, as: UInt32.self)
+            case 1: out.storeBytes(of: UInt8(truncatingIfNeeded: end), toByteOffset: p, as: UInt8.self)
+            case 2: out.storeBytes(of: UInt16(truncatingIfNeeded: end).littleEndian, toByteOffset: p, as: UInt16.self)
+            default: out.storeBytes(of: UInt32(truncatingIfNeeded: end).littleEndian, toByteOffset: p, as: UInt32.self)
             }
             p += width
         }
-        data.withUnsafeBytes { src in
-            if let s = src.baseAddress, !src.isEmpty { (out + p).copyMemory(from: s, byteCount: src.count) }
-        }
+        let source = data.bytes
+        if let s = source.baseAddress, !source.isEmpty { (out + p).copyMemory(from: s, byteCount: source.count) }
     }
 
     /// The encoded row as a new array (for tests and small writes).
