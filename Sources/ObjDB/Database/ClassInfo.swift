@@ -41,6 +41,9 @@ final class ClassInfo {
     /// For each persisted field of the model class, the offset of its `_column` word in an
     /// instance and the column it maps to: what attaching an object writes.
     let columnWords: [(offset: Int, column: Int)]
+    /// Per column, how to encode it from an unmanaged instance of the model class: the byte
+    /// offset of the wrapper's value and its type; `nil` type for a column the model lacks.
+    let encodePlan: ContiguousArray<(valueOffset: Int, valueType: (any _Persistable.Type)?)>
     /// Whether iteration may re-point an instance nobody else holds at the next stored object.
     let canRecycleObjects: Bool
     /// Whether the model class (if any) declares exactly the stored indexes.
@@ -79,6 +82,10 @@ final class ClassInfo {
         }
         self.fieldOfColumn = fieldOfColumn
         self.columnOfField = columnOfField
+        encodePlan = ContiguousArray(fieldOfColumn.map { field in
+            guard let layout, field >= 0 else { return (0, nil) }
+            return (layout.fields[field].valueOffset, layout.fields[field].valueType)
+        })
         canRecycleObjects = layout?.onlyPersistedFields ?? false
         matchesLayoutIndexes = layout.map { ClassInfo.indexesMatch(stored, $0) } ?? true
         columnWords = layout?.fields.map { ($0.columnWordOffset, columnOfField[$0.index]) } ?? []

@@ -63,13 +63,15 @@ extension Database {
     /// Encodes the unmanaged values of `object` into `row`, in column order.
     func encodeUnmanaged(_ object: ObjectBase, _ info: ClassInfo, into row: RowBuilder) {
         row.reset()
-        for column in 0..<info.columnCount {
-            let field = info.fieldOfColumn[column]
-            if let layout = info.layout, field >= 0 {
-                let field = layout.fields[field]
-                row.append { field.encode(in: object, into: &$0) }
-            } else {
-                appendDefault(info, column: column, to: row)
+        let base = UnsafeRawPointer(object._objdbBase)
+        info.encodePlan.withUnsafeBufferPointer { plan in
+            for column in plan.indices {
+                if let valueType = plan[column].valueType {
+                    let offset = plan[column].valueOffset
+                    row.append { valueType._objdbEncodeField(at: base + offset, into: &$0) }
+                } else {
+                    appendDefault(info, column: column, to: row)
+                }
             }
         }
     }
@@ -131,6 +133,26 @@ extension Database {
                 throw ObjDBError(.storage, "Could not overwrite the row of '\(info.name)' \(key)", path: path)
             }
             context.row.write(into: space)
+            return RowView(UnsafeRawBufferPointer(space)) ?? .damaged
+        }
+        generation &+= 1
+        return row
+    }
+
+    /// Replaces the row of `key` (currently `old`) with the encoded row `new`, updating the indexes
+    /// of `changed` columns. Returns the stored row.
+    func replaceRow(_ info: ClassInfo, key: UInt64, old: RowView, encoded new: RowView, changed: [Int], _ context: WriteContext) throws -> RowView {
+        let row = try context.storage { txn -> RowView in
+            try classChanges(info, context, txn).modified(key, columns: changed)
+            try updateKeys(info, key: key, old: old, new: { new.column($0) }, columns: changed, context, txn: txn)
+            let source = new.bytes
+            guard let space = try context.reserveThroughCursor(info.objectsTable, key: key, count: source.count)
+                ?? txn.reserve(info.objectsTable, key: key, count: source.count),
+                let target = space.baseAddress, let from = source.baseAddress
+            else {
+                throw ObjDBError(.storage, "Could not overwrite the row of '\(info.name)' \(key)", path: path)
+            }
+            target.copyMemory(from: from, byteCount: source.count)
             return RowView(UnsafeRawBufferPointer(space)) ?? .damaged
         }
         generation &+= 1
@@ -295,6 +317,22 @@ extension Database {
         if column == info.primaryKeyColumn {
             preconditionFailure(
                 "The primary key '\(info.name).\(info.stored.properties[column].name)' cannot be changed after the object was added")
+        }
+        // Same size: copy the row and patch the column's bytes, instead of rebuilding it.
+        if isValue, case .value(let oldBytes) = old.column(column), oldBytes.count == value.count,
+            let oldStart = oldBytes.baseAddress
+        {
+            let patch = context.patch
+            patch.reset()
+            patch.append(bytes: old.bytes)
+            let offset = oldStart - old.base
+            patch.overwrite(at: offset, with: value)
+            guard let new = RowView(patch.bytes),
+                let row = try? replaceRow(info, key: object._objdbKey, old: old, encoded: new, changed: [column], context)
+            else { return }
+            object._objdbRow = row
+            object._objdbRowGeneration = generation
+            return
         }
         context.row.reset()
         for c in 0..<info.columnCount {

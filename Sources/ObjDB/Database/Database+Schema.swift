@@ -52,7 +52,13 @@ extension Database {
     /// The runtime information of a model class inside a write transaction, creating the class
     /// (its tables and stored schema) or adjusting its indexes as needed.
     func classInfoForWrite(_ type: ObjectBase.Type, _ context: WriteContext) throws -> ClassInfo {
+        if let last = lastClassLookup, last.type == ObjectIdentifier(type), last.info.matchesLayoutIndexes,
+            !last.info.isDiscarded
+        {
+            return last.info
+        }
         if let info = catalog.byType[ObjectIdentifier(type)], info.matchesLayoutIndexes, !info.isDiscarded {
+            lastClassLookup = (ObjectIdentifier(type), info)
             return info
         }
         let existing = try classInfo(for: type)

@@ -19,11 +19,12 @@ final class WriteContext {
     @exclusivity(unchecked) var classes: [ClassChanges?] = []
     /// Cursors of iterators walking tables during the transaction; closed before it ends,
     /// because LMDB frees write cursors itself at commit and abort.
-    @exclusivity(unchecked) var cursors: [WeakWriteWalk] = []
+    @exclusivity(unchecked) var cursors: [WriteWalk] = []
     /// Scratch buffers, reused by every operation of the transaction.
     @exclusivity(unchecked) var row = RowBuilder()
     @exclusivity(unchecked) var key = ScratchBuffer()
     @exclusivity(unchecked) var value = _ObjDBBytes(ScratchBuffer(capacity: 256))
+    let patch = ScratchBuffer(capacity: 256)
     @exclusivity(unchecked) var keyUpdates = KeyUpdates()
 
     init(transaction: consuming WriteTransaction, catalog: Catalog) {
@@ -58,8 +59,8 @@ final class WriteContext {
     /// Reserves `count` bytes for the row of `key` through an iterator cursor that sits on it,
     /// which saves the B-tree search of a plain put; `nil` if no cursor is there.
     func reserveThroughCursor(_ table: Table, key: UInt64, count: Int) throws -> UnsafeMutableRawBufferPointer? {
-        for entry in cursors {
-            guard let walk = entry.walk, walk.table == table,
+        for walk in cursors {
+            guard walk.isOpen, walk.table == table,
                 let current = try walk.cursor?.current(), current.objectKey == key
             else { continue }
             return try walk.cursor?.reserveCurrent(key: key, count: count)
@@ -69,7 +70,7 @@ final class WriteContext {
 
     /// Closes every iterator cursor of the transaction.
     func closeCursors() {
-        for entry in cursors { entry.walk?.close() }
+        for walk in cursors { walk.close() }
         cursors.removeAll()
     }
 
@@ -104,8 +105,9 @@ final class ClassChanges {
     @exclusivity(unchecked) var nextKey: UInt64
     /// Objects that existed before the transaction and were deleted.
     @exclusivity(unchecked) var deletions: Set<UInt64> = []
-    /// Objects that existed before the transaction, with the columns written.
-    @exclusivity(unchecked) var modifications: [UInt64: ColumnSet] = [:]
+    /// Writes to objects that existed before the transaction, in order: appending is cheaper
+    /// than a dictionary update per write. ``modifications`` merges it.
+    @exclusivity(unchecked) private var modificationLog: [(key: UInt64, columns: ColumnSet)] = []
     /// Whether the class was emptied by `deleteAll()`.
     var cleared = false
     /// Per column: an upper bound of the largest key in the column's primary-key or index table,
@@ -130,12 +132,22 @@ final class ClassChanges {
     func deleted(_ key: UInt64) {
         guard !isNew(key) else { return }
         deletions.insert(key)
-        modifications[key] = nil
     }
 
     func modified(_ key: UInt64, columns: some Sequence<Int>) {
         guard !isNew(key) else { return }
-        modifications[key, default: ColumnSet()].formUnion(columns)
+        var set = ColumnSet()
+        set.formUnion(columns)
+        modificationLog.append((key, set))
+    }
+
+    /// Objects that existed before the transaction and still exist, with the columns written.
+    var modifications: [UInt64: ColumnSet] {
+        var merged: [UInt64: ColumnSet] = [:]
+        for entry in modificationLog where !deletions.contains(entry.key) {
+            merged[entry.key, default: ColumnSet()].formUnion(entry.columns)
+        }
+        return merged
     }
 }
 
@@ -182,6 +194,12 @@ struct ColumnSet: Equatable, Sendable {
         for column in columns {
             if column < 64 { low |= 1 << UInt64(column) } else { high.insert(column) }
         }
+    }
+
+    /// Adds the columns of another set.
+    mutating func formUnion(_ other: ColumnSet) {
+        low |= other.low
+        high.formUnion(other.high)
     }
 
     /// The columns, ascending.

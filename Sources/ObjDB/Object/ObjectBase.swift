@@ -38,7 +38,7 @@ open class ObjectBase {
     }
 
     @inline(never)
-    private final func _objdbReloadRow() -> RowView? {
+    final func _objdbReloadRow() -> RowView? {
         let database = _objdbDatabase.unsafelyUnwrapped
         guard let info = _objdbInfo, let row = database.fetchRow(info, key: _objdbKey) else {
             _objdbRow = nil
@@ -54,7 +54,10 @@ open class ObjectBase {
     /// error (check ``Object/isInvalidated``).
     @inline(__always)
     final func _objdbRead(_ column: Int) -> ColumnRead {
-        guard let row = _objdbCurrentRow() else { _objdbInvalidatedAccess() }
+        if _objdbRowGeneration == _objdbGeneration.unsafelyUnwrapped.pointee, let row = _objdbRow {
+            return row.column(column)
+        }
+        guard let row = _objdbReloadRow() else { _objdbInvalidatedAccess() }
         return row.column(column)
     }
 

@@ -42,6 +42,8 @@ extension Results {
         /// In a write transaction the cursor stays valid while the loop body writes (LMDB adjusts
         /// its cursors), until the transaction ends; a new or closed cursor seeks past the last key.
         private mutating func writeStep(_ info: ClassInfo, _ context: WriteContext) -> Element? {
+            // `isOpen` first: a walk is closed before its transaction ends, and only then may
+            // its context be gone.
             if let walk = writeWalk, walk.isOpen, walk.context === context {
                 if let entry = (try? walk.cursor?.next()) ?? nil, lastKey.map({ entry.objectKey > $0 }) ?? true {
                     return yield(entry, info)
@@ -49,7 +51,7 @@ extension Results {
             }
             guard let txn = context.txn, let cursor = try? Cursor(txn, info.objectsTable) else { return finish() }
             let walk = WriteWalk(cursor: cursor, table: info.objectsTable, context: context)
-            context.cursors.append(WeakWriteWalk(walk))
+            context.cursors.append(walk)
             writeWalk = walk
             let entry = try? (lastKey.map { try walk.cursor?.seek(atLeast: $0 &+ 1) } ?? walk.cursor?.first())
             return yield(entry ?? nil, info)
@@ -108,8 +110,9 @@ final class SnapshotWalk {
 final class WriteWalk {
     /// The cursor, `nil` once closed.
     @exclusivity(unchecked) var cursor: Cursor?
-    /// The transaction the cursor belongs to.
-    weak var context: WriteContext?
+    /// The transaction the cursor belongs to. Not retained (and not weak, which would slow every
+    /// retain of the context): read it only while ``isOpen``, which the context ends first.
+    unowned(unsafe) let context: WriteContext
     /// The table the cursor walks.
     let table: Table
 
@@ -124,10 +127,4 @@ final class WriteWalk {
 
     /// Closes the cursor.
     func close() { cursor = nil }
-}
-
-/// A weak reference to a ``WriteWalk``, so finished iterations do not keep cursors open.
-struct WeakWriteWalk {
-    weak var walk: WriteWalk?
-    init(_ walk: WriteWalk) { self.walk = walk }
 }

@@ -40,34 +40,39 @@ enum ColumnRead {
 /// Creating it checks the header against the row's length; every column access checks its
 /// offsets, so a damaged row yields ``ColumnRead/absent`` instead of reading out of bounds.
 struct RowView {
+    /// Start of the row.
     let base: UnsafeRawPointer
-    let length: Int
-    let columnCount: Int
-    private let width: Int
-    private let endsStart: Int
-    private let dataStart: Int
+    private let storedLength: UInt32
+    private let storedDataStart: UInt32
+    private let storedColumnCount: UInt16
+    private let width: UInt8
+
+    /// Length of the row in bytes.
+    var length: Int { Int(storedLength) }
+    /// Number of columns the row holds.
+    var columnCount: Int { Int(storedColumnCount) }
+    private var endsStart: Int { RowFormat.fixedHeaderSize + (Int(storedColumnCount) + 7) / 8 }
 
     /// Parses the header; `nil` if the bytes cannot be a row.
     init?(_ bytes: UnsafeRawBufferPointer) {
-        guard let base = bytes.baseAddress, bytes.count >= RowFormat.fixedHeaderSize else { return nil }
+        guard let base = bytes.baseAddress, bytes.count >= RowFormat.fixedHeaderSize, bytes.count <= Int(UInt32.max) else { return nil }
         let flags = base.load(as: UInt8.self)
         guard flags & ~0b11 == 0 else { return nil }
-        let width: Int
+        let width: UInt8
         switch flags & 0b11 {
         case 0: width = 1
         case 1: width = 2
         case 2: width = 4
         default: return nil
         }
-        let count = Int(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: 1, as: UInt16.self)))
-        let header = RowFormat.headerSize(columns: count, width: width)
+        let count = UInt16(littleEndian: base.loadUnaligned(fromByteOffset: 1, as: UInt16.self))
+        let header = RowFormat.headerSize(columns: Int(count), width: Int(width))
         guard header <= bytes.count else { return nil }
         self.base = base
-        self.length = bytes.count
-        self.columnCount = count
+        storedLength = UInt32(bytes.count)
+        storedColumnCount = count
         self.width = width
-        self.endsStart = RowFormat.fixedHeaderSize + (count + 7) / 8
-        self.dataStart = header
+        storedDataStart = UInt32(header)
     }
 
     /// A row with no columns, standing in for bytes that are not a row: every column reads as
@@ -77,11 +82,10 @@ struct RowView {
     private init(noColumns: ()) {
         // Never dereferenced: every access checks the column count (0) first.
         base = UnsafeRawPointer(bitPattern: MemoryLayout<UInt64>.alignment).unsafelyUnwrapped
-        length = 0
-        columnCount = 0
+        storedLength = 0
+        storedColumnCount = 0
         width = 1
-        endsStart = 0
-        dataStart = 0
+        storedDataStart = 0
     }
 
     /// The bytes of the whole row.
@@ -89,7 +93,7 @@ struct RowView {
 
     @inline(__always)
     private func end(_ i: Int) -> Int {
-        let p = endsStart + i * width
+        let p = endsStart + i * Int(width)
         switch width {
         case 1: return Int(base.load(fromByteOffset: p, as: UInt8.self))
         case 2: return Int(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: p, as: UInt16.self)))
@@ -107,11 +111,12 @@ struct RowView {
     /// The content of column `i`.
     @inline(__always)
     func column(_ i: Int) -> ColumnRead {
-        guard i >= 0 && i < columnCount else { return .absent }
+        guard i >= 0 && i < Int(storedColumnCount) else { return .absent }
         if isNull(i) { return .null }
         let start = i == 0 ? 0 : end(i - 1)
         let stop = end(i)
-        guard start <= stop && dataStart + stop <= length else { return .absent }
+        let dataStart = Int(storedDataStart)
+        guard start <= stop && dataStart + stop <= Int(storedLength) else { return .absent }
         return .value(UnsafeRawBufferPointer(start: base + dataStart + start, count: stop - start))
     }
 }

@@ -87,6 +87,13 @@ final class ScratchBuffer: ByteSink {
         count += 8
     }
 
+    /// Overwrites bytes already in the buffer, starting at `offset`.
+    func overwrite(at offset: Int, with bytes: UnsafeRawBufferPointer) {
+        precondition(offset >= 0 && offset + bytes.count <= count, "ScratchBuffer.overwrite: \(bytes.count) bytes at \(offset) past \(count)")
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        (base + offset).copyMemory(from: source, byteCount: bytes.count)
+    }
+
     /// The bytes, valid until the next change.
     var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
 
