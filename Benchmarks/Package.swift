@@ -1,0 +1,36 @@
+// swift-tools-version:6.0
+// Benchmarks comparing ObjDB with raw LMDB and GRDB; a separate package so that the root
+// package's `swift build` and `swift test` never build GRDB.
+import PackageDescription
+
+let package = Package(
+    name: "ObjDBBenchmarks",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "objdb-bench", targets: ["objdb-bench"]),
+    ],
+    dependencies: [
+        .package(name: "ObjDB", path: ".."),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+    ],
+    targets: [
+        // Raw LMDB for the baseline; the root package keeps its own CLMDB module internal.
+        .systemLibrary(
+            name: "CLMDBBench",
+            pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
+        ),
+        // Lets `valgrind --tool=callgrind --collect-atstart=no` count only the timed regions.
+        .target(name: "CallgrindToggle"),
+        .executableTarget(
+            name: "objdb-bench",
+            dependencies: [
+                "CLMDBBench",
+                "CallgrindToggle",
+                .product(name: "ObjDB", package: "ObjDB"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,90 @@
+/// The command line of `objdb-bench`.
+struct Options {
+    /// Objects per scenario in the default table (and with `--only`).
+    var n = 100_000
+    /// Repetitions per scenario and system.
+    var repetitions = 5
+    /// Run the default table.
+    var table = true
+    /// Run the `--scale` table.
+    var scale = false
+    /// Run the `--memory` table.
+    var memory = false
+    /// Scenarios of the default table (`--only`).
+    var scenarios = Scenario.allCases
+    /// Systems that run (`--system`).
+    var systemNames = ["objdb", "lmdb", "grdb"]
+    /// Sizes of the `--scale` run.
+    var sizes = [10_000, 100_000, 1_000_000]
+    /// Objects read by the `--memory` run.
+    var memoryN = 1_000_000
+    /// The hidden `--memory-child MODE DIR [N]` of a child process (the rest of the arguments).
+    var memoryChild: [String]?
+    /// `--help` was given.
+    var help = false
+
+    /// The systems to run, in interleaving order.
+    var systems: [any BenchSystem.Type] {
+        allSystems.filter { systemNames.contains($0.name.lowercased()) }
+    }
+
+    /// The usage text.
+    static let usage = """
+        usage: objdb-bench [N] [--repetitions R] [--scale] [--memory] [--all]
+                           [--only SCENARIO[,…]] [--system objdb|lmdb|grdb[,…]] [--n N]
+                           [--sizes N,N,…] [--memory-n N]
+          N / --n N        objects per scenario (default 100000)
+          --repetitions R  runs per scenario and system, interleaved (default 5)
+          --scale          insert and read-all in ns/object at --sizes (default 10k,100k,1M)
+          --memory         peak RSS of ObjDB reading --memory-n objects (default 1M) in a child process
+          --all            the default table, --scale and --memory
+          --only           scenarios: \(Scenario.allCases.map(\.rawValue).joined(separator: ", "))
+          --system         systems to run (default all three)
+        """
+
+    /// Parses the arguments (without the program name).
+    static func parse(_ arguments: [String]) throws -> Options {
+        var options = Options()
+        var rest = arguments[...]
+        func value(_ flag: String) throws -> String {
+            guard let next = rest.popFirst() else { throw CheckFailure(description: "\(flag) needs a value\n\(usage)") }
+            return next
+        }
+        func number(_ flag: String, _ text: String) throws -> Int {
+            guard let n = Int(text.replacingOccurrences(of: "_", with: "")), n > 0 else {
+                throw CheckFailure(description: "\(flag): not a positive number: \(text)")
+            }
+            return n
+        }
+        var explicitTable = false
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--repetitions", "-r": options.repetitions = try number(argument, value(argument))
+            case "--n": options.n = try number(argument, value(argument))
+            case "--scale": options.scale = true
+            case "--memory": options.memory = true
+            case "--all": (options.scale, options.memory, explicitTable) = (true, true, true)
+            case "--sizes": options.sizes = try value(argument).split(separator: ",").map { try number(argument, String($0)) }
+            case "--memory-n": options.memoryN = try number(argument, value(argument))
+            case "--only":
+                options.scenarios = try value(argument).split(separator: ",").map { name in
+                    guard let scenario = Scenario(rawValue: String(name)) else {
+                        throw CheckFailure(description: "unknown scenario \(name)\n\(usage)")
+                    }
+                    return scenario
+                }
+                explicitTable = true
+            case "--system":
+                options.systemNames = try value(argument).lowercased().split(separator: ",").map(String.init)
+                guard !options.systems.isEmpty else { throw CheckFailure(description: "no known system in --system\n\(usage)") }
+            case "--memory-child":
+                options.memoryChild = Array(rest)
+                rest = []
+            case "--help", "-h": options.help = true
+            default: options.n = try number("N", argument)
+            }
+        }
+        options.table = explicitTable || !(options.scale || options.memory)
+        return options
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// The header of every report: machine, build and settings.
+func header(_ options: Options) -> String {
+    #if DEBUG
+    let build = "debug (use -c release for real numbers)"
+    #else
+    let build = "release"
+    #endif
+    let memory = fixed(Double(ProcessInfo.processInfo.physicalMemory) / 1_073_741_824, 1)
+    return """
+        # ObjDB benchmark
+
+        Machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(memory) GiB RAM, \
+        \(ProcessInfo.processInfo.operatingSystemVersionString); build: \(build). \
+        Medians of \(options.repetitions) repetitions, systems interleaved, each on a fresh database in a temporary directory.
+
+        \(systemSettings)
+        """
+}
+
+do {
+    let options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
+    if options.help {
+        print(Options.usage)
+        exit(0)
+    }
+    if let child = options.memoryChild {
+        try MemoryRun.child(child)
+        exit(0)
+    }
+    print(header(options))
+    // First, while this process is small: children inherit its peak RSS as their ru_maxrss.
+    let memoryTable = options.memory ? try MemoryRun.run(n: options.memoryN) : nil
+    if options.table {
+        progress("generating \(options.n) objects")
+        let work = Workload(n: options.n)
+        let samples = try Runner.run(
+            options.scenarios, systems: options.systems, work: work, repetitions: options.repetitions)
+        print("\n## N = \(formatCount(options.n)), median ms\n")
+        print(Report.mainTable(samples, options.scenarios, work))
+        if let targets = Report.targetTable(samples) {
+            print("\n### Targets\n")
+            print(targets)
+        }
+    }
+    if options.scale {
+        print("\n## Scaling: median ns per object\n")
+        print(try ScaleRun.run(sizes: options.sizes, systems: options.systems, repetitions: options.repetitions))
+    }
+    if let memoryTable {
+        print("\n## Memory: ObjDB read-all at \(formatCount(options.memoryN))\n")
+        print(memoryTable)
+    }
+} catch {
+    progress("objdb-bench: \(error)")
+    exit(1)
+}
