@@ -171,6 +171,16 @@ struct DatabaseUpsertTests {
             try db.write { try db.create(AllTypes.self, value: ["id": 1, "int8": 300]) }
         }
         #expect(overflow.code == .typeMismatch)
+        // Foundation's Decimal(Double) traps on infinities: they must be refused, not crash.
+        for infinite in [Double.infinity, -Double.infinity] {
+            let error = try #require(throws: ObjDBError.self) {
+                try db.write { try db.create(AllTypes.self, value: ["id": 1, "decimal": infinite]) }
+            }
+            #expect(error.code == .typeMismatch)
+        }
+        let nan = try db.write { try db.create(AllTypes.self, value: ["id": 2, "decimal": Double.nan]) }
+        #expect(nan.decimal.isNaN)
+        try db.write { db.delete(nan) }
         #expect(db.objects(Person.self).isEmpty && db.objects(AllTypes.self).isEmpty)
     }
 

@@ -164,3 +164,97 @@ struct DatabaseWriteTests {
         #expect(b.objects(Person.self).count == 1)
     }
 }
+
+/// What a rollback leaves behind: invalidated objects stay invalidated, and their keys are never
+/// handed out again.
+struct RollbackKeyTests {
+    let directory = TemporaryDirectory()
+
+    @Test func objectsOfARolledBackInsertStayInvalidatedAfterLaterInserts() throws {
+        let db = try directory.open()
+        try db.write { try db.add(person(1, "Ann")) }
+        let lost = person(2, "Lost")
+        db.beginWrite()
+        try db.add(lost)
+        let lostKey = lost._objdbKey
+        db.cancelWrite()
+        #expect(lost.isInvalidated)
+        // The next insert must not take the rolled-back key and bring `lost` back to life.
+        let bob = person(3, "Bob")
+        try db.write { try db.add(bob) }
+        #expect(lost.isInvalidated)
+        #expect(bob._objdbKey > lostKey)
+        #expect(ObjectIdentity(lost) != ObjectIdentity(bob))
+        // Another instance in this process (same environment) does not reuse it either.
+        let other = try directory.open()
+        try other.write { try other.add(person(4, "Cy")) }
+        #expect(db.refresh())
+        #expect(lost.isInvalidated)
+        #expect(db.objects(Person.self).map(\.name) == ["Ann", "Bob", "Cy"])
+    }
+
+    @Test func failedCommitInvalidatesInsertedObjects() throws {
+        let db = try directory.open()
+        let note = Note()
+        #expect(throws: DatabaseWriteTests.Boom.self) {
+            try db.write {
+                try db.add(note)
+                #expect(!note.isInvalidated)
+                throw DatabaseWriteTests.Boom()
+            }
+        }
+        try db.write { try db.add(Note()) }
+        #expect(note.isInvalidated)
+        #expect(db.objects(Note.self).count == 1)
+    }
+}
+
+/// `add` of a sequence is all or nothing, for updates as well as inserts.
+struct SequenceAddAtomicityTests {
+    let directory = TemporaryDirectory()
+
+    @Test func updatesBeforeAFailingObjectAreRestored() throws {
+        let db = try directory.open()
+        try db.write { try db.add(person(1, "Ann", age: 30)) }
+        let ann = try #require(db.object(ofType: Person.self, forPrimaryKey: 1))
+        let newcomer = person(2, "Bea")
+        // A Note has no primary key, so `.modified` cannot add it: the third object fails.
+        let batch: [Object] = [person(1, "Ann Changed", age: 31), newcomer, Note()]
+        try db.write {
+            let error = try #require(throws: ObjDBError.self) { try db.add(batch, update: .modified) }
+            #expect(error.code == .missingPrimaryKey)
+            #expect(ann.name == "Ann")
+            #expect(ann.age == 30)
+            #expect(!newcomer.isManaged)
+            #expect(newcomer.name == "Bea")       // unmanaged again, with its own values
+            #expect(db.objects(Person.self).count == 1)
+            #expect(db.objects(Person.self).where(name: "Ann").count == 1)
+            #expect(db.objects(Note.self).isEmpty)
+        }
+        #expect(ann.name == "Ann")
+        // The index was restored too: the old name is found, the new one is not.
+        let names = try indexedNames(db)
+        #expect(names == ["Ann"])
+    }
+
+    /// The keys of `Person`'s name index, read straight from the index table.
+    private func indexedNames(_ db: Database) throws -> [String] {
+        let info = try #require(try db.classInfo(for: Person.self))
+        let column = try info.column(named: "name")
+        let table = try #require(info.tables.indexes[column])
+        let txn = try db.requireReadableTxn()
+        let cursor = try Cursor(txn, table)
+        var names: [String] = []
+        var entry = try cursor.first()
+        while let current = entry {
+            names.append(String(decoding: current.key.dropFirst(), as: UTF8.self))
+            entry = try cursor.next()
+        }
+        return names
+    }
+}
+
+extension Results where Element == Person {
+    /// The people with that exact name (until queries exist).
+    fileprivate func `where`(name: String) -> [Person] { filter { $0.name == name } }
+}

@@ -24,20 +24,12 @@ extension Database {
     /// Stores every object of a sequence, as ``add(_:update:)`` does for one.
     ///
     /// The call is all or nothing: if one object cannot be added (a duplicate primary key, for
-    /// instance), the objects it already added are removed again and become unmanaged.
+    /// instance), the objects it already added are removed again and become unmanaged, and the
+    /// objects it already updated get their previous values back.
     public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) throws where S.Element: Object {
         let context = try requireWrite("add(_:update:)")
-        var inserted: [Object] = []
-        do {
-            for object in objects where try addObject(object, update: update, context) {
-                inserted.append(object)
-            }
-        } catch {
-            for object in inserted.reversed() {
-                if let info = object._objdbInfo { try? deleteRow(info, key: object._objdbKey, context) }
-                detach(object)
-            }
-            throw error
+        try withSavepoint(context) {
+            for object in objects { try addObject(object, update: update, context) }
         }
     }
 
@@ -71,7 +63,7 @@ extension Database {
                 } catch is PrimaryKeyTaken {
                     throw primaryKeyExists(info, column: column, context)
                 }
-                attach(object, info, key: inserted.key, row: inserted.row)
+                attachInserted(object, info, key: inserted.key, row: inserted.row, context)
                 return true
             }
             let txn = try context.requireTxn()
@@ -82,6 +74,7 @@ extension Database {
                 guard update != .error else { throw primaryKeyExists(info, column: column, context) }
                 let row = try updateRow(info, key: existing, policy: update, context)
                 attach(object, info, key: existing, row: row)
+                recordUndo(context, .attached(object))
                 return false
             }
         } else if update != .error {
@@ -91,8 +84,16 @@ extension Database {
                 className: info.name, path: path)
         }
         let (key, row) = try insertRow(info, context)
-        attach(object, info, key: key, row: row)
+        attachInserted(object, info, key: key, row: row, context)
         return true
+    }
+
+    /// Makes `object` the managed object of the row it was just inserted as.
+    @inline(__always)
+    private func attachInserted(_ object: ObjectBase, _ info: ClassInfo, key: UInt64, row: RowView, _ context: WriteContext) {
+        attach(object, info, key: key, row: row)
+        context.insertedObjects.append(object)
+        recordUndo(context, .attached(object))
     }
 
     /// The error for a primary key that is taken, naming the key from `context.row`.

@@ -11,7 +11,7 @@ extension Database {
         }
         precondition(owner === self, "Database.delete: the \(info.name) belongs to another Database instance")
         guard context.failure == nil, !info.isDiscarded else { return }
-        try? deleteRow(info, key: object._objdbKey, context)
+        _ = dooming(context) { try deleteRow(info, key: object._objdbKey, context) }
     }
 
     /// Deletes every object of a sequence (see ``delete(_:)-(Object)``).
@@ -25,7 +25,7 @@ extension Database {
         guard let info = results.classInfo else { return }
         for key in results.objectKeys() {
             guard context.failure == nil else { return }
-            try? deleteRow(info, key: key, context)
+            _ = dooming(context) { try deleteRow(info, key: key, context) }
         }
     }
 

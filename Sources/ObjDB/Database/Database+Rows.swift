@@ -110,16 +110,33 @@ extension Database {
                     className: info.name, key: "\(key)", path: path)
             }
             context.row.write(into: space)
+            recordUndo(context, .inserted(info, key: key))
             return (key, RowView(UnsafeRawBufferPointer(space)) ?? .damaged)
         }
         generation &+= 1
         return result
     }
 
+    /// Inserts the encoded row `new` under `key`, a key the class handed out before (undoing a
+    /// delete).
+    func reinsertRow(_ info: ClassInfo, key: UInt64, encoded new: RowView, _ context: WriteContext) throws {
+        try context.storage { txn in
+            try updateKeys(info, key: key, old: nil, new: { new.column($0) }, columns: nil, context, txn: txn)
+            guard let space = try txn.reserve(info.objectsTable, key: key, count: new.length, flags: .noOverwrite),
+                let target = space.baseAddress, let from = new.bytes.baseAddress
+            else {
+                throw ObjDBError(.storage, "Could not restore the row of '\(info.name)' \(key)", className: info.name, key: "\(key)", path: path)
+            }
+            target.copyMemory(from: from, byteCount: new.length)
+        }
+        generation &+= 1
+    }
+
     /// Replaces the row of `key` (currently `old`) with `context.row`, updating the indexes of
     /// `changed` columns. Returns the stored row.
     func replaceRow(_ info: ClassInfo, key: UInt64, old: RowView, changed: [Int], _ context: WriteContext) throws -> RowView {
         let row = try context.storage { txn -> RowView in
+            recordUndo(context, .replaced(info, key: key, row: Array(old.bytes)))
             try classChanges(info, context, txn).modified(key, columns: changed)
             try context.row.withColumns { column in
                 try withoutActuallyEscaping(column) {
@@ -143,6 +160,7 @@ extension Database {
     /// of `changed` columns. Returns the stored row.
     func replaceRow(_ info: ClassInfo, key: UInt64, old: RowView, encoded new: RowView, changed: [Int], _ context: WriteContext) throws -> RowView {
         let row = try context.storage { txn -> RowView in
+            recordUndo(context, .replaced(info, key: key, row: Array(old.bytes)))
             try classChanges(info, context, txn).modified(key, columns: changed)
             try updateKeys(info, key: key, old: old, new: { new.column($0) }, columns: changed, context, txn: txn)
             let source = new.bytes
@@ -164,6 +182,7 @@ extension Database {
         let existed = try context.storage { txn -> Bool in
             guard let bytes = try txn.get(info.tables.objects, key: key) else { return false }
             let old = RowView(bytes) ?? .damaged
+            recordUndo(context, .deleted(info, key: key, row: Array(bytes)))
             try updateKeys(info, key: key, old: old, new: nil, columns: nil, context, txn: txn)
             try txn.delete(info.tables.objects, key: key)
             try classChanges(info, context, txn).deleted(key)
@@ -247,7 +266,8 @@ extension Database {
             var next = try FileMeta.readUInt64(txn, metaTable, FileMeta.Key.nextKey(info.classID)) ?? 1
             let cursor = try Cursor(txn, info.tables.objects)
             if let last = try cursor.last() { next = max(next, last.objectKey + 1) }
-            return next
+            // Keys of rolled-back inserts may still be held by invalidated objects.
+            return max(next, environment.counterFloor(info.classID))
         }
     }
 
@@ -299,6 +319,17 @@ extension Database {
         return object
     }
 
+    /// Runs a write for an operation that cannot throw (a property setter, `delete`): an error
+    /// dooms the transaction, so that ``commitWrite()`` rolls back and reports it.
+    func dooming<R>(_ context: WriteContext, _ body: () throws -> R) -> R? {
+        do {
+            return try body()
+        } catch {
+            if context.failure == nil { context.failure = Self.objdbError(error, path: path) }
+            return nil
+        }
+    }
+
     /// Writes one column of a managed object (the setter of a `@Persisted` property).
     func setColumn(of object: ObjectBase, column: Int, _ encode: (inout _ObjDBBytes) -> Bool) {
         guard let info = object._objdbInfo else { return }
@@ -328,7 +359,7 @@ extension Database {
             let offset = oldStart - old.base
             patch.overwrite(at: offset, with: value)
             guard let new = RowView(patch.bytes),
-                let row = try? replaceRow(info, key: object._objdbKey, old: old, encoded: new, changed: [column], context)
+                let row = dooming(context, { try replaceRow(info, key: object._objdbKey, old: old, encoded: new, changed: [column], context) })
             else { return }
             object._objdbRow = row
             object._objdbRowGeneration = generation
@@ -344,7 +375,7 @@ extension Database {
                 context.row.append(old.column(c))
             }
         }
-        guard let row = try? replaceRow(info, key: object._objdbKey, old: old, changed: [column], context) else { return }
+        guard let row = dooming(context, { try replaceRow(info, key: object._objdbKey, old: old, changed: [column], context) }) else { return }
         object._objdbRow = row
         object._objdbRowGeneration = generation
     }

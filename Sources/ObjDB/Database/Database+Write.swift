@@ -134,6 +134,17 @@ extension Database {
             context.transaction = nil
             catalog = context.savedCatalog
             for info in context.createdClasses { info.isDiscarded = true }
+            // The keys this transaction handed out were not stored: keep this process from
+            // handing them out again, and invalidate the objects it added (no object has key 0).
+            for (classID, changes) in context.classes.enumerated() {
+                guard let changes, changes.nextKey > changes.firstNewKey else { continue }
+                environment.raiseCounterFloor(UInt32(classID), to: changes.nextKey)
+            }
+            for object in context.insertedObjects where object._objdbDatabase === self {
+                object._objdbKey = 0
+                object._objdbRow = nil
+                object._objdbRowGeneration = 0
+            }
         } else if context.schemaChanged {
             catalog.stamp += 1
         }

@@ -26,6 +26,12 @@ final class WriteContext {
     @exclusivity(unchecked) var value = _ObjDBBytes(ScratchBuffer(capacity: 256))
     let patch = ScratchBuffer(capacity: 256)
     @exclusivity(unchecked) var keyUpdates = KeyUpdates()
+    /// Steps of the active savepoints (see ``Database/withSavepoint(_:_:)``), oldest first.
+    @exclusivity(unchecked) var undo: [UndoStep] = []
+    /// Number of nested savepoints; steps are recorded only while it is positive.
+    @exclusivity(unchecked) var savepointDepth = 0
+    /// Objects that became managed by an insert of this transaction: a rollback invalidates them.
+    @exclusivity(unchecked) var insertedObjects: [ObjectBase] = []
 
     init(transaction: consuming WriteTransaction, catalog: Catalog) {
         txn = transaction.txn

@@ -111,13 +111,14 @@ extension Decimal: _PersistableNonOptional {
         if text == "NaN" { return .nan }
         return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
     }
-    /// A `Decimal`, integer, `Double`, or numeric `String`.
+    /// A `Decimal`, integer, finite `Double` (NaN converts to NaN), or numeric `String`.
     public static func _objdbConvert(_ value: Any) -> Decimal? {
         switch value {
         case let v as Decimal: v
         case let v as Int: Decimal(v)
         case let v as any BinaryInteger: Int64(exactly: v).map { Decimal($0) }
-        case let v as Double: Decimal(v)
+        // Foundation traps on an infinite Double; there is no infinite Decimal.
+        case let v as Double: v.isNaN ? .nan : v.isFinite ? Decimal(v) : nil
         case let v as String: Decimal(string: v, locale: Locale(identifier: "en_US_POSIX"))
         default: nil
         }

@@ -47,6 +47,9 @@ final class Environment: @unchecked Sendable {
     private var writerHoldsTableLock = false
     private var liveTransactions = 0
     private var writerThread: pthread_t?
+    /// Per counter id: the lowest value a counter may take again in this process (see
+    /// ``raiseCounterFloor(_:to:)``).
+    private var counterFloors: [UInt32: UInt64] = [:]
 
     var isReadOnly: Bool { options.readOnly }
 
@@ -156,6 +159,18 @@ final class Environment: @unchecked Sendable {
             }
             try lmdbCheck(mdb_env_set_mapsize(handle, 0), "mdb_env_set_mapsize(0)", path: path)
         }
+    }
+
+    /// Records that values below `value` of counter `id` were handed out by a transaction that
+    /// rolled back, so they are never handed out again in this process although the rolled-back
+    /// transaction could not store the counter.
+    func raiseCounterFloor(_ id: UInt32, to value: UInt64) {
+        stateLock.withLock { counterFloors[id] = max(counterFloors[id] ?? 0, value) }
+    }
+
+    /// The floor recorded by ``raiseCounterFloor(_:to:)``, or 0.
+    func counterFloor(_ id: UInt32) -> UInt64 {
+        stateLock.withLock { counterFloors[id] ?? 0 }
     }
 
     /// The id of the newest committed transaction, without opening one.
