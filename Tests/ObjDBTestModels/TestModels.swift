@@ -94,3 +94,42 @@ public final class Int8Keyed: Object {
     @Persisted(primaryKey: true) public var key: Int8 = 0
     @Persisted public var value: String = ""
 }
+
+/// An owner of pets: links, collections of every kind, embedded objects.
+public final class Owner: Object {
+    @Persisted(primaryKey: true) public var id: Int = 0
+    @Persisted public var name: String = ""
+    @Persisted public var pets: List<Pet>
+    @Persisted public var favorite: Pet?
+    @Persisted public var tags: List<String>
+    @Persisted public var numbers: List<Int?>
+    @Persisted public var nicknames: MutableSet<String>
+    @Persisted public var scores: Map<String, Double>
+    @Persisted public var petsByName: Map<String, Pet?>
+    @Persisted public var address: Address?
+    @Persisted public var pastAddresses: List<Address>
+    @Persisted(deleteRule: .cascade) public var ownedPets: List<Pet>
+    @Persisted public var friends: MutableSet<Owner>
+    @Persisted public var best: Owner?
+}
+
+/// A pet, linked to from owners.
+public final class Pet: Object {
+    @Persisted(primaryKey: true) public var id: Int = 0
+    @Persisted public var name: String = ""
+    @Persisted public var owner: Owner?
+    @Persisted(originProperty: "pets") public var owners: LinkingObjects<Owner>
+    @Persisted(originProperty: "favorite") public var fans: LinkingObjects<Owner>
+}
+
+/// An embedded address, owned by one owner.
+public final class Address: EmbeddedObject {
+    @Persisted public var city: String = ""
+    @Persisted public var location: Location?
+}
+
+/// An embedded object inside an embedded object.
+public final class Location: EmbeddedObject {
+    @Persisted public var latitude: Double = 0
+    @Persisted public var longitude: Double = 0
+}

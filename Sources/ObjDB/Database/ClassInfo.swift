@@ -8,6 +8,31 @@ struct ClassTables {
     let primaryKeys: Table?
     /// Per column: encoded value → object keys, for indexed columns.
     let indexes: [Table?]
+    /// Per column: target object key → origin object keys, for link columns.
+    let backlinks: [Table?]
+}
+
+/// How a column is stored and maintained.
+enum ColumnKind: Equatable {
+    /// A single value.
+    case value
+    /// A to-one link: the target's object key, or null.
+    case link
+    /// A list: a sequence of elements.
+    case list
+    /// A set: a sequence of distinct elements.
+    case set
+    /// A map: sorted keys and their values.
+    case map
+
+    init(_ property: StoredProperty) {
+        switch property.collection {
+        case .list: self = .list
+        case .set: self = .set
+        case .map: self = .map
+        case nil: self = property.type == .object ? .link : .value
+        }
+    }
 }
 
 /// What a ``Database`` knows about one class of its file: the stored description (which fixes
@@ -43,7 +68,19 @@ final class ClassInfo {
     let columnWords: [(offset: Int, column: Int)]
     /// Per column, how to encode it from an unmanaged instance of the model class: the byte
     /// offset of the wrapper's value and its type; `nil` type for a column the model lacks.
-    let encodePlan: ContiguousArray<(valueOffset: Int, valueType: (any _Persistable.Type)?)>
+    let encodePlan: ContiguousArray<(valueOffset: Int, valueType: (any _Persistable.Type)?, relationship: (any RelationshipValue.Type)?)>
+    /// Whether the model class has links or collections, which `add` handles as a graph.
+    let hasRelationshipFields: Bool
+    /// How each column is stored.
+    let columnKinds: [ColumnKind]
+    /// Columns that hold object keys (to-one links and collections of objects), with a
+    /// backlink table each.
+    let linkColumns: [Int]
+    /// Per column: the class its objects belong to, for link columns.
+    let linkTargets: [String?]
+    /// The computed properties (``LinkingObjects``); property `i` reads as pseudo-column
+    /// `columnCount + i`.
+    let computed: [StoredProperty]
     /// Whether iteration may re-point an instance nobody else holds at the next stored object.
     let canRecycleObjects: Bool
     /// Whether the model class (if any) declares exactly the stored indexes.
@@ -71,21 +108,29 @@ final class ClassInfo {
         primaryKeyColumn = properties.firstIndex { $0.primaryKey }
         indexedColumns = properties.indices.filter { tables.indexes[$0] != nil }
         scalarKinds = properties.map(\.type.scalarKind)
+        columnKinds = properties.map(ColumnKind.init)
+        linkColumns = properties.indices.filter { properties[$0].type == .object }
+        linkTargets = properties.map { $0.type == .object ? $0.objectClass : nil }
+        let computed = stored.computed ?? []
+        self.computed = computed
         var fieldOfColumn = [Int](repeating: -1, count: properties.count)
         var columnOfField: [Int] = []
         if let layout {
             for field in layout.fields {
-                let column = stored.column(of: field.name) ?? -1
+                let column = stored.column(of: field.name)
+                    ?? computed.firstIndex { $0.name == field.name }.map { properties.count + $0 } ?? -1
                 columnOfField.append(column)
-                if column >= 0 { fieldOfColumn[column] = field.index }
+                if column >= 0 && column < properties.count { fieldOfColumn[column] = field.index }
             }
         }
         self.fieldOfColumn = fieldOfColumn
         self.columnOfField = columnOfField
         encodePlan = ContiguousArray(fieldOfColumn.map { field in
-            guard let layout, field >= 0 else { return (0, nil) }
-            return (layout.fields[field].valueOffset, layout.fields[field].valueType)
+            guard let layout, field >= 0 else { return (0, nil, nil) }
+            let relationship = layout.fields[field].relationship
+            return (layout.fields[field].valueOffset, relationship == nil ? layout.fields[field].valueType : nil, relationship)
         })
+        hasRelationshipFields = layout?.fields.contains { $0.relationship != nil } ?? false
         canRecycleObjects = layout?.onlyPersistedFields ?? false
         matchesLayoutIndexes = layout.map { ClassInfo.indexesMatch(stored, $0) } ?? true
         columnWords = layout?.fields.map { ($0.columnWordOffset, columnOfField[$0.index]) } ?? []
@@ -113,8 +158,17 @@ final class ClassInfo {
         return valueType(column: column)._objdbDefaultValue()._objdbAnyValue
     }
 
+    /// Whether the class has columns holding object keys.
+    var hasLinks: Bool { !linkColumns.isEmpty }
+
     /// The bytes of a column's default, for rows written before the column existed.
     func encodedDefault(column: Int) -> [UInt8]? {
+        switch columnKinds[column] {
+        case .value: break
+        case .link: return nil
+        case .list, .set: return SequenceFormat.empty
+        case .map: return SequenceFormat.emptyMap
+        }
         if let layout, fieldOfColumn[column] >= 0 { return layout.encodedDefault(field: fieldOfColumn[column]) }
         var bytes = _ObjDBBytes()
         return valueType(column: column)._objdbDefaultValue()._objdbEncode(into: &bytes) ? bytes.array : nil
@@ -163,8 +217,11 @@ extension Property {
         case .uuid: base = UUID.self
         case .decimal: base = Decimal.self
         case .objectId: base = ObjectId.self
+        // Relationship columns are read and written through their own paths (links, collections);
+        // as plain values they are their raw bytes.
+        case .object, .linkingObjects: base = Data.self
         }
-        return isOptional ? base.optionalType : base
+        return isOptional || collection != nil || type == .object ? base.optionalType : base
     }
 }
 

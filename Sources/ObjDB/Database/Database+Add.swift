@@ -18,6 +18,7 @@ extension Database {
     ///   ``ObjDBError/Code/notInWriteTransaction`` outside a write transaction.
     public func add(_ object: Object, update: UpdatePolicy = .error) throws {
         let context = try requireWrite("add(_:update:)")
+        try flushPendingCollections(context)
         try addObject(object, update: update, context)
     }
 
@@ -28,6 +29,7 @@ extension Database {
     /// objects it already updated get their previous values back.
     public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) throws where S.Element: Object {
         let context = try requireWrite("add(_:update:)")
+        try flushPendingCollections(context)
         try withSavepoint(context) {
             for object in objects { try addObject(object, update: update, context) }
         }
@@ -50,42 +52,57 @@ extension Database {
             return false
         }
         let info = try classInfoForWrite(type(of: object), context)
+        if info.hasRelationshipFields { return try addGraph(object, update: update, context) }
         encodeUnmanaged(object, info, into: context.row)
-        if let column = info.primaryKeyColumn {
-            let keyLength = context.row.withColumns { read -> Int in
-                if case .value(let bytes) = read(column) { return bytes.count } else { return 0 }
-            }
-            // A key stored whole is checked by the insert itself (one B-tree search, not two).
-            if update == .error && keyLength + 1 < KeyEncoding.maxLength {
-                let inserted: (key: UInt64, row: RowView)
-                do {
-                    inserted = try insertRow(info, context, uniquePrimaryKey: true)
-                } catch is PrimaryKeyTaken {
-                    throw primaryKeyExists(info, column: column, context)
-                }
-                attachInserted(object, info, key: inserted.key, row: inserted.row, context)
-                return true
-            }
-            let txn = try context.requireTxn()
-            let existing = try context.row.withColumns { read in
-                try objectKey(forPrimaryKey: read(column), info, txn: txn, scratch: context.key)
-            }
-            if let existing {
-                guard update != .error else { throw primaryKeyExists(info, column: column, context) }
+        if update != .error {
+            guard info.primaryKeyColumn != nil else { throw missingPrimaryKey(info) }
+            if let existing = try existingKey(info, context) {
                 let row = try updateRow(info, key: existing, policy: update, context)
                 attach(object, info, key: existing, row: row)
                 recordUndo(context, .attached(object))
                 return false
             }
-        } else if update != .error {
-            throw ObjDBError(
-                .missingPrimaryKey,
-                "Class '\(info.name)' has no primary key, so add(_:update:) cannot find an existing object to update; use update: .error",
-                className: info.name, path: path)
         }
-        let (key, row) = try insertRow(info, context)
+        let (key, row) = try insertNew(info, context)
         attachInserted(object, info, key: key, row: row, context)
         return true
+    }
+
+    /// The key of the stored object whose primary key is the one in `context.row`, if any.
+    func existingKey(_ info: ClassInfo, _ context: WriteContext) throws -> UInt64? {
+        guard let column = info.primaryKeyColumn else { return nil }
+        let txn = try context.requireTxn()
+        return try context.row.withColumns { read in
+            try objectKey(forPrimaryKey: read(column), info, txn: txn, scratch: context.key)
+        }
+    }
+
+    /// Inserts `context.row` as a new object (under `key`, or a new key), refusing a primary key
+    /// that is taken with ``ObjDBError/Code/primaryKeyExists`` before anything is written.
+    func insertNew(_ info: ClassInfo, key: UInt64? = nil, _ context: WriteContext) throws -> (key: UInt64, row: RowView) {
+        guard let column = info.primaryKeyColumn else { return try insertRow(info, context, key: key) }
+        let keyLength = context.row.withColumns { read -> Int in
+            if case .value(let bytes) = read(column) { return bytes.count } else { return 0 }
+        }
+        // A key stored whole is checked by the insert itself (one B-tree search, not two); a
+        // key long enough to be cut may share its stored form with another value.
+        if keyLength + 1 < KeyEncoding.maxLength {
+            do {
+                return try insertRow(info, context, uniquePrimaryKey: true, key: key)
+            } catch is PrimaryKeyTaken {
+                throw primaryKeyExists(info, column: column, context)
+            }
+        }
+        if try existingKey(info, context) != nil { throw primaryKeyExists(info, column: column, context) }
+        return try insertRow(info, context, key: key)
+    }
+
+    /// The error for an update policy on a class without a primary key.
+    func missingPrimaryKey(_ info: ClassInfo) -> ObjDBError {
+        ObjDBError(
+            .missingPrimaryKey,
+            "Class '\(info.name)' has no primary key, so add(_:update:) cannot find an existing object to update; use update: .error",
+            className: info.name, path: path)
     }
 
     /// Makes `object` the managed object of the row it was just inserted as.
@@ -97,7 +114,7 @@ extension Database {
     }
 
     /// The error for a primary key that is taken, naming the key from `context.row`.
-    private func primaryKeyExists(_ info: ClassInfo, column: Int, _ context: WriteContext) -> ObjDBError {
+    func primaryKeyExists(_ info: ClassInfo, column: Int, _ context: WriteContext) -> ObjDBError {
         let value = context.row.withColumns { info.valueType(column: column).anyValue(from: $0(column)) }
         let shown = value.map { "\($0)" } ?? "nil"
         return ObjDBError(
@@ -141,6 +158,7 @@ extension Database {
     @discardableResult
     public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) throws -> T {
         let context = try requireWrite("create(_:value:update:)")
+        try flushPendingCollections(context)
         let info = try classInfoForWrite(type, context)
         let layout = try SchemaDiscovery.layout(of: type)
         let values = try Self.propertyValues(of: value, layout: layout)

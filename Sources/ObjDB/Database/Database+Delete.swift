@@ -1,6 +1,10 @@
 extension Database {
     /// Deletes a stored object. The object, and every other instance of the same stored object,
-    /// becomes invalidated (``Object/isInvalidated``). Deleting it again does nothing.
+    /// becomes invalidated (``ObjectBase/isInvalidated``). Deleting it again does nothing.
+    ///
+    /// Links to it are removed: to-one links become `nil`, and it leaves every list, set and map
+    /// that held it. The embedded objects it owns are deleted with it, and so are the objects
+    /// it links to through properties with ``DeleteRule/cascade`` when nothing else links to them.
     ///
     /// Calling it outside a write transaction, or with an object this database does not manage,
     /// is a programmer error. A storage failure (such as a full map) makes ``commitWrite()`` throw.
@@ -11,7 +15,10 @@ extension Database {
         }
         precondition(owner === self, "Database.delete: the \(info.name) belongs to another Database instance")
         guard context.failure == nil, !info.isDiscarded else { return }
-        _ = dooming(context) { try deleteRow(info, key: object._objdbKey, context) }
+        _ = dooming(context) {
+            try flushPendingCollections(context)
+            try deleteObject(info, key: object._objdbKey, context)
+        }
     }
 
     /// Deletes every object of a sequence (see ``delete(_:)-(Object)``).
@@ -22,10 +29,10 @@ extension Database {
     /// Deletes every object of live results, without reading them into objects.
     public func delete<T: Object>(_ results: Results<T>) {
         let context = requireWriteForDelete()
-        guard let info = results.classInfo else { return }
-        for key in results.objectKeys() {
-            guard context.failure == nil else { return }
-            _ = dooming(context) { try deleteRow(info, key: key, context) }
+        guard let info = results.classInfo, context.failure == nil else { return }
+        _ = dooming(context) {
+            try flushPendingCollections(context)
+            for key in results.objectKeys() { try deleteObject(info, key: key, context) }
         }
     }
 
@@ -33,12 +40,14 @@ extension Database {
     public func deleteAll() {
         let context = requireWriteForDelete()
         guard context.failure == nil else { return }
+        context.pending.removeAll()
         for info in catalog.byName.values where !info.isDiscarded {
             let emptied: Void? = try? context.storage { txn in
                 try classChanges(info, context, txn).cleared = true
                 try txn.empty(info.tables.objects)
                 if let primaryKeys = info.tables.primaryKeys { try txn.empty(primaryKeys) }
                 for case let index? in info.tables.indexes { try txn.empty(index) }
+                for case let backlinks? in info.tables.backlinks { try txn.empty(backlinks) }
             }
             guard emptied != nil else { return }
         }
@@ -50,5 +59,76 @@ extension Database {
             preconditionFailure("Database.delete: called outside a write transaction; wrap it in db.write { }")
         }
         return context
+    }
+
+    // MARK: Delete propagation
+
+    /// Deletes object `key` of `info`: removes the links to it, deletes its row (with the
+    /// embedded objects it owns), then cascades along its ``DeleteRule/cascade`` links to objects
+    /// nothing else links to. Missing objects are skipped, so cycles end.
+    func deleteObject(_ info: ClassInfo, key: UInt64, _ context: WriteContext) throws {
+        var queue: [(ClassInfo, UInt64)] = [(info, key)]
+        while let (info, key) = queue.popLast() {
+            let txn = try context.requireTxn()
+            guard let bytes = try txn.get(info.objectsTable, key: key) else { continue }
+            let row = RowView(bytes) ?? .damaged
+            var cascade: [(ClassInfo, UInt64)] = []
+            for column in info.linkColumns where info.stored.properties[column].deleteRule == .cascade {
+                guard let target = targetInfo(info, column: column), !target.stored.isEmbedded else { continue }
+                cascade.append(contentsOf: Self.linkedKeys(row.column(column), kind: info.columnKinds[column]).map { (target, $0) })
+            }
+            try unlinkIncoming(info, key: key, context)
+            try deleteRow(info, key: key, context)
+            for (target, targetKey) in cascade where try !hasIncomingLinks(target, key: targetKey, context) {
+                queue.append((target, targetKey))
+            }
+        }
+    }
+
+    /// Removes every link to object `key` of `info`: found through the backlink tables, so the
+    /// cost is proportional to the number of links, not to the number of objects.
+    private func unlinkIncoming(_ info: ClassInfo, key: UInt64, _ context: WriteContext) throws {
+        for (origin, column) in incomingLinks(info) {
+            guard let table = origin.tables.backlinks[column] else { continue }
+            let txn = try context.requireTxn()
+            for originKey in try backlinkKeys(table, key: key, txn: txn) {
+                guard let old = fetchRow(origin, key: originKey) else { continue }
+                let kind = origin.columnKinds[column]
+                let value = Self.column(old.column(column), kind: kind, without: key)
+                _ = try value.withUnsafeBytesOrNil { try writeColumn(origin, key: originKey, old: old, column: column, value: $0, context) }
+            }
+        }
+    }
+
+    /// A link column's bytes without object `key`: `nil` (null) for a to-one link; the other
+    /// elements of a list or set; the other entries of a map.
+    private static func column(_ read: ColumnRead, kind: ColumnKind, without key: UInt64) -> [UInt8]? {
+        let removed = StoredElement(objectKey: key)
+        var bytes: [UInt8] = []
+        switch kind {
+        case .value, .link:
+            return nil
+        case .list, .set:
+            [StoredElement](SequenceView(read)).filter { $0 != removed }.appendEncoded(to: &bytes)
+        case .map:
+            let map = MapView(read)
+            let kept = (0..<map.count).filter { StoredElement(map.values.element($0)) != removed }
+            var keys: [UInt8] = []
+            kept.map { StoredElement(map.keys.element($0)) }.appendEncoded(to: &keys)
+            bytes.appendLittleEndian(UInt64(keys.count), count: 4)
+            bytes.append(contentsOf: keys)
+            kept.map { StoredElement(map.values.element($0)) }.appendEncoded(to: &bytes)
+        }
+        return bytes
+    }
+}
+
+extension Optional where Wrapped == [UInt8] {
+    /// Calls `body` with the bytes, or with `nil`.
+    func withUnsafeBytesOrNil<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+        switch self {
+        case .some(let bytes): try bytes.withUnsafeBytes { try body($0) }
+        case .none: try body(nil)
+        }
     }
 }

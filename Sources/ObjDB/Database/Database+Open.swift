@@ -12,7 +12,8 @@ struct OpenedFile {
     ///
     /// Every check runs before anything is written, so a file that is refused stays as it was.
     static func open(path: String, configuration: Configuration) throws -> OpenedFile {
-        let layouts = try (configuration.objectTypes ?? []).map(SchemaDiscovery.layout(of:))
+        let layouts = try SchemaDiscovery.layoutsLinked(from: configuration.objectTypes ?? [])
+        try SchemaValidation.validateLinks(layouts.map(\.schema))
         try checkDistinctNames(layouts)
         let lease = try EnvironmentRegistry.shared.acquire(path: path, options: configuration.environmentOptions)
         let env = lease.environment
@@ -52,7 +53,7 @@ struct OpenedFile {
         let final = try FileMeta.read(read.txn, meta: meta, path: path)
         let catalog = try Catalog.build(
             stored: final.schema, stamp: final.stamp, env: env, layouts: layouts,
-            configuredTypes: configuration.objectTypes.map { Set($0.map(ObjectIdentifier.init)) })
+            configuredTypes: configuration.objectTypes.map { _ in Set(layouts.map { ObjectIdentifier($0.type) }) })
         return OpenedFile(lease: lease, meta: meta, catalog: catalog, formatVersion: final.format)
     }
 
@@ -148,7 +149,10 @@ extension ClassTables {
             property.indexed && !property.primaryKey
                 ? try require(TableName.index(stored.id, property: property.id), .multimap) : nil
         }
-        return ClassTables(objects: objects, primaryKeys: primaryKeys, indexes: indexes)
+        let backlinks = try stored.properties.map { property in
+            property.type == .object ? try require(TableName.backlinks(stored.id, property: property.id), .backlinks) : nil
+        }
+        return ClassTables(objects: objects, primaryKeys: primaryKeys, indexes: indexes, backlinks: backlinks)
     }
 
     /// Opens (creating as needed) the tables of a stored class inside a write transaction.
@@ -160,6 +164,10 @@ extension ClassTables {
             property.indexed && !property.primaryKey
                 ? try write.openTable(named: TableName.index(stored.id, property: property.id), flags: .multimap) : nil
         }
-        return ClassTables(objects: objects, primaryKeys: primaryKeys, indexes: indexes)
+        let backlinks = try stored.properties.map { property in
+            property.type == .object
+                ? try write.openTable(named: TableName.backlinks(stored.id, property: property.id), flags: .backlinks) : nil
+        }
+        return ClassTables(objects: objects, primaryKeys: primaryKeys, indexes: indexes, backlinks: backlinks)
     }
 }

@@ -69,6 +69,11 @@ extension Database {
                 if let valueType = plan[column].valueType {
                     let offset = plan[column].valueOffset
                     row.append { valueType._objdbEncodeField(at: base + offset, into: &$0) }
+                } else if let relationship = plan[column].relationship {
+                    // Links and collections: every object they hold is managed by now.
+                    let offset = plan[column].valueOffset
+                    var writer = _ObjDBElementWriter()
+                    row.append { relationship.encodeUnmanaged(at: base + offset, &writer, into: &$0) }
                 } else {
                     appendDefault(info, column: column, to: row)
                 }
@@ -90,14 +95,17 @@ extension Database {
     ///
     /// With `uniquePrimaryKey`, the primary-key entry is written first and only if the key is
     /// free; otherwise ``PrimaryKeyTaken`` is thrown before anything else is written.
-    func insertRow(_ info: ClassInfo, _ context: WriteContext, uniquePrimaryKey: Bool = false) throws -> (key: UInt64, row: RowView) {
+    func insertRow(
+        _ info: ClassInfo, _ context: WriteContext, uniquePrimaryKey: Bool = false, key preallocated: UInt64? = nil
+    ) throws -> (key: UInt64, row: RowView) {
         let result = try context.storage { txn -> (UInt64, RowView) in
-            let key = try classChanges(info, context, txn).allocateKey()
+            let key = try preallocated ?? classChanges(info, context, txn).allocateKey()
             try context.row.withColumns { column in
                 try withoutActuallyEscaping(column) {
                     try updateKeys(
                         info, key: key, old: nil, new: $0, columns: nil, context, txn: txn,
                         uniquePrimaryKey: uniquePrimaryKey)
+                    if info.hasLinks { _ = try updateBacklinks(info, key: key, old: nil, new: $0, columns: nil, txn: txn) }
                 }
             }
             // Reserve the row last: the returned pointer is valid until the next write.
@@ -122,6 +130,7 @@ extension Database {
     func reinsertRow(_ info: ClassInfo, key: UInt64, encoded new: RowView, _ context: WriteContext) throws {
         try context.storage { txn in
             try updateKeys(info, key: key, old: nil, new: { new.column($0) }, columns: nil, context, txn: txn)
+            if info.hasLinks { _ = try updateBacklinks(info, key: key, old: nil, new: { new.column($0) }, columns: nil, txn: txn) }
             guard let space = try txn.reserve(info.objectsTable, key: key, count: new.length, flags: .noOverwrite),
                 let target = space.baseAddress, let from = new.bytes.baseAddress
             else {
@@ -138,9 +147,10 @@ extension Database {
         let row = try context.storage { txn -> RowView in
             recordUndo(context, .replaced(info, key: key, row: Array(old.bytes)))
             try classChanges(info, context, txn).modified(key, columns: changed)
-            try context.row.withColumns { column in
-                try withoutActuallyEscaping(column) {
-                    try updateKeys(info, key: key, old: old, new: $0, columns: changed, context, txn: txn)
+            let orphans = try context.row.withColumns { column in
+                try withoutActuallyEscaping(column) { new in
+                    try updateKeys(info, key: key, old: old, new: new, columns: changed, context, txn: txn)
+                    return info.hasLinks ? try updateBacklinks(info, key: key, old: old, new: new, columns: changed, txn: txn) : []
                 }
             }
             let size = context.row.encodedSize
@@ -150,7 +160,7 @@ extension Database {
                 throw ObjDBError(.storage, "Could not overwrite the row of '\(info.name)' \(key)", path: path)
             }
             context.row.write(into: space)
-            return RowView(UnsafeRawBufferPointer(space)) ?? .damaged
+            return try rowAfterDeleting(orphans, info, key: key, written: space, context, txn)
         }
         generation &+= 1
         return row
@@ -163,6 +173,8 @@ extension Database {
             recordUndo(context, .replaced(info, key: key, row: Array(old.bytes)))
             try classChanges(info, context, txn).modified(key, columns: changed)
             try updateKeys(info, key: key, old: old, new: { new.column($0) }, columns: changed, context, txn: txn)
+            let orphans = info.hasLinks
+                ? try updateBacklinks(info, key: key, old: old, new: { new.column($0) }, columns: changed, txn: txn) : []
             let source = new.bytes
             guard let space = try context.reserveThroughCursor(info.objectsTable, key: key, count: source.count)
                 ?? txn.reserve(info.objectsTable, key: key, count: source.count),
@@ -171,21 +183,36 @@ extension Database {
                 throw ObjDBError(.storage, "Could not overwrite the row of '\(info.name)' \(key)", path: path)
             }
             target.copyMemory(from: from, byteCount: source.count)
-            return RowView(UnsafeRawBufferPointer(space)) ?? .damaged
+            return try rowAfterDeleting(orphans, info, key: key, written: space, context, txn)
         }
         generation &+= 1
         return row
     }
 
-    /// Deletes an object's row and its primary-key and index entries.
+    /// The row just written to `space`, after deleting embedded objects its write let go of
+    /// (deleting writes, which moves rows: the row is then looked up again).
+    private func rowAfterDeleting(
+        _ orphans: [(ClassInfo, UInt64)], _ info: ClassInfo, key: UInt64, written space: UnsafeMutableRawBufferPointer,
+        _ context: WriteContext, _ txn: Txn
+    ) throws -> RowView {
+        guard !orphans.isEmpty else { return RowView(UnsafeRawBufferPointer(space)) ?? .damaged }
+        try deleteOrphans(orphans, context)
+        guard let bytes = try txn.get(info.objectsTable, key: key) else { return .damaged }
+        return RowView(bytes) ?? .damaged
+    }
+
+    /// Deletes an object's row, its primary-key, index and outgoing backlink entries, and the
+    /// embedded objects it owns. Links *to* it are the caller's business (``deleteObject``).
     func deleteRow(_ info: ClassInfo, key: UInt64, _ context: WriteContext) throws {
         let existed = try context.storage { txn -> Bool in
             guard let bytes = try txn.get(info.tables.objects, key: key) else { return false }
             let old = RowView(bytes) ?? .damaged
             recordUndo(context, .deleted(info, key: key, row: Array(bytes)))
             try updateKeys(info, key: key, old: old, new: nil, columns: nil, context, txn: txn)
+            let orphans = info.hasLinks ? try updateBacklinks(info, key: key, old: old, new: nil, columns: nil, txn: txn) : []
             try txn.delete(info.tables.objects, key: key)
             try classChanges(info, context, txn).deleted(key)
+            try deleteOrphans(orphans, context)
             return true
         }
         if existed { generation &+= 1 }
@@ -349,35 +376,40 @@ extension Database {
             preconditionFailure(
                 "The primary key '\(info.name).\(info.stored.properties[column].name)' cannot be changed after the object was added")
         }
+        guard let row = dooming(context, { try writeColumn(info, key: object._objdbKey, old: old, column: column, value: isValue ? value : nil, context) })
+        else { return }
+        object._objdbRow = row
+        object._objdbRowGeneration = generation
+    }
+
+    /// Replaces column `column` of the row `old` of object `key` with `value` (`nil` for null),
+    /// maintaining indexes and backlinks. Returns the stored row.
+    func writeColumn(
+        _ info: ClassInfo, key: UInt64, old: RowView, column: Int, value: UnsafeRawBufferPointer?, _ context: WriteContext
+    ) throws -> RowView {
         // Same size: copy the row and patch the column's bytes, instead of rebuilding it.
-        if isValue, case .value(let oldBytes) = old.column(column), oldBytes.count == value.count,
+        if let value, case .value(let oldBytes) = old.column(column), oldBytes.count == value.count,
             let oldStart = oldBytes.baseAddress
         {
             let patch = context.patch
             patch.reset()
             patch.append(bytes: old.bytes)
-            let offset = oldStart - old.base
-            patch.overwrite(at: offset, with: value)
-            guard let new = RowView(patch.bytes),
-                let row = dooming(context, { try replaceRow(info, key: object._objdbKey, old: old, encoded: new, changed: [column], context) })
-            else { return }
-            object._objdbRow = row
-            object._objdbRowGeneration = generation
-            return
+            patch.overwrite(at: oldStart - old.base, with: value)
+            if let new = RowView(patch.bytes) {
+                return try replaceRow(info, key: key, old: old, encoded: new, changed: [column], context)
+            }
         }
         context.row.reset()
         for c in 0..<info.columnCount {
             if c == column {
-                context.row.append(raw: isValue ? value : nil)
+                context.row.append(raw: value)
             } else if case .absent = old.column(c) {
                 appendDefault(info, column: c, to: context.row)
             } else {
                 context.row.append(old.column(c))
             }
         }
-        guard let row = dooming(context, { try replaceRow(info, key: object._objdbKey, old: old, changed: [column], context) }) else { return }
-        object._objdbRow = row
-        object._objdbRowGeneration = generation
+        return try replaceRow(info, key: key, old: old, changed: [column], context)
     }
 }
 

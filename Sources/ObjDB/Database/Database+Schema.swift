@@ -64,6 +64,9 @@ extension Database {
         let existing = try classInfo(for: type)
         let layout = try SchemaDiscovery.layout(of: type)
         if let existing, !existing.isDiscarded, existing.hasIndexes(of: layout) { return existing }
+        if !layout.linkedTypes.isEmpty {
+            try SchemaValidation.validateLinks(SchemaDiscovery.layoutsLinked(from: [type]).map(\.schema))
+        }
         var changes = SchemaChanges()
         var stored = catalog.stored
         let (storedClass, tables) = try context.storage { txn in try changes.ensure(layout, in: &stored, txn: txn) }
@@ -74,6 +77,9 @@ extension Database {
         catalog.byType[ObjectIdentifier(type)] = info
         context.createdClasses.append(info)
         context.schemaChanged = context.schemaChanged || changes.any
+        // The classes it links to exist as soon as it does (their objects' linking objects and
+        // deletes need the backlink tables).
+        for linked in layout.linkedTypes { _ = try classInfoForWrite(linked, context) }
         return info
     }
 
@@ -99,17 +105,21 @@ extension Database {
 }
 
 extension ClassInfo {
-    /// Whether the stored indexes are those the model declares.
+    /// Whether the stored indexes, delete rules and computed properties are those the model
+    /// declares (what the first write updates without a migration).
     static func indexesMatch(_ stored: StoredClass, _ layout: ClassLayout) -> Bool {
-        stored.properties.allSatisfy { property in
+        let indexes = stored.properties.allSatisfy { property in
             property.primaryKey || (layout.schema[property.name]?.isIndexed ?? property.indexed) == property.indexed
         }
+        let rules = stored.properties.allSatisfy { property in
+            (layout.schema[property.name]?.deleteRule ?? .nullify) == (property.deleteRule ?? .nullify)
+        }
+        let computed = layout.schema.properties.filter(\.isComputed)
+        return indexes && rules && (stored.computed ?? []).map(\.property) == computed
     }
 
-    /// Whether the stored indexes are those the model declares.
+    /// Whether the stored metadata is what the model declares (see ``indexesMatch(_:_:)``).
     func hasIndexes(of layout: ClassLayout) -> Bool {
-        stored.properties.allSatisfy { property in
-            property.primaryKey || (layout.schema[property.name]?.isIndexed ?? property.indexed) == property.indexed
-        }
+        ClassInfo.indexesMatch(stored, layout)
     }
 }

@@ -29,8 +29,13 @@ public final class Database {
     let formatVersion: UInt32
     /// The classes of the file.
     @exclusivity(unchecked) var catalog: Catalog {
-        didSet { lastClassLookup = nil }
+        didSet {
+            lastClassLookup = nil
+            incomingLinkCache = [:]
+        }
     }
+    /// Per class name: the link columns pointing to it (see ``incomingLinks(_:)``).
+    @exclusivity(unchecked) var incomingLinkCache: [String: [(origin: ClassInfo, column: Int)]] = [:]
     /// The last class found by ``classInfo(for:)``: most calls ask for the same class again.
     @exclusivity(unchecked) var lastClassLookup: (type: ObjectIdentifier, info: ClassInfo)?
     /// The read snapshot, when not in a write transaction; begun lazily.

@@ -30,6 +30,8 @@ final class WriteContext {
     @exclusivity(unchecked) var undo: [UndoStep] = []
     /// Number of nested savepoints; steps are recorded only while it is positive.
     @exclusivity(unchecked) var savepointDepth = 0
+    /// Collection columns changed through managed collections and not yet written back.
+    @exclusivity(unchecked) var pending: [CollectionSlot: PendingCollection] = [:]
     /// Objects that became managed by an insert of this transaction: a rollback invalidates them.
     @exclusivity(unchecked) var insertedObjects: [ObjectBase] = []
 

@@ -130,6 +130,8 @@ extension ObjDBError {
         public static let notInWriteTransaction = Code(rawValue: 24)
         /// The file is still open in this process (for example when deleting it).
         public static let fileInUse = Code(rawValue: 25)
+        /// An embedded object that already belongs to a parent was given to another one.
+        public static let embeddedObjectOwned = Code(rawValue: 26)
 
         private static let names: [Int: String] = [
             1: "storage", 2: "file not found", 3: "permission denied", 4: "not an ObjDB file",
@@ -139,7 +141,7 @@ extension ObjDBError {
             16: "primary key exists", 17: "missing primary key", 18: "wrong database",
             19: "write conflict", 20: "invalid value", 21: "too many tables",
             22: "incompatible configuration", 23: "object invalidated",
-            24: "not in write transaction", 25: "file in use",
+            24: "not in write transaction", 25: "file in use", 26: "embedded object owned",
         ]
     }
 }

@@ -26,6 +26,8 @@ public protocol _Persistable {
     static func _objdbGet(_ object: ObjectBase, _ column: Int) -> Self
     /// Writes column `column` of a managed object.
     static func _objdbSet(_ object: ObjectBase, _ column: Int, _ value: Self)
+    /// The model class of a link (an object, or an optional object); `nil` for other types.
+    static var _objdbObjectType: ObjectBase.Type? { get }
     /// Encodes the value stored at `field` (the inside of a `@Persisted` wrapper of this type).
     static func _objdbEncodeField(at field: UnsafeRawPointer, into bytes: inout _ObjDBBytes) -> Bool
     /// The value stored at `field`, boxed.
@@ -35,7 +37,13 @@ public protocol _Persistable {
 }
 
 /// A ``_Persistable`` type that is not an `Optional`; `Optional` of it is persistable too.
-public protocol _PersistableNonOptional: _Persistable {}
+public protocol _PersistableNonOptional: _CollectionElement {
+    /// Reads column `column` of a managed object as `Optional<Self>`: what an optional property
+    /// of this type reads. Links (optional objects) override it.
+    static func _objdbGetOptional(_ object: ObjectBase, _ column: Int) -> Self?
+    /// Writes `Optional<Self>` to column `column` of a managed object.
+    static func _objdbSetOptional(_ object: ObjectBase, _ column: Int, _ value: Self?)
+}
 
 /// A ``_Persistable`` type that can be indexed: integers, `Bool`, `String`, `Date`, `UUID`,
 /// ``ObjectId``, enums of those, and their optionals.
@@ -51,6 +59,9 @@ extension _Persistable {
 
     /// Not an integer by default.
     public static var _objdbBitWidth: Int { 0 }
+
+    /// Not a link by default.
+    public static var _objdbObjectType: ObjectBase.Type? { nil }
 
     /// The value itself.
     public var _objdbAnyValue: Any? { self }
@@ -140,6 +151,19 @@ extension Optional: _Persistable where Wrapped: _PersistableNonOptional {
         }
     }
 
+    /// The wrapped type's reading of an optional column.
+    public static func _objdbGet(_ object: ObjectBase, _ column: Int) -> Self {
+        Wrapped._objdbGetOptional(object, column)
+    }
+
+    /// The wrapped type's writing of an optional column.
+    public static func _objdbSet(_ object: ObjectBase, _ column: Int, _ value: Self) {
+        Wrapped._objdbSetOptional(object, column, value)
+    }
+
+    /// The wrapped type's model class, for optional links.
+    public static var _objdbObjectType: ObjectBase.Type? { Wrapped._objdbObjectType }
+
     /// `nil` for a null column, else the wrapped type's decoding.
     public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Self? {
         guard let bytes else { return .some(nil) }
@@ -157,4 +181,24 @@ extension Optional: _Persistable where Wrapped: _PersistableNonOptional {
 }
 
 extension Optional: _PrimaryKey where Wrapped: _PrimaryKey & _PersistableNonOptional {}
+
+extension _PersistableNonOptional {
+    /// Decodes an optional column: `nil` for a null column.
+    public static func _objdbGetOptional(_ object: ObjectBase, _ column: Int) -> Self? {
+        switch object._objdbRead(column) {
+        case .value(let bytes):
+            if let value = _objdbDecode(bytes) { return value }
+        case .null:
+            return nil
+        case .absent:
+            break
+        }
+        return object._objdbFallback(column, as: Optional<Self>.self)
+    }
+
+    /// Encodes an optional value (`nil` as a null column) and writes it.
+    public static func _objdbSetOptional(_ object: ObjectBase, _ column: Int, _ value: Self?) {
+        object._objdbWrite(column) { value?._objdbEncode(into: &$0) ?? false }
+    }
+}
 extension Optional: _Indexable where Wrapped: _Indexable & _PersistableNonOptional {}

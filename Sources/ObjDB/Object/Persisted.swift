@@ -102,11 +102,32 @@ extension Persisted where Value: _Indexable {
     }
 }
 
+extension Persisted where Value: _LinkValue {
+    /// A link, or a collection of links, with a delete rule:
+    /// `@Persisted(deleteRule: .cascade) var lines: List<InvoiceLine>`.
+    ///
+    /// With ``DeleteRule/cascade``, deleting the object deletes the objects it links to through
+    /// this property, unless something else still links to them.
+    @inlinable
+    public init(wrappedValue: Value, deleteRule: DeleteRule) {
+        _column = -1
+        _value = wrappedValue
+        _options = deleteRule == .cascade ? PersistedOptions.cascade : 0
+    }
+
+    /// A link or collection of links with its default (`nil`, or empty) and a delete rule.
+    @inlinable
+    public init(deleteRule: DeleteRule) {
+        self.init(wrappedValue: Value._objdbDefaultValue(), deleteRule: deleteRule)
+    }
+}
+
 /// Bits of `Persisted._options`.
 @usableFromInline
 enum PersistedOptions {
     @usableFromInline static let primaryKey: UInt8 = 1
     @usableFromInline static let indexed: UInt8 = 2
+    @usableFromInline static let cascade: UInt8 = 4
 }
 
 /// What schema discovery needs to know about a `@Persisted` field, from its type alone.

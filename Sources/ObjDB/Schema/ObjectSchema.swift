@@ -8,13 +8,18 @@
 public struct ObjectSchema: Sendable, Hashable, CustomStringConvertible {
     /// The class name (``Object/className`` of the model).
     public let className: String
-    /// The persisted properties. For a schema read from a file, in column order.
+    /// The persisted properties. For a schema read from a file, stored properties in column
+    /// order, then the computed ones (``LinkingObjects``).
     public let properties: [Property]
+    /// Whether the class is an ``EmbeddedObject``: its objects are owned by one parent each and
+    /// cannot be queried on their own.
+    public let isEmbedded: Bool
 
     /// Creates a description.
-    public init(className: String, properties: [Property]) {
+    public init(className: String, properties: [Property], isEmbedded: Bool = false) {
         self.className = className
         self.properties = properties
+        self.isEmbedded = isEmbedded
     }
 
     /// The primary-key property, if the class has one.
@@ -23,17 +28,20 @@ public struct ObjectSchema: Sendable, Hashable, CustomStringConvertible {
     /// The property with that name.
     public subscript(propertyName: String) -> Property? { properties.first { $0.name == propertyName } }
 
-    /// `class Name { properties… }`, one property per line.
+    /// `class Name { properties… }` (`embedded class` for embedded ones), one property per line.
     public var description: String {
-        "class \(className) {\n" + properties.map { "    \($0)\n" }.joined() + "}"
+        (isEmbedded ? "embedded class " : "class ") + "\(className) {\n" + properties.map { "    \($0)\n" }.joined() + "}"
     }
 
     /// Differences in stored data between two descriptions of the same class, as sentences;
     /// empty if rows of one can be read as the other (index changes excepted).
     func dataDifferences(from other: ObjectSchema) -> [String] {
         var changes: [String] = []
-        for p in properties {
-            guard let q = other[p.name] else {
+        if isEmbedded != other.isEmbedded {
+            changes.append(isEmbedded ? "the class became embedded" : "the class is no longer embedded")
+        }
+        for p in properties where !p.isComputed {
+            guard let q = other[p.name], !q.isComputed else {
                 changes.append("property '\(p.name)' was added")
                 continue
             }
@@ -41,7 +49,7 @@ public struct ObjectSchema: Sendable, Hashable, CustomStringConvertible {
                 changes.append("property '\(p.name)' changed from \(q.typeName)\(q.isPrimaryKey ? " (primary key)" : "") to \(p.typeName)\(p.isPrimaryKey ? " (primary key)" : "")")
             }
         }
-        for q in other.properties where self[q.name] == nil {
+        for q in other.properties where !q.isComputed && (self[q.name].map(\.isComputed) ?? true) {
             changes.append("property '\(q.name)' was removed")
         }
         return changes

@@ -18,11 +18,22 @@ public struct Property: Sendable, Hashable, CustomStringConvertible {
     public let isIndexed: Bool
     /// For `.int`, the width of the Swift integer type (8, 16, 32 or 64); 0 otherwise.
     public let bitWidth: Int
+    /// For `.object` and `.linkingObjects`: the class linked to (for linking objects, the class
+    /// whose objects link here).
+    public let objectClassName: String?
+    /// For `.linkingObjects`: the link property of ``objectClassName`` that links here.
+    public let linkOriginPropertyName: String?
+    /// The collection the property holds (`nil` for a single value or a to-one link). For a
+    /// collection, ``type`` and ``isOptional`` describe its elements (a map's values).
+    public let collection: CollectionKind?
+    /// For links: what deleting the object holding the link does to the linked objects.
+    public let deleteRule: DeleteRule
 
     /// Creates a property description.
     public init(
         name: String, type: PropertyType, isOptional: Bool = false, isPrimaryKey: Bool = false,
-        isIndexed: Bool = false, bitWidth: Int? = nil
+        isIndexed: Bool = false, bitWidth: Int? = nil, objectClassName: String? = nil,
+        linkOriginPropertyName: String? = nil, collection: CollectionKind? = nil, deleteRule: DeleteRule = .nullify
     ) {
         self.name = name
         self.type = type
@@ -30,25 +41,51 @@ public struct Property: Sendable, Hashable, CustomStringConvertible {
         self.isPrimaryKey = isPrimaryKey
         self.isIndexed = isIndexed
         self.bitWidth = bitWidth ?? (type == .int ? 64 : 0)
+        self.objectClassName = objectClassName
+        self.linkOriginPropertyName = linkOriginPropertyName
+        self.collection = collection
+        self.deleteRule = deleteRule
     }
 
-    /// The Swift spelling of the type, such as `Int8?` or `String`.
+    /// Whether the property is a ``List``.
+    public var isArray: Bool { collection == .list }
+    /// Whether the property is a ``MutableSet``.
+    public var isSet: Bool { collection == .set }
+    /// Whether the property is a ``Map``.
+    public var isMap: Bool { collection == .map }
+    /// Whether the property links to objects (a to-one link, or a collection of objects).
+    public var isLink: Bool { type == .object }
+    /// Whether the property is computed rather than stored (``LinkingObjects``).
+    public var isComputed: Bool { type == .linkingObjects }
+
+    /// The Swift spelling of the type, such as `Int8?`, `List<String>` or `Map<String, Dog?>`.
     public var typeName: String {
-        let base = type == .int && bitWidth != 64 ? "Int\(bitWidth)" : type.description
-        return isOptional ? base + "?" : base
+        if type == .linkingObjects { return "LinkingObjects<\(objectClassName ?? "?")>" }
+        var base = type == .int && bitWidth != 64 ? "Int\(bitWidth)" : type.description
+        if type == .object { base = objectClassName ?? "Object" }
+        let element = isOptional ? base + "?" : base
+        switch collection {
+        case .list: return "List<\(element)>"
+        case .set: return "MutableSet<\(element)>"
+        case .map: return "Map<String, \(element)>"
+        case nil: return element
+        }
     }
 
-    /// `name: Type` followed by `(primary key)` or `(indexed)`.
+    /// `name: Type` followed by `(primary key)`, `(indexed)`, `(cascade)` or `(origin: property)`.
     public var description: String {
         var text = "\(name): \(typeName)"
         if isPrimaryKey { text += " (primary key)" } else if isIndexed { text += " (indexed)" }
+        if deleteRule == .cascade { text += " (cascade)" }
+        if let origin = linkOriginPropertyName { text += " (origin: \(origin))" }
         return text
     }
 
-    /// Whether two descriptions store the same data, ignoring indexes (which ObjDB adds and
-    /// removes at open without a migration).
+    /// Whether two descriptions store the same data, ignoring indexes, delete rules and the
+    /// origin of linking objects (metadata that ObjDB updates at open without a migration).
     func storesSameData(as other: Property) -> Bool {
         name == other.name && type == other.type && isOptional == other.isOptional
             && isPrimaryKey == other.isPrimaryKey && bitWidth == other.bitWidth
+            && objectClassName == other.objectClassName && collection == other.collection
     }
 }

@@ -23,6 +23,12 @@ public enum PropertyType: String, Sendable, Hashable, CaseIterable, Codable, Cus
     case decimal
     /// ``ObjectId``.
     case objectId
+    /// A link to an object of another class (``Property/objectClassName``): a to-one link, or
+    /// the elements of a list, set or map of objects.
+    case object
+    /// The objects linking to this one through a link property of another class
+    /// (``LinkingObjects``); computed, not stored.
+    case linkingObjects
 
     /// The Swift name of the type, as in a model declaration.
     public var description: String {
@@ -37,6 +43,8 @@ public enum PropertyType: String, Sendable, Hashable, CaseIterable, Codable, Cus
         case .uuid: "UUID"
         case .decimal: "Decimal"
         case .objectId: "ObjectId"
+        case .object: "Object"
+        case .linkingObjects: "LinkingObjects"
         }
     }
 
@@ -54,7 +62,7 @@ public enum PropertyType: String, Sendable, Hashable, CaseIterable, Codable, Cus
         case .double, .date: .double
         case .float: .float
         case .string, .data, .decimal: .bytes
-        case .uuid, .objectId: .fixedBytes
+        case .uuid, .objectId, .object, .linkingObjects: .fixedBytes
         }
     }
 }

@@ -13,7 +13,9 @@ struct SchemaChanges {
                 continue
             }
             try requireSameData(layout, existing)
-            if indexChanges(layout, existing).contains(where: { _ in true }) { changes.any = true }
+            if indexChanges(layout, existing).contains(where: { _ in true }) || withMetadata(of: layout, existing) != existing {
+                changes.any = true
+            }
         }
     }
 
@@ -30,7 +32,9 @@ struct SchemaChanges {
         try Self.requireSameData(layout, existing)
         let changed = Array(Self.indexChanges(layout, existing))
         for (column, indexed) in changed { existing.properties[column].indexed = indexed }
-        if !changed.isEmpty {
+        let updated = Self.withMetadata(of: layout, existing)
+        if !changed.isEmpty || updated != existing {
+            existing = updated
             stored.replace(existing)
             any = true
         }
@@ -56,6 +60,18 @@ struct SchemaChanges {
                 "The class '\(layout.className)' in the file does not match the model: \(differences.joined(separator: "; ")). Raise Configuration.schemaVersion and migrate, or set deleteDatabaseIfMigrationNeeded",
                 className: layout.className)
         }
+    }
+
+    /// `existing` with the model's delete rules and computed properties: metadata that changes
+    /// no stored data, so it is updated without a migration.
+    private static func withMetadata(of layout: ClassLayout, _ existing: StoredClass) -> StoredClass {
+        var updated = existing
+        for (column, property) in existing.properties.enumerated() {
+            guard let model = layout.schema[property.name] else { continue }
+            updated.properties[column].deleteRule = model.deleteRule == .nullify ? nil : model.deleteRule
+        }
+        updated.setComputed(layout.schema.properties.filter(\.isComputed))
+        return updated
     }
 
     /// Columns whose index flag differs between the model and the file, with the model's flag.

@@ -15,6 +15,8 @@ struct FieldLayout: @unchecked Sendable {
     let valueOffset: Int
     /// The type stored in the field; its `_Persistable` methods read and write the value.
     let valueType: any _Persistable.Type
+    /// For links, collections and linking objects: the relationship behaviour of the type.
+    let relationship: (any RelationshipValue.Type)?
 
     /// Encodes the field's unmanaged value in `object`.
     @inline(__always)
@@ -48,6 +50,8 @@ final class ClassLayout: @unchecked Sendable {
     let fields: [FieldLayout]
     /// The class description, properties in declaration order.
     let schema: ObjectSchema
+    /// The model classes the class links to (through links, collections and linking objects).
+    let linkedTypes: [ObjectBase.Type]
     /// Whether every stored field of the class (beyond `ObjectBase`'s own) is `@Persisted`, so an
     /// instance can be re-pointed at another stored object without carrying state along.
     let onlyPersistedFields: Bool
@@ -56,9 +60,11 @@ final class ClassLayout: @unchecked Sendable {
     private let fieldIndexByName: [String: Int]
 
     fileprivate init(
-        type: ObjectBase.Type, fields: [FieldLayout], schema: ObjectSchema, prototype: ObjectBase, onlyPersistedFields: Bool
+        type: ObjectBase.Type, fields: [FieldLayout], schema: ObjectSchema, prototype: ObjectBase, onlyPersistedFields: Bool,
+        linkedTypes: [ObjectBase.Type]
     ) {
         self.type = type
+        self.linkedTypes = linkedTypes
         self.onlyPersistedFields = onlyPersistedFields
         self.className = schema.className
         self.fields = fields
@@ -125,24 +131,62 @@ enum SchemaDiscovery {
         let prototype = type.init()
         var fields: [FieldLayout] = []
         var properties: [Property] = []
+        var linkedTypes: [ObjectBase.Type] = []
         for (index, entry) in found.enumerated() {
             let valueType = entry.kind.valueType
+            let relationship = valueType as? any RelationshipValue.Type
             let options = entry.kind.options(at: prototype._objdbBase + entry.offset)
+            let valueOffset = entry.offset + entry.kind.valueOffset
             fields.append(FieldLayout(
                 name: entry.name, index: index, offset: entry.offset,
                 columnWordOffset: entry.offset + entry.kind.columnOffset,
-                valueOffset: entry.offset + entry.kind.valueOffset, valueType: valueType))
-            properties.append(Property(
-                name: entry.name, type: valueType._objdbPropertyType, isOptional: valueType._objdbIsOptional,
-                isPrimaryKey: options & PersistedOptions.primaryKey != 0,
-                isIndexed: options & PersistedOptions.indexed != 0,
-                bitWidth: valueType._objdbPropertyType == .int ? valueType._objdbBitWidth : 0))
+                valueOffset: valueOffset, valueType: valueType, relationship: relationship))
+            let property = describe(
+                entry.name, valueType, relationship, options: options, value: prototype._objdbBase + valueOffset)
+            if let target = (relationship?.elementType ?? valueType)._objdbObjectType { linkedTypes.append(target) }
+            properties.append(property)
         }
-        let schema = ObjectSchema(className: className, properties: properties)
+        let schema = ObjectSchema(
+            className: className, properties: properties, isEmbedded: type is EmbeddedObject.Type)
         try SchemaValidation.validate(schema)
         return ClassLayout(
             type: type, fields: fields, schema: schema, prototype: prototype,
-            onlyPersistedFields: otherFields == baseFields)
+            onlyPersistedFields: otherFields == baseFields, linkedTypes: linkedTypes)
+    }
+
+    /// The description of one field.
+    private static func describe(
+        _ name: String, _ valueType: any _Persistable.Type, _ relationship: (any RelationshipValue.Type)?,
+        options: UInt8, value: UnsafeRawPointer
+    ) -> Property {
+        let element = relationship?.elementType ?? valueType
+        let deleteRule: DeleteRule = options & PersistedOptions.cascade != 0 ? .cascade : .nullify
+        if let relationship, relationship.isLinkingObjects {
+            return Property(
+                name: name, type: .linkingObjects, objectClassName: element._objdbObjectType?.className,
+                linkOriginPropertyName: relationship.originProperty(at: value))
+        }
+        return Property(
+            name: name, type: element._objdbPropertyType, isOptional: element._objdbIsOptional,
+            isPrimaryKey: options & PersistedOptions.primaryKey != 0,
+            isIndexed: options & PersistedOptions.indexed != 0,
+            bitWidth: element._objdbPropertyType == .int ? element._objdbBitWidth : 0,
+            objectClassName: element._objdbObjectType?.className,
+            collection: relationship?.collectionKind, deleteRule: deleteRule)
+    }
+
+    /// The layouts of `types` and of every class they link to, directly or not, each once.
+    static func layoutsLinked(from types: [ObjectBase.Type]) throws -> [ClassLayout] {
+        var result: [ClassLayout] = []
+        var seen = Set<ObjectIdentifier>()
+        var pending = types
+        while let type = pending.popLast() {
+            guard seen.insert(ObjectIdentifier(type)).inserted else { continue }
+            let layout = try layout(of: type)
+            result.append(layout)
+            pending.append(contentsOf: layout.linkedTypes)
+        }
+        return result
     }
 
     /// Number of stored fields `ObjectBase` itself declares.

@@ -8,6 +8,7 @@ enum SchemaValidation {
         func fail(_ message: String, property: String? = nil) -> ObjDBError {
             ObjDBError(.invalidSchema, message, className: name, propertyName: property)
         }
+        let failWith: (String, String?) -> ObjDBError = { fail($0, property: $1) }
         guard !name.isEmpty else { throw fail("A class name is empty") }
         guard schema.properties.count <= RowFormat.maxColumns else {
             throw fail("Class '\(name)' has \(schema.properties.count) properties; at most \(RowFormat.maxColumns) are supported")
@@ -32,11 +33,74 @@ enum SchemaValidation {
                     property: property.name)
             }
         }
+        for property in schema.properties { try validateRelationship(property, of: schema, failWith) }
         let keys = schema.properties.filter(\.isPrimaryKey)
+        if schema.isEmbedded, let key = keys.first {
+            throw fail(
+                "Embedded class '\(name)' declares primary key '\(key.name)'; embedded objects are identified by their parent and have none",
+                property: key.name)
+        }
         if keys.count > 1 {
             throw fail(
                 "Class '\(name)' declares \(keys.count) primary keys (\(keys.map { "'\($0.name)'" }.joined(separator: ", "))); a class has at most one",
                 property: keys[1].name)
+        }
+    }
+
+    /// The rules of links, collections and linking objects that one class can check alone.
+    private static func validateRelationship(
+        _ property: Property, of schema: ObjectSchema, _ fail: (String, String?) -> ObjDBError
+    ) throws {
+        let where_ = "'\(schema.className).\(property.name)'"
+        if property.collection != nil && (property.isIndexed || property.isPrimaryKey) {
+            throw fail("\(where_) is a collection and cannot be a primary key or indexed", property.name)
+        }
+        switch property.type {
+        case .object:
+            guard let target = property.objectClassName, !target.isEmpty else {
+                throw fail("\(where_) is a link without a target class", property.name)
+            }
+            if property.collection == nil && !property.isOptional {
+                throw fail("\(where_) is a to-one link of type \(target); to-one links must be optional: declare it as \(target)?", property.name)
+            }
+            if (property.collection == .list || property.collection == .set) && property.isOptional {
+                throw fail("\(where_) is a \(property.typeName); lists and sets of objects hold objects, not nil: declare the element as \(target)", property.name)
+            }
+        case .linkingObjects:
+            guard property.objectClassName?.isEmpty == false, property.linkOriginPropertyName?.isEmpty == false else {
+                throw fail("\(where_) is LinkingObjects without an origin class and property: declare it with @Persisted(originProperty: \"…\")", property.name)
+            }
+        default:
+            if property.deleteRule != .nullify {
+                throw fail("\(where_) has a delete rule but is not a link", property.name)
+            }
+        }
+    }
+
+    /// Checks the rules that involve several classes: link targets exist, sets hold no embedded
+    /// objects, and linking objects name a link property that points back.
+    static func validateLinks(_ schemas: [ObjectSchema]) throws {
+        var byName: [String: ObjectSchema] = [:]
+        for schema in schemas { byName[schema.className] = schema }
+        for schema in schemas {
+            for property in schema.properties {
+                let where_ = "'\(schema.className).\(property.name)'"
+                func fail(_ message: String) -> ObjDBError {
+                    ObjDBError(.invalidSchema, message, className: schema.className, propertyName: property.name)
+                }
+                guard let targetName = property.objectClassName else { continue }
+                guard let target = byName[targetName] else {
+                    throw fail("\(where_) links to class '\(targetName)', which is not part of the schema")
+                }
+                if property.type == .object && target.isEmbedded && property.collection == .set {
+                    throw fail("\(where_) is a set of embedded objects; embedded objects can be held by to-one links, lists and maps")
+                }
+                if property.type == .linkingObjects, let origin = property.linkOriginPropertyName {
+                    guard let link = target[origin], link.type == .object, link.objectClassName == schema.className else {
+                        throw fail("\(where_) is LinkingObjects<\(targetName)> through '\(origin)', but \(targetName).\(origin) is not a link to \(schema.className)")
+                    }
+                }
+            }
         }
     }
 }

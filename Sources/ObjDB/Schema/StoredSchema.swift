@@ -19,8 +19,10 @@ struct StoredSchema: Codable, Equatable, Sendable {
     /// Adds a class for `schema`, assigning ids; returns the stored class.
     mutating func addClass(_ schema: ObjectSchema) -> StoredClass {
         var stored = StoredClass(id: nextClassID, name: schema.className, nextPropertyID: 1, properties: [])
+        stored.embedded = schema.isEmbedded ? true : nil
         nextClassID += 1
-        for property in schema.properties { stored.addProperty(property) }
+        for property in schema.properties where !property.isComputed { stored.addProperty(property) }
+        stored.setComputed(schema.properties.filter(\.isComputed))
         classes.append(stored)
         return stored
     }
@@ -58,6 +60,7 @@ struct StoredSchema: Codable, Equatable, Sendable {
             }
             try SchemaValidation.validate(stored.objectSchema)
         }
+        try SchemaValidation.validateLinks(stored.classes.map(\.objectSchema))
         if let top = ids.max(), top >= stored.nextClassID {
             throw ObjDBError(.invalidSchema, "The stored schema's next class id \(stored.nextClassID) is not above the ids in use", path: path)
         }
@@ -86,10 +89,31 @@ struct StoredClass: Codable, Equatable, Sendable {
     var nextPropertyID: UInt32
     /// The properties, in row-column order.
     var properties: [StoredProperty]
+    /// `true` for an embedded class; absent otherwise.
+    var embedded: Bool?
+    /// The computed properties (``LinkingObjects``), which have no column; absent when none.
+    var computed: [StoredProperty]?
 
-    /// The public description, properties in column order.
+    init(id: UInt32, name: String, nextPropertyID: UInt32, properties: [StoredProperty]) {
+        self.id = id
+        self.name = name
+        self.nextPropertyID = nextPropertyID
+        self.properties = properties
+    }
+
+    /// Whether the class is embedded.
+    var isEmbedded: Bool { embedded ?? false }
+
+    /// The public description: stored properties in column order, then computed ones.
     var objectSchema: ObjectSchema {
-        ObjectSchema(className: name, properties: properties.map(\.property))
+        ObjectSchema(
+            className: name, properties: properties.map(\.property) + (computed ?? []).map(\.property),
+            isEmbedded: isEmbedded)
+    }
+
+    /// Replaces the computed properties (they carry no data, so they need no stable ids).
+    mutating func setComputed(_ list: [Property]) {
+        computed = list.isEmpty ? nil : list.map { StoredProperty(id: 0, $0) }
     }
 
     /// Appends a property as a new last column.
@@ -118,6 +142,14 @@ struct StoredProperty: Codable, Equatable, Sendable {
     var primaryKey: Bool
     /// Whether an index table exists.
     var indexed: Bool
+    /// For links and linking objects: the class linked to (or linking here).
+    var objectClass: String?
+    /// For collections: `list`, `set` or `map`.
+    var collection: CollectionKind?
+    /// For links: `cascade`; absent means `nullify`.
+    var deleteRule: DeleteRule?
+    /// For linking objects: the origin link property.
+    var origin: String?
 
     init(id: UInt32, _ property: Property) {
         self.id = id
@@ -127,12 +159,17 @@ struct StoredProperty: Codable, Equatable, Sendable {
         optional = property.isOptional
         primaryKey = property.isPrimaryKey
         indexed = property.isIndexed
+        objectClass = property.objectClassName
+        collection = property.collection
+        deleteRule = property.deleteRule == .nullify ? nil : property.deleteRule
+        origin = property.linkOriginPropertyName
     }
 
     /// The public description.
     var property: Property {
         Property(
             name: name, type: type, isOptional: optional, isPrimaryKey: primaryKey, isIndexed: indexed,
-            bitWidth: type == .int ? (bits ?? 64) : 0)
+            bitWidth: type == .int ? (bits ?? 64) : 0, objectClassName: objectClass,
+            linkOriginPropertyName: origin, collection: collection, deleteRule: deleteRule ?? .nullify)
     }
 }

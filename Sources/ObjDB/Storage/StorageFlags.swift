@@ -24,6 +24,8 @@ struct TableFlags: OptionSet, Sendable, Hashable {
     static let objects: TableFlags = [.integerKey]
     /// Encoded values to sets of object keys: primary-key and index tables.
     static let multimap: TableFlags = [.duplicateSort, .duplicateFixed, .integerDuplicate]
+    /// A backlink table: native object keys mapping to sorted native object keys.
+    static let backlinks: TableFlags = [.integerKey, .duplicateSort, .duplicateFixed, .integerDuplicate]
     /// Plain byte-string keys to values.
     static let plain: TableFlags = []
 }

@@ -19,4 +19,6 @@ enum TableName {
     static func primaryKeys(_ classID: UInt32) -> String { "c\(classID).pk" }
     /// One index: encoded value → object keys.
     static func index(_ classID: UInt32, property propertyID: UInt32) -> String { "c\(classID).i\(propertyID)" }
+    /// Backlinks of one link property: target object key → origin object keys.
+    static func backlinks(_ classID: UInt32, property propertyID: UInt32) -> String { "c\(classID).b\(propertyID)" }
 }

@@ -1,0 +1,176 @@
+/// Links between objects: reading and writing to-one links, and keeping the backlink tables in
+/// step with every row write.
+extension Database {
+    // MARK: Classes of links
+
+    /// The runtime information of the class named `name`, if the file has it.
+    func classInfo(named name: String) -> ClassInfo? {
+        catalog.byName[name]
+    }
+
+    /// The class the objects of link column `column` of `info` belong to.
+    func targetInfo(_ info: ClassInfo, column: Int) -> ClassInfo? {
+        guard column < info.linkTargets.count, let name = info.linkTargets[column] else { return nil }
+        return classInfo(named: name)
+    }
+
+    /// The link columns of every class that point to objects of `info`'s class.
+    func incomingLinks(_ info: ClassInfo) -> [(origin: ClassInfo, column: Int)] {
+        if let cached = incomingLinkCache[info.name] { return cached }
+        var found: [(ClassInfo, Int)] = []
+        for origin in catalog.byName.values.sorted(by: { $0.classID < $1.classID }) where !origin.isDiscarded {
+            for column in origin.linkColumns where origin.linkTargets[column] == info.name {
+                found.append((origin, column))
+            }
+        }
+        incomingLinkCache[info.name] = found
+        return found
+    }
+
+    // MARK: Objects by key
+
+    /// The object of class `info` with key `key` as an instance of `type`, or `nil` if it does not exist.
+    func object<T: ObjectBase>(_ type: T.Type, _ info: ClassInfo, key: UInt64) -> T? {
+        guard let row = fetchRow(info, key: key) else { return nil }
+        return materialize(type, info, key: key, row: row)
+    }
+
+    // MARK: To-one links
+
+    /// The object a to-one link column points to, or `nil`.
+    func linkTarget<T: ObjectBase>(of object: ObjectBase, column: Int, as type: T.Type) -> T? {
+        guard case .value(let bytes) = object._objdbRead(column), bytes.count == 8,
+            let info = object._objdbInfo, let target = targetInfo(info, column: column)
+        else { return nil }
+        return self.object(type, target, key: bytes.loadUnaligned(as: UInt64.self))
+    }
+
+    /// Points a to-one link column at `value` (the setter of a link property). An unmanaged
+    /// value is added first, with everything it links to.
+    func setLink(of object: ObjectBase, column: Int, to value: ObjectBase?) {
+        guard let info = object._objdbInfo else { return }
+        guard let context = writeContext else {
+            preconditionFailure(
+                "Cannot set '\(info.name).\(info.stored.properties[column].name)' outside a write transaction; wrap the change in db.write { }")
+        }
+        guard context.failure == nil, context.txn != nil else { return }
+        guard let value else {
+            setColumn(of: object, column: column) { _ in false }
+            return
+        }
+        guard let key = dooming(context, { try linkableKey(value, from: info, column: column, context) }) else { return }
+        setColumn(of: object, column: column) { bytes in
+            bytes.appendLittleEndian(key, count: 8)
+            return true
+        }
+    }
+
+    /// The key under which `value` can be linked from `column` of `info`: adding it first if it
+    /// is unmanaged. Linking to an object of another database, to a deleted one, or to an
+    /// embedded object that already has a parent is a programmer error.
+    func linkableKey(_ value: ObjectBase, from info: ClassInfo, column: Int, _ context: WriteContext) throws -> UInt64 {
+        let property = "\(info.name).\(info.stored.properties[column].name)"
+        guard let owner = value._objdbDatabase else {
+            try addObject(value, update: .error, context)
+            return value._objdbKey
+        }
+        precondition(owner === self, "Cannot link '\(property)' to an object of another Database instance")
+        guard let valueInfo = value._objdbInfo, fetchRow(valueInfo, key: value._objdbKey) != nil else {
+            preconditionFailure("Cannot link '\(property)' to a deleted or invalidated object")
+        }
+        if valueInfo.stored.isEmbedded {
+            let owned = try hasIncomingLinks(valueInfo, key: value._objdbKey, context)
+            precondition(
+                !owned,
+                "Cannot link '\(property)' to an embedded \(valueInfo.name) that already belongs to another object; assign a new, unmanaged \(valueInfo.name) instead")
+        }
+        return value._objdbKey
+    }
+
+    /// Whether any link points to the object `key` of `info`.
+    func hasIncomingLinks(_ info: ClassInfo, key: UInt64, _ context: WriteContext) throws -> Bool {
+        let txn = try context.requireTxn()
+        for (origin, column) in incomingLinks(info) {
+            guard let table = origin.tables.backlinks[column] else { continue }
+            if try withUnsafeBytes(of: key, { try txn.get(table, key: $0) }) != nil { return true }
+        }
+        return false
+    }
+
+    // MARK: Backlinks
+
+    /// The object keys held by a column of kind `kind`.
+    static func linkedKeys(_ read: ColumnRead, kind: ColumnKind) -> [UInt64] {
+        switch kind {
+        case .value:
+            return []
+        case .link:
+            guard case .value(let bytes) = read, bytes.count == 8 else { return [] }
+            return [bytes.loadUnaligned(as: UInt64.self)]
+        case .list, .set:
+            return keys(of: SequenceView(read))
+        case .map:
+            return keys(of: MapView(read).values)
+        }
+    }
+
+    private static func keys(of view: SequenceView) -> [UInt64] {
+        (0..<view.count).compactMap { i in
+            guard case .value(let bytes) = view.element(i), bytes.count == 8 else { return nil }
+            return bytes.loadUnaligned(as: UInt64.self)
+        }
+    }
+
+    /// Adds and removes the backlink entries of the link columns (of `columns`, or all) whose
+    /// targets differ between `old` and `new`. Returns the embedded objects the row no longer
+    /// links to: their owner let go of them, so the caller deletes them after writing the row.
+    ///
+    /// Targets are read before anything is written: a write invalidates pointers into the map.
+    func updateBacklinks(
+        _ info: ClassInfo, key: UInt64, old: RowView?, new: ((Int) -> ColumnRead)?, columns: [Int]?, txn: Txn
+    ) throws -> [(ClassInfo, UInt64)] {
+        var changes: [(table: Table, removed: [UInt64], added: [UInt64])] = []
+        var orphans: [(ClassInfo, UInt64)] = []
+        for column in info.linkColumns where columns?.contains(column) ?? true {
+            let kind = info.columnKinds[column]
+            let before = old.map { Set(Self.linkedKeys($0.column(column), kind: kind)) } ?? []
+            let after = new.map { Set(Self.linkedKeys($0(column), kind: kind)) } ?? []
+            guard before != after, let table = info.tables.backlinks[column] else { continue }
+            let removed = Array(before.subtracting(after))
+            changes.append((table, removed, Array(after.subtracting(before))))
+            if let target = targetInfo(info, column: column), target.stored.isEmbedded {
+                orphans.append(contentsOf: removed.map { (target, $0) })
+            }
+        }
+        var origin = key
+        try withUnsafeBytes(of: &origin) { value in
+            for change in changes {
+                for var target in change.removed {
+                    _ = try withUnsafeBytes(of: &target) { try txn.delete(change.table, key: $0, value: value) }
+                }
+                for var target in change.added {
+                    _ = try withUnsafeBytes(of: &target) { try txn.put(change.table, key: $0, value: value) }
+                }
+            }
+        }
+        return orphans
+    }
+
+    /// Deletes embedded objects whose owner let go of them (see ``updateBacklinks``).
+    func deleteOrphans(_ orphans: [(ClassInfo, UInt64)], _ context: WriteContext) throws {
+        for (target, key) in orphans { try deleteRow(target, key: key, context) }
+    }
+
+    /// The origin keys in backlink table `table` for target `key`, ascending.
+    func backlinkKeys(_ table: Table, key: UInt64, txn: Txn) throws -> [UInt64] {
+        let cursor = try Cursor(txn, table)
+        var keys: [UInt64] = []
+        var target = key
+        var entry = try withUnsafeBytes(of: &target) { try cursor.seek(exactly: $0) }
+        while let current = entry {
+            keys.append(current.valueObjectKey)
+            entry = try cursor.nextDuplicate()
+        }
+        return keys
+    }
+}

@@ -1,0 +1,117 @@
+/// Identifies one collection column of one stored object.
+struct CollectionSlot: Hashable {
+    let classID: UInt32
+    let key: UInt64
+    let column: Int
+}
+
+/// A collection column changed in a write transaction and not written back yet.
+///
+/// Changing a managed ``List``, ``MutableSet`` or ``Map`` edits this in-memory copy; the row is
+/// written once, when the transaction commits or before anything reads the column another way
+/// (a delete, an upsert, a query, linking objects). So appending to a large list in a loop costs
+/// O(1) per element instead of rewriting the list each time.
+final class PendingCollection {
+    /// The class of the object.
+    let info: ClassInfo
+    /// The object.
+    let key: UInt64
+    /// The column.
+    let column: Int
+    /// Elements of a list or set; values of a map.
+    @exclusivity(unchecked) var elements: [StoredElement]
+    /// Keys of a map (UTF-8), ascending bytewise, parallel to ``elements``.
+    @exclusivity(unchecked) var mapKeys: [[UInt8]] = []
+    /// Members of a set, for O(1) membership tests.
+    @exclusivity(unchecked) var members: Set<StoredElement> = []
+
+    init(info: ClassInfo, key: UInt64, column: Int, stored: ColumnRead) {
+        self.info = info
+        self.key = key
+        self.column = column
+        switch info.columnKinds[column] {
+        case .map:
+            let map = MapView(stored)
+            elements = [StoredElement](map.values)
+            mapKeys = (0..<map.count).map { i in
+                if case .value(let bytes) = map.keys.element(i) { return Array(bytes) }
+                return []
+            }
+        case .set:
+            elements = [StoredElement](SequenceView(stored))
+            members = Set(elements)
+        default:
+            elements = [StoredElement](SequenceView(stored))
+        }
+    }
+
+    /// The position of map key `key`, or where it would be inserted.
+    func mapIndex(of key: [UInt8]) -> (index: Int, found: Bool) {
+        var low = 0
+        var high = mapKeys.count
+        while low < high {
+            let middle = (low + high) / 2
+            let order = mapKeys[middle].withUnsafeBytes { a in key.withUnsafeBytes { b in compareBytes(a, b) } }
+            if order == 0 { return (middle, true) }
+            if order < 0 { low = middle + 1 } else { high = middle }
+        }
+        return (low, false)
+    }
+
+    /// The column bytes.
+    func encoded() -> [UInt8] {
+        var bytes: [UInt8] = []
+        if info.columnKinds[column] == .map {
+            var keys: [UInt8] = []
+            mapKeys.map { StoredElement(bytes: $0) }.appendEncoded(to: &keys)
+            bytes.appendLittleEndian(UInt64(keys.count), count: 4)
+            bytes.append(contentsOf: keys)
+        }
+        elements.appendEncoded(to: &bytes)
+        return bytes
+    }
+}
+
+extension StoredElement {
+    /// The element holding `bytes`.
+    init(bytes: [UInt8]) {
+        self = bytes.withUnsafeBytes { StoredElement(bytes: $0) }
+    }
+}
+
+extension Database {
+    /// The pending copy of a collection column, creating it from the stored column when
+    /// `create` is set. `nil` outside a write transaction.
+    func pendingCollection(_ info: ClassInfo, key: UInt64, column: Int, stored: () -> ColumnRead, create: Bool) -> PendingCollection? {
+        guard let context = writeContext else { return nil }
+        let slot = CollectionSlot(classID: info.classID, key: key, column: column)
+        if let pending = context.pending[slot] { return pending }
+        guard create else { return nil }
+        let pending = PendingCollection(info: info, key: key, column: column, stored: stored())
+        context.pending[slot] = pending
+        return pending
+    }
+
+    /// Writes every pending collection back into its row. Called before anything that reads
+    /// collection columns from rows, and at commit.
+    func flushPendingCollections(_ context: WriteContext) throws {
+        guard !context.pending.isEmpty else { return }
+        let pending = context.pending.values.sorted { ($0.info.classID, $0.key, $0.column) < ($1.info.classID, $1.key, $1.column) }
+        context.pending.removeAll()
+        for collection in pending {
+            guard let old = fetchRow(collection.info, key: collection.key) else { continue }
+            let bytes = collection.encoded()
+            _ = try bytes.withUnsafeBytes { value -> RowView in
+                if old.column(collection.column).sameContent(as: .value(value)) { return old }
+                return try writeColumn(collection.info, key: collection.key, old: old, column: collection.column, value: value, context)
+            }
+        }
+    }
+
+    /// ``flushPendingCollections(_:)`` for the write transaction in progress, if any; an error
+    /// dooms it.
+    func flushPendingCollectionsIfWriting() {
+        guard let context = writeContext, !context.pending.isEmpty else { return }
+        _ = dooming(context) { try flushPendingCollections(context) }
+    }
+}

@@ -1,0 +1,198 @@
+/// Where a managed collection lives: one collection column of one stored object.
+///
+/// Reads go to the write transaction's pending copy of the column when there is one (see
+/// ``PendingCollection``), else straight to the object's current row.
+struct CollectionHome {
+    /// The object holding the collection.
+    let parent: ObjectBase
+    /// The column.
+    let column: Int
+
+    /// The database of the parent.
+    var database: Database { parent._objdbDatabase.unsafelyUnwrapped }
+    /// The class of the parent.
+    var info: ClassInfo {
+        guard let info = parent._objdbInfo else { preconditionFailure("A managed collection lost its object's class") }
+        return info
+    }
+    /// `Class.property`, for messages.
+    var propertyName: String { "\(info.name).\(info.stored.properties[column].name)" }
+    /// The class of object elements, if the elements are objects.
+    var target: ClassInfo? { database.targetInfo(info, column: column) }
+    /// Whether the parent object was deleted.
+    var isInvalidated: Bool { parent._objdbCurrentRow() == nil }
+
+    /// The pending copy, if the transaction in progress changed the collection.
+    var pending: PendingCollection? {
+        guard database.writeContext != nil else { return nil }
+        return database.pendingCollection(info, key: parent._objdbKey, column: column, stored: { .null }, create: false)
+    }
+
+    /// The column as stored in the parent's current row.
+    var stored: ColumnRead { parent._objdbRead(column) }
+
+    /// A reader for decoding elements.
+    func reader(_ read: ColumnRead, target: ClassInfo?) -> _ObjDBElementReader {
+        _ObjDBElementReader(read: read, database: database, target: target)
+    }
+
+    /// The pending copy to change, created on first change; `nil` when the transaction is doomed
+    /// (changes are then ignored, and `commitWrite()` reports why). Changing a collection
+    /// outside a write transaction is a programmer error.
+    func pendingForWrite() -> (WriteContext, PendingCollection)? {
+        guard let context = database.writeContext else {
+            preconditionFailure("Cannot modify '\(propertyName)' outside a write transaction; wrap the change in db.write { }")
+        }
+        guard context.failure == nil, context.txn != nil else { return nil }
+        guard !isInvalidated else { parent._objdbInvalidatedAccess() }
+        let parent = self.parent
+        let column = self.column
+        guard let pending = database.pendingCollection(info, key: parent._objdbKey, column: column, stored: { parent._objdbRead(column) }, create: true)
+        else { return nil }
+        return (context, pending)
+    }
+
+    /// The stored form of `value` as an element of this collection; an unmanaged object is
+    /// added first. `nil` if that failed (the transaction is then doomed).
+    func storedElement<Element: _CollectionElement>(_ value: Element, _ context: WriteContext) -> StoredElement? {
+        var writer = _ObjDBElementWriter(context.value)
+        Element._objdbWriteElement(value, to: &writer)
+        guard let object = writer.object else { return writer.element }
+        let database = self.database
+        let info = self.info
+        let column = self.column
+        guard let key = database.dooming(context, { try database.linkableKey(object, from: info, column: column, context) }) else {
+            return nil
+        }
+        return StoredElement(objectKey: key)
+    }
+
+    /// Whether `other` is the same collection.
+    func isSame(as other: CollectionHome) -> Bool {
+        parent._objdbDatabase === other.parent._objdbDatabase && parent._objdbInfo === other.parent._objdbInfo
+            && parent._objdbKey == other.parent._objdbKey && column == other.column
+    }
+}
+
+/// How collections compare elements: by stored bytes, or by object identity.
+enum ElementIdentity: Hashable {
+    /// A value, by its encoding.
+    case value(StoredElement)
+    /// A managed object, by class and key.
+    case stored(String, UInt64)
+    /// An unmanaged object, by instance.
+    case instance(ObjectIdentifier)
+
+    /// The identity of `value`.
+    init<Element: _CollectionElement>(_ value: Element) {
+        var writer = _ObjDBElementWriter()
+        Element._objdbWriteElement(value, to: &writer)
+        if let object = writer.object {
+            if let info = object._objdbInfo {
+                self = .stored(info.name, object._objdbKey)
+            } else {
+                self = .instance(ObjectIdentifier(object))
+            }
+        } else {
+            self = .value(writer.element)
+        }
+    }
+}
+
+extension CollectionHome {
+    /// Decodes one element; a damaged element reads as the type's default.
+    func decode<E: _CollectionElement>(_ read: ColumnRead, target: ClassInfo?, as type: E.Type) -> E {
+        E._objdbReadElement(reader(read, target: target)) ?? E._objdbDefaultValue()
+    }
+
+    /// The element at `position` of a list or set.
+    func element<E: _CollectionElement>(at position: Int, as type: E.Type) -> E {
+        let target = E._objdbObjectType != nil ? self.target : nil
+        if let pending {
+            precondition(pending.elements.indices.contains(position), "Index \(position) out of range 0..<\(pending.elements.count) of '\(propertyName)'")
+            return pending.elements[position].withRead { decode($0, target: target, as: type) }
+        }
+        let view = SequenceView(stored)
+        precondition(position >= 0 && position < view.count, "Index \(position) out of range 0..<\(view.count) of '\(propertyName)'")
+        return decode(view.element(position), target: target, as: type)
+    }
+
+    /// Every element of a list or set, in order.
+    func elements<E: _CollectionElement>(as type: E.Type) -> [E] {
+        let target = E._objdbObjectType != nil ? self.target : nil
+        if let pending { return pending.elements.map { $0.withRead { decode($0, target: target, as: type) } } }
+        let view = SequenceView(stored)
+        return (0..<view.count).map { decode(view.element($0), target: target, as: type) }
+    }
+}
+
+/// The `_Persistable` and relationship behaviour shared by ``List`` and ``MutableSet``: both
+/// store a sequence of elements.
+protocol SequenceCollection: AnyObject {
+    associatedtype Element: _CollectionElement
+    /// The collection kind.
+    static var kind: CollectionKind { get }
+    /// An empty unmanaged collection.
+    init()
+    /// The managed collection of a column.
+    init(home: CollectionHome)
+    /// The managed home, if managed.
+    var home: CollectionHome? { get }
+    /// The elements, in order.
+    var elementsArray: [Element] { get }
+    /// Replaces every element (of a managed collection, in the write transaction).
+    func replaceAll(with elements: [Element])
+}
+
+extension SequenceCollection {
+    /// The stored elements of an unmanaged collection whose objects are all managed by now.
+    static func encodeUnmanaged(_ collection: Self, into bytes: inout _ObjDBBytes) -> Bool {
+        var writer = _ObjDBElementWriter()
+        let stored = collection.elementsArray.map { element -> StoredElement in
+            Element._objdbWriteElement(element, to: &writer)
+            if let object = writer.object { return object._objdbDatabase == nil ? .null : StoredElement(objectKey: object._objdbKey) }
+            return writer.element
+        }
+        stored.appendEncoded(to: &bytes)
+        return true
+    }
+
+    /// The objects among the elements.
+    static func heldObjects(_ collection: Self) -> [ObjectBase] {
+        var writer = _ObjDBElementWriter()
+        return collection.elementsArray.compactMap { element in
+            Element._objdbWriteElement(element, to: &writer)
+            return writer.object
+        }
+    }
+
+    /// A new unmanaged collection from a loosely typed value: a collection of this type, or an
+    /// array of convertible elements.
+    static func converted(_ value: Any) -> Self? {
+        let items: [Any?]
+        if let same = value as? Self {
+            items = same.elementsArray.map { $0 }
+        } else if let array = value as? [Any?] {
+            items = array
+        } else if let array = value as? [Any] {
+            items = array.map { $0 }
+        } else {
+            return nil
+        }
+        var elements: [Element] = []
+        for item in items {
+            guard let element = convert(item, to: Element.self) else { return nil }
+            elements.append(element)
+        }
+        let collection = Self()
+        collection.replaceAll(with: elements)
+        return collection
+    }
+
+    /// Assigns `value` to a managed object's property: replaces the stored elements.
+    static func assign(_ value: Self, to object: ObjectBase, column: Int) {
+        let target = Self(home: CollectionHome(parent: object, column: column))
+        if let home = value.home, let targetHome = target.home, home.isSame(as: targetHome) { return }
+        target.replaceAll(with: value.elementsArray)
+    }
+}

@@ -1,0 +1,64 @@
+/// A type that holds links: a model class, an optional one, or a collection of them. It lets
+/// `@Persisted(deleteRule:)` apply to links only.
+public protocol _LinkValue: _Persistable {}
+
+extension Optional: _LinkValue where Wrapped: ObjectBase {}
+
+/// Model classes are the values of links: `@Persisted var owner: Person?` (to-one links must be
+/// optional), and the elements of `List<Dog>`, `MutableSet<Dog>` and `Map<String, Dog?>`.
+extension ObjectBase: _PersistableNonOptional, _LinkValue {
+    /// `.object`.
+    public static var _objdbPropertyType: PropertyType { .object }
+
+    /// The class itself.
+    public static var _objdbObjectType: ObjectBase.Type? { self }
+
+    /// A new unmanaged object.
+    public static func _objdbDefaultValue() -> Self { Self() }
+
+    /// The object key of a managed object; nothing for an unmanaged one (it is added first).
+    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
+        guard _objdbDatabase != nil else { return false }
+        bytes.appendLittleEndian(_objdbKey, count: 8)
+        return true
+    }
+
+    /// Objects are not decoded from bytes alone; see ``_objdbReadElement(_:)``.
+    public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Self? { nil }
+
+    /// An object of this class, or a `[String: Any]` dictionary of property values from which
+    /// a new unmanaged object is made (as `create(_:value:)` does).
+    public static func _objdbConvert(_ value: Any) -> Self? {
+        if let object = value as? Self { return object }
+        guard let values = value as? [String: Any], let layout = try? SchemaDiscovery.layout(of: self) else { return nil }
+        let object = Self()
+        for (name, value) in values {
+            guard let field = try? layout.field(named: name), field.setValue(in: object, to: value) else { return nil }
+        }
+        return object
+    }
+
+    /// The linked object.
+    public static func _objdbGetOptional(_ object: ObjectBase, _ column: Int) -> Self? {
+        object._objdbDatabase.unsafelyUnwrapped.linkTarget(of: object, column: column, as: Self.self)
+    }
+
+    /// Links to `value`, adding it first if it is unmanaged.
+    public static func _objdbSetOptional(_ object: ObjectBase, _ column: Int, _ value: ObjectBase?) {
+        object._objdbDatabase.unsafelyUnwrapped.setLink(of: object, column: column, to: value)
+    }
+
+    /// The object key; the collection adds an unmanaged object first.
+    public static func _objdbWriteElement(_ value: ObjectBase, to writer: inout _ObjDBElementWriter) {
+        writer.object = value
+        writer.element = value._objdbDatabase == nil ? .null : StoredElement(objectKey: value._objdbKey)
+    }
+
+    /// The object with the stored key.
+    public static func _objdbReadElement(_ reader: _ObjDBElementReader) -> Self? {
+        guard case .value(let bytes) = reader.read, bytes.count == 8, let database = reader.database,
+            let target = reader.target
+        else { return nil }
+        return database.object(Self.self, target, key: bytes.loadUnaligned(as: UInt64.self))
+    }
+}

@@ -1,0 +1,151 @@
+/// The objects that link to an object through one link property of another class: the inverse
+/// of a to-one link or a collection of links, computed from the file's backlink table.
+///
+/// ```swift
+/// final class Dog: Object {
+///     @Persisted(originProperty: "dogs") var owners: LinkingObjects<Person>
+/// }
+///
+/// rex.owners.count          // the people whose `dogs` list holds rex
+/// rex.owners.first?.name
+/// ```
+///
+/// Each linking object appears once, in object-key order, however many times it links here (a
+/// list may hold the same dog twice). Reading costs O(log n + k) for k linking objects, whatever
+/// the number of objects of the origin class. Linking objects are live and read-only; unmanaged
+/// objects have none.
+public struct LinkingObjects<Origin: ObjectBase>: RandomAccessCollection, CustomStringConvertible {
+    /// The link property of `Origin` that links here.
+    public let propertyName: String
+    /// The object linked to, when managed.
+    let target: ObjectBase?
+    private let cache = LinkingKeysCache()
+
+    /// Linking objects of `type` through `propertyName`, as declared with
+    /// `@Persisted(originProperty:)`.
+    public init(fromType type: Origin.Type, property propertyName: String) {
+        self.propertyName = propertyName
+        target = nil
+    }
+
+    init(propertyName: String, target: ObjectBase) {
+        self.propertyName = propertyName
+        self.target = target
+    }
+
+    /// The keys of the linking objects in the target's current version, cached per generation.
+    var keys: [UInt64] {
+        guard let target, let database = target._objdbDatabase, let info = target._objdbInfo else { return [] }
+        if let keys = cache.keys, cache.generation == database.generation { return keys }
+        // Collections changed in the write transaction update backlinks when written back.
+        database.flushPendingCollectionsIfWriting()
+        var keys: [UInt64] = []
+        if let origin = originInfo(database), let column = origin.stored.column(of: propertyName),
+            let table = origin.tables.backlinks[column], let txn = database.readableTxn(),
+            database.fetchRow(info, key: target._objdbKey) != nil
+        {
+            keys = (try? database.backlinkKeys(table, key: target._objdbKey, txn: txn)) ?? []
+        }
+        cache.keys = keys
+        cache.generation = database.generation
+        return keys
+    }
+
+    private func originInfo(_ database: Database) -> ClassInfo? {
+        if let info = try? database.classInfo(for: Origin.self) { return info }
+        return database.classInfo(named: Origin.className)
+    }
+
+    /// `0`.
+    public var startIndex: Int { 0 }
+
+    /// The number of linking objects.
+    public var endIndex: Int { keys.count }
+
+    /// The linking object at `position`.
+    public subscript(position: Int) -> Origin {
+        let keys = self.keys
+        precondition(keys.indices.contains(position), "LinkingObjects index \(position) out of range 0..<\(keys.count)")
+        guard let database = target?._objdbDatabase, let origin = originInfo(database),
+            let object = database.object(Origin.self, origin, key: keys[position])
+        else {
+            preconditionFailure("LinkingObjects: the \(Origin.className) with key \(keys[position]) vanished")
+        }
+        return object
+    }
+
+    /// Whether the object holding these linking objects was deleted.
+    public var isInvalidated: Bool { target?.isInvalidated ?? false }
+
+    /// `LinkingObjects<Person>(2 objects)`.
+    public var description: String { "LinkingObjects<\(Origin.className)>(\(count) objects)" }
+}
+
+/// Keys cached by a ``LinkingObjects`` for one database generation.
+final class LinkingKeysCache {
+    var generation: UInt64 = 0
+    var keys: [UInt64]?
+}
+
+/// A type that `@Persisted(originProperty:)` accepts: ``LinkingObjects``.
+public protocol _LinkingObjectsValue: _Persistable {
+    /// Linking objects through `originProperty`.
+    init(_originProperty: String)
+}
+
+extension LinkingObjects: _LinkingObjectsValue {
+    /// Linking objects through `originProperty`.
+    public init(_originProperty: String) {
+        self.init(fromType: Origin.self, property: _originProperty)
+    }
+}
+
+extension Persisted where Value: _LinkingObjectsValue {
+    /// Linking objects: `@Persisted(originProperty: "dogs") var owners: LinkingObjects<Person>`.
+    @inlinable
+    public init(originProperty: String) {
+        self.init(wrappedValue: Value(_originProperty: originProperty))
+    }
+}
+
+extension LinkingObjects: _Persistable {
+    /// `.linkingObjects`.
+    public static var _objdbPropertyType: PropertyType { .linkingObjects }
+    /// An unmanaged, empty value without an origin property.
+    public static func _objdbDefaultValue() -> LinkingObjects<Origin> { LinkingObjects(fromType: Origin.self, property: "") }
+    /// Linking objects have no column.
+    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool { false }
+    /// Linking objects have no column.
+    public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> LinkingObjects<Origin>? { nil }
+    /// Linking objects cannot be assigned.
+    public static func _objdbConvert(_ value: Any) -> LinkingObjects<Origin>? { value as? LinkingObjects<Origin> }
+
+    /// The linking objects of a managed object (`column` numbers the class's computed properties
+    /// after its stored columns).
+    public static func _objdbGet(_ object: ObjectBase, _ column: Int) -> LinkingObjects<Origin> {
+        guard let info = object._objdbInfo, column >= info.columnCount, column - info.columnCount < info.computed.count,
+            let origin = info.computed[column - info.columnCount].origin
+        else { return _objdbDefaultValue() }
+        return LinkingObjects(propertyName: origin, target: object)
+    }
+
+    /// Linking objects are read-only; assigning them is a programmer error.
+    public static func _objdbSet(_ object: ObjectBase, _ column: Int, _ value: LinkingObjects<Origin>) {
+        preconditionFailure("LinkingObjects are computed from links and cannot be assigned")
+    }
+}
+
+extension LinkingObjects: RelationshipValue {
+    static var elementType: any _Persistable.Type { Origin.self }
+    static var isLinkingObjects: Bool { true }
+
+    static func originProperty(at field: UnsafeRawPointer) -> String? {
+        field.assumingMemoryBound(to: LinkingObjects<Origin>.self).pointee.propertyName
+    }
+
+    static func heldObjects(at field: UnsafeRawPointer) -> [ObjectBase] { [] }
+
+    static func encodeUnmanaged(at field: UnsafeRawPointer, _ writer: inout _ObjDBElementWriter, into bytes: inout _ObjDBBytes) -> Bool {
+        false
+    }
+}

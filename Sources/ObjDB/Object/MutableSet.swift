@@ -1,0 +1,245 @@
+/// A property holding distinct values (`MutableSet<String>`) or distinct objects
+/// (`MutableSet<Dog>`).
+///
+/// ```swift
+/// try db.write {
+///     ann.nicknames.insert("Annie")
+///     ann.nicknames.formUnion(["A", "Nan"])
+///     ann.nicknames.remove("A")
+/// }
+/// ann.nicknames.contains("Nan")   // true
+/// ```
+///
+/// Values are equal when their stored bytes are (so `0.0` and `-0.0` are two values, and `NaN`
+/// equals itself); objects are equal when they are the same stored object (or, unmanaged, the
+/// same instance). Elements keep the order they were inserted in. Like ``List``, a managed set
+/// is live and changes only inside a write transaction.
+///
+/// - Complexity: `contains` is O(1) on a set changed in the current write transaction and O(n)
+///   otherwise; `insert` and `remove` are O(1) and O(n) in a write transaction.
+public final class MutableSet<Element: _CollectionElement>: RandomAccessCollection, CustomStringConvertible {
+    enum Backing {
+        case unmanaged([Element])
+        case managed(CollectionHome)
+    }
+
+    @exclusivity(unchecked) var backing: Backing
+
+    /// An empty, unmanaged set.
+    public init() { backing = .unmanaged([]) }
+
+    /// An unmanaged set of the distinct elements of `elements`.
+    public convenience init<S: Sequence>(_ elements: S) where S.Element == Element {
+        self.init()
+        formUnion(elements)
+    }
+
+    init(home: CollectionHome) { backing = .managed(home) }
+
+    /// Whether the set belongs to a stored object.
+    public var isManaged: Bool { if case .managed = backing { true } else { false } }
+
+    /// Whether the object holding the set was deleted.
+    public var isInvalidated: Bool { if case .managed(let home) = backing { home.isInvalidated } else { false } }
+
+    /// The database of the object holding the set, if managed.
+    public var database: Database? { if case .managed(let home) = backing { home.database } else { nil } }
+
+    // MARK: Reading
+
+    /// `0`.
+    public var startIndex: Int { 0 }
+
+    /// The number of elements.
+    public var endIndex: Int { count }
+
+    /// The number of elements. - Complexity: O(1).
+    public var count: Int {
+        switch backing {
+        case .unmanaged(let elements): return elements.count
+        case .managed(let home):
+            if let pending = home.pending { return pending.elements.count }
+            return SequenceView(home.stored).count
+        }
+    }
+
+    /// The element at `position`, in insertion order.
+    public subscript(position: Int) -> Element {
+        switch backing {
+        case .unmanaged(let elements):
+            precondition(elements.indices.contains(position), "MutableSet index \(position) out of range 0..<\(elements.count)")
+            return elements[position]
+        case .managed(let home):
+            return home.element(at: position, as: Element.self)
+        }
+    }
+
+    var elementsArray: [Element] {
+        switch backing {
+        case .unmanaged(let elements): return elements
+        case .managed(let home): return home.elements(as: Element.self)
+        }
+    }
+
+    /// Whether the set holds `element`.
+    public func contains(_ element: Element) -> Bool {
+        switch backing {
+        case .unmanaged(let elements):
+            let wanted = ElementIdentity(element)
+            return elements.contains { ElementIdentity($0) == wanted }
+        case .managed(let home):
+            guard let wanted = home.lookupElement(element) else { return false }
+            if let pending = home.pending { return pending.members.contains(wanted) }
+            let view = SequenceView(home.stored)
+            return (0..<view.count).contains { StoredElement(view.element($0)) == wanted }
+        }
+    }
+
+    /// `MutableSet<String>["a", "b"]`, or `MutableSet<Dog>(3 objects)`.
+    public var description: String {
+        if Element._objdbObjectType != nil { return "MutableSet<\(Element.self)>(\(count) objects)" }
+        return "MutableSet<\(Element.self)>\(elementsArray)"
+    }
+
+    // MARK: Changing
+
+    /// Inserts `element` unless the set holds it. An unmanaged object is added to the database.
+    public func insert(_ element: Element) {
+        switch backing {
+        case .unmanaged(var elements):
+            guard !contains(element) else { return }
+            backing = .unmanaged([])
+            elements.append(element)
+            backing = .unmanaged(elements)
+        case .managed(let home):
+            guard let (context, pending) = home.pendingForWrite(), let stored = home.storedElement(element, context),
+                pending.members.insert(stored).inserted
+            else { return }
+            pending.elements.append(stored)
+        }
+    }
+
+    /// Inserts every element of a sequence.
+    public func insert<S: Sequence>(objectsIn elements: S) where S.Element == Element {
+        for element in elements { insert(element) }
+    }
+
+    /// Removes `element` if the set holds it.
+    public func remove(_ element: Element) {
+        switch backing {
+        case .unmanaged(var elements):
+            let wanted = ElementIdentity(element)
+            backing = .unmanaged([])
+            elements.removeAll { ElementIdentity($0) == wanted }
+            backing = .unmanaged(elements)
+        case .managed(let home):
+            guard let wanted = home.lookupElement(element), let (_, pending) = home.pendingForWrite(),
+                pending.members.remove(wanted) != nil
+            else { return }
+            pending.elements.removeAll { $0 == wanted }
+        }
+    }
+
+    /// Removes every element.
+    public func removeAll() {
+        switch backing {
+        case .unmanaged:
+            backing = .unmanaged([])
+        case .managed(let home):
+            guard let (_, pending) = home.pendingForWrite() else { return }
+            pending.elements.removeAll()
+            pending.members.removeAll()
+        }
+    }
+
+    /// Inserts the elements of `other` that the set lacks.
+    public func formUnion<S: Sequence>(_ other: S) where S.Element == Element {
+        insert(objectsIn: Array(other))
+    }
+
+    /// Keeps only the elements that `other` holds too.
+    public func formIntersection<S: Sequence>(_ other: S) where S.Element == Element {
+        let keep = Set(other.map { ElementIdentity($0) })
+        for element in elementsArray where !keep.contains(ElementIdentity(element)) { remove(element) }
+    }
+
+    /// Removes the elements that `other` holds.
+    public func subtract<S: Sequence>(_ other: S) where S.Element == Element {
+        for element in Array(other) { remove(element) }
+    }
+
+    /// Whether every element is also in `other`.
+    public func isSubset<S: Sequence>(of other: S) -> Bool where S.Element == Element {
+        let all = Set(other.map { ElementIdentity($0) })
+        return elementsArray.allSatisfy { all.contains(ElementIdentity($0)) }
+    }
+
+    /// Whether the set and `other` have an element in common.
+    public func intersects<S: Sequence>(_ other: S) -> Bool where S.Element == Element {
+        let mine = Set(elementsArray.map { ElementIdentity($0) })
+        return other.contains { mine.contains(ElementIdentity($0)) }
+    }
+}
+
+extension MutableSet: SequenceCollection {
+    static var kind: CollectionKind { .set }
+
+    var home: CollectionHome? { if case .managed(let home) = backing { home } else { nil } }
+
+    func replaceAll(with elements: [Element]) {
+        removeAll()
+        insert(objectsIn: elements)
+    }
+}
+
+extension MutableSet: _Persistable {
+    /// The element's stored type.
+    public static var _objdbPropertyType: PropertyType { Element._objdbPropertyType }
+    /// Whether the elements are optional.
+    public static var _objdbIsOptional: Bool { Element._objdbIsOptional }
+    /// The element's integer width.
+    public static var _objdbBitWidth: Int { Element._objdbBitWidth }
+    /// An empty set.
+    public static func _objdbDefaultValue() -> MutableSet<Element> { MutableSet() }
+    /// The sequence encoding of the elements.
+    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool { MutableSet.encodeUnmanaged(self, into: &bytes) }
+    /// Sets are not decoded from bytes alone.
+    public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> MutableSet<Element>? { nil }
+    /// A set, or an array of convertible elements, as a new unmanaged set.
+    public static func _objdbConvert(_ value: Any) -> MutableSet<Element>? { converted(value) }
+    /// The managed set of the property.
+    public static func _objdbGet(_ object: ObjectBase, _ column: Int) -> MutableSet<Element> {
+        MutableSet(home: CollectionHome(parent: object, column: column))
+    }
+    /// Replaces the stored elements with those of `value`.
+    public static func _objdbSet(_ object: ObjectBase, _ column: Int, _ value: MutableSet<Element>) {
+        assign(value, to: object, column: column)
+    }
+}
+
+extension MutableSet: RelationshipValue {
+    static var collectionKind: CollectionKind? { .set }
+    static var elementType: any _Persistable.Type { Element.self }
+
+    static func heldObjects(at field: UnsafeRawPointer) -> [ObjectBase] {
+        heldObjects(field.assumingMemoryBound(to: MutableSet<Element>.self).pointee)
+    }
+
+    static func encodeUnmanaged(at field: UnsafeRawPointer, _ writer: inout _ObjDBElementWriter, into bytes: inout _ObjDBBytes) -> Bool {
+        encodeUnmanaged(field.assumingMemoryBound(to: MutableSet<Element>.self).pointee, into: &bytes)
+    }
+}
+
+extension MutableSet: _LinkValue where Element: ObjectBase {}
+
+extension CollectionHome {
+    /// The stored form of `element` for looking it up: `nil` for an object this collection cannot
+    /// hold (unmanaged, or of another database), which is never found.
+    func lookupElement<E: _CollectionElement>(_ element: E) -> StoredElement? {
+        var writer = _ObjDBElementWriter()
+        E._objdbWriteElement(element, to: &writer)
+        guard let object = writer.object else { return writer.element }
+        guard object._objdbDatabase === parent._objdbDatabase, object._objdbInfo != nil else { return nil }
+        return StoredElement(objectKey: object._objdbKey)
+    }
+}

@@ -1,0 +1,79 @@
+/// What every model object offers, managed or not: ``Object`` and ``EmbeddedObject`` alike.
+extension ObjectBase {
+    /// Whether the object is managed by a database (it was added or read from one).
+    public var isManaged: Bool { _objdbDatabase != nil }
+
+    /// Whether the object was deleted, or added in a write transaction that was rolled back.
+    /// Reading a property of an invalidated object is a programmer error.
+    public var isInvalidated: Bool {
+        guard _objdbDatabase != nil else { return false }
+        return _objdbCurrentRow() == nil
+    }
+
+    /// The database managing the object, or `nil` while unmanaged.
+    public var database: Database? { _objdbDatabase }
+
+    /// The description of the object's class.
+    ///
+    /// For a managed object it is the schema stored in the file (properties in column order);
+    /// for an unmanaged one, the schema discovered from the class.
+    public var objectSchema: ObjectSchema {
+        if let info = _objdbInfo { return info.schema }
+        do {
+            return try SchemaDiscovery.layout(of: type(of: self)).schema
+        } catch {
+            preconditionFailure("Invalid model class \(type(of: self)): \(error)")
+        }
+    }
+
+    /// Reads or writes a property by name, as `Any?` (enums as their raw values).
+    ///
+    /// ```swift
+    /// person["name"] = "Ann"
+    /// let age = person["age"] as? Int
+    /// ```
+    ///
+    /// An unknown name or a value of the wrong type is a programmer error; use
+    /// ``value(forKey:)`` and ``setValue(_:forKey:)`` for names and values that come from data.
+    public subscript(key: String) -> Any? {
+        get {
+            do { return try value(forKey: key) } catch { preconditionFailure("\(error)") }
+        }
+        set {
+            do { try setValue(newValue, forKey: key) } catch { preconditionFailure("\(error)") }
+        }
+    }
+
+    /// Reads a property by name. Throws ``ObjDBError/Code/unknownProperty`` for an unknown name.
+    public func value(forKey key: String) throws -> Any? {
+        if let info = _objdbInfo {
+            let column = try info.column(named: key)
+            return info.valueType(column: column).anyValue(from: _objdbRead(column))
+                ?? info.defaultValue(column: column)
+        }
+        let layout = try SchemaDiscovery.layout(of: type(of: self))
+        let field = try layout.field(named: key)
+        return field.value(in: self)
+    }
+
+    /// Writes a property by name. Throws ``ObjDBError/Code/unknownProperty`` for an unknown name
+    /// and ``ObjDBError/Code/typeMismatch`` for a value that does not fit the property.
+    /// On a managed object it must run inside a write transaction.
+    public func setValue(_ value: Any?, forKey key: String) throws {
+        if let info = _objdbInfo, let database = _objdbDatabase {
+            let column = try info.column(named: key)
+            let bytes = try info.encode(value, column: column)
+            database.setColumn(of: self, column: column) { buffer in
+                guard let bytes else { return false }
+                bytes.withUnsafeBytes { buffer.append(bytes: $0) }
+                return true
+            }
+            return
+        }
+        let layout = try SchemaDiscovery.layout(of: type(of: self))
+        let field = try layout.field(named: key)
+        guard field.setValue(in: self, to: value) else {
+            throw ObjDBError.typeMismatch(value, expected: layout.schema.properties[field.index], className: layout.className)
+        }
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+
+/// The encoding of a collection column (see `Docs/FileFormat.md`): the elements of a list or
+/// set, or the keys or values of a map.
+///
+/// ```
+/// sequence := flags:UInt8  count:UInt32LE  nulls:ceil(count/8) bytes  ends:count × W bytes  data
+/// map      := keysLength:UInt32LE  keys:sequence (keysLength bytes)  values:sequence
+/// ```
+///
+/// It is the row layout with a 32-bit count: element `i` spans `data[ends[i-1] ..< ends[i]]`, so
+/// any element is reached in O(1). An empty sequence is 5 bytes.
+enum SequenceFormat {
+    /// Bytes before the null bitmap: flags and count.
+    static let fixedHeaderSize = 5
+    /// The encoding of an empty sequence.
+    static let empty: [UInt8] = [0, 0, 0, 0, 0]
+    /// The encoding of an empty map: two empty sequences.
+    static let emptyMap: [UInt8] = [5, 0, 0, 0] + empty + empty
+
+    /// Header size for `count` elements with offsets of `width` bytes.
+    static func headerSize(count: Int, width: Int) -> Int {
+        fixedHeaderSize + (count + 7) / 8 + count * width
+    }
+
+    /// Appends the encoding of `count` elements, each given by `element`, to `sink`.
+    static func append<Sink: ByteSink>(count: Int, element: (Int) -> ColumnRead, to sink: inout Sink) {
+        var dataSize = 0
+        for i in 0..<count {
+            if case .value(let bytes) = element(i) { dataSize += bytes.count }
+        }
+        let width = RowFormat.offsetWidth(forDataSize: dataSize)
+        sink.append(UInt8(width == 1 ? 0 : width == 2 ? 1 : 2))
+        sink.appendLittleEndian(UInt64(count), count: 4)
+        var byte: UInt8 = 0
+        for i in 0..<count {
+            if element(i).isNull { byte |= 1 << UInt8(i & 7) }
+            if i & 7 == 7 {
+                sink.append(byte)
+                byte = 0
+            }
+        }
+        if count & 7 != 0 { sink.append(byte) }
+        var end = 0
+        for i in 0..<count {
+            if case .value(let bytes) = element(i) { end += bytes.count }
+            sink.appendLittleEndian(UInt64(end), count: width)
+        }
+        for i in 0..<count {
+            if case .value(let bytes) = element(i) { sink.append(bytes: bytes) }
+        }
+    }
+
+    /// Appends a map: its keys sequence (length-prefixed), then its values sequence.
+    static func appendMap<Sink: ByteSink>(
+        count: Int, key: (Int) -> ColumnRead, value: (Int) -> ColumnRead, to sink: inout Sink
+    ) {
+        var keys: [UInt8] = []
+        append(count: count, element: key, to: &keys)
+        sink.appendLittleEndian(UInt64(keys.count), count: 4)
+        keys.withUnsafeBytes { sink.append(bytes: $0) }
+        append(count: count, element: value, to: &sink)
+    }
+}
+
+/// A read-only view of an encoded sequence, usually pointing into the memory map.
+///
+/// Like ``RowView`` it checks the header against the length once and every offset on access;
+/// bytes that are not a sequence read as an empty one.
+struct SequenceView {
+    private let base: UnsafeRawPointer?
+    private let length: Int
+    private let width: Int
+    private let endsStart: Int
+    private let dataStart: Int
+    /// Number of elements.
+    let count: Int
+
+    /// Parses the header; bytes that are not a sequence give an empty view.
+    init(_ bytes: UnsafeRawBufferPointer) {
+        self.init(parsing: bytes)
+    }
+
+    private init(parsing bytes: UnsafeRawBufferPointer) {
+        var width = 0
+        var count = 0
+        if let base = bytes.baseAddress, bytes.count >= SequenceFormat.fixedHeaderSize {
+            let flags = base.load(as: UInt8.self)
+            count = Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: 1, as: UInt32.self)))
+            width = flags == 0 ? 1 : flags == 1 ? 2 : flags == 2 ? 4 : 0
+            // Checked in steps so that a huge count cannot overflow.
+            if width == 0 || count > bytes.count || SequenceFormat.headerSize(count: count, width: width) > bytes.count {
+                width = 0
+            }
+        }
+        guard width > 0, let base = bytes.baseAddress else {
+            self.init(base: nil, length: 0, width: 1, count: 0)
+            return
+        }
+        self.init(base: base, length: bytes.count, width: width, count: count)
+    }
+
+    private init(base: UnsafeRawPointer?, length: Int, width: Int, count: Int) {
+        self.base = base
+        self.length = length
+        self.width = width
+        self.count = count
+        endsStart = SequenceFormat.fixedHeaderSize + (count + 7) / 8
+        dataStart = SequenceFormat.headerSize(count: count, width: width)
+    }
+
+    /// The view of a column read: a null or absent column is an empty sequence.
+    init(_ read: ColumnRead) {
+        if case .value(let bytes) = read { self.init(parsing: bytes) } else { self.init(base: nil, length: 0, width: 1, count: 0) }
+    }
+
+    private func end(_ i: Int, _ base: UnsafeRawPointer) -> Int {
+        let p = endsStart + i * width
+        switch width {
+        case 1: return Int(base.load(fromByteOffset: p, as: UInt8.self))
+        case 2: return Int(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: p, as: UInt16.self)))
+        default: return Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: p, as: UInt32.self)))
+        }
+    }
+
+    /// Element `i`: its bytes, `.null`, or `.absent` if `i` is out of range or the bytes are damaged.
+    func element(_ i: Int) -> ColumnRead {
+        guard let base, i >= 0, i < count else { return .absent }
+        let nulls = base.load(fromByteOffset: SequenceFormat.fixedHeaderSize + i / 8, as: UInt8.self)
+        if nulls & (1 << UInt8(i & 7)) != 0 { return .null }
+        let start = i == 0 ? 0 : end(i - 1, base)
+        let stop = end(i, base)
+        guard start <= stop, dataStart + stop <= length else { return .absent }
+        return .value(UnsafeRawBufferPointer(start: base + dataStart + start, count: stop - start))
+    }
+}
+
+/// A read-only view of an encoded map: its keys and values sequences.
+struct MapView {
+    /// The keys, sorted by their UTF-8 bytes.
+    let keys: SequenceView
+    /// The values, in the order of the keys.
+    let values: SequenceView
+
+    /// Parses a map; damaged bytes give an empty map.
+    init(_ read: ColumnRead) {
+        guard case .value(let bytes) = read, bytes.count >= 4, let base = bytes.baseAddress else {
+            keys = SequenceView(.null)
+            values = SequenceView(.null)
+            return
+        }
+        let keysLength = Int(UInt32(littleEndian: base.loadUnaligned(as: UInt32.self)))
+        guard keysLength <= bytes.count - 4 else {
+            keys = SequenceView(.null)
+            values = SequenceView(.null)
+            return
+        }
+        let keys = SequenceView(UnsafeRawBufferPointer(start: base + 4, count: keysLength))
+        let values = SequenceView(UnsafeRawBufferPointer(start: base + 4 + keysLength, count: bytes.count - 4 - keysLength))
+        // Keys and values must pair up; otherwise the map is damaged.
+        if keys.count == values.count {
+            self.keys = keys
+            self.values = values
+        } else {
+            self.keys = SequenceView(.null)
+            self.values = SequenceView(.null)
+        }
+    }
+
+    /// Number of entries.
+    var count: Int { keys.count }
+
+    /// The position of `key` (UTF-8 bytes) if present, by binary search over the sorted keys.
+    func index(of key: UnsafeRawBufferPointer) -> Int? {
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low + high) / 2
+            guard case .value(let candidate) = keys.element(middle) else { return nil }
+            let order = compareBytes(candidate, key)
+            if order == 0 { return middle }
+            if order < 0 { low = middle + 1 } else { high = middle }
+        }
+        return nil
+    }
+}
+
+/// Bytewise order of two byte strings: negative, zero or positive.
+func compareBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+    let common = min(a.count, b.count)
+    if common > 0, let pa = a.baseAddress, let pb = b.baseAddress {
+        let order = memcmp(pa, pb, common)
+        if order != 0 { return Int(order) }
+    }
+    return a.count - b.count
+}
