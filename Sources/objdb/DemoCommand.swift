@@ -66,14 +66,15 @@ struct DemoCommand: ParsableCommand {
                 let book = Book()
                 book.isbn = isbn
                 book.title = title
-                book.authorID = author
+                book.author = db.object(ofType: Author.self, forPrimaryKey: author)
                 book.year = year
                 book.rating = rating
                 book.genre = genre
+                book.tags.append(genre == .poetry ? "verse" : "prose")
                 try db.add(book)
             }
         }
-        print("Wrote \(db.objects(Author.self).count) authors and \(db.objects(Book.self).count) books in one transaction")
+        print("Wrote \(db.objects(Author.self).count) authors and \(db.objects(Book.self).count) books in one transaction, each book linked to its author")
 
         try db.write {
             db.object(ofType: Book.self, forPrimaryKey: "978-0142437889")?.available = false
@@ -96,7 +97,8 @@ struct DemoCommand: ParsableCommand {
         let db = try Database(configuration: config)
         print("Reopened the file:")
         for author in db.objects(Author.self) {
-            let titles = db.objects(Book.self).filter { $0.authorID == author.id }.map { "\($0.title) (\($0.year))" }
+            // Linking objects: the books whose `author` link points here.
+            let titles = author.books.map { "\($0.title) (\($0.year))" }
             print("  \(author.name), \(author.country ?? "?"): \(titles.joined(separator: ", "))")
         }
         if let book = db.object(ofType: Book.self, forPrimaryKey: "978-0142437889") {

@@ -12,16 +12,19 @@ final class Author: Object {
     @Persisted(indexed: true) var name: String = ""
     @Persisted var born: Date = .distantPast
     @Persisted var country: String? = nil
+    /// The books whose `author` is this author, from the backlink table.
+    @Persisted(originProperty: "author") var books: LinkingObjects<Book>
 }
 
 /// A book in the demo database.
 final class Book: Object {
     @Persisted(primaryKey: true) var isbn: String = ""
     @Persisted var title: String = ""
-    @Persisted(indexed: true) var authorID: Int = 0
+    @Persisted var author: Author?
     @Persisted var year: Int16 = 0
     @Persisted var rating: Double = 0
     @Persisted var genre: Genre = .novel
     @Persisted var available: Bool = true
     @Persisted var uuid: UUID = UUID()
+    @Persisted var tags: List<String>
 }

@@ -31,7 +31,7 @@ struct FileFormatTests {
         let magic = try #require(try FileMeta.get(txn, db.metaTable, "magic"))
         #expect(Array(magic) == Array("ObjDB".utf8))
         let format = try #require(try FileMeta.get(txn, db.metaTable, "format"))
-        #expect(Array(format) == [1, 0, 0, 0])
+        #expect(Array(format) == [2, 0, 0, 0])
         #expect(try FileMeta.readUInt64(txn, db.metaTable, "nextKey.1") == 2)
         let schema = try #require(try FileMeta.get(txn, db.metaTable, "schema"))
         let json = try #require(try JSONSerialization.jsonObject(with: Data(schema)) as? [String: Any])
@@ -43,4 +43,88 @@ struct FileFormatTests {
         #expect(properties[0]["bits"] as? Int == 64 && properties[1]["bits"] == nil)
         #expect(json["nextClassID"] as? Int == 2)
     }
+}
+
+/// The relationship encodings of `Docs/FileFormat.md` (format version 2).
+struct RelationshipFileFormatTests {
+    let directory = TemporaryDirectory()
+
+    @Test func documentedCollectionAndLinkColumns() throws {
+        let db = try directory.open([FormatOwner.self])
+        let owner = FormatOwner()
+        owner.tags.append(contentsOf: ["a", "bc"])
+        owner.scores["x"] = 1.5
+        let pet = FormatPet()
+        owner.pet = pet
+        try db.write { try db.add(owner) }
+        let info = try #require(try db.classInfo(for: FormatOwner.self))
+        let txn = try db.requireReadableTxn()
+        let bytes = try #require(try txn.get(info.tables.objects, key: owner._objdbKey))
+        let row = try #require(RowView(bytes))
+        guard case .value(let tags) = row.column(0), case .value(let scores) = row.column(1),
+            case .value(let link) = row.column(2)
+        else {
+            Issue.record("columns missing")
+            return
+        }
+        #expect(Array(tags) == [0x00, 0x02, 0, 0, 0, 0x00, 0x01, 0x03, 0x61, 0x62, 0x63])
+        #expect(Array(scores) == [
+            0x08, 0, 0, 0,                                   // keysLength
+            0x00, 0x01, 0, 0, 0, 0x00, 0x01, 0x78,            // keys: ["x"]
+            0x00, 0x01, 0, 0, 0, 0x00, 0x08,                  // values: one 8-byte element
+            0, 0, 0, 0, 0, 0, 0xF8, 0x3F,                     // 1.5
+        ])
+        #expect(Array(link) == [0x01, 0, 0, 0, 0, 0, 0, 0])   // the pet's object key, 1
+        // The backlink table of `pet`: target key 1 → origin key 1.
+        #expect(try db.backlinkEntries("FormatOwner", "pet").map { [$0.0, $0.1] } == [[1, 1]])
+        let schema = try #require(try FileMeta.get(txn, db.metaTable, "schema"))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(schema)) as? [String: Any])
+        let classes = try #require(json["classes"] as? [[String: Any]])
+        let ownerClass = try #require(classes.first { $0["name"] as? String == "FormatOwner" })
+        let properties = try #require(ownerClass["properties"] as? [[String: Any]])
+        #expect(properties[0]["collection"] as? String == "list" && properties[0]["type"] as? String == "string")
+        #expect(properties[1]["collection"] as? String == "map" && properties[1]["type"] as? String == "double")
+        #expect(properties[2]["type"] as? String == "object" && properties[2]["objectClass"] as? String == "FormatPet")
+        #expect(properties[2]["deleteRule"] as? String == "cascade")
+        let petClass = try #require(classes.first { $0["name"] as? String == "FormatPet" })
+        let computed = try #require(petClass["computed"] as? [[String: Any]])
+        #expect(computed.first?["type"] as? String == "linkingObjects")
+        #expect(computed.first?["origin"] as? String == "pet" && computed.first?["objectClass"] as? String == "FormatOwner")
+        #expect(info.tables.backlinks[2] != nil)
+        #expect(TableName.backlinks(info.classID, property: 3) == "c\(info.classID).b3")
+    }
+
+    @Test func versionOneFilesAreUpgradedWhenTheyGainRelationships() throws {
+        do {
+            let db = try directory.open([Person.self])
+            try db.write { try db.add(person(1, "Ann")) }
+            // Pretend an older ObjDB wrote it.
+            try db.write {
+                let txn = try #require(db.writeContext?.txn)
+                try FileMeta.put(txn, db.metaTable, "format", [1, 0, 0, 0])
+            }
+        }
+        do {
+            let db = try directory.open([Person.self])
+            #expect(db.formatVersion == 1)              // read as it is
+        }
+        let db = try directory.open([Person.self, FormatOwner.self])
+        #expect(db.formatVersion == 2)
+        let txn = try db.requireReadableTxn()
+        #expect(Array(try #require(try FileMeta.get(txn, db.metaTable, "format"))) == [2, 0, 0, 0])
+        #expect(db.objects(Person.self).first?.name == "Ann")
+    }
+}
+
+/// The owner of the format example.
+final class FormatOwner: Object {
+    @Persisted var tags: List<String>
+    @Persisted var scores: Map<String, Double>
+    @Persisted(deleteRule: .cascade) var pet: FormatPet?
+}
+
+/// The pet of the format example.
+final class FormatPet: Object {
+    @Persisted var name: String = ""
+    @Persisted(originProperty: "pet") var owners: LinkingObjects<FormatOwner>
 }

@@ -148,6 +148,7 @@ extension Database {
             }
         } else if context.schemaChanged {
             catalog.stamp += 1
+            formatVersion = max(formatVersion, FileMeta.requiredFormat(for: catalog.stored))
         }
         writeContext = nil
         generation &+= 1

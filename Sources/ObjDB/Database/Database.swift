@@ -25,8 +25,8 @@ public final class Database {
     let path: String
     /// The `meta` table.
     let metaTable: Table
-    /// The file-format version found at open.
-    let formatVersion: UInt32
+    /// The file-format version found at open, raised when this instance upgrades the file.
+    var formatVersion: UInt32
     /// The classes of the file.
     @exclusivity(unchecked) var catalog: Catalog {
         didSet {

@@ -2,8 +2,10 @@ import Foundation
 
 /// The records of the `meta` table (see `Docs/FileFormat.md`).
 enum FileMeta {
-    /// The file-format version this build writes and the newest it reads.
-    static let currentFormat: UInt32 = 1
+    /// The file-format version this build writes and the newest it reads. Version 2 added links,
+    /// collections, embedded objects and backlink tables; version 1 files are read as they are
+    /// and upgraded when their schema first gains one of those.
+    static let currentFormat: UInt32 = 2
     /// Bytes stored under `magic`; a file without them is not an ObjDB file.
     static let magic = Array("ObjDB".utf8)
 
@@ -56,10 +58,26 @@ enum FileMeta {
         try writeSchema(txn, meta, StoredSchema(), stamp: 1)
     }
 
-    /// Stores a schema and its new stamp.
+    /// Stores a schema and its new stamp, and raises the format version to what the schema needs.
     static func writeSchema(_ txn: Txn, _ meta: Table, _ schema: StoredSchema, stamp: UInt64) throws {
         try put(txn, meta, Key.schema, Array(try schema.encoded()))
         try writeUInt64(txn, meta, Key.schemaStamp, stamp)
+        let needed = requiredFormat(for: schema)
+        if let bytes = try get(txn, meta, Key.format), bytes.count == 4,
+            UInt32(littleEndian: bytes.loadUnaligned(as: UInt32.self)) < needed
+        {
+            try withUnsafeBytes(of: needed.littleEndian) { try put(txn, meta, Key.format, Array($0)) }
+        }
+    }
+
+    /// The oldest format that can hold `schema`: 2 once it has links, collections, embedded
+    /// classes or linking objects.
+    static func requiredFormat(for schema: StoredSchema) -> UInt32 {
+        let usesRelationships = schema.classes.contains { stored in
+            stored.isEmbedded || stored.computed != nil
+                || stored.properties.contains { $0.type == .object || $0.collection != nil }
+        }
+        return usesRelationships ? 2 : 1
     }
 
     static func get(_ txn: Txn, _ meta: Table, _ key: String) throws -> UnsafeRawBufferPointer? {
