@@ -48,6 +48,22 @@ struct EmbeddedObjectTests {
         #expect(db.storedCount("Address") == 2)
     }
 
+    @Test func deletingAnEmbeddedObjectRemovesItFromItsParent() throws {
+        let db = try directory.open([Owner.self])
+        let ann = owner(1)
+        ann.address = address("Oslo", latitude: 3)
+        ann.pastAddresses.append(contentsOf: [address("A"), address("B")])
+        try db.write { try db.add(ann) }
+        try db.write {
+            if let home = ann.address { db.delete(home) }
+            db.delete(ann.pastAddresses[0])
+        }
+        #expect(ann.address == nil)
+        #expect(ann.pastAddresses.map(\.city) == ["B"])
+        #expect(db.storedCount("Address") == 1)
+        #expect(db.storedCount("Location") == 0)
+    }
+
     @Test func changingAnEmbeddedObjectsProperties() throws {
         let db = try directory.open([Owner.self])
         let ann = owner(1)

@@ -165,4 +165,31 @@ struct LinkTests {
             ann.tags.append("x")
         }
     }
+
+    @Test func keyValueCodingReadsAndWritesRelationships() throws {
+        let db = try directory.open([Owner.self])
+        let ann = owner(1)
+        try db.write { try db.add(ann) }
+        try db.write {
+            try ann.setValue(["x", "y"], forKey: "tags")
+            try ann.setValue(pet(10, "Rex"), forKey: "favorite")
+            try ann.setValue([pet(11, "Bo")], forKey: "pets")
+            try ann.setValue(["k": 2.0], forKey: "scores")
+        }
+        #expect((try ann.value(forKey: "tags") as? List<String>).map(Array.init) == ["x", "y"])
+        #expect((try ann.value(forKey: "favorite") as? Pet)?.name == "Rex")
+        #expect((try ann.value(forKey: "pets") as? List<Pet>)?.map(\.name) == ["Bo"])
+        #expect((try ann.value(forKey: "scores") as? Map<String, Double>)?["k"] == 2)
+        let rex = try #require(ann.favorite)
+        #expect((try rex.value(forKey: "fans") as? LinkingObjects<Owner>)?.count == 1)
+        try db.write {
+            let wrong = try #require(throws: ObjDBError.self) { try ann.setValue([1, 2], forKey: "tags") }
+            #expect(wrong.code == .typeMismatch)
+            let computed = try #require(throws: ObjDBError.self) { try rex.setValue([ann], forKey: "fans") }
+            #expect(computed.code == .invalidValue)
+            let unknown = try #require(throws: ObjDBError.self) { try ann.setValue(1, forKey: "nope") }
+            #expect(unknown.code == .unknownProperty)
+        }
+        #expect(Array(ann.tags) == ["x", "y"])
+    }
 }

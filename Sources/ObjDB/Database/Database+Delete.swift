@@ -6,9 +6,11 @@ extension Database {
     /// that held it. The embedded objects it owns are deleted with it, and so are the objects
     /// it links to through properties with ``DeleteRule/cascade`` when nothing else links to them.
     ///
+    /// Deleting an ``EmbeddedObject`` removes it from its parent.
+    ///
     /// Calling it outside a write transaction, or with an object this database does not manage,
     /// is a programmer error. A storage failure (such as a full map) makes ``commitWrite()`` throw.
-    public func delete(_ object: Object) {
+    public func delete(_ object: ObjectBase) {
         let context = requireWriteForDelete()
         guard let owner = object._objdbDatabase, let info = object._objdbInfo else {
             preconditionFailure("Database.delete: the \(type(of: object)) is not managed; only stored objects can be deleted")
@@ -21,8 +23,8 @@ extension Database {
         }
     }
 
-    /// Deletes every object of a sequence (see ``delete(_:)-(Object)``).
-    public func delete<S: Sequence>(_ objects: S) where S.Element: Object {
+    /// Deletes every object of a sequence (see ``delete(_:)-(ObjectBase)``).
+    public func delete<S: Sequence>(_ objects: S) where S.Element: ObjectBase {
         for object in Array(objects) { delete(object) }
     }
 

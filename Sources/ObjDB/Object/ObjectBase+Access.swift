@@ -47,6 +47,8 @@ extension ObjectBase {
     /// Reads a property by name. Throws ``ObjDBError/Code/unknownProperty`` for an unknown name.
     public func value(forKey key: String) throws -> Any? {
         if let info = _objdbInfo {
+            // Links, collections and linking objects read through their type, as the property does.
+            if let (type, column) = try info.relationshipField(named: key) { return Self.read(type, of: self, column: column) }
             let column = try info.column(named: key)
             return info.valueType(column: column).anyValue(from: _objdbRead(column))
                 ?? info.defaultValue(column: column)
@@ -61,6 +63,10 @@ extension ObjectBase {
     /// On a managed object it must run inside a write transaction.
     public func setValue(_ value: Any?, forKey key: String) throws {
         if let info = _objdbInfo, let database = _objdbDatabase {
+            if let (type, column) = try info.relationshipField(named: key) {
+                try Self.write(type, value, to: self, column: column, property: info.schema[key], className: info.name)
+                return
+            }
             let column = try info.column(named: key)
             let bytes = try info.encode(value, column: column)
             database.setColumn(of: self, column: column) { buffer in
@@ -75,5 +81,41 @@ extension ObjectBase {
         guard field.setValue(in: self, to: value) else {
             throw ObjDBError.typeMismatch(value, expected: layout.schema.properties[field.index], className: layout.className)
         }
+    }
+
+    /// The property of type `T` in `column`, boxed.
+    private static func read<T: _Persistable>(_ type: T.Type, of object: ObjectBase, column: Int) -> Any? {
+        T._objdbGet(object, column)._objdbAnyValue
+    }
+
+    /// Converts `value` to `T` and assigns it as the property setter does.
+    private static func write<T: _Persistable>(
+        _ type: T.Type, _ value: Any?, to object: ObjectBase, column: Int, property: Property?, className: String
+    ) throws {
+        guard let property, !property.isComputed else {
+            throw ObjDBError(
+                .invalidValue, "'\(className).\(property?.name ?? "?")' is computed from links and cannot be assigned",
+                className: className, propertyName: property?.name)
+        }
+        guard let converted = convert(value, to: T.self) else {
+            throw ObjDBError.typeMismatch(value, expected: property, className: className)
+        }
+        T._objdbSet(object, column, converted)
+    }
+}
+
+extension ClassInfo {
+    /// For a link, collection or linking-objects property of the model class: its Swift type and
+    /// its column (a pseudo-column after the stored ones for linking objects); `nil` for other
+    /// properties. Throws ``ObjDBError/Code/unknownProperty`` for a name the class lacks.
+    func relationshipField(named name: String) throws -> (any _Persistable.Type, Int)? {
+        guard let layout, let field = try? layout.field(named: name), field.relationship != nil else {
+            if stored.column(of: name) == nil && !computed.contains(where: { $0.name == name }) {
+                _ = try column(named: name)
+            }
+            return nil
+        }
+        guard columnOfField[field.index] >= 0 else { return nil }
+        return (field.valueType, columnOfField[field.index])
     }
 }
