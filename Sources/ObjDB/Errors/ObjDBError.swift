@@ -132,6 +132,10 @@ extension ObjDBError {
         public static let fileInUse = Code(rawValue: 25)
         /// An embedded object that already belongs to a parent was given to another one.
         public static let embeddedObjectOwned = Code(rawValue: 26)
+        /// A query is invalid: a predicate string that does not parse, an unknown property, a
+        /// value of the wrong type, an operator the property's type does not support, or a wrong
+        /// number of arguments. The message names the position and the problem.
+        public static let invalidQuery = Code(rawValue: 27)
 
         private static let names: [Int: String] = [
             1: "storage", 2: "file not found", 3: "permission denied", 4: "not an ObjDB file",
@@ -141,7 +145,7 @@ extension ObjDBError {
             16: "primary key exists", 17: "missing primary key", 18: "wrong database",
             19: "write conflict", 20: "invalid value", 21: "too many tables",
             22: "incompatible configuration", 23: "object invalidated",
-            24: "not in write transaction", 25: "file in use", 26: "embedded object owned",
+            24: "not in write transaction", 25: "file in use", 26: "embedded object owned", 27: "invalid query",
         ]
     }
 }

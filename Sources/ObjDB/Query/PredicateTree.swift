@@ -1,0 +1,149 @@
+import Foundation
+
+/// A predicate: what both front ends — the `where { }` DSL and predicate strings — produce, and
+/// what the planner and the evaluator consume. Key paths are still names here; binding them to a
+/// class (``BoundPredicate``) checks names and types.
+indirect enum QueryPredicate: Equatable, Sendable {
+    /// `TRUEPREDICATE` or `FALSEPREDICATE`.
+    case constant(Bool)
+    /// Every operand holds (an empty list holds).
+    case and([QueryPredicate])
+    /// Some operand holds (an empty list does not).
+    case or([QueryPredicate])
+    /// The operand does not hold.
+    case not(QueryPredicate)
+    /// A comparison.
+    case comparison(QueryComparison)
+}
+
+/// `left op right`, for example `age >= 18`, `ANY dogs.name ==[c] 'rex'`, `age BETWEEN {1, 5}`.
+struct QueryComparison: Equatable, Sendable {
+    /// The left side; usually a key path.
+    var left: QueryExpression
+    /// The operator.
+    var op: QueryOperator
+    /// The right side; usually a value, or a list for `IN` and `BETWEEN`.
+    var right: QueryExpression
+    /// `[c]`, `[d]`, `[cd]`.
+    var options: QueryStringOptions = []
+    /// How a to-many left side is combined: `ANY` (the default), `ALL` or `NONE`.
+    var quantifier: QueryQuantifier = .any
+    /// Position of the comparison in the predicate string (0-based, in characters), for errors.
+    var position: Int? = nil
+}
+
+/// Comparison operators.
+enum QueryOperator: String, Equatable, Sendable, CaseIterable {
+    case equal = "=="
+    case notEqual = "!="
+    case less = "<"
+    case lessOrEqual = "<="
+    case greater = ">"
+    case greaterOrEqual = ">="
+    /// `x BETWEEN {low, high}`: `low <= x && x <= high`.
+    case between = "BETWEEN"
+    /// `x IN {a, b}` or `x IN %@` (a list on the right).
+    case `in` = "IN"
+    /// Substring test on strings (and `Data`).
+    case contains = "CONTAINS"
+    case beginsWith = "BEGINSWITH"
+    case endsWith = "ENDSWITH"
+    /// Wildcards: `?` one character, `*` any run of characters.
+    case like = "LIKE"
+}
+
+/// String comparison options.
+struct QueryStringOptions: OptionSet, Equatable, Sendable {
+    let rawValue: UInt8
+    /// `[c]`: case-insensitive.
+    static let caseInsensitive = QueryStringOptions(rawValue: 1)
+    /// `[d]`: diacritic-insensitive.
+    static let diacriticInsensitive = QueryStringOptions(rawValue: 2)
+}
+
+/// How a comparison treats a to-many key path.
+enum QueryQuantifier: String, Equatable, Sendable {
+    /// Some element matches (the default).
+    case any = "ANY"
+    /// Every element matches (true for an empty collection).
+    case all = "ALL"
+    /// No element matches.
+    case none = "NONE"
+}
+
+/// One side of a comparison.
+indirect enum QueryExpression: Equatable, Sendable {
+    /// A key path from the object (or, inside a subquery, from its variable).
+    case keyPath(QueryKeyPath)
+    /// A constant.
+    case value(QueryValue)
+    /// A list of constants: `{1, 2, 3}` or an array argument.
+    case list([QueryValue])
+    /// An aggregate over a to-many key path: `dogs.@count`, `dogs.@sum.age`, `tags.@max`.
+    case aggregate(QueryKeyPath, QueryAggregate, property: String?)
+    /// `SUBQUERY(collection, $variable, predicate).@count`.
+    case subqueryCount(collection: QueryKeyPath, variable: String, predicate: QueryPredicate)
+}
+
+/// A key path: property names joined by dots, optionally starting at a subquery variable.
+struct QueryKeyPath: Equatable, Sendable, CustomStringConvertible {
+    /// The property names, in order (`["owner", "name"]`).
+    var components: [String]
+    /// The subquery variable the path starts at (`"x"` for `$x.age`), or `nil` for the object.
+    var variable: String? = nil
+    /// Position in the predicate string, for errors.
+    var position: Int? = nil
+
+    /// `owner.name`, or `$x.age`.
+    var description: String {
+        let path = components.joined(separator: ".")
+        guard let variable else { return path }
+        return path.isEmpty ? "$\(variable)" : "$\(variable).\(path)"
+    }
+
+    static func == (a: QueryKeyPath, b: QueryKeyPath) -> Bool {
+        a.components == b.components && a.variable == b.variable
+    }
+}
+
+/// Collection aggregates.
+enum QueryAggregate: String, Equatable, Sendable {
+    case count = "@count"
+    case min = "@min"
+    case max = "@max"
+    case sum = "@sum"
+    case average = "@avg"
+}
+
+/// A constant in a predicate.
+enum QueryValue: Equatable, Sendable, CustomStringConvertible {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case double(Double)
+    case string(String)
+    case data(Data)
+    case date(Date)
+    case uuid(UUID)
+    case objectId(ObjectId)
+    case decimal(Decimal)
+    /// A stored object, by class name and object key (objects given as arguments).
+    case object(className: String, key: UInt64)
+
+    /// As it would be written in a predicate.
+    var description: String {
+        switch self {
+        case .null: "nil"
+        case .bool(let v): v ? "true" : "false"
+        case .int(let v): "\(v)"
+        case .double(let v): "\(v)"
+        case .string(let v): "'\(v)'"
+        case .data(let v): "<\(v.count) bytes>"
+        case .date(let v): "\(v)"
+        case .uuid(let v): "uuid(\(v.uuidString))"
+        case .objectId(let v): "oid(\(v.stringValue))"
+        case .decimal(let v): "\(v)"
+        case .object(let className, let key): "\(className) \(key)"
+        }
+    }
+}
