@@ -40,16 +40,7 @@ final class GRDBSystem: BenchSystem {
 
     /// Opens `person.sqlite` in `directory`; `create` makes the table and its `age` index.
     init(directory: String, create: Bool) throws {
-        var config = Configuration()
-        config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-        let path = URL(fileURLWithPath: directory).appendingPathComponent("person.sqlite").path
-        let pool = try DatabasePool(path: path, configuration: config)
-        // A pool's WAL setup runs after `prepareDatabase` and sets the writer back to NORMAL.
-        let synchronous = try pool.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-            return try Int.fetchOne(db, sql: "PRAGMA synchronous")
-        }
-        guard synchronous == 2 else { throw DatabaseError(message: "PRAGMA synchronous is \(synchronous ?? -1), not FULL (2)") }
+        let pool = try Self.openPool(path: URL(fileURLWithPath: directory).appendingPathComponent("person.sqlite").path)
         if create {
             try pool.write { db in
                 try db.create(table: GRDBPerson.databaseTableName) { t in
@@ -62,6 +53,20 @@ final class GRDBSystem: BenchSystem {
             }
         }
         self.pool = pool
+    }
+
+    /// A `DatabasePool` on `path` with `synchronous = FULL` on every connection, the writer included.
+    static func openPool(path: String) throws -> DatabasePool {
+        var config = Configuration()
+        config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        let pool = try DatabasePool(path: path, configuration: config)
+        // A pool's WAL setup runs after `prepareDatabase` and sets the writer back to NORMAL.
+        let synchronous = try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            return try Int.fetchOne(db, sql: "PRAGMA synchronous")
+        }
+        guard synchronous == 2 else { throw DatabaseError(message: "PRAGMA synchronous is \(synchronous ?? -1), not FULL (2)") }
+        return pool
     }
 
     /// The open pool.

@@ -41,27 +41,12 @@ final class LMDBSystem: BenchSystem {
 
     /// Runs `body` in a transaction: a read-only one is aborted afterwards, a write one committed.
     private func transaction<T>(readOnly: Bool, _ body: (OpaquePointer) throws -> T) throws -> T {
-        var txn: OpaquePointer?
-        try lmdbCheck(mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn), "mdb_txn_begin")
-        guard let txn else { throw LMDBError(code: EINVAL, operation: "mdb_txn_begin") }
-        let result: T
-        do {
-            result = try body(txn)
-        } catch {
-            mdb_txn_abort(txn)
-            throw error
-        }
-        if readOnly { mdb_txn_abort(txn) } else { try lmdbCheck(mdb_txn_commit(txn), "mdb_txn_commit") }
-        return result
+        try lmdbTransaction(env, readOnly: readOnly, body)
     }
 
     /// Runs `body` with a cursor on `dbi`, closed afterwards.
     private func withCursor<T>(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ body: (OpaquePointer) throws -> T) throws -> T {
-        var cursor: OpaquePointer?
-        try lmdbCheck(mdb_cursor_open(txn, dbi, &cursor), "mdb_cursor_open")
-        guard let cursor else { throw LMDBError(code: EINVAL, operation: "mdb_cursor_open") }
-        defer { mdb_cursor_close(cursor) }
-        return try body(cursor)
+        try lmdbWithCursor(txn, dbi, body)
     }
 
     /// Writes one person's row (reserved in place) and its age-index entry.

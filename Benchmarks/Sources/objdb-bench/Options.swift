@@ -10,6 +10,8 @@ struct Options {
     var scale = false
     /// Run the `--memory` table.
     var memory = false
+    /// Run the `--relationships` tables.
+    var relationships = false
     /// Scenarios of the default table (`--only`).
     var scenarios = Scenario.allCases
     /// Systems that run (`--system`).
@@ -18,6 +20,8 @@ struct Options {
     var sizes = [10_000, 100_000, 1_000_000]
     /// Objects read by the `--memory` run.
     var memoryN = 1_000_000
+    /// Owner counts of the linking-objects scenario of `--relationships` (`--link-sizes`).
+    var linkSizes = [10_000, 100_000, 1_000_000]
     /// The hidden `--memory-child MODE DIR [N]` of a child process (the rest of the arguments).
     var memoryChild: [String]?
     /// `--help` was given.
@@ -28,16 +32,23 @@ struct Options {
         allSystems.filter { systemNames.contains($0.name.lowercased()) }
     }
 
+    /// The systems to run in `--relationships`, in interleaving order.
+    var relationshipSystems: [any RelationshipSystem.Type] {
+        allRelationshipSystems.filter { systemNames.contains($0.name.lowercased()) }
+    }
+
     /// The usage text.
     static let usage = """
-        usage: objdb-bench [N] [--repetitions R] [--scale] [--memory] [--all]
+        usage: objdb-bench [N] [--repetitions R] [--scale] [--memory] [--relationships] [--all]
                            [--only SCENARIO[,…]] [--system objdb|lmdb|grdb[,…]] [--n N]
-                           [--sizes N,N,…] [--memory-n N]
-          N / --n N        objects per scenario (default 100000)
+                           [--sizes N,N,…] [--memory-n N] [--link-sizes N,N,…]
+          N / --n N        objects per scenario (default 100000); also the length of the --relationships list
           --repetitions R  runs per scenario and system, interleaved (default 5)
           --scale          insert and read-all in ns/object at --sizes (default 10k,100k,1M)
           --memory         peak RSS of ObjDB reading --memory-n objects (default 1M) in a child process
-          --all            the default table, --scale and --memory
+          --relationships  append N elements to one List; LinkingObjects lookups among --link-sizes owners
+                           (default 10k,100k,1M; multiples of 10, at least 10k)
+          --all            the default table, --scale, --memory and --relationships
           --only           scenarios: \(Scenario.allCases.map(\.rawValue).joined(separator: ", "))
           --system         systems to run (default all three)
         """
@@ -63,9 +74,13 @@ struct Options {
             case "--n": options.n = try number(argument, value(argument))
             case "--scale": options.scale = true
             case "--memory": options.memory = true
-            case "--all": (options.scale, options.memory, explicitTable) = (true, true, true)
+            case "--relationships": options.relationships = true
+            case "--all": (options.scale, options.memory, options.relationships, explicitTable) = (true, true, true, true)
             case "--sizes": options.sizes = try value(argument).split(separator: ",").map { try number(argument, String($0)) }
             case "--memory-n": options.memoryN = try number(argument, value(argument))
+            case "--link-sizes":
+                options.linkSizes = try value(argument).split(separator: ",").map { try number(argument, String($0)) }
+                for size in options.linkSizes { try LinkWorkload.validate(owners: size) }
             case "--only":
                 options.scenarios = try value(argument).split(separator: ",").map { name in
                     guard let scenario = Scenario(rawValue: String(name)) else {
@@ -84,7 +99,7 @@ struct Options {
             default: options.n = try number("N", argument)
             }
         }
-        options.table = explicitTable || !(options.scale || options.memory)
+        options.table = explicitTable || !(options.scale || options.memory || options.relationships)
         return options
     }
 }

@@ -48,6 +48,14 @@ do {
         print("\n## Scaling: median ns per object\n")
         print(try ScaleRun.run(sizes: options.sizes, systems: options.systems, repetitions: options.repetitions))
     }
+    if options.relationships {
+        let systems = options.relationshipSystems
+        let tables = try RelationshipRun.run(
+            listN: options.n, sizes: options.linkSizes, systems: systems, repetitions: options.repetitions)
+        print("\n## Relationships: median ms, and µs per LinkingObjects lookup\n")
+        print(relationshipSettings + "\n")
+        print(tables)
+    }
     if let memoryTable {
         print("\n## Memory: ObjDB read-all at \(formatCount(options.memoryN))\n")
         print(memoryTable)
