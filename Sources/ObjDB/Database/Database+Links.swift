@@ -75,7 +75,8 @@ extension Database {
             return value._objdbKey
         }
         precondition(owner === self, "Cannot link '\(property)' to an object of another Database instance")
-        guard let valueInfo = value._objdbInfo, fetchRow(valueInfo, key: value._objdbKey) != nil else {
+        // The object's cached row answers without a lookup while nothing was written since.
+        guard let valueInfo = value._objdbInfo, !valueInfo.isDiscarded, value._objdbCurrentRow() != nil else {
             preconditionFailure("Cannot link '\(property)' to a deleted or invalidated object")
         }
         if valueInfo.stored.isEmbedded {

@@ -40,7 +40,11 @@ extension ObjectBase: _PersistableNonOptional, _LinkValue {
 
     /// The linked object.
     public static func _objdbGetOptional(_ object: ObjectBase, _ column: Int) -> Self? {
-        object._objdbDatabase.unsafelyUnwrapped.linkTarget(of: object, column: column, as: Self.self)
+        guard let database = object._objdbDatabase else {
+            object._objdbRecordProbe(column)
+            return nil
+        }
+        return database.linkTarget(of: object, column: column, as: Self.self)
     }
 
     /// Links to `value`, adding it first if it is unmanaged.

@@ -123,6 +123,7 @@ extension LinkingObjects: _Persistable {
     /// The linking objects of a managed object (`column` numbers the class's computed properties
     /// after its stored columns).
     public static func _objdbGet(_ object: ObjectBase, _ column: Int) -> LinkingObjects<Origin> {
+        if object._objdbDatabase == nil { object._objdbRecordProbe(column) }
         guard let info = object._objdbInfo, column >= info.columnCount, column - info.columnCount < info.computed.count,
             let origin = info.computed[column - info.columnCount].origin
         else { return _objdbDefaultValue() }

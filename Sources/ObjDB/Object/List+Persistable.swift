@@ -23,7 +23,8 @@ extension List: _Persistable {
     public static func _objdbConvert(_ value: Any) -> List<Element>? { converted(value) }
     /// The managed list of the property.
     public static func _objdbGet(_ object: ObjectBase, _ column: Int) -> List<Element> {
-        List(home: CollectionHome(parent: object, column: column))
+        if object._objdbDatabase == nil { object._objdbRecordProbe(column) }
+        return List(home: CollectionHome(parent: object, column: column))
     }
     /// Replaces the stored elements with those of `value`.
     public static func _objdbSet(_ object: ObjectBase, _ column: Int, _ value: List<Element>) {

@@ -270,7 +270,8 @@ extension Map: _Persistable {
 
     /// The managed map of the property.
     public static func _objdbGet(_ object: ObjectBase, _ column: Int) -> Map<Key, Value> {
-        Map(home: CollectionHome(parent: object, column: column))
+        if object._objdbDatabase == nil { object._objdbRecordProbe(column) }
+        return Map(home: CollectionHome(parent: object, column: column))
     }
 
     /// Replaces the stored entries with those of `value`.

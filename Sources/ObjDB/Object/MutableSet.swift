@@ -209,7 +209,8 @@ extension MutableSet: _Persistable {
     public static func _objdbConvert(_ value: Any) -> MutableSet<Element>? { converted(value) }
     /// The managed set of the property.
     public static func _objdbGet(_ object: ObjectBase, _ column: Int) -> MutableSet<Element> {
-        MutableSet(home: CollectionHome(parent: object, column: column))
+        if object._objdbDatabase == nil { object._objdbRecordProbe(column) }
+        return MutableSet(home: CollectionHome(parent: object, column: column))
     }
     /// Replaces the stored elements with those of `value`.
     public static func _objdbSet(_ object: ObjectBase, _ column: Int, _ value: MutableSet<Element>) {

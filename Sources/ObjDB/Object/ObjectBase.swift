@@ -38,8 +38,12 @@ open class ObjectBase {
     }
 
     @inline(never)
-    final func _objdbReloadRow() -> RowView? {
-        let database = _objdbDatabase.unsafelyUnwrapped
+    final func _objdbReloadRow(_ column: Int = -1) -> RowView? {
+        guard let database = _objdbDatabase else {
+            // Only a key-path probe reads columns without a database (see `KeyPathNames`).
+            _objdbRecordProbe(column)
+            return nil
+        }
         guard let info = _objdbInfo, let row = database.fetchRow(info, key: _objdbKey) else {
             _objdbRow = nil
             _objdbRowGeneration = database.generation
@@ -57,8 +61,17 @@ open class ObjectBase {
         if _objdbRowGeneration == _objdbGeneration.unsafelyUnwrapped.pointee, let row = _objdbRow {
             return row.column(column)
         }
-        guard let row = _objdbReloadRow() else { _objdbInvalidatedAccess() }
+        guard let row = _objdbReloadRow(column) else {
+            if _objdbDatabase == nil { return .absent }
+            _objdbInvalidatedAccess()
+        }
         return row.column(column)
+    }
+
+    /// For a key-path probe (an instance without a database whose wrappers name their field
+    /// numbers): records that the field was read, in the otherwise unused key.
+    final func _objdbRecordProbe(_ column: Int) {
+        if column >= 0 { _objdbKey = UInt64(column) + 1 }
     }
 
     /// Writes column `column` of a managed object through its database.

@@ -1,26 +1,39 @@
-/// The objects of one class, live and lazily evaluated.
+/// The objects of a class, or of a collection, that match a query: live and lazily evaluated.
 ///
 /// ```swift
 /// let people = db.objects(Person.self)
-/// people.count            // O(1), no objects read
-/// people.first?.name
-/// for person in people { … }   // reads rows straight from the file, one object at a time
+/// people.count                                   // O(1), no objects read
+/// let adults = people.where { $0.age >= 18 }      // nothing evaluated yet
+/// let named = try people.filter("name BEGINSWITH[c] %@", "a").sorted(byKeyPath: "age")
+/// for person in named { … }                       // evaluated once for this version
 /// ```
 ///
 /// Results always reflect the current version of their ``Database``, including the changes of
-/// its write transaction in progress. Iterating creates a new object per row and keeps none, so
-/// it runs in constant memory.
-public struct Results<Element: Object>: RandomAccessCollection, CustomStringConvertible {
+/// its write transaction in progress. Filtering, sorting, `distinct` and `prefix` compose into
+/// one query; it is evaluated on first access and its matching object keys are cached until the
+/// database moves to another version. Iterating creates objects one at a time and keeps none.
+public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomStringConvertible {
     /// The database the results read.
     public let database: Database
-    private let cache = ResultsCache()
+    /// What the results are.
+    let query: ResultsQuery
+    let cache = ResultsCache()
 
-    init(database: Database) {
+    init(database: Database, query: ResultsQuery) {
         self.database = database
+        self.query = query
+    }
+
+    /// Every object of `Element`'s class.
+    init(database: Database) {
+        self.init(database: database, query: ResultsQuery(className: Element.className))
     }
 
     /// The class's runtime information, `nil` while the file has no objects of the class yet.
-    var classInfo: ClassInfo? { database.classInfoForRead(Element.self) }
+    var classInfo: ClassInfo? {
+        if Element.self is DynamicObject.Type { return database.classInfo(named: query.className) }
+        return database.classInfoForRead(Element.self)
+    }
 
     /// `0`.
     public var startIndex: Int { 0 }
@@ -28,38 +41,58 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// The number of objects.
     public var endIndex: Int { count }
 
-    /// The number of objects. - Complexity: O(1).
+    /// The number of objects.
+    ///
+    /// - Complexity: O(1) for every object of a class; otherwise the first access after a
+    ///   change evaluates the query.
     public var count: Int {
-        guard let info = classInfo else { return 0 }
-        return database.objectCount(info)
+        if query.isPlainTable {
+            guard let info = classInfo else { return 0 }
+            return database.objectCount(info)
+        }
+        return objectKeys().count
     }
 
-    /// Whether there are no objects. - Complexity: O(1).
-    public var isEmpty: Bool { count == 0 }
+    /// Whether there are no objects.
+    public var isEmpty: Bool {
+        if query.isPlainTable { return count == 0 }
+        if let keys = cachedKeys { return keys.isEmpty }
+        return evaluateKeys(limitOverride: 1).isEmpty
+    }
 
-    /// The object at `position`, in object-key (insertion) order.
+    /// The object at `position`.
     ///
     /// - Complexity: O(log n) once the keys of the current version are known; the first access
-    ///   after a change reads the keys, O(n).
+    ///   after a change evaluates the query.
     public subscript(position: Int) -> Element {
         let keys = objectKeys()
         precondition(position >= 0 && position < keys.count, "Results index \(position) out of range 0..<\(keys.count)")
-        guard let info = classInfo, let row = database.fetchRow(info, key: keys[position]) else {
+        guard let info = classInfo, let object = database.object(Element.self, info, key: keys[position]) else {
             preconditionFailure("Results: object \(keys[position]) vanished")
         }
-        return database.materialize(Element.self, info, key: keys[position], row: row)
+        return object
     }
 
-    /// The first object, read directly.
-    public var first: Element? { edge(last: false) }
+    /// The first object; for unsorted results it stops at the first match.
+    public var first: Element? {
+        if query.isPlainTable { return edge(last: false) }
+        let keys = cachedKeys ?? evaluateKeys(limitOverride: 1)
+        guard let key = keys.first, let info = classInfo else { return nil }
+        return database.object(Element.self, info, key: key)
+    }
 
-    /// The last object, read directly.
-    public var last: Element? { edge(last: true) }
+    /// The last object.
+    public var last: Element? {
+        if query.isPlainTable { return edge(last: true) }
+        guard let key = objectKeys().last, let info = classInfo else { return nil }
+        return database.object(Element.self, info, key: key)
+    }
 
     /// The position of `object`, if it is one of these results.
     public func index(of object: Element) -> Int? {
         guard object._objdbDatabase === database, let info = classInfo, object._objdbInfo === info else { return nil }
         let keys = objectKeys()
+        guard query.isPlainTable else { return keys.firstIndex(of: object._objdbKey) }
         var low = 0
         var high = keys.count
         while low < high {
@@ -70,14 +103,31 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     }
 
     /// `Results<Person> (3 objects)`.
-    public var description: String { "Results<\(Element.className)> (\(count) objects)" }
+    public var description: String { "Results<\(query.className)> (\(count) objects)" }
 
     /// Iterates over the objects of the current version.
-    public func makeIterator() -> Iterator { Iterator(database: database, info: classInfo) }
+    public func makeIterator() -> Iterator {
+        if query.isPlainTable { return Iterator(database: database, info: classInfo) }
+        return Iterator(database: database, info: classInfo, keys: objectKeys())
+    }
 
-    /// The object keys of the current version, cached until it changes.
+    /// The matching object keys of the current version, in result order, cached until it changes.
     func objectKeys() -> [UInt64] {
-        if let keys = cache.keys, cache.generation == database.generation { return keys }
+        if let keys = cachedKeys { return keys }
+        let keys = query.isPlainTable ? tableKeys() : evaluateKeys(limitOverride: nil)
+        cache.keys = keys
+        cache.generation = database.generation
+        return keys
+    }
+
+    /// The cached keys, if they belong to the current version.
+    var cachedKeys: [UInt64]? {
+        guard let keys = cache.keys, cache.generation == database.generation else { return nil }
+        return keys
+    }
+
+    /// Every key of the class table.
+    private func tableKeys() -> [UInt64] {
         var keys: [UInt64] = []
         if let info = classInfo, let txn = database.readableTxn(), let cursor = try? Cursor(txn, info.tables.objects) {
             keys.reserveCapacity(database.objectCount(info))
@@ -87,8 +137,6 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
                 entry = try? cursor.next()
             }
         }
-        cache.keys = keys
-        cache.generation = database.generation
         return keys
     }
 

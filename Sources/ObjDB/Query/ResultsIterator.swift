@@ -14,15 +14,27 @@ extension Results {
         /// The object returned last, kept to be reused if the caller lets go of it. Typed as
         /// `ObjectBase` so this (unspecialized) code needs no `Optional<Element>` metadata.
         private var recycled: ObjectBase?
+        /// For evaluated queries: the matching keys, walked in order.
+        private let keys: [UInt64]?
+        private var position = 0
 
-        init(database: Database, info: ClassInfo?) {
+        init(database: Database, info: ClassInfo?, keys: [UInt64]? = nil) {
             self.database = database
             self.info = info
+            self.keys = keys
         }
 
         /// The next object, or `nil` at the end.
         public mutating func next() -> Element? {
             guard !finished, let info, !info.isDiscarded else { return nil }
+            if let keys {
+                // Objects deleted since the query was evaluated are skipped.
+                while position < keys.count {
+                    defer { position += 1 }
+                    if let object = database.object(Element.self, info, key: keys[position]) { return object }
+                }
+                return finish()
+            }
             if let context = database.writeContext {
                 walk = nil
                 return writeStep(info, context)

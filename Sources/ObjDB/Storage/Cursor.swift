@@ -75,6 +75,13 @@ struct Cursor: ~Copyable {
         }
     }
 
+    /// The number of duplicates of the current key (`mdb_cursor_count`), for multimaps.
+    func duplicateCount() throws -> Int {
+        var count = 0
+        try lmdbCheck(mdb_cursor_count(handle, &count), "mdb_cursor_count", path: environment.path)
+        return count
+    }
+
     /// Positions at the first object key greater than or equal to `key`.
     func seek(atLeast key: UInt64) throws -> CursorEntry? {
         var key = key

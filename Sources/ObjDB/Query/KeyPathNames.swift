@@ -1,0 +1,56 @@
+import Foundation
+
+/// Turns Swift key paths of model classes into property names (`\Person.age` → `"age"`), for
+/// `sorted(by:)`, aggregates and the `where { }` DSL.
+///
+/// A *probe* — an instance of the class with no database, whose wrappers hold their field
+/// numbers instead of the "unmanaged" marker — is read through the key path. Reading a property
+/// of it reaches ObjDB's managed-read path, which records the field number and returns the
+/// property's default instead of touching a database. The result is cached per key path.
+enum KeyPathNames {
+    private static let cache = NameCache()
+
+    /// The name of the property `keyPath` reads, or `nil` if it reads no `@Persisted` property
+    /// (a computed property that reads none, or a key path through a link).
+    static func name<Root: ObjectBase>(of keyPath: PartialKeyPath<Root>) -> String? {
+        if let name = cache.get(keyPath) { return name }
+        guard let layout = try? SchemaDiscovery.layout(of: Root.self) else { return nil }
+        let probe = Root()
+        probe._objdbGeneration = UnsafePointer(probeGeneration)
+        probe._objdbRowGeneration = 0
+        let base = probe._objdbBase
+        for field in layout.fields { (base + field.columnWordOffset).storeBytes(of: field.index, as: Int.self) }
+        _ = probe[keyPath: keyPath]
+        let read = Int(probe._objdbKey) - 1
+        // Put the wrappers back in the unmanaged state before the probe is released.
+        for field in layout.fields { (base + field.columnWordOffset).storeBytes(of: -1, as: Int.self) }
+        guard read >= 0 && read < layout.fields.count else { return nil }
+        let name = layout.fields[read].name
+        cache.put(keyPath, name)
+        return name
+    }
+
+    /// The name of `keyPath`'s property; a key path that names none is a programmer error.
+    static func require<Root: ObjectBase>(_ keyPath: PartialKeyPath<Root>, _ function: String) -> String {
+        guard let name = name(of: keyPath) else {
+            preconditionFailure("\(function): the key path does not name a @Persisted property of \(Root.className) (key paths through links are written as strings: \"owner.name\")")
+        }
+        return name
+    }
+
+    /// The generation probes compare against: never equal to their row generation (0).
+    private nonisolated(unsafe) static let probeGeneration: UnsafeMutablePointer<UInt64> = {
+        let cell = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
+        cell.initialize(to: 1)
+        return cell
+    }()
+}
+
+/// The process-wide cache of resolved key paths.
+private final class NameCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var names: [AnyKeyPath: String] = [:]
+
+    func get(_ keyPath: AnyKeyPath) -> String? { lock.withLock { names[keyPath] } }
+    func put(_ keyPath: AnyKeyPath, _ name: String) { lock.withLock { names[keyPath] = name } }
+}

@@ -1,0 +1,301 @@
+import Foundation
+
+/// Binds a ``QueryPredicate`` to a class: resolves key paths against the stored schema, converts
+/// constants to the types they are compared with, and rejects what cannot be evaluated with an
+/// ``ObjDBError/Code/invalidQuery`` error that names the property and the problem.
+struct PredicateBinder {
+    /// The class the predicate is about.
+    let rootClass: String
+    /// The stored description of a class, by name.
+    let lookup: (String) -> StoredClass?
+    /// The runtime information of a class, by name, for evaluation; `nil` when only checking.
+    var infoLookup: (String) -> ClassInfo? = { _ in nil }
+    /// Inside a subquery: its variable.
+    var variable: String?
+
+    /// Binds a whole predicate.
+    func bind(_ predicate: QueryPredicate) throws -> BoundPredicate {
+        switch predicate {
+        case .constant(let value): return .constant(value)
+        case .and(let operands): return .and(try operands.map(bind))
+        case .or(let operands): return .or(try operands.map(bind))
+        case .not(let operand): return .not(try bind(operand))
+        case .comparison(let comparison): return .comparison(try bind(comparison))
+        }
+    }
+
+    // MARK: Comparisons
+
+    private func bind(_ c: QueryComparison) throws -> BoundComparison {
+        switch (c.left, c.right) {
+        case (.value, .keyPath), (.list, .keyPath):
+            guard let mirrored = c.op.mirrored else {
+                throw error(c.position, "put the key path on the left of \(c.op.rawValue)")
+            }
+            var swapped = c
+            swapped.left = c.right
+            swapped.right = c.left
+            swapped.op = mirrored
+            return try bind(swapped)
+        case (.value, _), (.list, _):
+            throw error(c.position, "a comparison needs a key path, an aggregate or a SUBQUERY on its left")
+        default:
+            break
+        }
+        let (left, type, toMany, leafClass, leafOptional) = try bindLeft(c)
+        if c.quantifier != .any && !toMany {
+            throw error(c.position, "\(c.quantifier.rawValue) needs a to-many key path (a list, set, map or linking objects)")
+        }
+        try check(c.op, type: type, options: c.options, c.position, describe(c.left))
+        let right = try bindRight(c, type: type, leafClass: leafClass, leafOptional: leafOptional)
+        return BoundComparison(left: left, op: c.op, right: right, options: c.options, quantifier: c.quantifier, type: type)
+    }
+
+    /// The left operand, the type of its values, whether it is to-many, the class of object
+    /// values and whether values may be nil.
+    private func bindLeft(_ c: QueryComparison) throws -> (BoundOperand, PropertyType, Bool, String?, Bool) {
+        switch c.left {
+        case .keyPath(let keyPath):
+            let path = try bindPath(keyPath)
+            return (.path(path), path.leafType, path.isToMany, path.leafClass, path.leafOptional)
+        case .aggregate(let keyPath, let aggregate, let property):
+            var full = keyPath
+            if let property { full.components.append(property) }
+            let path = try bindPath(full)
+            guard path.isToMany else {
+                throw error(keyPath.position ?? c.position, "\(aggregate.rawValue) needs a list, set, map or linking objects, and '\(keyPath)' is not one")
+            }
+            switch aggregate {
+            case .count:
+                if property != nil { throw error(keyPath.position ?? c.position, "@count takes no property") }
+                return (.aggregate(path, .count), .int, false, nil, false)
+            case .sum, .average:
+                guard path.leafType.isNumeric else {
+                    throw error(keyPath.position ?? c.position, "\(aggregate.rawValue) needs numbers, and '\(path.text)' holds \(path.leafType)")
+                }
+                let type: PropertyType = aggregate == .average ? .double : path.leafType
+                return (.aggregate(path, aggregate), type == .float ? .double : type, false, nil, true)
+            case .min, .max:
+                guard path.leafType.isNumeric || path.leafType == .date else {
+                    throw error(keyPath.position ?? c.position, "\(aggregate.rawValue) needs numbers or dates, and '\(path.text)' holds \(path.leafType)")
+                }
+                return (.aggregate(path, aggregate), path.leafType == .float ? .double : path.leafType, false, nil, true)
+            }
+        case .subqueryCount(let collection, let variable, let predicate):
+            let path = try bindPath(collection)
+            guard path.isToMany, path.leafType == .object, let element = path.leafClass else {
+                throw error(collection.position ?? c.position, "SUBQUERY needs a collection of objects, and '\(collection)' is not one")
+            }
+            let inner = PredicateBinder(rootClass: element, lookup: lookup, infoLookup: infoLookup, variable: variable)
+            return (.subqueryCount(path, try inner.bind(predicate)), .int, false, nil, false)
+        case .value, .list:
+            throw error(c.position, "a comparison needs a key path on its left")
+        }
+    }
+
+    private func bindRight(_ c: QueryComparison, type: PropertyType, leafClass: String?, leafOptional: Bool) throws -> BoundOperand {
+        let subject = describe(c.left)
+        switch c.right {
+        case .keyPath(let keyPath):
+            let path = try bindPath(keyPath)
+            guard !path.isToMany else {
+                throw error(keyPath.position ?? c.position, "the right side '\(keyPath)' is to-many; compare with ANY/ALL on the left instead")
+            }
+            guard compatible(type, path.leafType) else {
+                throw error(keyPath.position ?? c.position, "\(subject) (\(type)) cannot be compared with '\(keyPath)' (\(path.leafType))")
+            }
+            return .path(path)
+        case .value(let value):
+            if c.op == .between || c.op == .in {
+                throw error(c.position, "\(c.op.rawValue) needs a list of values on its right, like {1, 2}")
+            }
+            return .constant(try comparand(value, type: type, leafClass: leafClass, options: c.options, subject, c.position))
+        case .list(let values):
+            guard c.op == .between || c.op == .in else {
+                throw error(c.position, "\(c.op.rawValue) compares with one value, not a list")
+            }
+            if c.op == .between && values.count != 2 {
+                throw error(c.position, "BETWEEN needs exactly two values, {low, high}, not \(values.count)")
+            }
+            return .list(try values.map { try comparand($0, type: type, leafClass: leafClass, options: c.options, subject, c.position) })
+        case .aggregate, .subqueryCount:
+            throw error(c.position, "the right side of a comparison must be a value or a key path")
+        }
+    }
+
+    // MARK: Key paths
+
+    /// Resolves a key path against the stored schema.
+    func bindPath(_ keyPath: QueryKeyPath) throws -> BoundPath {
+        if let variable, variable.isEmpty {
+            // A subquery of the `where { }` DSL: its key paths start at the element.
+            if let name = keyPath.variable { throw error(keyPath.position, "$\(name) is not defined here") }
+        } else if let variable {
+            guard keyPath.variable == variable else {
+                throw error(keyPath.position, "inside SUBQUERY, key paths must start with $\(variable) (found '\(keyPath)')")
+            }
+        } else if let name = keyPath.variable {
+            throw error(keyPath.position, "$\(name) is not defined here; variables exist only inside SUBQUERY")
+        }
+        guard !keyPath.components.isEmpty else {
+            throw error(keyPath.position, "'\(keyPath)' names no property; compare $\(keyPath.variable ?? "x").property")
+        }
+        var className = rootClass
+        var steps: [BoundPath.Step] = []
+        var toMany = false
+        for (i, name) in keyPath.components.enumerated() {
+            guard let stored = lookup(className) else {
+                throw error(keyPath.position, "class '\(className)' is not part of the database")
+            }
+            let last = i == keyPath.components.count - 1
+            if let column = stored.column(of: name) {
+                let property = stored.properties[column]
+                let kind = ColumnKind(property)
+                steps.append(BoundPath.Step(
+                    className: className, column: column, kind: .column(kind),
+                    next: property.objectClass.flatMap(infoLookup)))
+                if kind != .value && kind != .link { toMany = true }
+                if last {
+                    return BoundPath(
+                        steps: steps, leafType: property.type, leafOptional: property.optional || kind == .link,
+                        leafClass: property.objectClass, isToMany: toMany, text: keyPath.description)
+                }
+                guard property.type == .object, let target = property.objectClass else {
+                    throw error(keyPath.position, "'\(className).\(name)' is not a link, so '\(keyPath)' cannot go through it")
+                }
+                className = target
+            } else if let computed = stored.computed?.first(where: { $0.name == name }), let origin = computed.objectClass,
+                let originProperty = computed.origin, let originColumn = lookup(origin)?.column(of: originProperty)
+            {
+                let originInfo = infoLookup(origin)
+                steps.append(BoundPath.Step(
+                    className: className, column: -1, kind: .backlinks(originClass: origin, originColumn: originColumn),
+                    next: originInfo, backlinks: originInfo?.tables.backlinks[originColumn]))
+                toMany = true
+                if last {
+                    return BoundPath(steps: steps, leafType: .object, leafOptional: false, leafClass: origin, isToMany: true, text: keyPath.description)
+                }
+                className = origin
+            } else {
+                throw error(keyPath.position, "class '\(className)' has no property '\(name)'")
+            }
+        }
+        throw error(keyPath.position, "'\(keyPath)' names no property")
+    }
+
+    // MARK: Types
+
+    /// Checks that `op` (with `options`) applies to values of `type`.
+    private func check(_ op: QueryOperator, type: PropertyType, options: QueryStringOptions, _ position: Int?, _ subject: String) throws {
+        if !options.isEmpty && type != .string {
+            throw error(position, "[c] and [d] apply to strings, and \(subject) is \(type)")
+        }
+        switch op {
+        case .equal, .notEqual, .in:
+            return
+        case .less, .lessOrEqual, .greater, .greaterOrEqual, .between:
+            if type == .bool || type == .object || type == .data {
+                throw error(position, "\(op.rawValue) does not apply to \(subject) of type \(type)")
+            }
+        case .contains, .beginsWith, .endsWith:
+            if type != .string && type != .data {
+                throw error(position, "\(op.rawValue) applies to strings and data, not to \(subject) of type \(type)")
+            }
+        case .like:
+            if type != .string { throw error(position, "LIKE applies to strings, not to \(subject) of type \(type)") }
+        }
+    }
+
+    /// Whether values of the two types can be compared.
+    private func compatible(_ a: PropertyType, _ b: PropertyType) -> Bool {
+        if a == b { return true }
+        return a.isNumeric && b.isNumeric
+    }
+
+    /// `value` as a constant comparable with values of `type`.
+    private func comparand(
+        _ value: QueryValue, type: PropertyType, leafClass: String?, options: QueryStringOptions, _ subject: String, _ position: Int?
+    ) throws -> Comparand {
+        func mismatch() -> ObjDBError {
+            error(position, "\(subject) (\(type == .object ? leafClass ?? "object" : "\(type)")) cannot be compared with \(value)")
+        }
+        if case .null = value { return .null }
+        switch type {
+        case .int, .float, .double, .decimal:
+            switch value {
+            case .int(let v): return .int(v)
+            case .double(let v): return .double(v)
+            case .decimal(let v): return .decimal(v)
+            default: throw mismatch()
+            }
+        case .bool:
+            guard case .bool(let v) = value else { throw mismatch() }
+            return .bool(v)
+        case .string:
+            guard case .string(let v) = value else { throw mismatch() }
+            return .bytes(Array(QueryText.fold(v, options).utf8))
+        case .data:
+            guard case .data(let v) = value else { throw mismatch() }
+            return .bytes(Array(v))
+        case .date:
+            guard case .date(let v) = value else { throw mismatch() }
+            return .date(v.timeIntervalSinceReferenceDate)
+        case .uuid:
+            switch value {
+            case .uuid(let v): return .bytes(withUnsafeBytes(of: v.uuid) { Array($0) })
+            case .string(let s):
+                guard let v = UUID(uuidString: s) else { throw mismatch() }
+                return .bytes(withUnsafeBytes(of: v.uuid) { Array($0) })
+            default: throw mismatch()
+            }
+        case .objectId:
+            switch value {
+            case .objectId(let v): return .bytes(v.bytes)
+            case .string(let s):
+                guard let v = ObjectId(string: s) else { throw mismatch() }
+                return .bytes(v.bytes)
+            default: throw mismatch()
+            }
+        case .object:
+            guard case .object(let className, let key) = value, className == leafClass else { throw mismatch() }
+            return .object(key)
+        case .linkingObjects:
+            throw mismatch()
+        }
+    }
+
+    private func describe(_ expression: QueryExpression) -> String {
+        switch expression {
+        case .keyPath(let path): "'\(path)'"
+        case .aggregate(let path, let aggregate, let property): "'\(path).\(aggregate.rawValue)\(property.map { ".\($0)" } ?? "")'"
+        case .subqueryCount(let collection, _, _): "SUBQUERY(\(collection)).@count"
+        case .value(let value): "\(value)"
+        case .list: "a list"
+        }
+    }
+
+    /// An ``ObjDBError/Code/invalidQuery`` error.
+    func error(_ position: Int?, _ problem: String) -> ObjDBError {
+        let place = position.map { " at position \($0)" } ?? ""
+        return ObjDBError(.invalidQuery, "Invalid query on '\(rootClass)'\(place): \(problem)", className: rootClass)
+    }
+}
+
+extension QueryOperator {
+    /// The operator with its operands swapped (`3 < age` is `age > 3`); `nil` where there is none.
+    var mirrored: QueryOperator? {
+        switch self {
+        case .equal, .notEqual: self
+        case .less: .greater
+        case .lessOrEqual: .greaterOrEqual
+        case .greater: .less
+        case .greaterOrEqual: .lessOrEqual
+        default: nil
+        }
+    }
+}
+
+extension PropertyType {
+    /// Integers, floating point and decimals.
+    var isNumeric: Bool { self == .int || self == .float || self == .double || self == .decimal }
+}

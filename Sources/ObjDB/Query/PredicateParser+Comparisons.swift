@@ -1,0 +1,146 @@
+/// Comparisons: `[quantifier] expression operator [options] expression`.
+extension PredicateParser.Reader {
+    /// `[quantifier] expression operator [options] expression`.
+    mutating func parseComparison() throws -> QueryComparison {
+        let start = current.position
+        let quantifierToken = current
+        let quantifier = Self.quantifier(current)
+        if quantifier != nil { advance() }
+        let left = try parseOperand()
+        if quantifier != nil, !left.isKeyPath {
+            throw PredicateSyntaxError(
+                position: left.position,
+                message: "\(quantifierToken.text.uppercased()) must be followed by a key path, found \(describe(left))")
+        }
+        guard let op = Self.comparisonOperator(current) else {
+            if case .word(let word) = current.kind, !PredicateParser.isReserved(word) {
+                throw PredicateSyntaxError(
+                    position: current.position,
+                    message: "unknown operator \(describe(current)) after \(describe(left)); expected ==, !=, <, <=, >, >=, "
+                        + "BETWEEN, IN, CONTAINS, BEGINSWITH, ENDSWITH or LIKE")
+            }
+            throw PredicateSyntaxError(
+                position: current.position, message: "expected an operator after \(describe(left)), found \(describe(current))")
+        }
+        let opToken = advance()
+        var options: QueryStringOptions = []
+        if case .options(let letters) = current.kind {
+            options = try Self.stringOptions(letters, at: current, for: op, written: opToken.text)
+            advance()
+        }
+        let right = try parseOperand()
+        return try comparison(left, op, right, options: options, quantifier: quantifier, at: start)
+    }
+
+    /// The comparison of two operands, after checking where lists are, and with
+    /// `x IN keyPath` turned into `ANY keyPath == x`.
+    func comparison(
+        _ left: Operand, _ op: QueryOperator, _ right: Operand, options: QueryStringOptions,
+        quantifier: QueryQuantifier?, at position: Int
+    ) throws -> QueryComparison {
+        if case .list = left.expression { throw misplacedList(left) }
+        switch op {
+        case .in:
+            switch right.expression {
+            case .list:
+                break
+            case .keyPath:
+                if quantifier != nil {
+                    throw PredicateSyntaxError(
+                        position: position,
+                        message: "ANY, ALL and NONE can't be used with 'value IN keyPath'; write ANY keyPath == value")
+                }
+                return QueryComparison(
+                    left: right.expression, op: .equal, right: left.expression, options: options, quantifier: .any,
+                    position: position)
+            default:
+                throw PredicateSyntaxError(
+                    position: right.position,
+                    message: "IN needs a list like {1, 2}, an array argument or a key path on its right, found \(describe(right))")
+            }
+        case .between:
+            guard case .list(let values) = right.expression, values.count == 2 else {
+                var found = describe(right)
+                if case .list(let values) = right.expression {
+                    found = values.count == 1 ? "a list of 1 value" : "a list of \(values.count) values"
+                }
+                throw PredicateSyntaxError(
+                    position: right.position, message: "BETWEEN needs a list of two values like {1, 5}, found \(found)")
+            }
+        default:
+            if case .list = right.expression { throw misplacedList(right) }
+        }
+        return QueryComparison(
+            left: left.expression, op: op, right: right.expression, options: options, quantifier: quantifier ?? .any,
+            position: position)
+    }
+
+    /// The error for a list where a single value is needed.
+    func misplacedList(_ operand: Operand) -> PredicateSyntaxError {
+        PredicateSyntaxError(
+            position: operand.position,
+            message: "\(describe(operand)) is a list, but a single value is needed here; lists can only follow IN or BETWEEN")
+    }
+
+    /// `ANY`/`SOME`, `ALL` or `NONE`, if `token` is one of them.
+    static func quantifier(_ token: PredicateToken) -> QueryQuantifier? {
+        guard case .word(let word) = token.kind else { return nil }
+        switch word.uppercased() {
+        case "ANY", "SOME": return .any
+        case "ALL": return .all
+        case "NONE": return QueryQuantifier.none
+        default: return nil
+        }
+    }
+
+    /// The comparison operator `token` stands for, if any.
+    static func comparisonOperator(_ token: PredicateToken) -> QueryOperator? {
+        switch token.kind {
+        case .symbol(let symbol):
+            switch symbol {
+            case "==", "=": return .equal
+            case "!=", "<>": return .notEqual
+            case "<": return .less
+            case "<=", "=<": return .lessOrEqual
+            case ">": return .greater
+            case ">=", "=>": return .greaterOrEqual
+            default: return nil
+            }
+        case .word(let word):
+            switch word.uppercased() {
+            case "BETWEEN": return .between
+            case "IN": return .in
+            case "CONTAINS": return .contains
+            case "BEGINSWITH": return .beginsWith
+            case "ENDSWITH": return .endsWith
+            case "LIKE": return .like
+            default: return nil
+            }
+        default:
+            return nil
+        }
+    }
+
+    /// The options `[c]`, `[d]`, `[cd]` (or `[dc]`, in any case), checked against the operator.
+    static func stringOptions(
+        _ letters: String, at token: PredicateToken, for op: QueryOperator, written: String
+    ) throws -> QueryStringOptions {
+        let options: QueryStringOptions
+        switch letters.lowercased() {
+        case "c": options = .caseInsensitive
+        case "d": options = .diacriticInsensitive
+        case "cd", "dc": options = [.caseInsensitive, .diacriticInsensitive]
+        default:
+            throw PredicateSyntaxError(
+                position: token.position,
+                message: "unknown option \(PredicateSyntaxError.quote(token.text)); expected [c], [d] or [cd]")
+        }
+        guard PredicateParser.operatorsWithOptions.contains(op) else {
+            throw PredicateSyntaxError(
+                position: token.position,
+                message: "the option \(PredicateSyntaxError.quote(token.text)) can't be used with '\(written)'; "
+                    + "it applies to ==, !=, IN, CONTAINS, BEGINSWITH, ENDSWITH and LIKE")
+        }
+        return options
+    }
+}

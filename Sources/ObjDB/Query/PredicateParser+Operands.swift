@@ -1,0 +1,225 @@
+/// The sides of comparisons: key paths, aggregates, subqueries, literals, arguments and lists.
+extension PredicateParser.Reader {
+    /// An expression and where it is.
+    mutating func parseOperand() throws -> Operand {
+        let start = current
+        let expression = try parseExpression()
+        return Operand(expression: expression, position: start.position, end: previous?.end ?? start.end)
+    }
+
+    /// A key path, aggregate, subquery, literal, argument or `{…}` list.
+    mutating func parseExpression() throws -> QueryExpression {
+        let token = current
+        switch token.kind {
+        case .literal(let value):
+            advance()
+            return .value(value)
+        case .word(let word):
+            switch word.uppercased() {
+            case "TRUE", "YES":
+                advance()
+                return .value(.bool(true))
+            case "FALSE", "NO":
+                advance()
+                return .value(.bool(false))
+            case "NIL", "NULL":
+                advance()
+                return .value(.null)
+            case "SUBQUERY":
+                return try parseSubquery()
+            case let upper where PredicateParser.reservedWords.contains(upper):
+                let error = expected("a key path or value")
+                throw PredicateSyntaxError(
+                    position: error.position,
+                    message: error.message + " (a property named like a keyword must be given with %K)")
+            default:
+                advance()
+                return try parseKeyPathTail(QueryKeyPath(components: [word], position: token.position))
+            }
+        case .variable(let name):
+            guard variables.contains(name) else {
+                throw PredicateSyntaxError(
+                    position: token.position,
+                    message: "the variable '$\(name)' is not defined; variables are introduced by SUBQUERY(collection, $\(name), …)")
+            }
+            advance()
+            return try parseKeyPathTail(QueryKeyPath(components: [], variable: name, position: token.position))
+        case .keyPathArgument:
+            advance()
+            let (argument, number) = try takeSequentialArgument(for: token)
+            let components = try keyPathComponents(argument, index: number, at: token)
+            return try parseKeyPathTail(QueryKeyPath(components: components, position: token.position))
+        case .nextArgument:
+            advance()
+            let (argument, number) = try takeSequentialArgument(for: token)
+            return try PredicateArgument.expression(for: argument, index: number, position: token.position)
+        case .indexedArgument(let number):
+            advance()
+            return try PredicateArgument.expression(for: try argument(number, for: token), index: number, position: token.position)
+        case .symbol("{"):
+            return try parseList()
+        default:
+            throw expected("a key path or value")
+        }
+    }
+
+    /// The property names of a `%K` argument: a `String` such as `"owner.name"`.
+    func keyPathComponents(_ argument: Any?, index: Int, at token: PredicateToken) throws -> [String] {
+        let path: String
+        switch PredicateArgument.unwrapped(argument) {
+        case let text as String: path = text
+        case let text as Substring: path = String(text)
+        case let other:
+            let type = other.map(PredicateArgument.typeName) ?? "nil"
+            throw PredicateSyntaxError(
+                position: token.position,
+                message: "%K needs a String key path, but the argument at index \(index) is \(type)")
+        }
+        let components = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard components.allSatisfy({ !$0.isEmpty && !$0.hasPrefix("@") && !$0.hasPrefix("$") }) else {
+            throw PredicateSyntaxError(
+                position: token.position,
+                message: "the key path \(PredicateSyntaxError.quote(path)) given for %K (argument at index \(index)) "
+                    + "must be property names joined by dots; write aggregates after it, as in %K.@count")
+        }
+        return components
+    }
+
+    /// The rest of a key path: `.name` components, then possibly an aggregate.
+    mutating func parseKeyPathTail(_ start: QueryKeyPath) throws -> QueryExpression {
+        var path = start
+        while isSymbol(".") {
+            advance()
+            switch current.kind {
+            case .word(let name) where !PredicateParser.isReserved(name):
+                path.components.append(name)
+                advance()
+            case .word(let name):
+                throw PredicateSyntaxError(
+                    position: current.position,
+                    message: "'\(name)' is a reserved word; a property with that name must be given with %K")
+            case .aggregate(let name):
+                return try parseAggregate(of: path, named: name)
+            default:
+                throw expected("a property name or an aggregate such as @count")
+            }
+        }
+        return .keyPath(path)
+    }
+
+    /// `@count`, `@size`, or `@min`, `@max`, `@sum`, `@avg` with an optional property name.
+    mutating func parseAggregate(of path: QueryKeyPath, named name: String) throws -> QueryExpression {
+        let token = advance()
+        guard let aggregate = Self.aggregate(named: name) else {
+            throw PredicateSyntaxError(
+                position: token.position,
+                message: "unknown aggregate \(PredicateSyntaxError.quote(token.text)); expected @count, @size, @min, @max, @sum or @avg")
+        }
+        guard isSymbol(".") else { return .aggregate(path, aggregate, property: nil) }
+        if aggregate == .count {
+            throw PredicateSyntaxError(
+                position: current.position, message: "\(PredicateSyntaxError.quote(token.text)) can't be followed by a property name")
+        }
+        advance()
+        guard case .word(let property) = current.kind, !PredicateParser.isReserved(property) else {
+            throw expected("a property name")
+        }
+        advance()
+        if isSymbol(".") {
+            throw PredicateSyntaxError(
+                position: current.position,
+                message: "only one property name can follow \(PredicateSyntaxError.quote(token.text))")
+        }
+        return .aggregate(path, aggregate, property: property)
+    }
+
+    /// The aggregate an `@name` stands for, in any case; `@size` is `@count`.
+    static func aggregate(named name: String) -> QueryAggregate? {
+        switch name.lowercased() {
+        case "count", "size": .count
+        case "min": .min
+        case "max": .max
+        case "sum": .sum
+        case "avg": .average
+        default: nil
+        }
+    }
+
+    /// `{value, value, …}`: literals and arguments that are single values.
+    mutating func parseList() throws -> QueryExpression {
+        let open = advance()
+        var values: [QueryValue] = []
+        if isSymbol("}") {
+            advance()
+            return .list(values)
+        }
+        while true {
+            let element = try parseOperand()
+            switch element.expression {
+            case .value(let value):
+                values.append(value)
+            case .list:
+                throw PredicateSyntaxError(position: element.position, message: "lists can't be nested")
+            default:
+                throw PredicateSyntaxError(
+                    position: element.position, message: "a list can only hold values, found \(describe(element))")
+            }
+            if isSymbol(",") {
+                advance()
+            } else if isSymbol("}") {
+                advance()
+                return .list(values)
+            } else {
+                throw PredicateSyntaxError(
+                    position: current.position,
+                    message: "expected ',' or '}' in the list that starts at position \(open.position), found \(describe(current))")
+            }
+        }
+    }
+
+    /// `SUBQUERY(collection, $variable, predicate).@count`.
+    mutating func parseSubquery() throws -> QueryExpression {
+        let keyword = advance()
+        try enterNesting(at: keyword)
+        defer { depth -= 1 }
+        guard isSymbol("(") else { throw expected("'('") }
+        advance()
+        let collection = try parseOperand()
+        guard case .keyPath(let path) = collection.expression else {
+            throw PredicateSyntaxError(
+                position: collection.position,
+                message: "SUBQUERY needs a collection key path as its first argument, found \(describe(collection))")
+        }
+        guard isSymbol(",") else { throw expected("',' and a variable such as $x") }
+        advance()
+        guard case .variable(let variable) = current.kind else {
+            throw expected("a variable such as $x as the second argument of SUBQUERY")
+        }
+        advance()
+        guard isSymbol(",") else { throw expected("',' and the predicate of the SUBQUERY") }
+        advance()
+        variables.append(variable)
+        let predicate = try parseOr()
+        variables.removeLast()
+        guard isSymbol(")") else {
+            throw PredicateSyntaxError(
+                position: current.position,
+                message: "missing ')' to close the SUBQUERY at position \(keyword.position); found \(describe(current))")
+        }
+        advance()
+        let countRequired = PredicateSyntaxError(
+            position: current.position, message: "SUBQUERY(…) must be followed by .@count, found \(describe(current))")
+        guard isSymbol(".") else { throw countRequired }
+        advance()
+        guard case .aggregate(let name) = current.kind, Self.aggregate(named: name) == .count else {
+            throw PredicateSyntaxError(
+                position: current.position, message: "SUBQUERY(…) must be followed by .@count, found \(describe(current))")
+        }
+        advance()
+        if isSymbol(".") {
+            throw PredicateSyntaxError(
+                position: current.position, message: "SUBQUERY(…).@count can't be followed by a property name")
+        }
+        return .subqueryCount(collection: path, variable: variable, predicate: predicate)
+    }
+}

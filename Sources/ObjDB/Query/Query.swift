@@ -1,0 +1,309 @@
+import Foundation
+
+/// A typed query expression: what `where { }` gives you as `$0`.
+///
+/// ```swift
+/// people.where { $0.age >= 18 && $0.name.starts(with: "A", options: .caseInsensitive) }
+/// dogs.where { $0.owner.name == "Ann" }                 // through a to-one link
+/// people.where { $0.dogs.name == "Rex" }               // ANY element of a list
+/// people.where { $0.dogs.count > 2 }                   // collection size
+/// people.where { $0.dogs.where { $0.age > 3 }.count >= 1 }   // subquery
+/// people.where { $0.age.in([18, 21]) || $0.age.contains(30...40) }
+/// ```
+///
+/// Property access is checked by the compiler; operators exist only for the types they apply to.
+/// The expression builds the same predicate a string would (see `Docs/Queries.md`).
+@dynamicMemberLookup
+public struct Query<Value> {
+    let node: QueryNode
+
+    init(node: QueryNode) { self.node = node }
+
+    init(path: [String]) { node = .keyPath(path) }
+
+    /// The key path this expression reads; a programmer error for other expressions.
+    var path: [String] {
+        guard case .keyPath(let path) = node else {
+            preconditionFailure("where: a comparison or aggregate was used where a property is expected")
+        }
+        return path
+    }
+
+    var keyPath: QueryKeyPath { QueryKeyPath(components: path) }
+}
+
+/// What a ``Query`` expression holds.
+indirect enum QueryNode {
+    /// A property, through links and collections.
+    case keyPath([String])
+    /// A complete predicate.
+    case predicate(QueryPredicate)
+    /// An aggregate of a to-many key path.
+    case aggregate([String], QueryAggregate, String?)
+    /// The number of elements of a collection matching a predicate.
+    case subqueryCount([String], QueryPredicate)
+}
+
+extension Query where Value == Bool {
+    /// The predicate: a comparison, or a `Bool` property tested for `true`.
+    func predicate() -> QueryPredicate {
+        switch node {
+        case .predicate(let predicate): return predicate
+        case .keyPath(let path):
+            return .comparison(QueryComparison(left: .keyPath(QueryKeyPath(components: path)), op: .equal, right: .value(.bool(true))))
+        case .aggregate, .subqueryCount:
+            preconditionFailure("where: an aggregate is not a predicate; compare it with a value")
+        }
+    }
+
+    /// Both hold.
+    public static func && (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> {
+        Query(node: .predicate(.and([lhs.predicate(), rhs.predicate()])))
+    }
+
+    /// Either holds.
+    public static func || (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> {
+        Query(node: .predicate(.or([lhs.predicate(), rhs.predicate()])))
+    }
+
+    /// It does not hold.
+    public static prefix func ! (operand: Query<Bool>) -> Query<Bool> {
+        Query(node: .predicate(.not(operand.predicate())))
+    }
+}
+
+// MARK: Properties
+
+extension Query where Value: ObjectBase {
+    /// A property of the object.
+    public subscript<V>(dynamicMember keyPath: KeyPath<Value, V>) -> Query<V> {
+        Query<V>(path: path + [KeyPathNames.require(keyPath, "where")])
+    }
+}
+
+/// `Optional` of a model class, so queries can go through to-one links.
+public protocol _QueryOptionalObject {
+    /// The model class.
+    associatedtype _QueryWrapped: ObjectBase
+}
+
+extension Optional: _QueryOptionalObject where Wrapped: ObjectBase {
+    /// The model class.
+    public typealias _QueryWrapped = Wrapped
+}
+
+extension Query where Value: _QueryOptionalObject {
+    /// A property of the linked object; a `nil` link reads as `nil`.
+    public subscript<V>(dynamicMember keyPath: KeyPath<Value._QueryWrapped, V>) -> Query<V> {
+        Query<V>(path: path + [KeyPathNames.require(keyPath, "where")])
+    }
+}
+
+/// A collection a query can look into: `List`, `MutableSet`, `Map` (its values) and
+/// `LinkingObjects`.
+public protocol _QueryCollection {
+    /// The element type.
+    associatedtype _QueryElement
+}
+
+extension List: _QueryCollection {
+    /// The element type.
+    public typealias _QueryElement = Element
+}
+
+extension MutableSet: _QueryCollection {
+    /// The element type.
+    public typealias _QueryElement = Element
+}
+
+extension Map: _QueryCollection {
+    /// The value type.
+    public typealias _QueryElement = Value
+}
+
+extension LinkingObjects: _QueryCollection {
+    /// The origin class.
+    public typealias _QueryElement = Origin
+}
+
+extension Query where Value: _QueryCollection {
+    /// The number of elements.
+    public var count: Query<Int> { Query<Int>(node: .aggregate(path, .count, nil)) }
+
+    /// The elements themselves (for collections of values): `$0.tags.elements == "x"` holds when
+    /// some element equals `"x"`.
+    public var elements: Query<Value._QueryElement> { Query<Value._QueryElement>(path: path) }
+}
+
+extension Query where Value: _QueryCollection, Value._QueryElement: ObjectBase {
+    /// A property of the elements: comparisons hold when they hold for some element (ANY).
+    public subscript<V>(dynamicMember keyPath: KeyPath<Value._QueryElement, V>) -> Query<V> {
+        Query<V>(path: path + [KeyPathNames.require(keyPath, "where")])
+    }
+
+    /// The elements that match a predicate; compare its `count`.
+    ///
+    /// ```swift
+    /// people.where { $0.dogs.where { $0.age > 3 }.count >= 2 }
+    /// ```
+    public func `where`(_ build: (Query<Value._QueryElement>) -> Query<Bool>) -> QuerySubquery {
+        QuerySubquery(path: path, predicate: build(Query<Value._QueryElement>(path: [])).predicate())
+    }
+
+    /// The smallest value of a property of the elements.
+    public func min<V>(_ keyPath: KeyPath<Value._QueryElement, V>) -> Query<V> { aggregate(.min, keyPath) }
+
+    /// The largest value of a property of the elements.
+    public func max<V>(_ keyPath: KeyPath<Value._QueryElement, V>) -> Query<V> { aggregate(.max, keyPath) }
+
+    /// The sum of a property of the elements.
+    public func sum<V>(_ keyPath: KeyPath<Value._QueryElement, V>) -> Query<V> { aggregate(.sum, keyPath) }
+
+    /// The average of a property of the elements (`nil` when there are none).
+    public func avg<V>(_ keyPath: KeyPath<Value._QueryElement, V>) -> Query<Double?> { aggregate(.average, keyPath) }
+
+    private func aggregate<V, R>(_ function: QueryAggregate, _ keyPath: KeyPath<Value._QueryElement, V>) -> Query<R> {
+        Query<R>(node: .aggregate(path, function, KeyPathNames.require(keyPath, "where")))
+    }
+}
+
+extension Query where Value: _QueryCollection, Value._QueryElement: _QueryNumeric {
+    /// The smallest element.
+    public var min: Query<Value._QueryElement> { Query<Value._QueryElement>(node: .aggregate(path, .min, nil)) }
+    /// The largest element.
+    public var max: Query<Value._QueryElement> { Query<Value._QueryElement>(node: .aggregate(path, .max, nil)) }
+    /// The sum of the elements.
+    public var sum: Query<Value._QueryElement> { Query<Value._QueryElement>(node: .aggregate(path, .sum, nil)) }
+    /// The average of the elements (`nil` when there are none).
+    public var avg: Query<Double?> { Query<Double?>(node: .aggregate(path, .average, nil)) }
+}
+
+/// The elements of a collection that match a predicate, inside a `where { }`.
+public struct QuerySubquery {
+    let path: [String]
+    let predicate: QueryPredicate
+
+    /// How many elements match.
+    public var count: Query<Int> { Query<Int>(node: .subqueryCount(path, predicate)) }
+}
+
+// MARK: Comparisons
+
+/// Numbers, dates, strings and identifiers: the types with `<` in queries.
+public protocol _QueryComparable {
+    /// The non-optional type.
+    associatedtype _QueryBase: Comparable
+}
+
+/// Numbers: the types with `sum` and `avg` in queries.
+public protocol _QueryNumeric {}
+
+extension Int: _QueryComparable, _QueryNumeric { public typealias _QueryBase = Int }
+extension Int8: _QueryComparable, _QueryNumeric { public typealias _QueryBase = Int8 }
+extension Int16: _QueryComparable, _QueryNumeric { public typealias _QueryBase = Int16 }
+extension Int32: _QueryComparable, _QueryNumeric { public typealias _QueryBase = Int32 }
+extension Int64: _QueryComparable, _QueryNumeric { public typealias _QueryBase = Int64 }
+extension Float: _QueryComparable, _QueryNumeric { public typealias _QueryBase = Float }
+extension Double: _QueryComparable, _QueryNumeric { public typealias _QueryBase = Double }
+extension Decimal: _QueryComparable, _QueryNumeric { public typealias _QueryBase = Decimal }
+extension Date: _QueryComparable { public typealias _QueryBase = Date }
+extension String: _QueryComparable { public typealias _QueryBase = String }
+extension ObjectId: _QueryComparable { public typealias _QueryBase = ObjectId }
+extension Optional: _QueryComparable where Wrapped: _QueryComparable {
+    /// The wrapped type's base.
+    public typealias _QueryBase = Wrapped._QueryBase
+}
+extension Optional: _QueryNumeric where Wrapped: _QueryNumeric {}
+
+extension Query {
+    /// `self op value` as a predicate.
+    func compare(_ op: QueryOperator, _ value: Any?, options: QueryStringOptions = []) -> Query<Bool> {
+        let right: QueryExpression
+        do {
+            right = try PredicateArgument.expression(for: value, index: 0, position: 0)
+        } catch {
+            preconditionFailure("where: \(error)")
+        }
+        return Query<Bool>(node: .predicate(.comparison(QueryComparison(left: leftExpression, op: op, right: right, options: options))))
+    }
+
+    /// The left side of a comparison with this expression.
+    var leftExpression: QueryExpression {
+        switch node {
+        case .keyPath(let path): .keyPath(QueryKeyPath(components: path))
+        case .aggregate(let path, let aggregate, let property): .aggregate(QueryKeyPath(components: path), aggregate, property: property)
+        case .subqueryCount(let path, let predicate): .subqueryCount(collection: QueryKeyPath(components: path), variable: "", predicate: predicate)
+        case .predicate: preconditionFailure("where: a predicate cannot be compared with a value")
+        }
+    }
+}
+
+extension Query where Value: _Persistable {
+    /// Equal (for a collection path: some element is equal).
+    public static func == (lhs: Query<Value>, rhs: Value) -> Query<Bool> { lhs.compare(.equal, rhs._objdbAnyValue ?? rhs) }
+
+    /// Not equal.
+    public static func != (lhs: Query<Value>, rhs: Value) -> Query<Bool> { lhs.compare(.notEqual, rhs._objdbAnyValue ?? rhs) }
+
+    /// Equal to one of `values`.
+    public func `in`<S: Sequence>(_ values: S) -> Query<Bool> where S.Element == Value {
+        compare(.in, values.map { $0._objdbAnyValue })
+    }
+}
+
+extension Query where Value: _QueryComparable {
+    /// Less than.
+    public static func < (lhs: Query<Value>, rhs: Value._QueryBase) -> Query<Bool> { lhs.compare(.less, rhs) }
+    /// Less than or equal.
+    public static func <= (lhs: Query<Value>, rhs: Value._QueryBase) -> Query<Bool> { lhs.compare(.lessOrEqual, rhs) }
+    /// Greater than.
+    public static func > (lhs: Query<Value>, rhs: Value._QueryBase) -> Query<Bool> { lhs.compare(.greater, rhs) }
+    /// Greater than or equal.
+    public static func >= (lhs: Query<Value>, rhs: Value._QueryBase) -> Query<Bool> { lhs.compare(.greaterOrEqual, rhs) }
+
+    /// Within a closed range (`BETWEEN`).
+    public func contains(_ range: ClosedRange<Value._QueryBase>) -> Query<Bool> {
+        compare(.between, [range.lowerBound, range.upperBound])
+    }
+
+    /// Within a half-open range.
+    public func contains(_ range: Range<Value._QueryBase>) -> Query<Bool> {
+        compare(.greaterOrEqual, range.lowerBound) && compare(.less, range.upperBound)
+    }
+}
+
+extension Query where Value: _QueryComparable, Value._QueryBase == String {
+    /// Contains `text` as a substring.
+    public func contains(_ text: String, options: StringOptions = []) -> Query<Bool> {
+        compare(.contains, text, options: options.queryOptions)
+    }
+
+    /// Starts with `prefix`.
+    public func starts(with prefix: String, options: StringOptions = []) -> Query<Bool> {
+        compare(.beginsWith, prefix, options: options.queryOptions)
+    }
+
+    /// Ends with `suffix`.
+    public func ends(with suffix: String, options: StringOptions = []) -> Query<Bool> {
+        compare(.endsWith, suffix, options: options.queryOptions)
+    }
+
+    /// Matches a pattern where `?` is one character and `*` any run of characters.
+    public func like(_ pattern: String, caseInsensitive: Bool = false) -> Query<Bool> {
+        compare(.like, pattern, options: caseInsensitive ? .caseInsensitive : [])
+    }
+}
+
+/// How strings are compared in queries.
+public struct StringOptions: OptionSet, Sendable, Hashable {
+    /// The raw bits.
+    public let rawValue: UInt8
+    /// Creates options from raw bits.
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// Ignore case (`[c]`).
+    public static let caseInsensitive = StringOptions(rawValue: 1)
+    /// Ignore diacritics (`[d]`): `é` matches `e`.
+    public static let diacriticInsensitive = StringOptions(rawValue: 2)
+
+    var queryOptions: QueryStringOptions { QueryStringOptions(rawValue: rawValue & 3) }
+}

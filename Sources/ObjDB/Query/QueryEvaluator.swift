@@ -1,0 +1,280 @@
+import Foundation
+
+/// Evaluates bound predicates on rows of one transaction, straight from the memory map: values
+/// are decoded from row bytes one column at a time and no objects are created.
+struct QueryEvaluator {
+    /// The transaction the rows belong to.
+    let txn: Txn
+
+    /// Whether the object `key` with row `row` matches.
+    func matches(_ predicate: BoundPredicate, key: UInt64, row: RowView) -> Bool {
+        switch predicate {
+        case .constant(let value): return value
+        case .and(let operands): return operands.allSatisfy { matches($0, key: key, row: row) }
+        case .or(let operands): return operands.contains { matches($0, key: key, row: row) }
+        case .not(let operand): return !matches(operand, key: key, row: row)
+        case .comparison(let comparison): return evaluate(comparison, key: key, row: row)
+        }
+    }
+
+    // MARK: Comparisons
+
+    private func evaluate(_ c: BoundComparison, key: UInt64, row: RowView) -> Bool {
+        switch c.left {
+        case .path(let path):
+            guard path.isToMany else {
+                var result = false
+                _ = walk(path, 0, key, row) { read in
+                    result = test(c, QueryScalar(read, path.leafType), key: key, row: row)
+                    return false
+                }
+                return result
+            }
+            var anyMatch = false
+            var allMatch = true
+            _ = walk(path, 0, key, row) { read in
+                let matched = test(c, QueryScalar(read, path.leafType), key: key, row: row)
+                if matched { anyMatch = true } else { allMatch = false }
+                // Stop as soon as the answer is known.
+                return c.quantifier == .all ? matched : !matched
+            }
+            switch c.quantifier {
+            case .any: return anyMatch
+            case .all: return allMatch
+            case .none: return !anyMatch
+            }
+        case .aggregate(let path, let aggregate):
+            return aggregateValue(path, aggregate, key: key, row: row) { test(c, $0, key: key, row: row) }
+        case .subqueryCount(let path, let inner):
+            var count: Int64 = 0
+            if let element = path.leafInfo {
+                _ = walk(path, 0, key, row) { read in
+                    if case .value(let bytes) = read, bytes.count == 8 {
+                        let elementKey = bytes.loadUnaligned(as: UInt64.self)
+                        if let elementRow = fetch(element, elementKey), matches(inner, key: elementKey, row: elementRow) { count += 1 }
+                    }
+                    return true
+                }
+            }
+            return test(c, .int(count), key: key, row: row)
+        case .constant, .list:
+            return false
+        }
+    }
+
+    /// Tests one left value against the right side of `c`.
+    private func test(_ c: BoundComparison, _ value: QueryScalar, key: UInt64, row: RowView) -> Bool {
+        switch c.right {
+        case .constant(let constant):
+            return constant.withScalar { apply(c.op, value, $0, c.options, c.type) }
+        case .list(let constants):
+            if c.op == .between, constants.count == 2 {
+                return constants[0].withScalar { low in constants[1].withScalar { high in
+                    apply(.greaterOrEqual, value, low, c.options, c.type) && apply(.lessOrEqual, value, high, c.options, c.type)
+                } }
+            }
+            return constants.contains { $0.withScalar { apply(.equal, value, $0, c.options, c.type) } }
+        case .path(let path):
+            var result = false
+            _ = walk(path, 0, key, row) { read in
+                result = apply(c.op, value, QueryScalar(read, path.leafType), c.options.union(.rightUnfolded), c.type)
+                return false
+            }
+            return result
+        case .aggregate, .subqueryCount:
+            return false
+        }
+    }
+
+    /// `value op other`. String constants arrive folded for the options; `.rightUnfolded` says
+    /// the right side is a column value that still needs folding.
+    private func apply(
+        _ op: QueryOperator, _ value: QueryScalar, _ other: QueryScalar, _ options: QueryStringOptions, _ type: PropertyType
+    ) -> Bool {
+        let folding = options.subtracting(.rightUnfolded)
+        if type == .string, !folding.isEmpty, case .bytes(let left) = value, case .bytes(let right) = other {
+            let foldedLeft = Array(QueryText.fold(String(decoding: left, as: UTF8.self), folding).utf8)
+            let foldedRight = options.contains(.rightUnfolded)
+                ? Array(QueryText.fold(String(decoding: right, as: UTF8.self), folding).utf8) : Array(right)
+            return foldedLeft.withUnsafeBytes { l in foldedRight.withUnsafeBytes { r in applyPlain(op, .bytes(l), .bytes(r), type) } }
+        }
+        return applyPlain(op, value, other, type)
+    }
+
+    private func applyPlain(_ op: QueryOperator, _ value: QueryScalar, _ other: QueryScalar, _ type: PropertyType) -> Bool {
+        switch op {
+        case .equal, .in:
+            return equal(value, other)
+        case .notEqual:
+            return !equal(value, other)
+        case .less, .lessOrEqual, .greater, .greaterOrEqual, .between:
+            guard !value.isNull, !other.isNull, let order = QueryOrder.compare(value, other) else { return false }
+            switch op {
+            case .less: return order < 0
+            case .lessOrEqual: return order <= 0
+            case .greater: return order > 0
+            default: return order >= 0
+            }
+        case .contains, .beginsWith, .endsWith, .like:
+            guard case .bytes(let text) = value, case .bytes(let pattern) = other else { return false }
+            switch op {
+            case .contains: return QueryText.contains(text, pattern)
+            case .beginsWith: return QueryText.hasPrefix(text, pattern)
+            case .endsWith: return QueryText.hasSuffix(text, pattern)
+            default:
+                return QueryText.like(
+                    Array(String(decoding: text, as: UTF8.self).unicodeScalars),
+                    Array(String(decoding: pattern, as: UTF8.self).unicodeScalars))
+            }
+        }
+    }
+
+    private func equal(_ a: QueryScalar, _ b: QueryScalar) -> Bool {
+        switch (a.isNull, b.isNull) {
+        case (true, true): return true
+        case (true, false), (false, true): return false
+        default: return QueryOrder.compare(a, b) == 0
+        }
+    }
+
+    // MARK: Aggregates
+
+    /// Computes an aggregate over the values of `path` and passes it to `body`.
+    private func aggregateValue(
+        _ path: BoundPath, _ aggregate: QueryAggregate, key: UInt64, row: RowView, _ body: (QueryScalar) -> Bool
+    ) -> Bool {
+        var count: Int64 = 0
+        var intSum: Int64 = 0
+        var doubleSum = 0.0
+        var decimalSum = Decimal(0)
+        var numbers = 0
+        // Min and max are numeric or dates (the binder checks), so `best` never points into a row.
+        var best: QueryScalar = .null
+        _ = walk(path, 0, key, row) { read in
+            count += 1
+            let value = QueryScalar(read, path.leafType)
+            guard !value.isNull else { return true }
+            switch aggregate {
+            case .count:
+                break
+            case .sum, .average:
+                numbers += 1
+                switch value {
+                case .int(let v): intSum &+= v; doubleSum += Double(v); decimalSum += Decimal(v)
+                case .double(let v): doubleSum += v; decimalSum += v.isFinite ? Decimal(v) : 0
+                case .decimal(let v): decimalSum += v; doubleSum += NSDecimalNumber(decimal: v).doubleValue
+                default: break
+                }
+            case .min, .max:
+                let better: Bool
+                if best.isNull {
+                    better = true
+                } else if let order = QueryOrder.compare(value, best) {
+                    better = aggregate == .min ? order < 0 : order > 0
+                } else {
+                    better = false
+                }
+                if better { best = value }
+            }
+            return true
+        }
+        switch aggregate {
+        case .count: return body(.int(count))
+        case .sum:
+            switch path.leafType {
+            case .int: return body(.int(intSum))
+            case .decimal: return body(.decimal(decimalSum))
+            default: return body(.double(doubleSum))
+            }
+        case .average:
+            guard numbers > 0 else { return body(.null) }
+            if path.leafType == .decimal { return body(.decimal(decimalSum / Decimal(numbers))) }
+            return body(.double(doubleSum / Double(numbers)))
+        case .min, .max:
+            return body(best)
+        }
+    }
+
+    // MARK: Key paths
+
+    /// Calls `body` with every value `path` reaches from object `key` (row `row`), from step
+    /// `index` on; `body` returns `false` to stop. Returns `false` if it was stopped.
+    ///
+    /// A to-one link that is `nil` before the end of the path yields one null value.
+    func walk(_ path: BoundPath, _ index: Int, _ key: UInt64, _ row: RowView, _ body: (ColumnRead) -> Bool) -> Bool {
+        let step = path.steps[index]
+        let last = index == path.steps.count - 1
+        switch step.kind {
+        case .column(let kind):
+            let read = row.column(step.column)
+            switch kind {
+            case .value:
+                return body(read)
+            case .link:
+                if last { return body(read) }
+                guard case .value(let bytes) = read, bytes.count == 8, let target = step.next else { return body(.null) }
+                let targetKey = bytes.loadUnaligned(as: UInt64.self)
+                guard let next = fetch(target, targetKey) else { return body(.null) }
+                return walk(path, index + 1, targetKey, next, body)
+            case .list, .set:
+                let view = SequenceView(read)
+                for i in 0..<view.count where !element(view.element(i), path, index, step, last, body) { return false }
+                return true
+            case .map:
+                let values = MapView(read).values
+                for i in 0..<values.count where !element(values.element(i), path, index, step, last, body) { return false }
+                return true
+            }
+        case .backlinks:
+            guard let table = step.backlinks, let origin = step.next,
+                let origins = try? backlinkKeys(table, key: key)
+            else { return true }
+            for originKey in origins {
+                if last {
+                    var target = originKey
+                    if !withUnsafeBytes(of: &target, { body(.value($0)) }) { return false }
+                    continue
+                }
+                guard let next = fetch(origin, originKey) else { continue }
+                if !walk(path, index + 1, originKey, next, body) { return false }
+            }
+            return true
+        }
+    }
+
+    /// One element of a collection step: the value itself at the end of the path, else the
+    /// object it names, followed further.
+    private func element(
+        _ read: ColumnRead, _ path: BoundPath, _ index: Int, _ step: BoundPath.Step, _ last: Bool, _ body: (ColumnRead) -> Bool
+    ) -> Bool {
+        if last { return body(read) }
+        guard case .value(let bytes) = read, bytes.count == 8, let target = step.next else { return body(.null) }
+        let targetKey = bytes.loadUnaligned(as: UInt64.self)
+        guard let next = fetch(target, targetKey) else { return true }
+        return walk(path, index + 1, targetKey, next, body)
+    }
+
+    /// The row of object `key` of `info`.
+    func fetch(_ info: ClassInfo, _ key: UInt64) -> RowView? {
+        guard let bytes = try? txn.get(info.objectsTable, key: key) else { return nil }
+        return RowView(bytes) ?? .damaged
+    }
+
+    /// The origin keys in a backlink table for target `key`.
+    private func backlinkKeys(_ table: Table, key: UInt64) throws -> [UInt64] {
+        let cursor = try Cursor(txn, table)
+        var keys: [UInt64] = []
+        var target = key
+        var entry = try withUnsafeBytes(of: &target) { try cursor.seek(exactly: $0) }
+        while let current = entry {
+            keys.append(current.valueObjectKey)
+            entry = try cursor.nextDuplicate()
+        }
+        return keys
+    }
+}
+
+extension QueryStringOptions {
+    /// Internal: the right side is a column value, not a pre-folded constant.
+    static let rightUnfolded = QueryStringOptions(rawValue: 0x80)
+}

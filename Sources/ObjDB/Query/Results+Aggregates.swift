@@ -1,0 +1,130 @@
+import Foundation
+
+/// `min`, `max`, `sum` and `average` of a property over the matching objects, computed from the
+/// rows without creating objects. `nil` values are ignored; `min`, `max` and `average` of no
+/// values are `nil`, `sum` of no values is zero.
+extension Results {
+    /// The smallest value of a property: `people.min(of: \.age)`.
+    public func min<T: _Persistable & Comparable>(of keyPath: KeyPath<Element, T>) -> T? {
+        extreme(KeyPathNames.require(keyPath, "min(of:)"), smallest: true)
+    }
+
+    /// The smallest value of an optional property, ignoring `nil`.
+    public func min<T: _PersistableNonOptional & Comparable>(of keyPath: KeyPath<Element, T?>) -> T? {
+        extreme(KeyPathNames.require(keyPath, "min(of:)"), smallest: true)
+    }
+
+    /// The largest value of a property: `people.max(of: \.age)`.
+    public func max<T: _Persistable & Comparable>(of keyPath: KeyPath<Element, T>) -> T? {
+        extreme(KeyPathNames.require(keyPath, "max(of:)"), smallest: false)
+    }
+
+    /// The largest value of an optional property, ignoring `nil`.
+    public func max<T: _PersistableNonOptional & Comparable>(of keyPath: KeyPath<Element, T?>) -> T? {
+        extreme(KeyPathNames.require(keyPath, "max(of:)"), smallest: false)
+    }
+
+    /// The smallest value of a property named by a string (or a key path through to-one links):
+    /// `people.min(ofProperty: "age") as Int?`.
+    public func min<T: _PersistableNonOptional>(ofProperty name: String) -> T? { extreme(name, smallest: true) }
+
+    /// The largest value of a property named by a string: `people.max(ofProperty: "age") as Int?`.
+    public func max<T: _PersistableNonOptional>(ofProperty name: String) -> T? { extreme(name, smallest: false) }
+
+    /// The sum of a numeric property: `people.sum(of: \.age)`.
+    public func sum<T: _Persistable & _QueryNumeric>(of keyPath: KeyPath<Element, T>) -> T {
+        sum(ofProperty: KeyPathNames.require(keyPath, "sum(of:)"))
+    }
+
+    /// The sum of a numeric property named by a string.
+    public func sum<T: _Persistable & _QueryNumeric>(ofProperty name: String) -> T {
+        let total = totals(name)
+        let value: Any = switch total.type {
+        case .int: total.int
+        case .decimal: total.decimal
+        default: total.double
+        }
+        return convert(value, to: T.self) ?? T._objdbDefaultValue()
+    }
+
+    /// The average of a numeric property, `nil` without values: `people.average(of: \.age)`.
+    public func average<T: _Persistable & _QueryNumeric>(of keyPath: KeyPath<Element, T>) -> Double? {
+        average(ofProperty: KeyPathNames.require(keyPath, "average(of:)"))
+    }
+
+    /// The average of a numeric property named by a string, `nil` without values.
+    public func average(ofProperty name: String) -> Double? {
+        let total = totals(name)
+        guard total.count > 0 else { return nil }
+        if total.type == .decimal { return NSDecimalNumber(decimal: total.decimal / Decimal(total.count)).doubleValue }
+        return total.double / Double(total.count)
+    }
+
+    // MARK: Computing
+
+    /// The path of an aggregated property; an unknown or to-many one is a programmer error.
+    private func aggregatePath(_ name: String, numeric: Bool) -> BoundPath? {
+        let checked: BoundPath
+        do {
+            checked = try checkingBinder().bindPath(QueryKeyPath(components: name.split(separator: ".").map(String.init)))
+        } catch {
+            preconditionFailure("Results aggregate: \(error)")
+        }
+        precondition(!checked.isToMany, "Results aggregate: '\(name)' is to-many; aggregate over a property or a to-one link's property")
+        precondition(!numeric || checked.leafType.isNumeric, "Results aggregate: '\(name)' is \(checked.leafType), not a number")
+        return try? binder().bindPath(QueryKeyPath(components: name.split(separator: ".").map(String.init)))
+    }
+
+    /// Calls `body` with every non-nil value of `path` over the matching objects.
+    private func forEachValue(_ path: BoundPath, _ body: (ColumnRead) -> Void) {
+        guard let info = classInfo, let txn = database.readableTxn() else { return }
+        let evaluator = QueryEvaluator(txn: txn)
+        for key in objectKeys() {
+            guard let row = evaluator.fetch(info, key) else { continue }
+            _ = evaluator.walk(path, 0, key, row) { read in
+                if case .value = read { body(read) }
+                return false
+            }
+        }
+    }
+
+    private func extreme<T: _Persistable>(_ name: String, smallest: Bool) -> T? {
+        guard let path = aggregatePath(name, numeric: false) else { return nil }
+        var best: [UInt8]?
+        forEachValue(path) { read in
+            let value = QueryScalar(read, path.leafType)
+            let better: Bool
+            if let current = best {
+                let order = current.withUnsafeBytes { QueryOrder.compare(value, QueryScalar(.value($0), path.leafType)) }
+                better = order.map { smallest ? $0 < 0 : $0 > 0 } ?? false
+            } else {
+                better = !(value.doubleValue?.isNaN ?? false)
+            }
+            if better, case .value(let bytes) = read { best = Array(bytes) }
+        }
+        return best?.withUnsafeBytes { T._objdbDecode($0) }
+    }
+
+    /// Count, and sums as integer, double and decimal, of a numeric property.
+    private func totals(_ name: String) -> (type: PropertyType, count: Int, int: Int64, double: Double, decimal: Decimal) {
+        var result: (type: PropertyType, count: Int, int: Int64, double: Double, decimal: Decimal) = (.int, 0, 0, 0, 0)
+        guard let path = aggregatePath(name, numeric: true) else { return result }
+        result.type = path.leafType
+        forEachValue(path) { read in
+            result.count += 1
+            switch QueryScalar(read, path.leafType) {
+            case .int(let v):
+                result.int &+= v
+                result.double += Double(v)
+                result.decimal += Decimal(v)
+            case .double(let v):
+                result.double += v
+            case .decimal(let v):
+                result.decimal += v
+            default:
+                break
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,181 @@
+/// Evaluating a query: candidates from the plan, the predicate on each row, then sorting,
+/// distinct and the limit.
+extension Results {
+    /// A binder for this query's class against the file's current schema.
+    func binder() -> PredicateBinder {
+        let database = self.database
+        return PredicateBinder(
+            rootClass: query.className,
+            lookup: { database.catalog.stored.storedClass(named: $0) },
+            infoLookup: { database.classInfo(named: $0) })
+    }
+
+    /// Evaluates the query in the current version. With `limitOverride` (for `first` and
+    /// `isEmpty`), unsorted results stop after that many matches.
+    func evaluateKeys(limitOverride: Int?) -> [UInt64] {
+        // Queries read collection columns from rows: write buffered collections back first.
+        database.flushPendingCollectionsIfWriting()
+        guard let info = classInfo, !info.isDiscarded, let txn = database.readableTxn() else { return [] }
+        let binder = binder()
+        var predicate: BoundPredicate?
+        if !query.predicates.isEmpty {
+            // Checked when the query was built; failing now means the schema changed since.
+            guard let bound = try? binder.bind(query.predicate) else { return [] }
+            predicate = bound
+        }
+        let ordered = query.sort.isEmpty && query.distinct.isEmpty
+        let limits = [query.limit, limitOverride].compactMap { $0 }
+        let earlyLimit = ordered ? limits.min() : nil
+        let evaluator = QueryEvaluator(txn: txn)
+        var keys: [UInt64] = []
+        func consider(_ key: UInt64, _ row: RowView) -> Bool {
+            if predicate.map({ evaluator.matches($0, key: key, row: row) }) ?? true { keys.append(key) }
+            return earlyLimit.map { keys.count < $0 } ?? true
+        }
+        if earlyLimit == 0 { return [] }
+        switch query.source {
+        case .table:
+            let plan = predicate.map { QueryPlanner.plan($0, info, txn: txn) } ?? .scan
+            switch plan {
+            case .none:
+                break
+            case .scan:
+                guard let cursor = try? Cursor(txn, info.objectsTable) else { break }
+                var entry = try? cursor.first()
+                while let current = entry, consider(current.objectKey, RowView(current.value) ?? .damaged) {
+                    entry = try? cursor.next()
+                }
+            default:
+                for key in (try? QueryPlanner.candidates(plan, txn: txn)) ?? [] {
+                    guard let row = evaluator.fetch(info, key) else { continue }
+                    if !consider(key, row) { break }
+                }
+            }
+        case .collection, .linkingObjects:
+            for key in sourceKeys(txn) {
+                guard let row = evaluator.fetch(info, key) else { continue }
+                if !consider(key, row) { break }
+            }
+        }
+        if !query.sort.isEmpty { keys = sorted(keys, info, evaluator, binder) }
+        if !query.distinct.isEmpty { keys = distinct(keys, info, evaluator, binder) }
+        if let limit = limits.min(), keys.count > limit { keys.removeSubrange(limit...) }
+        return keys
+    }
+
+    /// The keys of a collection or of linking objects, in their order.
+    private func sourceKeys(_ txn: Txn) -> [UInt64] {
+        switch query.source {
+        case .table:
+            return []
+        case .collection(let home):
+            guard !home.isInvalidated else { return [] }
+            return Database.linkedKeys(home.stored, kind: home.info.columnKinds[home.column])
+        case .linkingObjects(let target, let origin, let property):
+            guard let originInfo = database.classInfo(named: origin), let column = originInfo.stored.column(of: property),
+                let table = originInfo.tables.backlinks[column], !target.isInvalidated
+            else { return [] }
+            return (try? database.backlinkKeys(table, key: target._objdbKey, txn: txn)) ?? []
+        }
+    }
+
+    // MARK: Sorting and distinct
+
+    /// The first value `path` reaches from `key`, or null.
+    private func value(_ path: BoundPath, _ key: UInt64, _ row: RowView, _ evaluator: QueryEvaluator) -> QueryScalar {
+        var value = QueryScalar.null
+        _ = evaluator.walk(path, 0, key, row) { read in
+            value = QueryScalar(read, path.leafType)
+            return false
+        }
+        return value
+    }
+
+    /// The sort key paths, bound; a key path that cannot be sorted by was rejected when the
+    /// query was built, so failing here means the schema changed since.
+    private func sortPaths(_ binder: PredicateBinder) -> [(BoundPath, Bool)]? {
+        var paths: [(BoundPath, Bool)] = []
+        for descriptor in query.sort {
+            guard let path = try? binder.bindPath(QueryKeyPath(components: descriptor.keyPath.split(separator: ".").map(String.init))),
+                !path.isToMany
+            else { return nil }
+            paths.append((path, descriptor.ascending))
+        }
+        return paths
+    }
+
+    private func sorted(_ keys: [UInt64], _ info: ClassInfo, _ evaluator: QueryEvaluator, _ binder: PredicateBinder) -> [UInt64] {
+        guard let paths = sortPaths(binder) else { return keys }
+        // Values point into rows, which stay put while nothing is written.
+        let values: [[QueryScalar]] = keys.map { key in
+            guard let row = evaluator.fetch(info, key) else { return paths.map { _ in .null } }
+            return paths.map { value($0.0, key, row, evaluator) }
+        }
+        let order = keys.indices.sorted { a, b in
+            for (i, (_, ascending)) in paths.enumerated() {
+                let c = QueryOrder.sortCompare(values[a][i], values[b][i])
+                if c != 0 { return ascending ? c < 0 : c > 0 }
+            }
+            return a < b
+        }
+        return order.map { keys[$0] }
+    }
+
+    private func distinct(_ keys: [UInt64], _ info: ClassInfo, _ evaluator: QueryEvaluator, _ binder: PredicateBinder) -> [UInt64] {
+        var paths: [BoundPath] = []
+        for name in query.distinct {
+            guard let path = try? binder.bindPath(QueryKeyPath(components: name.split(separator: ".").map(String.init))) else { return keys }
+            paths.append(path)
+        }
+        var seen = Set<[UInt8]>()
+        return keys.filter { key in
+            guard let row = evaluator.fetch(info, key) else { return false }
+            var identity: [UInt8] = []
+            for path in paths {
+                _ = evaluator.walk(path, 0, key, row) { read in
+                    switch read {
+                    case .value(let bytes):
+                        identity.append(1)
+                        identity.appendLittleEndian(UInt64(bytes.count), count: 4)
+                        identity.append(contentsOf: bytes)
+                    case .null, .absent:
+                        identity.append(0)
+                    }
+                    return false
+                }
+            }
+            return seen.insert(identity).inserted
+        }
+    }
+
+    // MARK: Checking
+
+    /// A binder that also knows the model classes the file does not store yet, for checking a
+    /// query when it is built.
+    func checkingBinder() -> PredicateBinder {
+        let database = self.database
+        var models: [String: StoredClass] = [:]
+        if !(Element.self is DynamicObject.Type), let layouts = try? SchemaDiscovery.layoutsLinked(from: [Element.self]) {
+            for layout in layouts {
+                var scratch = StoredSchema()
+                models[layout.className] = scratch.addClass(layout.schema)
+            }
+        }
+        return PredicateBinder(
+            rootClass: query.className,
+            lookup: { database.catalog.stored.storedClass(named: $0) ?? models[$0] })
+    }
+
+    /// The plan the query uses in the current version (for tests and tools).
+    var plan: QueryPlan {
+        guard let info = classInfo, let txn = database.readableTxn() else { return .scan }
+        guard case .table = query.source else { return .scan }
+        guard !query.predicates.isEmpty, let bound = try? binder().bind(query.predicate) else { return .scan }
+        return QueryPlanner.plan(bound, info, txn: txn)
+    }
+
+    /// How the query finds its objects: `table scan`, `index lookup on name (1 value)`, … For
+    /// tests and tools; the wording may change.
+    @_spi(Inspection)
+    public var queryPlan: String { plan.description }
+}

@@ -1,0 +1,67 @@
+/// How to sort results: a key path (through to-one links: `"owner.name"`) and a direction.
+///
+/// ```swift
+/// people.sorted(by: [SortDescriptor(keyPath: "age", ascending: false), SortDescriptor(keyPath: "name")])
+/// ```
+///
+/// Ascending order puts `nil` first, then values: numbers by value, strings and other byte
+/// values by their bytes (for strings, Unicode scalar order), dates by time, `false` before `true`.
+/// Sorting is stable: objects with equal keys keep their previous order.
+public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible {
+    /// The key path to sort by.
+    public var keyPath: String
+    /// Whether smaller values come first.
+    public var ascending: Bool
+
+    /// A sort by `keyPath`, ascending by default.
+    public init(keyPath: String, ascending: Bool = true) {
+        self.keyPath = keyPath
+        self.ascending = ascending
+    }
+
+    /// The same key path in the other direction.
+    public func reversed() -> SortDescriptor { SortDescriptor(keyPath: keyPath, ascending: !ascending) }
+
+    /// `age ascending`.
+    public var description: String { "\(keyPath) \(ascending ? "ascending" : "descending")" }
+}
+
+/// Where the objects of a ``Results`` come from before filtering.
+enum ResultsSource {
+    /// Every object of the class, in object-key order.
+    case table
+    /// The objects of a managed list (in list order, repeats included) or set (insertion order).
+    case collection(CollectionHome)
+    /// The objects whose link property `property` of class `origin` points to `target`, in
+    /// object-key order.
+    case linkingObjects(target: ObjectBase, origin: String, property: String)
+}
+
+/// What a ``Results`` evaluates: a source, then filters (all must hold), then sorting, then
+/// distinct, then a limit — whatever order the calls were chained in.
+struct ResultsQuery {
+    /// The class of the objects (the model's class name, or a dynamic one).
+    var className: String
+    /// Where the objects come from.
+    var source: ResultsSource = .table
+    /// The filters; an object must match all of them.
+    var predicates: [QueryPredicate] = []
+    /// The sort keys, most significant first.
+    var sort: [SortDescriptor] = []
+    /// Key paths whose combined values must be distinct; the first object of each wins.
+    var distinct: [String] = []
+    /// At most this many objects.
+    var limit: Int?
+
+    /// Whether the results are the whole class table, unfiltered and in key order: the case
+    /// with O(1) counts and cursor iteration.
+    var isPlainTable: Bool {
+        if case .table = source { return predicates.isEmpty && sort.isEmpty && distinct.isEmpty && limit == nil }
+        return false
+    }
+
+    /// The filters as one predicate.
+    var predicate: QueryPredicate {
+        predicates.count == 1 ? predicates[0] : .and(predicates)
+    }
+}
