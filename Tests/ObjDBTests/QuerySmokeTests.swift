@@ -116,4 +116,25 @@ struct QuerySmokeTests {
         #expect(people.first?.name as? String == "Ann")
         #expect(db.dynamicObjects("Nope").isEmpty)
     }
+
+    @Test func dynamicObjectsReadRelationships() throws {
+        let db = try directory.open([Owner.self])
+        let ann = owner(1, "Ann")
+        ann.favorite = pet(10, "Rex")
+        ann.tags.append(contentsOf: ["a", "b"])
+        ann.scores["x"] = 2
+        try db.write { try db.add(ann) }
+        let raw = try #require(db.dynamicObjects("Owner").first)
+        #expect(raw.className == "Owner")
+        #expect((raw.favorite as? DynamicObject)?["name"] as? String == "Rex")
+        #expect((raw.tags as? [Any?])?.compactMap { $0 as? String } == ["a", "b"])
+        #expect((raw.scores as? [String: Any?])?["x"] as? Double == 2)
+        try db.write {
+            let error = try #require(throws: ObjDBError.self) { try raw.setValue(["c"], forKey: "tags") }
+            #expect(error.code == .invalidValue)
+            try raw.setValue("Annie", forKey: "name")
+        }
+        #expect(ann.name == "Annie")
+        #expect(ann.tags.count == 2)
+    }
 }

@@ -93,7 +93,7 @@ extension Database {
         for (origin, column) in incomingLinks(info) {
             guard let table = origin.tables.backlinks[column] else { continue }
             let txn = try context.requireTxn()
-            for originKey in try backlinkKeys(table, key: key, txn: txn) {
+            for originKey in try txn.objectKeys(table, under: key) {
                 guard let old = fetchRow(origin, key: originKey) else { continue }
                 let kind = origin.columnKinds[column]
                 let value = Self.column(old.column(column), kind: kind, without: key)

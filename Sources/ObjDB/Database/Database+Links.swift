@@ -161,17 +161,4 @@ extension Database {
     func deleteOrphans(_ orphans: [(ClassInfo, UInt64)], _ context: WriteContext) throws {
         for (target, key) in orphans { try deleteRow(target, key: key, context) }
     }
-
-    /// The origin keys in backlink table `table` for target `key`, ascending.
-    func backlinkKeys(_ table: Table, key: UInt64, txn: Txn) throws -> [UInt64] {
-        let cursor = try Cursor(txn, table)
-        var keys: [UInt64] = []
-        var target = key
-        var entry = try withUnsafeBytes(of: &target) { try cursor.seek(exactly: $0) }
-        while let current = entry {
-            keys.append(current.valueObjectKey)
-            entry = try cursor.nextDuplicate()
-        }
-        return keys
-    }
 }

@@ -308,6 +308,8 @@ extension Database {
         object._objdbKey = key
         object._objdbRow = row
         object._objdbRowGeneration = row == nil ? 0 : generation
+        // The wrappers exist only in instances of the model class (not, say, in a DynamicObject).
+        guard info.layout?.type == type(of: object) else { return }
         let base = object._objdbBase
         for (offset, column) in info.columnWords {
             (base + offset).storeBytes(of: column, as: Int.self)

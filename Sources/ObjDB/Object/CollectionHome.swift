@@ -74,6 +74,30 @@ struct CollectionHome {
     }
 }
 
+/// Where a collection's elements are: in memory while unmanaged, or in a stored object.
+enum CollectionBacking<Storage> {
+    case unmanaged(Storage)
+    case managed(CollectionHome)
+
+    /// The stored object and column, when managed.
+    var home: CollectionHome? { if case .managed(let home) = self { home } else { nil } }
+    /// Whether the collection belongs to a stored object.
+    var isManaged: Bool { home != nil }
+    /// Whether the object holding the collection was deleted.
+    var isInvalidated: Bool { home?.isInvalidated ?? false }
+    /// The database of the object holding the collection.
+    var database: Database? { home?.database }
+}
+
+extension CollectionHome {
+    /// The number of elements (entries of a map), pending or stored.
+    var count: Int {
+        if let pending { return pending.elements.count }
+        if info.columnKinds[column] == .map { return MapView(stored).count }
+        return SequenceView(stored).count
+    }
+}
+
 /// How collections compare elements: by stored bytes, or by object identity.
 enum ElementIdentity: Hashable {
     /// A value, by its encoding.

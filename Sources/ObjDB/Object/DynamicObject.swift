@@ -37,3 +37,44 @@ extension Database {
         Results(database: self, query: ResultsQuery(className: className))
     }
 }
+
+extension Database {
+    /// A link or collection column read without the model class: a link as a `DynamicObject`,
+    /// a list or set as `[Any?]`, a map as `[String: Any?]` (objects as `DynamicObject`s).
+    func dynamicValue(of object: ObjectBase, column: Int) -> Any? {
+        guard let info = object._objdbInfo else { return nil }
+        let property = info.stored.properties[column]
+        let target = targetInfo(info, column: column)
+        let elementType = property.property.elementSwiftType
+        func element(_ read: ColumnRead) -> Any? {
+            if let target {
+                guard case .value(let bytes) = read, bytes.count == 8 else { return nil }
+                return self.object(DynamicObject.self, target, key: bytes.loadUnaligned(as: UInt64.self))
+            }
+            return elementType.anyValue(from: read)
+        }
+        let read = object._objdbRead(column)
+        switch info.columnKinds[column] {
+        case .value: return info.valueType(column: column).anyValue(from: read)
+        case .link: return element(read)
+        case .list, .set:
+            let view = SequenceView(read)
+            return (0..<view.count).map { element(view.element($0)) }
+        case .map:
+            let map = MapView(read)
+            var result: [String: Any?] = [:]
+            for i in 0..<map.count {
+                guard case .value(let key) = map.keys.element(i) else { continue }
+                result[String(decoding: key, as: UTF8.self)] = element(map.values.element(i))
+            }
+            return result
+        }
+    }
+}
+
+extension Property {
+    /// The Swift type of one element of a collection (the property's type for a single value).
+    var elementSwiftType: any _Persistable.Type {
+        Property(name: name, type: type, isOptional: isOptional, bitWidth: bitWidth).swiftType
+    }
+}

@@ -44,7 +44,7 @@ public struct LinkingObjects<Origin: ObjectBase>: RandomAccessCollection, Custom
             let table = origin.tables.backlinks[column], let txn = database.readableTxn(),
             database.fetchRow(info, key: target._objdbKey) != nil
         {
-            keys = (try? database.backlinkKeys(table, key: target._objdbKey, txn: txn)) ?? []
+            keys = (try? txn.objectKeys(table, under: target._objdbKey)) ?? []
         }
         cache.keys = keys
         cache.generation = database.generation

@@ -1,7 +1,7 @@
 extension List: SequenceCollection {
     static var kind: CollectionKind { .list }
 
-    var home: CollectionHome? { if case .managed(let home) = backing { home } else { nil } }
+    var home: CollectionHome? { backing.home }
 
     func replaceAll(with elements: [Element]) { replaceSubrange(0..<count, with: elements) }
 }

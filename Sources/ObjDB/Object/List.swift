@@ -26,10 +26,7 @@ public final class List<Element: _CollectionElement>: RandomAccessCollection, Mu
     CustomStringConvertible
 {
     /// Where the elements are.
-    enum Backing {
-        case unmanaged([Element])
-        case managed(CollectionHome)
-    }
+    typealias Backing = CollectionBacking<[Element]>
 
     @exclusivity(unchecked) var backing: Backing
 
@@ -48,13 +45,13 @@ public final class List<Element: _CollectionElement>: RandomAccessCollection, Mu
     // MARK: State
 
     /// Whether the list belongs to a stored object.
-    public var isManaged: Bool { if case .managed = backing { true } else { false } }
+    public var isManaged: Bool { backing.isManaged }
 
     /// Whether the object holding the list was deleted.
-    public var isInvalidated: Bool { if case .managed(let home) = backing { home.isInvalidated } else { false } }
+    public var isInvalidated: Bool { backing.isInvalidated }
 
     /// The database of the object holding the list, if managed.
-    public var database: Database? { if case .managed(let home) = backing { home.database } else { nil } }
+    public var database: Database? { backing.database }
 
     // MARK: Reading
 
@@ -68,9 +65,7 @@ public final class List<Element: _CollectionElement>: RandomAccessCollection, Mu
     public var count: Int {
         switch backing {
         case .unmanaged(let elements): return elements.count
-        case .managed(let home):
-            if let pending = home.pending { return pending.elements.count }
-            return SequenceView(home.stored).count
+        case .managed(let home): return home.count
         }
     }
 

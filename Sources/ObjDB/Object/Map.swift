@@ -25,10 +25,8 @@ public final class Map<Key: _MapKey, Value: _CollectionElement>: RandomAccessCol
     /// One entry.
     public typealias Element = (key: Key, value: Value)
 
-    enum Backing {
-        case unmanaged([(key: Key, value: Value)])
-        case managed(CollectionHome)
-    }
+    /// Where the elements are.
+    typealias Backing = CollectionBacking<[(key: Key, value: Value)]>
 
     @exclusivity(unchecked) var backing: Backing
 
@@ -44,13 +42,13 @@ public final class Map<Key: _MapKey, Value: _CollectionElement>: RandomAccessCol
     init(home: CollectionHome) { backing = .managed(home) }
 
     /// Whether the map belongs to a stored object.
-    public var isManaged: Bool { if case .managed = backing { true } else { false } }
+    public var isManaged: Bool { backing.isManaged }
 
     /// Whether the object holding the map was deleted.
-    public var isInvalidated: Bool { if case .managed(let home) = backing { home.isInvalidated } else { false } }
+    public var isInvalidated: Bool { backing.isInvalidated }
 
     /// The database of the object holding the map, if managed.
-    public var database: Database? { if case .managed(let home) = backing { home.database } else { nil } }
+    public var database: Database? { backing.database }
 
     // MARK: Reading
 
@@ -64,9 +62,7 @@ public final class Map<Key: _MapKey, Value: _CollectionElement>: RandomAccessCol
     public var count: Int {
         switch backing {
         case .unmanaged(let entries): return entries.count
-        case .managed(let home):
-            if let pending = home.pending { return pending.elements.count }
-            return MapView(home.stored).count
+        case .managed(let home): return home.count
         }
     }
 

@@ -18,10 +18,8 @@
 /// - Complexity: `contains` is O(1) on a set changed in the current write transaction and O(n)
 ///   otherwise; `insert` and `remove` are O(1) and O(n) in a write transaction.
 public final class MutableSet<Element: _CollectionElement>: RandomAccessCollection, CustomStringConvertible {
-    enum Backing {
-        case unmanaged([Element])
-        case managed(CollectionHome)
-    }
+    /// Where the elements are.
+    typealias Backing = CollectionBacking<[Element]>
 
     @exclusivity(unchecked) var backing: Backing
 
@@ -37,13 +35,13 @@ public final class MutableSet<Element: _CollectionElement>: RandomAccessCollecti
     init(home: CollectionHome) { backing = .managed(home) }
 
     /// Whether the set belongs to a stored object.
-    public var isManaged: Bool { if case .managed = backing { true } else { false } }
+    public var isManaged: Bool { backing.isManaged }
 
     /// Whether the object holding the set was deleted.
-    public var isInvalidated: Bool { if case .managed(let home) = backing { home.isInvalidated } else { false } }
+    public var isInvalidated: Bool { backing.isInvalidated }
 
     /// The database of the object holding the set, if managed.
-    public var database: Database? { if case .managed(let home) = backing { home.database } else { nil } }
+    public var database: Database? { backing.database }
 
     // MARK: Reading
 
@@ -57,9 +55,7 @@ public final class MutableSet<Element: _CollectionElement>: RandomAccessCollecti
     public var count: Int {
         switch backing {
         case .unmanaged(let elements): return elements.count
-        case .managed(let home):
-            if let pending = home.pending { return pending.elements.count }
-            return SequenceView(home.stored).count
+        case .managed(let home): return home.count
         }
     }
 
@@ -184,7 +180,7 @@ public final class MutableSet<Element: _CollectionElement>: RandomAccessCollecti
 extension MutableSet: SequenceCollection {
     static var kind: CollectionKind { .set }
 
-    var home: CollectionHome? { if case .managed(let home) = backing { home } else { nil } }
+    var home: CollectionHome? { backing.home }
 
     func replaceAll(with elements: [Element]) {
         removeAll()

@@ -48,8 +48,13 @@ extension ObjectBase {
     public func value(forKey key: String) throws -> Any? {
         if let info = _objdbInfo {
             // Links, collections and linking objects read through their type, as the property does.
-            if let (type, column) = try info.relationshipField(named: key) { return Self.read(type, of: self, column: column) }
+            if info.layout?.type == type(of: self), let (type, column) = try info.relationshipField(named: key) {
+                return Self.read(type, of: self, column: column)
+            }
             let column = try info.column(named: key)
+            if info.columnKinds[column] != .value, let database = _objdbDatabase {
+                return database.dynamicValue(of: self, column: column)
+            }
             return info.valueType(column: column).anyValue(from: _objdbRead(column))
                 ?? info.defaultValue(column: column)
         }
@@ -63,11 +68,17 @@ extension ObjectBase {
     /// On a managed object it must run inside a write transaction.
     public func setValue(_ value: Any?, forKey key: String) throws {
         if let info = _objdbInfo, let database = _objdbDatabase {
-            if let (type, column) = try info.relationshipField(named: key) {
+            if info.layout?.type == type(of: self), let (type, column) = try info.relationshipField(named: key) {
                 try Self.write(type, value, to: self, column: column, property: info.schema[key], className: info.name)
                 return
             }
             let column = try info.column(named: key)
+            guard info.columnKinds[column] == .value else {
+                throw ObjDBError(
+                    .invalidValue,
+                    "'\(info.name).\(key)' is a link or collection; set it through the model class, not by name on a \(type(of: self))",
+                    className: info.name, propertyName: key)
+            }
             let bytes = try info.encode(value, column: column)
             database.setColumn(of: self, column: column) { buffer in
                 guard let bytes else { return false }

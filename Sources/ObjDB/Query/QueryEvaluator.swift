@@ -227,7 +227,7 @@ struct QueryEvaluator {
             }
         case .backlinks:
             guard let table = step.backlinks, let origin = step.next,
-                let origins = try? backlinkKeys(table, key: key)
+                let origins = try? txn.objectKeys(table, under: key)
             else { return true }
             for originKey in origins {
                 if last {
@@ -258,19 +258,6 @@ struct QueryEvaluator {
     func fetch(_ info: ClassInfo, _ key: UInt64) -> RowView? {
         guard let bytes = try? txn.get(info.objectsTable, key: key) else { return nil }
         return RowView(bytes) ?? .damaged
-    }
-
-    /// The origin keys in a backlink table for target `key`.
-    private func backlinkKeys(_ table: Table, key: UInt64) throws -> [UInt64] {
-        let cursor = try Cursor(txn, table)
-        var keys: [UInt64] = []
-        var target = key
-        var entry = try withUnsafeBytes(of: &target) { try cursor.seek(exactly: $0) }
-        while let current = entry {
-            keys.append(current.valueObjectKey)
-            entry = try cursor.nextDuplicate()
-        }
-        return keys
     }
 }
 

@@ -75,7 +75,7 @@ extension Results {
             guard let originInfo = database.classInfo(named: origin), let column = originInfo.stored.column(of: property),
                 let table = originInfo.tables.backlinks[column], !target.isInvalidated
             else { return [] }
-            return (try? database.backlinkKeys(table, key: target._objdbKey, txn: txn)) ?? []
+            return (try? txn.objectKeys(table, under: target._objdbKey)) ?? []
         }
     }
 

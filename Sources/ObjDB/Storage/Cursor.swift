@@ -88,3 +88,19 @@ struct Cursor: ~Copyable {
         return try withUnsafeBytes(of: &key) { try seek(atLeast: $0) }
     }
 }
+
+extension Txn {
+    /// The object keys stored under the object key `key` of a multimap of object keys (a
+    /// backlink table), ascending.
+    func objectKeys(_ table: Table, under key: UInt64) throws -> [UInt64] {
+        let cursor = try Cursor(self, table)
+        var keys: [UInt64] = []
+        var target = key
+        var entry = try withUnsafeBytes(of: &target) { try cursor.seek(exactly: $0) }
+        while let current = entry {
+            keys.append(current.valueObjectKey)
+            entry = try cursor.nextDuplicate()
+        }
+        return keys
+    }
+}
