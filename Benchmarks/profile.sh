@@ -4,6 +4,7 @@
 # callgrind splits by source file, for inlined code, are summed per function).
 #
 #   Benchmarks/profile.sh insert objdb 20000 [TOP]
+#   Benchmarks/profile.sh query:count-scan objdb 20000 [TOP]    # a --queries scenario, at N objects
 #
 # Needs valgrind and python3. Builds the release binary first. Output files go to $OUT
 # (default /tmp/objdb-callgrind).
@@ -17,10 +18,14 @@ out=${OUT:-/tmp/objdb-callgrind}
 mkdir -p "$out"
 swift build -c release --package-path "$here" >&2
 binary=$(swift build -c release --package-path "$here" --show-bin-path)/objdb-bench
-file="$out/$scenario.$system.callgrind"
+case $scenario in
+query:*) args=(--query-only "${scenario#query:}" --n "$n" --count-n "$n" --lookup-sizes "$n") ;;
+*) args=(--only "$scenario" --n "$n") ;;
+esac
+file="$out/${scenario/:/-}.$system.callgrind"
 # Valgrind cannot reserve the 64-256 GiB maps the systems ask for; 4 GiB is plenty here.
 OBJDB_BENCH_MAP_GIB=4 valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file="$file" \
-    "$binary" --only "$scenario" --system "$system" --n "$n" --repetitions 1 >/dev/null 2>"$file.log"
+    "$binary" "${args[@]}" --system "$system" --repetitions 1 >/dev/null 2>"$file.log"
 
 # Reads callgrind_annotate's "Ir (pct)  file:function [object]" lines. Callgrind splits a function
 # by source file where code was inlined: self costs are summed per function, inclusive costs

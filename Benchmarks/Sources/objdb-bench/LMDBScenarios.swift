@@ -120,6 +120,27 @@ final class LMDBSystem: BenchSystem {
         return count
     }
 
+    /// `MDB_SET_RANGE` to 51 on the age index, then `MDB_NEXT` over every entry.
+    func countAgeOver50Indexed() throws -> Int {
+        try transaction(readOnly: true) { txn in
+            try withCursor(txn, ages) { cursor in
+                var count = 0
+                var key = MDB_val()
+                var value = MDB_val()
+                var rc = withVal(51) { start -> Int32 in
+                    key = start
+                    return mdb_cursor_get(cursor, &key, &value, MDB_SET_RANGE)
+                }
+                while rc == 0 {
+                    count += 1
+                    rc = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
+                }
+                if rc != MDB_NOTFOUND { try lmdbCheck(rc, "mdb_cursor_get(person_age)") }
+                return count
+            }
+        }
+    }
+
     /// Cursor walk: rewrites each row with `MDB_CURRENT` and moves its age-index entry.
     func incrementAllAges() throws {
         try transaction(readOnly: false) { txn in

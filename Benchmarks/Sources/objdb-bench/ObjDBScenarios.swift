@@ -82,11 +82,16 @@ final class ObjDBSystem: BenchSystem {
         return total
     }
 
-    /// No queries yet: iterates every object and tests `age > 50`.
+    /// Without a query: iterates every object and tests `age > 50`.
     func countAgeOver50() throws -> Int {
         var count = 0
         for person in database.objects(ObjDBPerson.self) where person.age > 50 { count += 1 }
         return count
+    }
+
+    /// `objects(Person.self).where { $0.age > 50 }.count`: a range of the age index.
+    func countAgeOver50Indexed() throws -> Int {
+        database.objects(ObjDBPerson.self).where { $0.age > 50 }.count
     }
 
     /// Iterates the objects inside `write { }` and sets `age += 1` (an indexed property).

@@ -12,6 +12,8 @@ struct Options {
     var memory = false
     /// Run the `--relationships` tables.
     var relationships = false
+    /// Run the `--queries` tables.
+    var queries = false
     /// Scenarios of the default table (`--only`).
     var scenarios = Scenario.allCases
     /// Systems that run (`--system`).
@@ -22,6 +24,12 @@ struct Options {
     var memoryN = 1_000_000
     /// Owner counts of the linking-objects scenario of `--relationships` (`--link-sizes`).
     var linkSizes = [10_000, 100_000, 1_000_000]
+    /// Scenarios of `--queries` (`--query-only`).
+    var queryScenarios = QueryScenario.allCases
+    /// Object counts of the indexed-lookup scenario of `--queries` (`--lookup-sizes`), besides N.
+    var lookupSizes = [10_000, 100_000, 1_000_000]
+    /// Objects of the count scenarios of `--queries` (`--count-n`).
+    var countN = 1_000_000
     /// The hidden `--memory-child MODE DIR [N]` of a child process (the rest of the arguments).
     var memoryChild: [String]?
     /// `--help` was given.
@@ -37,18 +45,29 @@ struct Options {
         allRelationshipSystems.filter { systemNames.contains($0.name.lowercased()) }
     }
 
+    /// The systems to run in `--queries`, in interleaving order.
+    var querySystems: [any QuerySystem.Type] {
+        allQuerySystems.filter { systemNames.contains($0.name.lowercased()) }
+    }
+
     /// The usage text.
     static let usage = """
-        usage: objdb-bench [N] [--repetitions R] [--scale] [--memory] [--relationships] [--all]
+        usage: objdb-bench [N] [--repetitions R] [--scale] [--memory] [--relationships] [--queries] [--all]
                            [--only SCENARIO[,…]] [--system objdb|lmdb|grdb[,…]] [--n N]
                            [--sizes N,N,…] [--memory-n N] [--link-sizes N,N,…]
+                           [--query-only SCENARIO[,…]] [--lookup-sizes N,N,…] [--count-n N]
           N / --n N        objects per scenario (default 100000); also the length of the --relationships list
+                           and the objects of the --queries lookups, IN and sort
           --repetitions R  runs per scenario and system, interleaved (default 5)
           --scale          insert and read-all in ns/object at --sizes (default 10k,100k,1M)
           --memory         peak RSS of ObjDB reading --memory-n objects (default 1M) in a child process
           --relationships  append N elements to one List; LinkingObjects lookups among --link-sizes owners
                            (default 10k,100k,1M; multiples of 10, at least 10k)
-          --all            the default table, --scale, --memory and --relationships
+          --queries        equality lookups on an indexed and an unindexed String (indexed also at --lookup-sizes,
+                           default 10k,100k,1M), IN, counts over --count-n objects (default 1M) with and
+                           without an index, sort
+          --query-only     --queries scenarios: \(QueryScenario.allCases.map(\.rawValue).joined(separator: ", "))
+          --all            the default table, --scale, --memory, --relationships and --queries
           --only           scenarios: \(Scenario.allCases.map(\.rawValue).joined(separator: ", "))
           --system         systems to run (default all three)
         """
@@ -75,12 +94,24 @@ struct Options {
             case "--scale": options.scale = true
             case "--memory": options.memory = true
             case "--relationships": options.relationships = true
-            case "--all": (options.scale, options.memory, options.relationships, explicitTable) = (true, true, true, true)
+            case "--queries": options.queries = true
+            case "--all":
+                (options.scale, options.memory, options.relationships, options.queries, explicitTable) = (true, true, true, true, true)
             case "--sizes": options.sizes = try value(argument).split(separator: ",").map { try number(argument, String($0)) }
             case "--memory-n": options.memoryN = try number(argument, value(argument))
             case "--link-sizes":
                 options.linkSizes = try value(argument).split(separator: ",").map { try number(argument, String($0)) }
                 for size in options.linkSizes { try LinkWorkload.validate(owners: size) }
+            case "--lookup-sizes": options.lookupSizes = try value(argument).split(separator: ",").map { try number(argument, String($0)) }
+            case "--count-n": options.countN = try number(argument, value(argument))
+            case "--query-only":
+                options.queryScenarios = try value(argument).split(separator: ",").map { name in
+                    guard let scenario = QueryScenario(rawValue: String(name)) else {
+                        throw CheckFailure(description: "unknown query scenario \(name)\n\(usage)")
+                    }
+                    return scenario
+                }
+                options.queries = true
             case "--only":
                 options.scenarios = try value(argument).split(separator: ",").map { name in
                     guard let scenario = Scenario(rawValue: String(name)) else {
@@ -99,7 +130,7 @@ struct Options {
             default: options.n = try number("N", argument)
             }
         }
-        options.table = explicitTable || !(options.scale || options.memory || options.relationships)
+        options.table = explicitTable || !(options.scale || options.memory || options.relationships || options.queries)
         return options
     }
 }

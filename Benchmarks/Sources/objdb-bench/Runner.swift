@@ -43,6 +43,10 @@ enum Runner {
             var count = 0
             nanoseconds = try timedRegion { count = try db.countAgeOver50() }
             result = "\(count)"
+        case .countIndex:
+            var count = 0
+            nanoseconds = try timedRegion { count = try db.countAgeOver50Indexed() }
+            result = "\(count)"
         case .update:
             nanoseconds = try timedRegion { try db.incrementAllAges() }
             if verify { result = "\(try db.readAll())" }

@@ -5,6 +5,7 @@ enum Scenario: String, CaseIterable, Sendable {
     case lookup
     case lookupStatement = "lookup-stmt"
     case count
+    case countIndex = "count-index"
     case update
     case updateSQL = "update-sql"
     case delete
@@ -19,7 +20,8 @@ enum Scenario: String, CaseIterable, Sendable {
         case .readAll: return "read all \(count), touch every property"
         case .lookup: return "\(count) random pk lookups, read age (GRDB: `fetchOne(db, key:)`)"
         case .lookupStatement: return "same lookups (GRDB: cached prepared statement)"
-        case .count: return "count age > 50 (ObjDB, LMDB: scan; index variant once queries exist)"
+        case .count: return "count age > 50 (ObjDB: iterate all objects, LMDB: scan)"
+        case .countIndex: return "count age > 50 (ObjDB: `where { $0.age > 50 }.count`, LMDB: age index walk)"
         case .update: return "update age += 1 on all \(count), 1 txn (GRDB: `update` per record)"
         case .updateSQL: return "same update (GRDB: one `UPDATE … SET age = age + 1`)"
         case .delete: return "delete all \(count) (1 txn)"

@@ -34,7 +34,7 @@ struct Workload: Sendable {
         switch scenario {
         case .insert, .readAll: return "\(Self.checksum(of: people))"
         case .lookup, .lookupStatement: return "\(lookupIDs.reduce(0) { $0 &+ people[$1 - 1].age })"
-        case .count: return "\(people.count { $0.age > 50 })"
+        case .count, .countIndex: return "\(people.count { $0.age > 50 })"
         case .update, .updateSQL:
             var sum = Self.checksum(of: people)
             sum.ageSum += people.count

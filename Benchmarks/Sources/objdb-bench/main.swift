@@ -56,6 +56,14 @@ do {
         print(relationshipSettings + "\n")
         print(tables)
     }
+    if options.queries {
+        let tables = try QueryRun.run(
+            options.queryScenarios, n: options.n, lookupSizes: options.lookupSizes, countN: options.countN,
+            systems: options.querySystems, repetitions: options.repetitions)
+        print("\n## Queries: median ms, and µs per lookup\n")
+        print(querySettings + "\n")
+        print(tables)
+    }
     if let memoryTable {
         print("\n## Memory: ObjDB read-all at \(formatCount(options.memoryN))\n")
         print(memoryTable)
