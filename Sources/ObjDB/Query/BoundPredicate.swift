@@ -10,20 +10,94 @@ indirect enum BoundPredicate {
     case comparison(BoundComparison)
 }
 
-/// A bound comparison.
-struct BoundComparison {
+/// A bound comparison. A class, so that evaluating it per row copies nothing.
+final class BoundComparison {
     /// The left side.
-    var left: BoundOperand
+    let left: BoundOperand
     /// The operator.
-    var op: QueryOperator
+    let op: QueryOperator
     /// The right side.
-    var right: BoundOperand
+    let right: BoundOperand
     /// String options.
-    var options: QueryStringOptions
+    let options: QueryStringOptions
     /// How to-many values on the left combine.
-    var quantifier: QueryQuantifier
+    let quantifier: QueryQuantifier
     /// The stored type of the left side's values (and of a key path on the right).
-    var type: PropertyType
+    let type: PropertyType
+    /// For a left side that is one value column of the object: the column (the fast path).
+    let simpleColumn: Int?
+    /// For `IN` on a list of constants without string options: the constants as a hash set.
+    let inSet: ComparandSet?
+
+    init(left: BoundOperand, op: QueryOperator, right: BoundOperand, options: QueryStringOptions, quantifier: QueryQuantifier, type: PropertyType) {
+        self.left = left
+        self.op = op
+        self.right = right
+        self.options = options
+        self.quantifier = quantifier
+        self.type = type
+        if case .path(let path) = left, let column = path.directColumn, case .column(.value) = path.steps[0].kind {
+            simpleColumn = column
+        } else {
+            simpleColumn = nil
+        }
+        if op == .in, options.isEmpty, case .list(let constants) = right {
+            inSet = ComparandSet(constants)
+        } else {
+            inSet = nil
+        }
+    }
+}
+
+/// Constants of an `IN` list, hashed: membership in O(1) instead of comparing with each.
+/// Membership agrees with the equality of comparisons: numbers by value across integer and
+/// floating-point constants, bytes exactly, `nil` with `nil`.
+struct ComparandSet {
+    private var ints = Set<Int64>()
+    private var doubles = Set<Double>()
+    private var decimals: [Decimal] = []
+    private var bools = Set<Bool>()
+    private var dates = Set<Double>()
+    private var bytes = Set<[UInt8]>()
+    private var objects = Set<UInt64>()
+    private var hasNull = false
+
+    init(_ constants: [Comparand]) {
+        for constant in constants {
+            switch constant {
+            case .null: hasNull = true
+            case .int(let v): ints.insert(v)
+            case .double(let v): doubles.insert(v)
+            case .decimal(let v): decimals.append(v)
+            case .bool(let v): bools.insert(v)
+            case .date(let v): dates.insert(v)
+            case .bytes(let v): bytes.insert(v)
+            case .object(let v): objects.insert(v)
+            }
+        }
+    }
+
+    /// Whether `value` equals one of the constants.
+    func contains(_ value: QueryScalar) -> Bool {
+        switch value {
+        case .null: return hasNull
+        case .int(let v):
+            return ints.contains(v) || doubles.contains { QueryOrder.compareExactly(v, $0) == 0 } || decimals.contains(Decimal(v))
+        case .double(let v):
+            if doubles.contains(v) { return true }
+            if let exact = Int64(exactly: v), ints.contains(exact) { return true }
+            return v.isFinite && decimals.contains(Decimal(v))
+        case .decimal(let v):
+            if decimals.contains(v) { return true }
+            let number = NSDecimalNumber(decimal: v)
+            return ints.contains(number.int64Value) && Decimal(number.int64Value) == v
+                || doubles.contains { $0.isFinite && Decimal($0) == v }
+        case .bool(let v): return bools.contains(v)
+        case .date(let v): return dates.contains(v)
+        case .bytes(let v): return bytes.contains(Array(v))
+        case .object(let v): return objects.contains(v)
+        }
+    }
 }
 
 /// One side of a bound comparison.
@@ -40,8 +114,9 @@ indirect enum BoundOperand {
     case subqueryCount(BoundPath, BoundPredicate)
 }
 
-/// A key path resolved against the stored schema: one step per property.
-struct BoundPath {
+/// A key path resolved against the stored schema: one step per property. A class, so that
+/// walking it per row copies nothing.
+final class BoundPath {
     /// How a step reaches the next values.
     enum StepKind: Equatable {
         /// A stored column (a value, a to-one link, or a collection).
@@ -66,17 +141,26 @@ struct BoundPath {
     }
 
     /// The steps, from the root class on.
-    var steps: [Step]
+    let steps: [Step]
     /// The stored type of the values at the end (`.object` for objects).
-    var leafType: PropertyType
+    let leafType: PropertyType
     /// Whether those values may be `nil`.
-    var leafOptional: Bool
+    let leafOptional: Bool
     /// The class of object values at the end.
-    var leafClass: String?
+    let leafClass: String?
     /// Whether the path can reach several values (through a collection or linking objects).
-    var isToMany: Bool
+    let isToMany: Bool
     /// The path as written, for messages.
-    var text: String
+    let text: String
+
+    init(steps: [Step], leafType: PropertyType, leafOptional: Bool, leafClass: String?, isToMany: Bool, text: String) {
+        self.steps = steps
+        self.leafType = leafType
+        self.leafOptional = leafOptional
+        self.leafClass = leafClass
+        self.isToMany = isToMany
+        self.text = text
+    }
 
     /// The class of the objects at the end of the path, when the file has it.
     var leafInfo: ClassInfo? { steps.last?.next }

@@ -64,6 +64,9 @@ extension _ObjDBQueryableCollection {
     /// The sum of a numeric property of the elements.
     public func sum<T: _Persistable & _QueryNumeric>(of keyPath: KeyPath<_QueryObject, T>) -> T { _results.sum(of: keyPath) }
 
+    /// The sum of an optional numeric property of the elements, ignoring `nil`.
+    public func sum<T: _PersistableNonOptional & _QueryNumeric>(of keyPath: KeyPath<_QueryObject, T?>) -> T { _results.sum(of: keyPath) }
+
     /// The sum of a numeric property named by a string.
     public func sum<T: _Persistable & _QueryNumeric>(ofProperty name: String) -> T { _results.sum(ofProperty: name) }
 

@@ -30,7 +30,7 @@ enum PredicateParser {
     /// The predicate that `text` describes, with `%@`, `%K` and `$0` replaced by `arguments`.
     /// - Throws: ``ObjDBError`` with code ``ObjDBError/Code/invalidQuery``.
     static func parse(_ text: String, arguments: [Any?]) throws -> QueryPredicate {
-        let characters = Array(text)
+        let characters = PredicateParser.characters(of: text)
         do {
             let tokens = try PredicateLexer.tokens(of: characters)
             var reader = Reader(source: characters, tokens: tokens, arguments: arguments)
@@ -38,6 +38,24 @@ enum PredicateParser {
         } catch let error as PredicateSyntaxError {
             throw error.objdbError(in: text)
         }
+    }
+
+    /// The characters the lexer reads. A character that starts with an ASCII scalar followed by
+    /// combining marks (a quote before `\u{301}`, say) is split into the ASCII scalar and the
+    /// rest, so that the syntax characters of the predicate are never hidden inside a grapheme.
+    static func characters(of text: String) -> [Character] {
+        var characters: [Character] = []
+        characters.reserveCapacity(text.count)
+        for character in text {
+            let scalars = character.unicodeScalars
+            guard scalars.count > 1, let first = scalars.first, first.isASCII else {
+                characters.append(character)
+                continue
+            }
+            characters.append(Character(first))
+            characters.append(Character(String(String.UnicodeScalarView(scalars.dropFirst()))))
+        }
+        return characters
     }
 
     /// The words that are never property names.

@@ -28,7 +28,7 @@ struct PredicateSyntaxError: Error, Equatable {
     /// `text` whole if it is short, otherwise the part around `position` with `…` marking what
     /// was left out.
     static func excerpt(of text: String, around position: Int?) -> String {
-        let characters = Array(text)
+        let characters = PredicateParser.characters(of: text)
         guard characters.count > maximumQuotedLength else { return text }
         let wanted = (position ?? 0) - excerptLength / 3
         let start = max(0, min(wanted, characters.count - excerptLength))

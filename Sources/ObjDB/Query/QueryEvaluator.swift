@@ -20,6 +20,7 @@ struct QueryEvaluator {
     // MARK: Comparisons
 
     private func evaluate(_ c: BoundComparison, key: UInt64, row: RowView) -> Bool {
+        if let column = c.simpleColumn { return test(c, QueryScalar(row.column(column), c.type), key: key, row: row) }
         switch c.left {
         case .path(let path):
             guard path.isToMany else {
@@ -64,6 +65,7 @@ struct QueryEvaluator {
 
     /// Tests one left value against the right side of `c`.
     private func test(_ c: BoundComparison, _ value: QueryScalar, key: UInt64, row: RowView) -> Bool {
+        if let set = c.inSet { return set.contains(value) }
         switch c.right {
         case .constant(let constant):
             return constant.withScalar { apply(c.op, value, $0, c.options, c.type) }

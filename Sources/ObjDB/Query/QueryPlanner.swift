@@ -1,37 +1,56 @@
 import Foundation
 
 /// How a query finds its candidate objects. Every candidate is then checked against the whole
-/// predicate on its row, so a plan only has to find a superset of the matches.
-enum QueryPlan: CustomStringConvertible {
-    /// Nothing can match (`FALSEPREDICATE`).
-    case none
-    /// Walk every row of the class.
-    case scan
-    /// Look the values up in the primary-key table.
-    case primaryKey(property: String, table: Table, keys: [[UInt8]])
-    /// Look the values up in an index.
-    case indexEquals(property: String, table: Table, keys: [[UInt8]])
-    /// Walk an index from `low` to `high` (encoded keys, inclusive; `nil` for open ends).
-    case indexRange(property: String, table: Table, low: [UInt8]?, high: [UInt8]?)
-    /// Walk the index keys that start with `prefix`.
-    case indexPrefix(property: String, table: Table, prefix: [UInt8])
+/// predicate on its row — unless the plan ``QueryPlan/covers`` a predicate of one comparison and
+/// its index keys are exact, in which case the candidates are the matches.
+struct QueryPlan: CustomStringConvertible {
+    /// One end of an index range.
+    struct Bound {
+        /// The encoded key.
+        var key: [UInt8]
+        /// Whether keys equal to it are in the range.
+        var inclusive: Bool
+    }
+
+    /// Where the candidates come from.
+    enum Access {
+        /// Nothing can match (`FALSEPREDICATE`).
+        case none
+        /// Every row of the class.
+        case scan
+        /// The entries of the primary-key table (`primary`) or an index under each key.
+        case lookup(primary: Bool, property: String, table: Table, keys: [[UInt8]])
+        /// The index entries between two bounds (`nil` for an open end).
+        case range(property: String, table: Table, low: Bound?, high: Bound?)
+        /// The index entries whose keys start with `prefix`.
+        case prefix(property: String, table: Table, prefix: [UInt8])
+    }
+
+    /// The access.
+    var access: Access
+    /// Whether the access serves the whole predicate (a single comparison), so that exact
+    /// candidates need no further check.
+    var covers = false
+
+    static let none = QueryPlan(access: .none)
+    static let scan = QueryPlan(access: .scan)
 
     /// `primary key lookup on id (2 values)`, `index range on age`, `table scan`, …
     var description: String {
-        switch self {
+        switch access {
         case .none: "no candidates (the predicate is always false)"
         case .scan: "table scan"
-        case .primaryKey(let property, _, let keys): "primary key lookup on \(property) (\(keys.count) value\(keys.count == 1 ? "" : "s"))"
-        case .indexEquals(let property, _, let keys): "index lookup on \(property) (\(keys.count) value\(keys.count == 1 ? "" : "s"))"
-        case .indexRange(let property, _, _, _): "index range on \(property)"
-        case .indexPrefix(let property, _, _): "index prefix scan on \(property)"
+        case .lookup(let primary, let property, _, let keys):
+            "\(primary ? "primary key" : "index") lookup on \(property) (\(keys.count) value\(keys.count == 1 ? "" : "s"))"
+        case .range(let property, _, _, _): "index range on \(property)"
+        case .prefix(let property, _, _): "index prefix scan on \(property)"
         }
     }
 
     /// Whether the plan reads an index or the primary-key table.
     var usesIndex: Bool {
-        switch self {
-        case .primaryKey, .indexEquals, .indexRange, .indexPrefix: true
+        switch access {
+        case .lookup, .range, .prefix: true
         case .none, .scan: false
         }
     }
@@ -47,12 +66,30 @@ enum QueryPlanner {
     /// The plan for `predicate` on `info`.
     static func plan(_ predicate: BoundPredicate, _ info: ClassInfo, txn: Txn) -> QueryPlan {
         if case .constant(false) = predicate { return .none }
-        var best: (rank: Int, plan: QueryPlan)?
-        for conjunct in conjuncts(predicate) {
-            guard case .comparison(let c) = conjunct, let candidate = plan(c, info, txn: txn) else { continue }
-            if best == nil || candidate.rank < best?.rank ?? .max { best = candidate }
+        let parts = conjuncts(predicate)
+        var candidates: [(rank: Int, access: QueryPlan.Access)] = []
+        for conjunct in parts {
+            guard case .comparison(let c) = conjunct, let candidate = access(c, info) else { continue }
+            candidates.append(candidate)
         }
-        return best?.plan ?? .scan
+        // Several equalities on indexes: count their entries to pick the most selective.
+        if candidates.filter({ $0.rank == Rank.indexEquality }).count > 1 {
+            candidates = candidates.map { candidate in
+                guard candidate.rank == Rank.indexEquality, case .lookup(_, _, let table, let keys) = candidate.access else { return candidate }
+                return (Rank.indexEquality + keys.reduce(0) { $0 + duplicates(table, $1, txn: txn) }, candidate.access)
+            }
+        }
+        guard let best = candidates.min(by: { $0.rank < $1.rank }) else { return .scan }
+        return QueryPlan(access: best.access, covers: parts.count == 1)
+    }
+
+    /// Ranks of accesses; lower is better.
+    private enum Rank {
+        static let primaryKey = 0
+        static let indexEquality = 1
+        static let indexIn = 1 << 41
+        static let between = (1 << 42) - 1
+        static let range = 1 << 42
     }
 
     private static func conjuncts(_ predicate: BoundPredicate) -> [BoundPredicate] {
@@ -60,8 +97,8 @@ enum QueryPlanner {
         return [predicate]
     }
 
-    /// An index access for one comparison, ranked (lower is better); `nil` if none applies.
-    private static func plan(_ c: BoundComparison, _ info: ClassInfo, txn: Txn) -> (rank: Int, plan: QueryPlan)? {
+    /// An index access for one comparison, ranked; `nil` if none applies.
+    private static func access(_ c: BoundComparison, _ info: ClassInfo) -> (rank: Int, access: QueryPlan.Access)? {
         guard case .path(let path) = c.left, let column = path.directColumn, c.quantifier == .any,
             c.options.isEmpty, info.columnKinds[column] == .value
         else { return nil }
@@ -75,25 +112,28 @@ enum QueryPlanner {
         switch (c.op, c.right) {
         case (.equal, .constant(let comparand)):
             guard let k = key(comparand) else { return nil }
-            if isPrimary { return (0, .primaryKey(property: property.name, table: table, keys: [k])) }
-            return (1 + min(duplicates(table, k, txn: txn), 1 << 40), .indexEquals(property: property.name, table: table, keys: [k]))
+            return (isPrimary ? Rank.primaryKey : Rank.indexEquality, .lookup(primary: isPrimary, property: property.name, table: table, keys: [k]))
         case (.in, .list(let comparands)):
-            let keys = comparands.compactMap(key)
+            var keys = comparands.compactMap(key)
             guard keys.count == comparands.count else { return nil }
-            if isPrimary { return (0, .primaryKey(property: property.name, table: table, keys: keys)) }
-            return ((1 << 41) + keys.count, .indexEquals(property: property.name, table: table, keys: keys))
+            var seen = Set<[UInt8]>()
+            keys = keys.filter { seen.insert($0).inserted }
+            return (isPrimary ? Rank.primaryKey : Rank.indexIn + keys.count, .lookup(primary: isPrimary, property: property.name, table: table, keys: keys))
         case (.less, .constant(let comparand)), (.lessOrEqual, .constant(let comparand)):
             guard let k = key(comparand), !comparand.isNull else { return nil }
-            return (1 << 42, .indexRange(property: property.name, table: table, low: [KeyEncoding.valueTag], high: k))
+            let high = QueryPlan.Bound(key: k, inclusive: c.op == .lessOrEqual)
+            return (Rank.range, .range(property: property.name, table: table, low: QueryPlan.Bound(key: [KeyEncoding.valueTag], inclusive: true), high: high))
         case (.greater, .constant(let comparand)), (.greaterOrEqual, .constant(let comparand)):
             guard let k = key(comparand), !comparand.isNull else { return nil }
-            return (1 << 42, .indexRange(property: property.name, table: table, low: k, high: nil))
+            return (Rank.range, .range(property: property.name, table: table, low: QueryPlan.Bound(key: k, inclusive: c.op == .greaterOrEqual), high: nil))
         case (.between, .list(let bounds)) where bounds.count == 2:
             guard let low = key(bounds[0]), let high = key(bounds[1]), !bounds[0].isNull, !bounds[1].isNull else { return nil }
-            return ((1 << 42) - 1, .indexRange(property: property.name, table: table, low: low, high: high))
+            return (Rank.between, .range(
+                property: property.name, table: table,
+                low: QueryPlan.Bound(key: low, inclusive: true), high: QueryPlan.Bound(key: high, inclusive: true)))
         case (.beginsWith, .constant(.bytes(let prefix))) where property.type == .string:
             let cut = Array(prefix.prefix(KeyEncoding.maxLength - 1))
-            return (1 << 42, .indexPrefix(property: property.name, table: table, prefix: [KeyEncoding.valueTag] + cut))
+            return (Rank.range, .prefix(property: property.name, table: table, prefix: [KeyEncoding.valueTag] + cut))
         default:
             return nil
         }
@@ -138,43 +178,86 @@ enum QueryPlanner {
         return (try? cursor.duplicateCount()) ?? 0
     }
 
-    /// The object keys a plan yields, ascending and without repeats.
-    static func candidates(_ plan: QueryPlan, txn: Txn) throws -> [UInt64] {
-        var keys: [UInt64] = []
-        switch plan {
+    /// Walks the index entries a plan selects, calling `body` with each object key and whether
+    /// its key was possibly cut (so its value must be checked on the row); `body` returns `false`
+    /// to stop. Returns whether every entry's key was exact.
+    @discardableResult
+    static func walk(_ plan: QueryPlan, txn: Txn, _ body: (UInt64, Bool) -> Bool) throws -> Bool {
+        var exact = true
+        func visit(_ entry: CursorEntry, boundCut: Bool = false) -> Bool {
+            let cut = boundCut || KeyEncoding.mayBeTruncated(count: entry.key.count)
+            if cut { exact = false }
+            return body(entry.valueObjectKey, cut)
+        }
+        switch plan.access {
         case .none, .scan:
-            return []
-        case .primaryKey(_, let table, let values), .indexEquals(_, let table, let values):
+            return true
+        case .lookup(_, _, let table, let values):
             let cursor = try Cursor(txn, table)
             for value in values {
                 var entry = try value.withUnsafeBytes { try cursor.seek(exactly: $0) }
                 while let current = entry {
-                    keys.append(current.valueObjectKey)
+                    if !visit(current) { return exact }
                     entry = try cursor.nextDuplicate()
                 }
             }
-        case .indexRange(_, let table, let low, let high):
+        case .range(_, let table, let low, let high):
             let cursor = try Cursor(txn, table)
-            var entry = try low.map { low in try low.withUnsafeBytes { try cursor.seek(atLeast: $0) } } ?? cursor.first()
+            var entry = try low.map { low in try low.key.withUnsafeBytes { try cursor.seek(atLeast: $0) } } ?? cursor.first()
             while let current = entry {
                 // Cutting keys keeps their order, so a key past the (cut) bound holds only larger values.
-                if let high, high.withUnsafeBytes({ compareBytes(current.key, $0) }) > 0 { break }
-                keys.append(current.valueObjectKey)
+                let aboveHigh = high.map { bound in bound.key.withUnsafeBytes { compareBytes(current.key, $0) } } ?? -1
+                if aboveHigh > 0 { break }
+                let atLow = low.map { bound in bound.key.withUnsafeBytes { compareBytes(current.key, $0) } == 0 } ?? false
+                // An exclusive bound skips keys equal to it, unless the bound itself was cut.
+                let boundCut = (aboveHigh == 0 && high.map { KeyEncoding.mayBeTruncated(count: $0.key.count) } ?? false)
+                    || (atLow && low.map { KeyEncoding.mayBeTruncated(count: $0.key.count) } ?? false)
+                let excluded = !boundCut && ((aboveHigh == 0 && high?.inclusive == false) || (atLow && low?.inclusive == false))
+                if !excluded, !visit(current, boundCut: boundCut) { return exact }
                 entry = try cursor.next()
             }
-        case .indexPrefix(_, let table, let prefix):
+        case .prefix(_, let table, let prefix):
             let cursor = try Cursor(txn, table)
             var entry = try prefix.withUnsafeBytes { try cursor.seek(atLeast: $0) }
+            let prefixCut = KeyEncoding.mayBeTruncated(count: prefix.count)
             while let current = entry, prefix.withUnsafeBytes({ QueryText.hasPrefix(current.key, $0) }) {
-                keys.append(current.valueObjectKey)
+                if !visit(current, boundCut: prefixCut) { return exact }
                 entry = try cursor.next()
             }
+        }
+        return exact
+    }
+
+    /// The object keys a plan yields, ascending and without repeats, and whether they are all
+    /// exact matches of the served comparison.
+    static func candidates(_ plan: QueryPlan, txn: Txn) throws -> (keys: [UInt64], exact: Bool) {
+        var keys: [UInt64] = []
+        let exact = try walk(plan, txn: txn) { key, _ in
+            keys.append(key)
+            return true
         }
         keys.sort()
         var unique: [UInt64] = []
         unique.reserveCapacity(keys.count)
         for key in keys where unique.last != key { unique.append(key) }
-        return unique
+        return (unique, exact)
+    }
+
+    /// The number of matches of a plan that covers its predicate with exact keys, counted from the
+    /// index alone; `nil` when that is not possible.
+    static func count(_ plan: QueryPlan, txn: Txn) throws -> Int? {
+        guard plan.covers, plan.usesIndex else { return nil }
+        if case .lookup(_, _, let table, let values) = plan.access {
+            // Exact lookup keys (shorter than the cut) find exactly their values' entries.
+            guard values.allSatisfy({ !KeyEncoding.mayBeTruncated(count: $0.count) }) else { return nil }
+            return values.reduce(0) { $0 + duplicates(table, $1, txn: txn) }
+        }
+        var count = 0
+        let exact = try walk(plan, txn: txn) { _, cut in
+            count += 1
+            return !cut
+        }
+        return exact ? count : nil
     }
 }
 

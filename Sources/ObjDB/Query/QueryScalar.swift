@@ -81,12 +81,28 @@ enum QueryOrder {
             }
             if x.isNaN || y.isNaN { return nil }
             return x < y ? -1 : x == y ? 0 : 1
-        case (.int, .double), (.double, .int), (.double, .double):
-            guard let x = a.doubleValue, let y = b.doubleValue else { return nil }
+        case let (.int(x), .double(y)):
+            return compareExactly(x, y)
+        case let (.double(x), .int(y)):
+            return compareExactly(y, x).map { -$0 }
+        case let (.double(x), .double(y)):
             return ordered(x, y)
         default:
             return nil
         }
+    }
+
+    /// Orders an integer and a double by their exact values (converting the integer to `Double`
+    /// would round above 2^53); `nil` for NaN.
+    static func compareExactly(_ x: Int64, _ y: Double) -> Int? {
+        if y.isNaN { return nil }
+        if y >= 9_223_372_036_854_775_808.0 { return -1 }
+        if y < -9_223_372_036_854_775_808.0 { return 1 }
+        let whole = y.rounded(.towardZero)
+        let integer = Int64(whole)
+        if x != integer { return x < integer ? -1 : 1 }
+        let fraction = y - whole
+        return fraction > 0 ? -1 : fraction < 0 ? 1 : 0
     }
 
     private static func ordered(_ x: Double, _ y: Double) -> Int? {
@@ -154,12 +170,12 @@ enum QueryText {
         var star = -1
         var mark = 0
         while t < text.count {
-            if p < pattern.count && (pattern[p] == "?" || pattern[p] == text[t]) {
-                t += 1
-                p += 1
-            } else if p < pattern.count && pattern[p] == "*" {
+            if p < pattern.count && pattern[p] == "*" {
                 star = p
                 mark = t
+                p += 1
+            } else if p < pattern.count && (pattern[p] == "?" || pattern[p] == text[t]) {
+                t += 1
                 p += 1
             } else if star >= 0 {
                 p = star + 1

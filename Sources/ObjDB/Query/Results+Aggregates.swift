@@ -36,6 +36,16 @@ extension Results {
         sum(ofProperty: KeyPathNames.require(keyPath, "sum(of:)"))
     }
 
+    /// The sum of an optional numeric property, ignoring `nil`.
+    public func sum<T: _PersistableNonOptional & _QueryNumeric>(of keyPath: KeyPath<Element, T?>) -> T {
+        sum(ofProperty: KeyPathNames.require(keyPath, "sum(of:)"))
+    }
+
+    /// The average of an optional numeric property, ignoring `nil`.
+    public func average<T: _PersistableNonOptional & _QueryNumeric>(of keyPath: KeyPath<Element, T?>) -> Double? {
+        average(ofProperty: KeyPathNames.require(keyPath, "average(of:)"))
+    }
+
     /// The sum of a numeric property named by a string.
     public func sum<T: _Persistable & _QueryNumeric>(ofProperty name: String) -> T {
         let total = totals(name)

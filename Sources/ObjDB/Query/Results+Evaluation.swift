@@ -20,7 +20,7 @@ extension Results {
         var predicate: BoundPredicate?
         if !query.predicates.isEmpty {
             // Checked when the query was built; failing now means the schema changed since.
-            guard let bound = try? binder.bind(query.predicate) else { return [] }
+            guard let bound = boundPredicate(binder) else { return [] }
             predicate = bound
         }
         let ordered = query.sort.isEmpty && query.distinct.isEmpty
@@ -36,7 +36,7 @@ extension Results {
         switch query.source {
         case .table:
             let plan = predicate.map { QueryPlanner.plan($0, info, txn: txn) } ?? .scan
-            switch plan {
+            switch plan.access {
             case .none:
                 break
             case .scan:
@@ -46,7 +46,13 @@ extension Results {
                     entry = try? cursor.next()
                 }
             default:
-                for key in (try? QueryPlanner.candidates(plan, txn: txn)) ?? [] {
+                guard let (candidates, exact) = try? QueryPlanner.candidates(plan, txn: txn) else { break }
+                if plan.covers && exact {
+                    // The index answered the whole predicate: no row needs a look.
+                    keys = earlyLimit.map { Array(candidates.prefix($0)) } ?? candidates
+                    break
+                }
+                for key in candidates {
                     guard let row = evaluator.fetch(info, key) else { continue }
                     if !consider(key, row) { break }
                 }
@@ -57,10 +63,21 @@ extension Results {
                 if !consider(key, row) { break }
             }
         }
-        if !query.sort.isEmpty { keys = sorted(keys, info, evaluator, binder) }
+        if !query.sort.isEmpty {
+            keys = sorted(keys, info, evaluator, binder, limit: query.distinct.isEmpty ? limits.min() : nil)
+        }
         if !query.distinct.isEmpty { keys = distinct(keys, info, evaluator, binder) }
         if let limit = limits.min(), keys.count > limit { keys.removeSubrange(limit...) }
         return keys
+    }
+
+    /// The filters bound to the current schema, bound once per database generation.
+    func boundPredicate(_ binder: PredicateBinder) -> BoundPredicate? {
+        if let bound = cache.bound, cache.boundGeneration == database.generation { return bound }
+        guard let bound = try? binder.bind(query.predicate) else { return nil }
+        cache.bound = bound
+        cache.boundGeneration = database.generation
+        return bound
     }
 
     /// The keys of a collection or of linking objects, in their order.
@@ -104,21 +121,48 @@ extension Results {
         return paths
     }
 
-    private func sorted(_ keys: [UInt64], _ info: ClassInfo, _ evaluator: QueryEvaluator, _ binder: PredicateBinder) -> [UInt64] {
+    /// `keys` in sort order (stable); with `limit`, only the first `limit` of them.
+    private func sorted(
+        _ keys: [UInt64], _ info: ClassInfo, _ evaluator: QueryEvaluator, _ binder: PredicateBinder, limit: Int?
+    ) -> [UInt64] {
         guard let paths = sortPaths(binder) else { return keys }
+        let width = paths.count
         // Values point into rows, which stay put while nothing is written.
-        let values: [[QueryScalar]] = keys.map { key in
-            guard let row = evaluator.fetch(info, key) else { return paths.map { _ in .null } }
-            return paths.map { value($0.0, key, row, evaluator) }
+        var values: [QueryScalar] = []
+        values.reserveCapacity(keys.count * width)
+        for key in keys {
+            if let row = evaluator.fetch(info, key) {
+                for (path, _) in paths { values.append(value(path, key, row, evaluator)) }
+            } else {
+                values.append(contentsOf: repeatElement(.null, count: width))
+            }
         }
-        let order = keys.indices.sorted { a, b in
-            for (i, (_, ascending)) in paths.enumerated() {
-                let c = QueryOrder.sortCompare(values[a][i], values[b][i])
-                if c != 0 { return ascending ? c < 0 : c > 0 }
+        let ascending = paths.map(\.1)
+        func before(_ a: Int, _ b: Int) -> Bool {
+            for i in 0..<width {
+                let c = QueryOrder.sortCompare(values[a * width + i], values[b * width + i])
+                if c != 0 { return ascending[i] ? c < 0 : c > 0 }
             }
             return a < b
         }
-        return order.map { keys[$0] }
+        guard let limit, limit < keys.count / 4 else {
+            return keys.indices.sorted(by: before).prefix(limit ?? keys.count).map { keys[$0] }
+        }
+        // Top `limit`: keep the best ones seen so far, in order.
+        var best: [Int] = []
+        best.reserveCapacity(limit + 1)
+        for index in keys.indices {
+            if best.count == limit, let worst = best.last, !before(index, worst) { continue }
+            var low = 0
+            var high = best.count
+            while low < high {
+                let middle = (low + high) / 2
+                if before(best[middle], index) { low = middle + 1 } else { high = middle }
+            }
+            best.insert(index, at: low)
+            if best.count > limit { best.removeLast() }
+        }
+        return best.map { keys[$0] }
     }
 
     private func distinct(_ keys: [UInt64], _ info: ClassInfo, _ evaluator: QueryEvaluator, _ binder: PredicateBinder) -> [UInt64] {
@@ -133,13 +177,20 @@ extension Results {
             var identity: [UInt8] = []
             for path in paths {
                 _ = evaluator.walk(path, 0, key, row) { read in
-                    switch read {
-                    case .value(let bytes):
-                        identity.append(1)
-                        identity.appendLittleEndian(UInt64(bytes.count), count: 4)
-                        identity.append(contentsOf: bytes)
-                    case .null, .absent:
-                        identity.append(0)
+                    // Values equal for comparisons are one value for distinct: 0.0 and -0.0.
+                    switch QueryScalar(read, path.leafType) {
+                    case .double(let v), .date(let v):
+                        identity.append(2)
+                        identity.appendLittleEndian((v == 0 ? 0 : v).bitPattern, count: 8)
+                    default:
+                        switch read {
+                        case .value(let bytes):
+                            identity.append(1)
+                            identity.appendLittleEndian(UInt64(bytes.count), count: 4)
+                            identity.append(contentsOf: bytes)
+                        case .null, .absent:
+                            identity.append(0)
+                        }
                     }
                     return false
                 }
@@ -154,28 +205,56 @@ extension Results {
     /// query when it is built.
     func checkingBinder() -> PredicateBinder {
         let database = self.database
-        var models: [String: StoredClass] = [:]
-        if !(Element.self is DynamicObject.Type), let layouts = try? SchemaDiscovery.layoutsLinked(from: [Element.self]) {
-            for layout in layouts {
-                var scratch = StoredSchema()
-                models[layout.className] = scratch.addClass(layout.schema)
-            }
-        }
+        let isDynamic = Element.self is DynamicObject.Type
+        let models = ModelClasses()
         return PredicateBinder(
             rootClass: query.className,
-            lookup: { database.catalog.stored.storedClass(named: $0) ?? models[$0] })
+            lookup: { name in
+                if let stored = database.catalog.stored.storedClass(named: name) { return stored }
+                guard !isDynamic else { return nil }
+                return models.storedClass(named: name, linkedFrom: Element.self)
+            })
     }
 
     /// The plan the query uses in the current version (for tests and tools).
     var plan: QueryPlan {
         guard let info = classInfo, let txn = database.readableTxn() else { return .scan }
         guard case .table = query.source else { return .scan }
-        guard !query.predicates.isEmpty, let bound = try? binder().bind(query.predicate) else { return .scan }
+        guard !query.predicates.isEmpty, let bound = boundPredicate(binder()) else { return .scan }
         return QueryPlanner.plan(bound, info, txn: txn)
+    }
+
+    /// The number of matches counted from an index alone, when the query is one comparison an
+    /// index answers exactly; `nil` otherwise.
+    func indexCount() -> Int? {
+        guard case .table = query.source, query.sort.isEmpty, query.distinct.isEmpty, query.limit == nil,
+            query.predicates.count == 1, let info = classInfo, !info.isDiscarded
+        else { return nil }
+        database.flushPendingCollectionsIfWriting()
+        guard let txn = database.readableTxn(), let bound = boundPredicate(binder()) else { return nil }
+        return (try? QueryPlanner.count(QueryPlanner.plan(bound, info, txn: txn), txn: txn)) ?? nil
     }
 
     /// How the query finds its objects: `table scan`, `index lookup on name (1 value)`, … For
     /// tests and tools; the wording may change.
     @_spi(Inspection)
     public var queryPlan: String { plan.description }
+}
+
+/// The model classes linked from a class, described as the file would store them: what checks a
+/// query on a class the file does not have yet. Computed on first need.
+final class ModelClasses {
+    private var classes: [String: StoredClass]?
+
+    func storedClass(named name: String, linkedFrom type: ObjectBase.Type) -> StoredClass? {
+        if classes == nil {
+            var found: [String: StoredClass] = [:]
+            for layout in (try? SchemaDiscovery.layoutsLinked(from: [type])) ?? [] {
+                var scratch = StoredSchema()
+                found[layout.className] = scratch.addClass(layout.schema)
+            }
+            classes = found
+        }
+        return classes?[name]
+    }
 }

@@ -43,13 +43,16 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
 
     /// The number of objects.
     ///
-    /// - Complexity: O(1) for every object of a class; otherwise the first access after a
-    ///   change evaluates the query.
+    /// - Complexity: O(1) for every object of a class; for one comparison an index answers
+    ///   exactly, the number of matching index entries, without reading rows; otherwise the
+    ///   first access after a change evaluates the query.
     public var count: Int {
         if query.isPlainTable {
             guard let info = classInfo else { return 0 }
             return database.objectCount(info)
         }
+        if let keys = cachedKeys { return keys.count }
+        if let counted = indexCount() { return counted }
         return objectKeys().count
     }
 
@@ -152,4 +155,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
 final class ResultsCache {
     var generation: UInt64 = 0
     var keys: [UInt64]?
+    /// The filters bound at `boundGeneration`.
+    var bound: BoundPredicate?
+    var boundGeneration: UInt64 = 0
 }

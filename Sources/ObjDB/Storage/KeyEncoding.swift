@@ -63,9 +63,10 @@ enum KeyEncoding {
         withUnsafeBytes(of: v.bigEndian) { key.append(bytes: $0) }
     }
 
-    /// IEEE-754 order: flip the sign bit of positives, invert all bits of negatives.
+    /// IEEE-754 order: flip the sign bit of positives, invert all bits of negatives. `-0.0` is
+    /// keyed as `0.0`, which it equals.
     private static func appendOrdered<Sink: ByteSink>(_ v: Double, to key: inout Sink) {
-        let bits = v.bitPattern
+        let bits = (v == 0 ? 0 : v).bitPattern
         appendBigEndian(bits & (1 << 63) == 0 ? bits ^ (1 << 63) : ~bits, to: &key)
     }
 }
