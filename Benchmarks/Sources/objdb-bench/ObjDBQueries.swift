@@ -136,6 +136,15 @@ final class ObjDBQueries: QuerySystem {
         return result
     }
 
+    /// The same result through ObjDB's own limit: `sorted(byKeyPath: "score").prefix(prefix)`
+    /// (which keeps only the best `prefix` while it sorts) and the class's `count` (O(1)).
+    func sortedByScoreLimited(prefix: Int) throws -> SortedPrefix {
+        let objects = database.objects(PlainQueryPerson.self)
+        var result = SortedPrefix(count: objects.count)
+        for person in objects.sorted(byKeyPath: "score").prefix(prefix) { result.ids.append(person.id) }
+        return result
+    }
+
     /// Drops the database, closing the file.
     func close() { db = nil }
 }

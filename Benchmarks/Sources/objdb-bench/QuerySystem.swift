@@ -74,5 +74,6 @@ let querySettings = """
     - Sort: ObjDB `let s = objects(PlainPerson.self).sorted(byKeyPath: "score")`, `s.count`, then `s[i].id` for the first \
     100 (the count sorts all keys; the subscripts reuse them). GRDB (sort row) `order(Column("score")).fetchAll(db)`: every \
     record decoded, sorted by SQLite; (sort-limit row) `order(Column("score")).limit(100).fetchAll(db)` + `fetchCount(db)`: \
-    SQLite keeps the top 100 while it scans and counts separately. Raw LMDB has no sort: left out.
+    SQLite keeps the top 100 while it scans and counts separately; ObjDB the same through `sorted(byKeyPath: "score").prefix(100)` \
+    (keeps the best 100 while it reads every score) + `objects(PlainPerson.self).count`. Raw LMDB has no sort: left out.
     """

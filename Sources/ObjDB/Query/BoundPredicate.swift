@@ -28,6 +28,9 @@ final class BoundComparison {
     let simpleColumn: Int?
     /// For `IN` on a list of constants without string options: the constants as a hash set.
     let inSet: ComparandSet?
+    /// For the most common shape — one number, date, bool or string column against a constant —
+    /// the test compiled into a closure over the row, with the constant decoded once.
+    let fast: ((RowView) -> Bool)?
 
     init(left: BoundOperand, op: QueryOperator, right: BoundOperand, options: QueryStringOptions, quantifier: QueryQuantifier, type: PropertyType) {
         self.left = left
@@ -45,6 +48,96 @@ final class BoundComparison {
             inSet = ComparandSet(constants)
         } else {
             inSet = nil
+        }
+        if let column = simpleColumn, options.isEmpty, case .constant(let constant) = right {
+            fast = FastComparison.make(column: column, type: type, op: op, constant)
+        } else {
+            fast = nil
+        }
+    }
+}
+
+/// Compiled tests of one column against a constant: the value is decoded from the row bytes and
+/// compared without building a ``QueryScalar``. The semantics are those of the general path
+/// (exact integer/double comparison, nil never ordered, NaN equal to nothing).
+enum FastComparison {
+    /// A compiled test, or `nil` for shapes the general path handles.
+    static func make(column: Int, type: PropertyType, op: QueryOperator, _ constant: Comparand) -> ((RowView) -> Bool)? {
+        switch (type, constant) {
+        case (.int, .int(let k)):
+            return integer(column, op) { $0 < k ? -1 : $0 == k ? 0 : 1 }
+        case (.int, .double(let k)):
+            guard !k.isNaN else { return nil }
+            return integer(column, op) { QueryOrder.compareExactly($0, k) ?? 0 }
+        case (.double, .double(let k)), (.date, .date(let k)):
+            guard !k.isNaN else { return nil }
+            return floating(column, op, width: 8) { $0 < k ? -1 : $0 == k ? 0 : 1 }
+        case (.float, .double(let k)):
+            guard !k.isNaN else { return nil }
+            return floating(column, op, width: 4) { $0 < k ? -1 : $0 == k ? 0 : 1 }
+        case (.double, .int(let k)):
+            return floating(column, op, width: 8) { value in QueryOrder.compareExactly(k, value).map { -$0 } ?? 0 }
+        case (.bool, .bool(let k)) where op == .equal || op == .notEqual:
+            let wanted = op == .equal
+            return { row in
+                guard case .value(let bytes) = row.column(column), let v = ColumnCodec.bool(bytes) else { return !wanted }
+                return (v == k) == wanted
+            }
+        case (.string, .bytes(let k)) where op == .equal || op == .notEqual:
+            let wanted = op == .equal
+            return { row in
+                guard case .value(let bytes) = row.column(column) else { return !wanted }
+                return (k.withUnsafeBytes { compareBytes(bytes, $0) } == 0) == wanted
+            }
+        default:
+            return nil
+        }
+    }
+
+    /// `op` applied to the sign of `compare(value)`; a nil column is unequal and unordered.
+    @inline(__always)
+    private static func holds(_ op: QueryOperator, _ sign: Int?) -> Bool {
+        guard let sign else { return op == .notEqual }
+        switch op {
+        case .equal: return sign == 0
+        case .notEqual: return sign != 0
+        case .less: return sign < 0
+        case .lessOrEqual: return sign <= 0
+        case .greater: return sign > 0
+        case .greaterOrEqual: return sign >= 0
+        default: return false
+        }
+    }
+
+    private static func supported(_ op: QueryOperator) -> Bool {
+        switch op {
+        case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual: true
+        default: false
+        }
+    }
+
+    private static func integer(_ column: Int, _ op: QueryOperator, _ compare: @escaping (Int64) -> Int) -> ((RowView) -> Bool)? {
+        guard supported(op) else { return nil }
+        return { row in
+            guard case .value(let bytes) = row.column(column), let v = ColumnCodec.integer(bytes) else { return holds(op, nil) }
+            return holds(op, compare(v))
+        }
+    }
+
+    private static func floating(_ column: Int, _ op: QueryOperator, width: Int, _ compare: @escaping (Double) -> Int) -> ((RowView) -> Bool)? {
+        guard supported(op) else { return nil }
+        return { row in
+            guard case .value(let bytes) = row.column(column) else { return holds(op, nil) }
+            let v: Double
+            if width == 8, let d = ColumnCodec.double(bytes) {
+                v = d
+            } else if width == 4, let f = ColumnCodec.float(bytes) {
+                v = Double(f)
+            } else {
+                return holds(op, nil)
+            }
+            // NaN equals nothing and is unordered.
+            return v.isNaN ? op == .notEqual : holds(op, compare(v))
         }
     }
 }
@@ -150,16 +243,19 @@ final class BoundPath {
     let leafClass: String?
     /// Whether the path can reach several values (through a collection or linking objects).
     let isToMany: Bool
-    /// The path as written, for messages.
-    let text: String
+    /// The path as written.
+    let keyPath: QueryKeyPath
 
-    init(steps: [Step], leafType: PropertyType, leafOptional: Bool, leafClass: String?, isToMany: Bool, text: String) {
+    /// The path as written, for messages.
+    var text: String { keyPath.description }
+
+    init(steps: [Step], leafType: PropertyType, leafOptional: Bool, leafClass: String?, isToMany: Bool, keyPath: QueryKeyPath) {
         self.steps = steps
         self.leafType = leafType
         self.leafOptional = leafOptional
         self.leafClass = leafClass
         self.isToMany = isToMany
-        self.text = text
+        self.keyPath = keyPath
     }
 
     /// The class of the objects at the end of the path, when the file has it.

@@ -94,7 +94,7 @@ struct PredicateBinder {
     }
 
     private func bindRight(_ c: QueryComparison, type: PropertyType, leafClass: String?, leafOptional: Bool) throws -> BoundOperand {
-        let subject = describe(c.left)
+        let subject = { describe(c.left) }
         switch c.right {
         case .keyPath(let keyPath):
             let path = try bindPath(keyPath)
@@ -102,7 +102,7 @@ struct PredicateBinder {
                 throw error(keyPath.position ?? c.position, "the right side '\(keyPath)' is to-many; compare with ANY/ALL on the left instead")
             }
             guard compatible(type, path.leafType) else {
-                throw error(keyPath.position ?? c.position, "\(subject) (\(type)) cannot be compared with '\(keyPath)' (\(path.leafType))")
+                throw error(keyPath.position ?? c.position, "\(subject()) (\(type)) cannot be compared with '\(keyPath)' (\(path.leafType))")
             }
             return .path(path)
         case .value(let value):
@@ -158,7 +158,7 @@ struct PredicateBinder {
                 if last {
                     return BoundPath(
                         steps: steps, leafType: property.type, leafOptional: property.optional || kind == .link,
-                        leafClass: property.objectClass, isToMany: toMany, text: keyPath.description)
+                        leafClass: property.objectClass, isToMany: toMany, keyPath: keyPath)
                 }
                 guard property.type == .object, let target = property.objectClass else {
                     throw error(keyPath.position, "'\(className).\(name)' is not a link, so '\(keyPath)' cannot go through it")
@@ -173,7 +173,7 @@ struct PredicateBinder {
                     next: originInfo, backlinks: originInfo?.tables.backlinks[originColumn]))
                 toMany = true
                 if last {
-                    return BoundPath(steps: steps, leafType: .object, leafOptional: false, leafClass: origin, isToMany: true, text: keyPath.description)
+                    return BoundPath(steps: steps, leafType: .object, leafOptional: false, leafClass: origin, isToMany: true, keyPath: keyPath)
                 }
                 className = origin
             } else {
@@ -186,23 +186,23 @@ struct PredicateBinder {
     // MARK: Types
 
     /// Checks that `op` (with `options`) applies to values of `type`.
-    private func check(_ op: QueryOperator, type: PropertyType, options: QueryStringOptions, _ position: Int?, _ subject: String) throws {
+    private func check(_ op: QueryOperator, type: PropertyType, options: QueryStringOptions, _ position: Int?, _ subject: @autoclosure () -> String) throws {
         if !options.isEmpty && type != .string {
-            throw error(position, "[c] and [d] apply to strings, and \(subject) is \(type)")
+            throw error(position, "[c] and [d] apply to strings, and \(subject()) is \(type)")
         }
         switch op {
         case .equal, .notEqual, .in:
             return
         case .less, .lessOrEqual, .greater, .greaterOrEqual, .between:
             if type == .bool || type == .object || type == .data {
-                throw error(position, "\(op.rawValue) does not apply to \(subject) of type \(type)")
+                throw error(position, "\(op.rawValue) does not apply to \(subject()) of type \(type)")
             }
         case .contains, .beginsWith, .endsWith:
             if type != .string && type != .data {
-                throw error(position, "\(op.rawValue) applies to strings and data, not to \(subject) of type \(type)")
+                throw error(position, "\(op.rawValue) applies to strings and data, not to \(subject()) of type \(type)")
             }
         case .like:
-            if type != .string { throw error(position, "LIKE applies to strings, not to \(subject) of type \(type)") }
+            if type != .string { throw error(position, "LIKE applies to strings, not to \(subject()) of type \(type)") }
         }
     }
 
@@ -214,10 +214,10 @@ struct PredicateBinder {
 
     /// `value` as a constant comparable with values of `type`.
     private func comparand(
-        _ value: QueryValue, type: PropertyType, leafClass: String?, options: QueryStringOptions, _ subject: String, _ position: Int?
+        _ value: QueryValue, type: PropertyType, leafClass: String?, options: QueryStringOptions, _ subject: () -> String, _ position: Int?
     ) throws -> Comparand {
         func mismatch() -> ObjDBError {
-            error(position, "\(subject) (\(type == .object ? leafClass ?? "object" : "\(type)")) cannot be compared with \(value)")
+            error(position, "\(subject()) (\(type == .object ? leafClass ?? "object" : "\(type)")) cannot be compared with \(value)")
         }
         if case .null = value { return .null }
         switch type {

@@ -192,7 +192,7 @@ public struct QuerySubquery {
 /// Numbers, dates, strings and identifiers: the types with `<` in queries.
 public protocol _QueryComparable {
     /// The non-optional type.
-    associatedtype _QueryBase: Comparable
+    associatedtype _QueryBase: Comparable & _Persistable
 }
 
 /// Numbers: the types with `sum` and `avg` in queries.
@@ -217,14 +217,19 @@ extension Optional: _QueryNumeric where Wrapped: _QueryNumeric {}
 
 extension Query {
     /// `self op value` as a predicate.
-    func compare(_ op: QueryOperator, _ value: Any?, options: QueryStringOptions = []) -> Query<Bool> {
-        let right: QueryExpression
-        do {
-            right = try PredicateArgument.expression(for: value, index: 0, position: 0)
-        } catch {
-            preconditionFailure("where: \(error)")
-        }
-        return Query<Bool>(node: .predicate(.comparison(QueryComparison(left: leftExpression, op: op, right: right, options: options))))
+    func compare<T: _Persistable>(_ op: QueryOperator, _ value: T, options: QueryStringOptions = []) -> Query<Bool> {
+        compare(op, .value(QueryValue(value)), options: options)
+    }
+
+    /// `self op list` as a predicate.
+    func compare<T: _Persistable>(_ op: QueryOperator, list values: [T]) -> Query<Bool> {
+        var scratch = _ObjDBBytes()
+        return compare(op, .list(values.map { QueryValue($0, scratch: &scratch) }))
+    }
+
+    /// `self op right` as a predicate.
+    func compare(_ op: QueryOperator, _ right: QueryExpression, options: QueryStringOptions = []) -> Query<Bool> {
+        Query<Bool>(node: .predicate(.comparison(QueryComparison(left: leftExpression, op: op, right: right, options: options))))
     }
 
     /// The left side of a comparison with this expression.
@@ -240,14 +245,14 @@ extension Query {
 
 extension Query where Value: _Persistable {
     /// Equal (for a collection path: some element is equal).
-    public static func == (lhs: Query<Value>, rhs: Value) -> Query<Bool> { lhs.compare(.equal, rhs._objdbAnyValue ?? rhs) }
+    public static func == (lhs: Query<Value>, rhs: Value) -> Query<Bool> { lhs.compare(.equal, rhs) }
 
     /// Not equal.
-    public static func != (lhs: Query<Value>, rhs: Value) -> Query<Bool> { lhs.compare(.notEqual, rhs._objdbAnyValue ?? rhs) }
+    public static func != (lhs: Query<Value>, rhs: Value) -> Query<Bool> { lhs.compare(.notEqual, rhs) }
 
     /// Equal to one of `values`.
     public func `in`<S: Sequence>(_ values: S) -> Query<Bool> where S.Element == Value {
-        compare(.in, values.map { $0._objdbAnyValue })
+        compare(.in, list: Array(values))
     }
 }
 
@@ -263,7 +268,7 @@ extension Query where Value: _QueryComparable {
 
     /// Within a closed range (`BETWEEN`).
     public func contains(_ range: ClosedRange<Value._QueryBase>) -> Query<Bool> {
-        compare(.between, [range.lowerBound, range.upperBound])
+        compare(.between, list: [range.lowerBound, range.upperBound])
     }
 
     /// Within a half-open range.
@@ -306,4 +311,47 @@ public struct StringOptions: OptionSet, Sendable, Hashable {
     public static let diacriticInsensitive = StringOptions(rawValue: 2)
 
     var queryOptions: QueryStringOptions { QueryStringOptions(rawValue: rawValue & 3) }
+}
+
+extension QueryValue {
+    /// The constant for a persistable value, converted through its column encoding: no dynamic
+    /// casts, one small buffer.
+    init<T: _Persistable>(_ value: T) {
+        var scratch = _ObjDBBytes()
+        self.init(value, scratch: &scratch)
+    }
+
+    /// ``init(_:)`` with a reusable buffer.
+    init<T: _Persistable>(_ value: T, scratch: inout _ObjDBBytes) {
+        if T._objdbObjectType != nil {
+            guard let object = value._objdbAnyValue as? ObjectBase else {
+                self = .null
+                return
+            }
+            guard let info = object._objdbInfo else {
+                preconditionFailure("where: an unmanaged \(type(of: object)) cannot be compared with stored objects; add it first")
+            }
+            self = .object(className: info.name, key: object._objdbKey)
+            return
+        }
+        scratch.buffer.reset()
+        guard value._objdbEncode(into: &scratch) else {
+            self = .null
+            return
+        }
+        let bytes = scratch.buffer.bytes
+        switch T._objdbPropertyType {
+        case .int: self = ColumnCodec.integer(bytes).map(QueryValue.int) ?? .null
+        case .bool: self = ColumnCodec.bool(bytes).map(QueryValue.bool) ?? .null
+        case .double: self = ColumnCodec.double(bytes).map(QueryValue.double) ?? .null
+        case .float: self = ColumnCodec.float(bytes).map { .double(Double($0)) } ?? .null
+        case .string: self = .string(String(decoding: bytes, as: UTF8.self))
+        case .data: self = .data(Data(bytes))
+        case .date: self = Date._objdbDecode(bytes).map(QueryValue.date) ?? .null
+        case .uuid: self = UUID._objdbDecode(bytes).map(QueryValue.uuid) ?? .null
+        case .decimal: self = Decimal._objdbDecode(bytes).map(QueryValue.decimal) ?? .null
+        case .objectId: self = ObjectId._objdbDecode(bytes).map(QueryValue.objectId) ?? .null
+        case .object, .linkingObjects: self = .null
+        }
+    }
 }

@@ -6,20 +6,70 @@ struct QueryEvaluator {
     /// The transaction the rows belong to.
     let txn: Txn
 
+    /// A predicate compiled into one closure tree, evaluated per row without walking the enum
+    /// (and retaining its payloads) again for every row.
+    typealias Compiled = (QueryEvaluator, UInt64, RowView) -> Bool
+
+    /// Compiles `predicate`.
+    static func compile(_ predicate: BoundPredicate) -> Compiled {
+        switch predicate {
+        case .constant(let value):
+            return { _, _, _ in value }
+        case .and(let operands):
+            let parts = operands.map(compile)
+            switch parts.count {
+            case 0: return { _, _, _ in true }
+            case 1: return parts[0]
+            case 2:
+                let (a, b) = (parts[0], parts[1])
+                return { e, k, r in a(e, k, r) && b(e, k, r) }
+            default:
+                return { e, k, r in
+                    for part in parts where !part(e, k, r) { return false }
+                    return true
+                }
+            }
+        case .or(let operands):
+            let parts = operands.map(compile)
+            if parts.count == 2 {
+                let (a, b) = (parts[0], parts[1])
+                return { e, k, r in a(e, k, r) || b(e, k, r) }
+            }
+            return { e, k, r in
+                for part in parts where part(e, k, r) { return true }
+                return false
+            }
+        case .not(let operand):
+            let part = compile(operand)
+            return { e, k, r in !part(e, k, r) }
+        case .comparison(let comparison):
+            if let fast = comparison.fast { return { _, _, r in fast(r) } }
+            return { e, k, r in e.evaluate(comparison, key: k, row: r) }
+        }
+    }
+
     /// Whether the object `key` with row `row` matches.
     func matches(_ predicate: BoundPredicate, key: UInt64, row: RowView) -> Bool {
         switch predicate {
-        case .constant(let value): return value
-        case .and(let operands): return operands.allSatisfy { matches($0, key: key, row: row) }
-        case .or(let operands): return operands.contains { matches($0, key: key, row: row) }
-        case .not(let operand): return !matches(operand, key: key, row: row)
-        case .comparison(let comparison): return evaluate(comparison, key: key, row: row)
+        case .constant(let value):
+            return value
+        case .and(let operands):
+            for operand in operands where !matches(operand, key: key, row: row) { return false }
+            return true
+        case .or(let operands):
+            for operand in operands where matches(operand, key: key, row: row) { return true }
+            return false
+        case .not(let operand):
+            return !matches(operand, key: key, row: row)
+        case .comparison(let comparison):
+            if let fast = comparison.fast { return fast(row) }
+            return evaluate(comparison, key: key, row: row)
         }
     }
 
     // MARK: Comparisons
 
-    private func evaluate(_ c: BoundComparison, key: UInt64, row: RowView) -> Bool {
+    func evaluate(_ c: BoundComparison, key: UInt64, row: RowView) -> Bool {
         if let column = c.simpleColumn { return test(c, QueryScalar(row.column(column), c.type), key: key, row: row) }
         switch c.left {
         case .path(let path):

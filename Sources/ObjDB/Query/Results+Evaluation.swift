@@ -28,8 +28,18 @@ extension Results {
         let earlyLimit = ordered ? limits.min() : nil
         let evaluator = QueryEvaluator(txn: txn)
         var keys: [UInt64] = []
+        // Sort keys are read from the rows as they are visited (they stay put while nothing is
+        // written), instead of looking every match up again to sort it.
+        let sortPaths = query.sort.isEmpty ? nil : sortPaths(binder)
+        var sortValues: [QueryScalar] = []
+        let test: QueryEvaluator.Compiled = predicate.map(QueryEvaluator.compile) ?? { _, _, _ in true }
         func consider(_ key: UInt64, _ row: RowView) -> Bool {
-            if predicate.map({ evaluator.matches($0, key: key, row: row) }) ?? true { keys.append(key) }
+            if test(evaluator, key, row) {
+                keys.append(key)
+                if let sortPaths {
+                    for (path, _) in sortPaths { sortValues.append(value(path, key, row, evaluator)) }
+                }
+            }
             return earlyLimit.map { keys.count < $0 } ?? true
         }
         if earlyLimit == 0 { return [] }
@@ -63,8 +73,11 @@ extension Results {
                 if !consider(key, row) { break }
             }
         }
-        if !query.sort.isEmpty {
-            keys = sorted(keys, info, evaluator, binder, limit: query.distinct.isEmpty ? limits.min() : nil)
+        if let sortPaths {
+            if sortValues.count != keys.count * sortPaths.count {
+                sortValues = sortKeyValues(keys, sortPaths, info, evaluator)
+            }
+            keys = sorted(keys, sortValues, sortPaths.map(\.1), limit: query.distinct.isEmpty ? limits.min() : nil)
         }
         if !query.distinct.isEmpty { keys = distinct(keys, info, evaluator, binder) }
         if let limit = limits.min(), keys.count > limit { keys.removeSubrange(limit...) }
@@ -121,23 +134,24 @@ extension Results {
         return paths
     }
 
-    /// `keys` in sort order (stable); with `limit`, only the first `limit` of them.
-    private func sorted(
-        _ keys: [UInt64], _ info: ClassInfo, _ evaluator: QueryEvaluator, _ binder: PredicateBinder, limit: Int?
-    ) -> [UInt64] {
-        guard let paths = sortPaths(binder) else { return keys }
-        let width = paths.count
-        // Values point into rows, which stay put while nothing is written.
+    /// The sort key values of `keys`, read from their rows, `paths.count` per key.
+    private func sortKeyValues(_ keys: [UInt64], _ paths: [(BoundPath, Bool)], _ info: ClassInfo, _ evaluator: QueryEvaluator) -> [QueryScalar] {
         var values: [QueryScalar] = []
-        values.reserveCapacity(keys.count * width)
+        values.reserveCapacity(keys.count * paths.count)
         for key in keys {
             if let row = evaluator.fetch(info, key) {
                 for (path, _) in paths { values.append(value(path, key, row, evaluator)) }
             } else {
-                values.append(contentsOf: repeatElement(.null, count: width))
+                values.append(contentsOf: repeatElement(.null, count: paths.count))
             }
         }
-        let ascending = paths.map(\.1)
+        return values
+    }
+
+    /// `keys` in sort order (stable), given their sort values; with `limit`, only the first
+    /// `limit` of them.
+    private func sorted(_ keys: [UInt64], _ values: [QueryScalar], _ ascending: [Bool], limit: Int?) -> [UInt64] {
+        let width = ascending.count
         func before(_ a: Int, _ b: Int) -> Bool {
             for i in 0..<width {
                 let c = QueryOrder.sortCompare(values[a * width + i], values[b * width + i])
@@ -203,17 +217,28 @@ extension Results {
 
     /// A binder that also knows the model classes the file does not store yet, for checking a
     /// query when it is built.
-    func checkingBinder() -> PredicateBinder {
+    func checkingBinder(_ models: ModelClasses = ModelClasses()) -> PredicateBinder {
         let database = self.database
         let isDynamic = Element.self is DynamicObject.Type
-        let models = ModelClasses()
         return PredicateBinder(
             rootClass: query.className,
             lookup: { name in
                 if let stored = database.catalog.stored.storedClass(named: name) { return stored }
                 guard !isDynamic else { return nil }
                 return models.storedClass(named: name, linkedFrom: Element.self)
-            })
+            },
+            infoLookup: { database.classInfo(named: $0) })
+    }
+
+    /// Checks the filters against the schema (throwing ``ObjDBError/Code/invalidQuery``) and, when
+    /// the file has every class involved, keeps the bound form for the first evaluation.
+    func checkPredicates() throws {
+        let models = ModelClasses()
+        let bound = try checkingBinder(models).bind(query.predicate)
+        if !models.used {
+            cache.bound = bound
+            cache.boundGeneration = database.generation
+        }
     }
 
     /// The plan the query uses in the current version (for tests and tools).
@@ -245,8 +270,11 @@ extension Results {
 /// query on a class the file does not have yet. Computed on first need.
 final class ModelClasses {
     private var classes: [String: StoredClass]?
+    /// Whether a class was looked up here (so a binding used classes the file lacks).
+    private(set) var used = false
 
     func storedClass(named name: String, linkedFrom type: ObjectBase.Type) -> StoredClass? {
+        used = true
         if classes == nil {
             var found: [String: StoredClass] = [:]
             for layout in (try? SchemaDiscovery.layoutsLinked(from: [type])) ?? [] {

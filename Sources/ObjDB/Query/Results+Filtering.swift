@@ -28,7 +28,7 @@ extension Results {
     public func filter(_ predicateFormat: String, argumentArray arguments: [Any?]) throws -> Results<Element> {
         let predicate = try PredicateParser.parse(predicateFormat, arguments: arguments)
         let results = with { $0.predicates.append(predicate) }
-        _ = try results.checkingBinder().bind(predicate)
+        try results.checkPredicates()
         return results
     }
 
@@ -45,7 +45,7 @@ extension Results {
         let predicate = build(Query<Element>(path: [])).predicate()
         let results = with { $0.predicates.append(predicate) }
         do {
-            _ = try results.checkingBinder().bind(predicate)
+            try results.checkPredicates()
         } catch {
             preconditionFailure("Results.where: \(error)")
         }
