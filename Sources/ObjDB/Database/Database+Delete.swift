@@ -69,6 +69,11 @@ extension Database {
     /// embedded objects it owns), then cascades along its ``DeleteRule/cascade`` links to objects
     /// nothing else links to. Missing objects are skipped, so cycles end.
     func deleteObject(_ info: ClassInfo, key: UInt64, _ context: WriteContext) throws {
+        // Nothing links to the class and it links nowhere: only the row and its keys go.
+        if !info.hasLinks && incomingLinks(info).isEmpty {
+            try deleteRow(info, key: key, context)
+            return
+        }
         var queue: [(ClassInfo, UInt64)] = [(info, key)]
         while let (info, key) = queue.popLast() {
             let txn = try context.requireTxn()
