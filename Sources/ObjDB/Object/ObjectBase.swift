@@ -5,7 +5,7 @@
 /// An unmanaged object has none of these and keeps its values in its `@Persisted` wrappers.
 open class ObjectBase {
     /// The owning database; `nil` while unmanaged.
-    @exclusivity(unchecked) final var _objdbDatabase: Database?
+    @usableFromInline @exclusivity(unchecked) final var _objdbDatabase: Database?
     /// The class's runtime information in that database. Not retained: the database keeps
     /// every `ClassInfo` it created alive for as long as it lives, and the object retains the
     /// database.
@@ -13,12 +13,12 @@ open class ObjectBase {
     /// The object key, unique per class and never reused.
     @exclusivity(unchecked) final var _objdbKey: UInt64 = 0
     /// The row, valid while `_objdbRowGeneration` equals the database's generation.
-    @exclusivity(unchecked) final var _objdbRow: RowView?
+    @usableFromInline @exclusivity(unchecked) final var _objdbRow: RowView?
     /// The database generation `_objdbRow` was read at; 0 for none.
-    @exclusivity(unchecked) final var _objdbRowGeneration: UInt64 = 0
+    @usableFromInline @exclusivity(unchecked) final var _objdbRowGeneration: UInt64 = 0
     /// The database's generation counter (``Database/generationCell``), valid while the object
     /// holds the database.
-    @exclusivity(unchecked) final var _objdbGeneration: UnsafePointer<UInt64>?
+    @usableFromInline @exclusivity(unchecked) final var _objdbGeneration: UnsafePointer<UInt64>?
 
     /// Creates an unmanaged object with the properties' declared defaults.
     public required init() {}
@@ -37,7 +37,7 @@ open class ObjectBase {
         return _objdbReloadRow()
     }
 
-    @inline(never)
+    @usableFromInline @inline(never)
     final func _objdbReloadRow(_ column: Int = -1) -> RowView? {
         guard let database = _objdbDatabase else {
             // Only a key-path probe reads columns without a database (see `KeyPathNames`).
@@ -56,7 +56,7 @@ open class ObjectBase {
 
     /// Reads column `column` of a managed object. Reading a deleted object is a programmer
     /// error (check ``Object/isInvalidated``).
-    @inline(__always)
+    @inlinable @inline(__always)
     final func _objdbRead(_ column: Int) -> ColumnRead {
         if _objdbRowGeneration == _objdbGeneration.unsafelyUnwrapped.pointee, let row = _objdbRow {
             return row.column(column)
@@ -81,10 +81,12 @@ open class ObjectBase {
 
     /// The declared default of the property in `column`, used when a stored value is missing or
     /// does not decode (a damaged row, or an enum raw value with no case).
+    @usableFromInline
     final func _objdbFallback<T: _Persistable>(_ column: Int, as type: T.Type) -> T {
         (_objdbInfo?.defaultValue(column: column) as? T) ?? T._objdbDefaultValue()
     }
 
+    @usableFromInline
     final func _objdbInvalidatedAccess() -> Never {
         let name = _objdbInfo?.name ?? String(describing: type(of: self))
         preconditionFailure(

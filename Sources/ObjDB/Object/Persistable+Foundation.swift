@@ -12,6 +12,7 @@ extension String: _PersistableNonOptional, _PrimaryKey {
         return true
     }
     /// Invalid UTF-8 is repaired with U+FFFD rather than rejected.
+    @inlinable
     public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> String? {
         bytes.map { String(decoding: $0, as: UTF8.self) }
     }
@@ -58,6 +59,7 @@ extension Date: _PersistableNonOptional, _Indexable {
         return true
     }
     /// Seconds since 2001-01-01 00:00 UTC.
+    @inlinable
     public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Date? {
         bytes.flatMap(ColumnCodec.double).map(Date.init(timeIntervalSinceReferenceDate:))
     }

@@ -16,6 +16,7 @@ extension _Persistable where Self: FixedWidthInteger & SignedInteger {
     }
 
     /// Values written for a wider type are clamped to this one's range.
+    @inlinable
     public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Self? {
         guard let bytes, let value = ColumnCodec.integer(bytes) else { return nil }
         return Self(clamping: value)
@@ -50,6 +51,7 @@ extension Bool: _PersistableNonOptional, _Indexable {
         return true
     }
     /// Any non-zero byte is `true`.
+    @inlinable
     public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Bool? { bytes.flatMap(ColumnCodec.bool) }
     /// Only a `Bool` converts.
     public static func _objdbConvert(_ value: Any) -> Bool? { value as? Bool }
@@ -66,6 +68,7 @@ extension Double: _PersistableNonOptional {
         return true
     }
     /// 8 little-endian bytes.
+    @inlinable
     public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Double? { bytes.flatMap(ColumnCodec.double) }
     /// A `Double`, `Float` or integer.
     public static func _objdbConvert(_ value: Any) -> Double? {
@@ -89,6 +92,7 @@ extension Float: _PersistableNonOptional {
         return true
     }
     /// 4 little-endian bytes.
+    @inlinable
     public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Float? { bytes.flatMap(ColumnCodec.float) }
     /// A `Float`, `Double` (rounded) or integer.
     public static func _objdbConvert(_ value: Any) -> Float? {

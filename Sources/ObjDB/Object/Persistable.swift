@@ -68,6 +68,7 @@ extension _Persistable {
 
     /// Decodes the column from the object's cached row; a missing or damaged column reads as
     /// the property's declared default.
+    @inlinable
     public static func _objdbGet(_ object: ObjectBase, _ column: Int) -> Self {
         switch object._objdbRead(column) {
         case .value(let bytes):

@@ -3,6 +3,7 @@
 /// Integers of every width are stored as the shortest little-endian two's-complement form of
 /// 0, 1, 2, 4 or 8 bytes (the row's offset table records the length). Floating-point values are
 /// their IEEE-754 bits, little-endian. Every decoder returns `nil` for bytes of the wrong size.
+@usableFromInline
 enum ColumnCodec {
     /// Appends `value` in the compact integer form.
     @inline(__always)
@@ -23,7 +24,7 @@ enum ColumnCodec {
     }
 
     /// Reads a compact integer.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func integer(_ bytes: UnsafeRawBufferPointer) -> Int64? {
         switch bytes.count {
         case 0: return 0
@@ -42,7 +43,7 @@ enum ColumnCodec {
     }
 
     /// Reads a `Double`.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func double(_ bytes: UnsafeRawBufferPointer) -> Double? {
         guard bytes.count == 8 else { return nil }
         return Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)))
@@ -55,14 +56,14 @@ enum ColumnCodec {
     }
 
     /// Reads a `Float`.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func float(_ bytes: UnsafeRawBufferPointer) -> Float? {
         guard bytes.count == 4 else { return nil }
         return Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(as: UInt32.self)))
     }
 
     /// Reads a one-byte `Bool`.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func bool(_ bytes: UnsafeRawBufferPointer) -> Bool? {
         guard bytes.count == 1 else { return nil }
         return bytes.load(as: UInt8.self) != 0

@@ -8,9 +8,10 @@
 ///
 /// Column `i` spans `data[ends[i-1] ..< ends[i]]` (with `ends[-1] == 0`), so any column is
 /// reached in O(1) without decoding the others. A set bit `i` in `nulls` marks column `i` null.
+@usableFromInline
 enum RowFormat {
     /// Bytes before the null bitmap: flags and column count.
-    static let fixedHeaderSize = 3
+    @usableFromInline static let fixedHeaderSize = 3
     /// Largest number of columns a row can hold.
     static let maxColumns = Int(UInt16.max)
 
@@ -26,6 +27,7 @@ enum RowFormat {
 }
 
 /// What a row holds for one column.
+@usableFromInline
 enum ColumnRead {
     /// The column's bytes (possibly empty).
     case value(UnsafeRawBufferPointer)
@@ -39,19 +41,20 @@ enum ColumnRead {
 ///
 /// Creating it checks the header against the row's length; every column access checks its
 /// offsets, so a damaged row yields ``ColumnRead/absent`` instead of reading out of bounds.
+@usableFromInline
 struct RowView {
     /// Start of the row.
-    let base: UnsafeRawPointer
-    private let storedLength: UInt32
-    private let storedDataStart: UInt32
-    private let storedColumnCount: UInt16
-    private let width: UInt8
+    @usableFromInline let base: UnsafeRawPointer
+    @usableFromInline let storedLength: UInt32
+    @usableFromInline let storedDataStart: UInt32
+    @usableFromInline let storedColumnCount: UInt16
+    @usableFromInline let width: UInt8
 
     /// Length of the row in bytes.
     var length: Int { Int(storedLength) }
     /// Number of columns the row holds.
     var columnCount: Int { Int(storedColumnCount) }
-    private var endsStart: Int { RowFormat.fixedHeaderSize + (Int(storedColumnCount) + 7) / 8 }
+    @inlinable var endsStart: Int { RowFormat.fixedHeaderSize + (Int(storedColumnCount) + 7) / 8 }
 
     /// Parses the header; `nil` if the bytes cannot be a row.
     init?(_ bytes: UnsafeRawBufferPointer) {
@@ -91,8 +94,8 @@ struct RowView {
     /// The bytes of the whole row.
     var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: length) }
 
-    @inline(__always)
-    private func end(_ i: Int) -> Int {
+    @inlinable @inline(__always)
+    func end(_ i: Int) -> Int {
         let p = endsStart + i * Int(width)
         switch width {
         case 1: return Int(base.load(fromByteOffset: p, as: UInt8.self))
@@ -102,14 +105,14 @@ struct RowView {
     }
 
     /// Whether column `i` is null.
-    @inline(__always)
+    @inlinable @inline(__always)
     func isNull(_ i: Int) -> Bool {
         let byte = base.load(fromByteOffset: RowFormat.fixedHeaderSize + i >> 3, as: UInt8.self)
         return byte & (1 << UInt8(i & 7)) != 0
     }
 
     /// The content of column `i`.
-    @inline(__always)
+    @inlinable @inline(__always)
     func column(_ i: Int) -> ColumnRead {
         guard i >= 0 && i < Int(storedColumnCount) else { return .absent }
         if isNull(i) { return .null }
