@@ -410,7 +410,11 @@ struct QueryDifferentialTests {
                 if expressible {
                     let dslIds = Self.ids(dsl, &failures, "DSL #\(n), the same as \(shown)")
                     if dslIds != expected { failures.record("DSL #\(n), the same as \(shown)\nplan: \(dsl.queryPlan)\n\(Self.difference(expected, dslIds, brute))") }
-                    if dsl.queryPlan != used { failures.record("DSL #\(n), the same as \(shown): plan '\(dsl.queryPlan)', the string's '\(used)'") }
+                    // The DSL's half-open range is one comparison (an index range), the string's two:
+                    // the plans may pick different indexes, but both must use one when either does.
+                    if (dsl.queryPlan == "table scan") != (used == "table scan") {
+                        failures.record("DSL #\(n), the same as \(shown): plan '\(dsl.queryPlan)', the string's '\(used)'")
+                    }
                 }
             } catch {
                 failures.record("#\(n) threw: \(shown)\n\(error)")

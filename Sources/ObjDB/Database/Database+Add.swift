@@ -36,8 +36,11 @@ extension Database {
     }
 
     /// Adds one object. - Returns: whether a new row was inserted (rather than updated or kept).
+    ///
+    /// With `requirePrimaryKey` off, an update policy on an object without a primary key inserts
+    /// it instead of throwing (for objects added along with another, such as embedded ones).
     @discardableResult
-    func addObject(_ object: ObjectBase, update: UpdatePolicy, _ context: WriteContext) throws -> Bool {
+    func addObject(_ object: ObjectBase, update: UpdatePolicy, requirePrimaryKey: Bool = true, _ context: WriteContext) throws -> Bool {
         if let owner = object._objdbDatabase {
             guard owner === self else {
                 throw ObjDBError(
@@ -52,9 +55,11 @@ extension Database {
             return false
         }
         let info = try classInfoForWrite(type(of: object), context)
-        if info.hasRelationshipFields { return try addGraph(object, update: update, context) }
+        if info.hasRelationshipFields {
+            return try addGraph(object, update: update, requirePrimaryKey: requirePrimaryKey, context)
+        }
         encodeUnmanaged(object, info, into: context.row)
-        if update != .error {
+        if update != .error, info.primaryKeyColumn != nil || requirePrimaryKey {
             guard info.primaryKeyColumn != nil else { throw missingPrimaryKey(info) }
             if let existing = try existingKey(info, context) {
                 let row = try updateRow(info, key: existing, policy: update, context)
@@ -184,12 +189,34 @@ extension Database {
         let existing = try context.row.withColumns { read in
             try objectKey(forPrimaryKey: read(pkColumn), info, txn: txn, scratch: context.key)
         }
-        guard let existing, let old = fetchRow(info, key: existing) else {
+        guard let existing, fetchRow(info, key: existing) != nil else {
             try addObject(object, update: update, context)
             return object
         }
+        return try withSavepoint(context) {
+            try updateGiven(object, values.map(\.key), existing: existing, info, layout, update: update, context)
+        }
+    }
+
+    /// The update path of `create`: adds the unmanaged objects the given properties hold (with
+    /// the same policy), then writes only the given properties of the stored object `existing`.
+    private func updateGiven<T: Object>(
+        _ object: T, _ names: [String], existing: UInt64, _ info: ClassInfo, _ layout: ClassLayout,
+        update: UpdatePolicy, _ context: WriteContext
+    ) throws -> T {
+        for name in names {
+            guard let field = try? layout.field(named: name), let relationship = field.relationship else { continue }
+            for held in relationship.heldObjects(at: object._objdbBase + field.valueOffset) where held._objdbDatabase == nil {
+                try addObject(held, update: update, requirePrimaryKey: false, context)
+            }
+        }
+        encodeUnmanaged(object, info, into: context.row)
+        guard let old = fetchRow(info, key: existing) else {
+            throw ObjDBError(.objectInvalidated, "The object to update disappeared", className: info.name, path: path)
+        }
+        let values = names
         // Update only the given properties: start from the stored row.
-        let given = Set(values.compactMap { info.stored.column(of: $0.key) })
+        let given = Set(values.compactMap { info.stored.column(of: $0) })
         let newRow = context.row.withColumns { new -> RowBuilder in
             let row = RowBuilder()
             for column in 0..<info.columnCount {
@@ -206,6 +233,7 @@ extension Database {
         context.row = newRow
         let row = try updateRow(info, key: existing, policy: update, context)
         attach(object, info, key: existing, row: row)
+        recordUndo(context, .attached(object))
         return object
     }
 

@@ -9,25 +9,39 @@ extension Database {
     /// savepoint, so a failure undoes all of it.
     ///
     /// - Returns: whether `root` was inserted (rather than updated).
-    func addGraph(_ root: ObjectBase, update: UpdatePolicy, _ context: WriteContext) throws -> Bool {
-        try withSavepoint(context) { try addGraphUnchecked(root, update: update, context) }
+    ///
+    /// With an update policy, objects with a primary key are matched to stored objects (and to
+    /// each other: two instances with one key are one object, with the values of the instance
+    /// the walk reaches last);
+    /// objects without one — embedded objects, say — are inserted. Only the root must have a
+    /// primary key, unless `requirePrimaryKey` is off.
+    func addGraph(_ root: ObjectBase, update: UpdatePolicy, requirePrimaryKey: Bool = true, _ context: WriteContext) throws -> Bool {
+        try withSavepoint(context) { try addGraphUnchecked(root, update: update, requirePrimaryKey: requirePrimaryKey, context) }
     }
 
-    private func addGraphUnchecked(_ root: ObjectBase, update: UpdatePolicy, _ context: WriteContext) throws -> Bool {
+    private func addGraphUnchecked(_ root: ObjectBase, update: UpdatePolicy, requirePrimaryKey: Bool, _ context: WriteContext) throws -> Bool {
         let objects = try unmanagedObjects(reachableFrom: root, context)
         var plans: [(object: ObjectBase, info: ClassInfo, existing: Bool)] = []
         plans.reserveCapacity(objects.count)
-        for object in objects {
+        // Keys given to primary keys in this graph, so that repeats find the same object.
+        var assigned: [UInt32: [[UInt8]: UInt64]] = [:]
+        for (position, object) in objects.enumerated() {
             let info = try classInfoForWrite(type(of: object), context)
             let txn = try context.requireTxn()
             var existing: UInt64?
-            if update != .error {
-                guard info.primaryKeyColumn != nil else { throw missingPrimaryKey(info) }
+            var primaryKey: [UInt8]?
+            if update != .error, let column = info.primaryKeyColumn {
                 // Links are not encoded yet (their targets have no keys): only the key column counts.
                 encodeUnmanaged(object, info, into: context.row)
-                existing = try existingKey(info, context)
+                primaryKey = context.row.withColumns { read in
+                    if case .value(let bytes) = read(column) { return [1] + Array(bytes) } else { return [0] }
+                }
+                existing = try primaryKey.flatMap { assigned[info.classID]?[$0] } ?? existingKey(info, context)
+            } else if update != .error && position == 0 && requirePrimaryKey {
+                throw missingPrimaryKey(info)
             }
             let key = try existing ?? classChanges(info, context, txn).allocateKey()
+            if let primaryKey { assigned[info.classID, default: [:]][primaryKey] = key }
             attach(object, info, key: key, row: nil)
             recordUndo(context, .attached(object))
             plans.append((object, info, existing != nil))
@@ -86,7 +100,7 @@ extension Database {
                 .objectInvalidated, "A linked \(name) was deleted or its insertion rolled back",
                 className: name, key: "\(object._objdbKey)", path: path)
         }
-        if info.stored.isEmbedded, try hasIncomingLinks(info, key: object._objdbKey, context) {
+        if info.stored.isEmbedded, try isOwned(info, key: object._objdbKey, context) {
             throw ObjDBError(
                 .embeddedObjectOwned,
                 "The embedded \(name) already belongs to another object; an embedded object has one parent. Link a new, unmanaged \(name) instead",

@@ -80,12 +80,22 @@ extension Database {
             preconditionFailure("Cannot link '\(property)' to a deleted or invalidated object")
         }
         if valueInfo.stored.isEmbedded {
-            let owned = try hasIncomingLinks(valueInfo, key: value._objdbKey, context)
+            let owned = try isOwned(valueInfo, key: value._objdbKey, context)
             precondition(
                 !owned,
                 "Cannot link '\(property)' to an embedded \(valueInfo.name) that already belongs to another object; assign a new, unmanaged \(valueInfo.name) instead")
         }
         return value._objdbKey
+    }
+
+    /// Whether the embedded object `key` of `info` has a parent: a stored link, or an element of
+    /// a collection edited in this transaction and not written back yet.
+    func isOwned(_ info: ClassInfo, key: UInt64, _ context: WriteContext) throws -> Bool {
+        if try hasIncomingLinks(info, key: key, context) { return true }
+        let element = StoredElement(objectKey: key)
+        return context.pending.values.contains { pending in
+            pending.info.linkTargets[pending.column] == info.name && pending.elements.contains(element)
+        }
     }
 
     /// Whether any link points to the object `key` of `info`.
@@ -125,27 +135,37 @@ extension Database {
     /// Adds and removes the backlink entries of the link columns (of `columns`, or all) whose
     /// targets differ between `old` and `new`. Returns the embedded objects the row no longer
     /// links to: their owner let go of them, so the caller deletes them after writing the row.
-    ///
-    /// Targets are read before anything is written: a write invalidates pointers into the map.
     func updateBacklinks(
         _ info: ClassInfo, key: UInt64, old: RowView?, new: ((Int) -> ColumnRead)?, columns: [Int]?, txn: Txn
     ) throws -> [(ClassInfo, UInt64)] {
-        var changes: [(table: Table, removed: [UInt64], added: [UInt64])] = []
-        var orphans: [(ClassInfo, UInt64)] = []
+        try apply(backlinkChanges(info, old: old, new: new, columns: columns), key: key, txn: txn)
+    }
+
+    /// The backlink entries to remove and add for a row change, read from the rows without
+    /// writing. Callers that write before applying them (index updates) compute them first:
+    /// in a large write transaction, LMDB may spill the page `old` points into.
+    func backlinkChanges(_ info: ClassInfo, old: RowView?, new: ((Int) -> ColumnRead)?, columns: [Int]?) -> BacklinkChanges {
+        var changes = BacklinkChanges()
+        guard info.hasLinks else { return changes }
         for column in info.linkColumns where columns?.contains(column) ?? true {
             let kind = info.columnKinds[column]
             let before = old.map { Set(Self.linkedKeys($0.column(column), kind: kind)) } ?? []
             let after = new.map { Set(Self.linkedKeys($0(column), kind: kind)) } ?? []
             guard before != after, let table = info.tables.backlinks[column] else { continue }
             let removed = Array(before.subtracting(after))
-            changes.append((table, removed, Array(after.subtracting(before))))
+            changes.tables.append((table, removed, Array(after.subtracting(before))))
             if let target = targetInfo(info, column: column), target.stored.isEmbedded {
-                orphans.append(contentsOf: removed.map { (target, $0) })
+                changes.orphans.append(contentsOf: removed.map { (target, $0) })
             }
         }
+        return changes
+    }
+
+    /// Writes backlink changes for the row of `key`; returns the embedded objects let go of.
+    func apply(_ changes: BacklinkChanges, key: UInt64, txn: Txn) throws -> [(ClassInfo, UInt64)] {
         var origin = key
         try withUnsafeBytes(of: &origin) { value in
-            for change in changes {
+            for change in changes.tables {
                 for var target in change.removed {
                     _ = try withUnsafeBytes(of: &target) { try txn.delete(change.table, key: $0, value: value) }
                 }
@@ -154,11 +174,19 @@ extension Database {
                 }
             }
         }
-        return orphans
+        return changes.orphans
     }
 
     /// Deletes embedded objects whose owner let go of them (see ``updateBacklinks``).
     func deleteOrphans(_ orphans: [(ClassInfo, UInt64)], _ context: WriteContext) throws {
         for (target, key) in orphans { try deleteRow(target, key: key, context) }
     }
+}
+
+/// Backlink entries to change for one row write (see ``Database/backlinkChanges(_:old:new:columns:)``).
+struct BacklinkChanges {
+    /// Per backlink table: the targets no longer linked and the targets newly linked.
+    var tables: [(table: Table, removed: [UInt64], added: [UInt64])] = []
+    /// Embedded targets no longer linked.
+    var orphans: [(ClassInfo, UInt64)] = []
 }

@@ -149,8 +149,10 @@ extension Database {
             try classChanges(info, context, txn).modified(key, columns: changed)
             let orphans = try context.row.withColumns { column in
                 try withoutActuallyEscaping(column) { new in
+                    // Everything `old` says is read before the first write.
+                    let links = backlinkChanges(info, old: old, new: new, columns: changed)
                     try updateKeys(info, key: key, old: old, new: new, columns: changed, context, txn: txn)
-                    return info.hasLinks ? try updateBacklinks(info, key: key, old: old, new: new, columns: changed, txn: txn) : []
+                    return try apply(links, key: key, txn: txn)
                 }
             }
             let size = context.row.encodedSize
@@ -172,9 +174,10 @@ extension Database {
         let row = try context.storage { txn -> RowView in
             recordUndo(context, .replaced(info, key: key, row: Array(old.bytes)))
             try classChanges(info, context, txn).modified(key, columns: changed)
+            // Everything `old` says is read before the first write.
+            let links = backlinkChanges(info, old: old, new: { new.column($0) }, columns: changed)
             try updateKeys(info, key: key, old: old, new: { new.column($0) }, columns: changed, context, txn: txn)
-            let orphans = info.hasLinks
-                ? try updateBacklinks(info, key: key, old: old, new: { new.column($0) }, columns: changed, txn: txn) : []
+            let orphans = try apply(links, key: key, txn: txn)
             let source = new.bytes
             guard let space = try context.reserveThroughCursor(info.objectsTable, key: key, count: source.count)
                 ?? txn.reserve(info.objectsTable, key: key, count: source.count),
@@ -208,8 +211,10 @@ extension Database {
             guard let bytes = try txn.get(info.tables.objects, key: key) else { return false }
             let old = RowView(bytes) ?? .damaged
             recordUndo(context, .deleted(info, key: key, row: Array(bytes)))
+            // Everything `old` says is read before the first write.
+            let links = backlinkChanges(info, old: old, new: nil, columns: nil)
             try updateKeys(info, key: key, old: old, new: nil, columns: nil, context, txn: txn)
-            let orphans = info.hasLinks ? try updateBacklinks(info, key: key, old: old, new: nil, columns: nil, txn: txn) : []
+            let orphans = try apply(links, key: key, txn: txn)
             try txn.delete(info.tables.objects, key: key)
             try classChanges(info, context, txn).deleted(key)
             try deleteOrphans(orphans, context)

@@ -48,6 +48,13 @@ public final class Database {
         get { generationCell.pointee }
         set { generationCell.pointee = newValue }
     }
+    /// Changes whenever a managed collection is edited in the write transaction's buffer (which
+    /// writes no row, so ``generation`` does not move): caches of query results compare both.
+    @exclusivity(unchecked) var collectionEpoch: UInt64 = 0
+
+    /// What cached query results must match to be current: the generation and the collection epoch.
+    var resultsStamp: (UInt64, UInt64) { (generation, collectionEpoch) }
+
     /// Where ``generation`` lives: a heap cell, so objects can compare against it through a plain
     /// pointer, without touching (or retaining) the database on every property read.
     let generationCell: UnsafeMutablePointer<UInt64> = {

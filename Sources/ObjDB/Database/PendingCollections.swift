@@ -24,6 +24,9 @@ final class PendingCollection {
     @exclusivity(unchecked) var mapKeys: [[UInt8]] = []
     /// Members of a set, for O(1) membership tests.
     @exclusivity(unchecked) var members: Set<StoredElement> = []
+    /// Embedded objects created by adding them to this collection: if they are gone from it by
+    /// the time it is written back, nothing owns them and they are deleted.
+    @exclusivity(unchecked) var addedEmbedded: [UInt64] = []
 
     init(info: ClassInfo, key: UInt64, column: Int, stored: ColumnRead) {
         self.info = info
@@ -99,12 +102,24 @@ extension Database {
         let pending = context.pending.values.sorted { ($0.info.classID, $0.key, $0.column) < ($1.info.classID, $1.key, $1.column) }
         context.pending.removeAll()
         for collection in pending {
-            guard let old = fetchRow(collection.info, key: collection.key) else { continue }
-            let bytes = collection.encoded()
-            _ = try bytes.withUnsafeBytes { value -> RowView in
-                if old.column(collection.column).sameContent(as: .value(value)) { return old }
-                return try writeColumn(collection.info, key: collection.key, old: old, column: collection.column, value: value, context)
+            if let old = fetchRow(collection.info, key: collection.key) {
+                let bytes = collection.encoded()
+                _ = try bytes.withUnsafeBytes { value -> RowView in
+                    if old.column(collection.column).sameContent(as: .value(value)) { return old }
+                    return try writeColumn(collection.info, key: collection.key, old: old, column: collection.column, value: value, context)
+                }
             }
+            try deleteDroppedEmbedded(collection, context)
+        }
+    }
+
+    /// Deletes the embedded objects that were added through `collection` and left it again
+    /// before it was written back (so no stored link ever owned them).
+    private func deleteDroppedEmbedded(_ collection: PendingCollection, _ context: WriteContext) throws {
+        guard !collection.addedEmbedded.isEmpty, let target = targetInfo(collection.info, column: collection.column) else { return }
+        let kept = Set(collection.elements)
+        for key in collection.addedEmbedded where !kept.contains(StoredElement(objectKey: key)) {
+            if try !isOwned(target, key: key, context) { try deleteRow(target, key: key, context) }
         }
     }
 

@@ -45,6 +45,8 @@ struct CollectionHome {
         }
         guard context.failure == nil, context.txn != nil else { return nil }
         guard !isInvalidated else { parent._objdbInvalidatedAccess() }
+        // Cached query results over this data are stale from now on.
+        database.collectionEpoch &+= 1
         let parent = self.parent
         let column = self.column
         guard let pending = database.pendingCollection(info, key: parent._objdbKey, column: column, stored: { parent._objdbRead(column) }, create: true)
@@ -54,16 +56,18 @@ struct CollectionHome {
 
     /// The stored form of `value` as an element of this collection; an unmanaged object is
     /// added first. `nil` if that failed (the transaction is then doomed).
-    func storedElement<Element: _CollectionElement>(_ value: Element, _ context: WriteContext) -> StoredElement? {
+    func storedElement<Element: _CollectionElement>(_ value: Element, _ context: WriteContext, _ pending: PendingCollection) -> StoredElement? {
         var writer = _ObjDBElementWriter(context.value)
         Element._objdbWriteElement(value, to: &writer)
         guard let object = writer.object else { return writer.element }
         let database = self.database
         let info = self.info
         let column = self.column
+        let wasUnmanaged = object._objdbDatabase == nil
         guard let key = database.dooming(context, { try database.linkableKey(object, from: info, column: column, context) }) else {
             return nil
         }
+        if wasUnmanaged, object._objdbInfo?.stored.isEmbedded == true { pending.addedEmbedded.append(key) }
         return StoredElement(objectKey: key)
     }
 

@@ -43,6 +43,8 @@ extension Database {
     /// a list or set as `[Any?]`, a map as `[String: Any?]` (objects as `DynamicObject`s).
     func dynamicValue(of object: ObjectBase, column: Int) -> Any? {
         guard let info = object._objdbInfo else { return nil }
+        // The column is read from the row: write buffered collection edits back first.
+        flushPendingCollectionsIfWriting()
         let property = info.stored.properties[column]
         let target = targetInfo(info, column: column)
         let elementType = property.property.elementSwiftType

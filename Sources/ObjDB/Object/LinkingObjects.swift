@@ -36,7 +36,7 @@ public struct LinkingObjects<Origin: ObjectBase>: RandomAccessCollection, Custom
     /// The keys of the linking objects in the target's current version, cached per generation.
     var keys: [UInt64] {
         guard let target, let database = target._objdbDatabase, let info = target._objdbInfo else { return [] }
-        if let keys = cache.keys, cache.generation == database.generation { return keys }
+        if let keys = cache.keys, cache.stamp == database.resultsStamp { return keys }
         // Collections changed in the write transaction update backlinks when written back.
         database.flushPendingCollectionsIfWriting()
         var keys: [UInt64] = []
@@ -47,7 +47,7 @@ public struct LinkingObjects<Origin: ObjectBase>: RandomAccessCollection, Custom
             keys = (try? txn.objectKeys(table, under: target._objdbKey)) ?? []
         }
         cache.keys = keys
-        cache.generation = database.generation
+        cache.stamp = database.resultsStamp
         return keys
     }
 
@@ -81,9 +81,9 @@ public struct LinkingObjects<Origin: ObjectBase>: RandomAccessCollection, Custom
     public var description: String { "LinkingObjects<\(Origin.className)>(\(count) objects)" }
 }
 
-/// Keys cached by a ``LinkingObjects`` for one database generation.
+/// Keys cached by a ``LinkingObjects`` for one version of the data (``Database/resultsStamp``).
 final class LinkingKeysCache {
-    var generation: UInt64 = 0
+    var stamp: (UInt64, UInt64) = (0, 0)
     var keys: [UInt64]?
 }
 

@@ -117,7 +117,7 @@ public final class List<Element: _CollectionElement>: RandomAccessCollection, Mu
             var stored: [StoredElement] = []
             stored.reserveCapacity(newElements.count)
             for element in newElements {
-                guard let value = home.storedElement(element, context) else { return }
+                guard let value = home.storedElement(element, context, pending) else { return }
                 stored.append(value)
             }
             pending.elements.replaceSubrange(subrange, with: stored)
@@ -127,7 +127,7 @@ public final class List<Element: _CollectionElement>: RandomAccessCollection, Mu
     /// Appends an element. - Complexity: amortized O(1).
     public func append(_ newElement: Element) {
         if case .managed(let home) = backing {
-            guard let (context, pending) = home.pendingForWrite(), let value = home.storedElement(newElement, context) else { return }
+            guard let (context, pending) = home.pendingForWrite(), let value = home.storedElement(newElement, context, pending) else { return }
             pending.elements.append(value)
             return
         }

@@ -141,7 +141,7 @@ public final class Map<Key: _MapKey, Value: _CollectionElement>: RandomAccessCol
             if found { entries[index].value = value } else { entries.insert((key, value), at: index) }
             backing = .unmanaged(entries)
         case .managed(let home):
-            guard let (context, pending) = home.pendingForWrite(), let stored = home.storedElement(value, context) else { return old }
+            guard let (context, pending) = home.pendingForWrite(), let stored = home.storedElement(value, context, pending) else { return old }
             let bytes = Self.keyBytes(key)
             let (index, found) = pending.mapIndex(of: bytes)
             if found {

@@ -108,7 +108,7 @@ public final class MutableSet<Element: _CollectionElement>: RandomAccessCollecti
             elements.append(element)
             backing = .unmanaged(elements)
         case .managed(let home):
-            guard let (context, pending) = home.pendingForWrite(), let stored = home.storedElement(element, context),
+            guard let (context, pending) = home.pendingForWrite(), let stored = home.storedElement(element, context, pending),
                 pending.members.insert(stored).inserted
             else { return }
             pending.elements.append(stored)

@@ -25,6 +25,11 @@ enum KeyPathNames {
         // Put the wrappers back in the unmanaged state before the probe is released.
         for field in layout.fields { (base + field.columnWordOffset).storeBytes(of: -1, as: Int.self) }
         guard read >= 0 && read < layout.fields.count else { return nil }
+        // A key path through an optional link (`\.owner?.id`) reads the link field, then goes on
+        // into another object: its value is not the field's, and it names no property here.
+        let valueType = type(of: keyPath).valueType
+        let fieldType = layout.fields[read].valueType
+        guard valueType == fieldType else { return nil }
         let name = layout.fields[read].name
         cache.put(keyPath, name)
         return name

@@ -101,20 +101,20 @@ struct PredicateBinder {
             guard !path.isToMany else {
                 throw error(keyPath.position ?? c.position, "the right side '\(keyPath)' is to-many; compare with ANY/ALL on the left instead")
             }
-            guard compatible(type, path.leafType) else {
+            guard compatible(type, path.leafType), type != .object || leafClass == path.leafClass else {
                 throw error(keyPath.position ?? c.position, "\(subject()) (\(type)) cannot be compared with '\(keyPath)' (\(path.leafType))")
             }
             return .path(path)
         case .value(let value):
-            if c.op == .between || c.op == .in {
+            if c.op == .between || c.op == .betweenHalfOpen || c.op == .in {
                 throw error(c.position, "\(c.op.rawValue) needs a list of values on its right, like {1, 2}")
             }
             return .constant(try comparand(value, type: type, leafClass: leafClass, options: c.options, subject, c.position))
         case .list(let values):
-            guard c.op == .between || c.op == .in else {
+            guard c.op == .between || c.op == .betweenHalfOpen || c.op == .in else {
                 throw error(c.position, "\(c.op.rawValue) compares with one value, not a list")
             }
-            if c.op == .between && values.count != 2 {
+            if (c.op == .between || c.op == .betweenHalfOpen) && values.count != 2 {
                 throw error(c.position, "BETWEEN needs exactly two values, {low, high}, not \(values.count)")
             }
             return .list(try values.map { try comparand($0, type: type, leafClass: leafClass, options: c.options, subject, c.position) })
@@ -193,7 +193,7 @@ struct PredicateBinder {
         switch op {
         case .equal, .notEqual, .in:
             return
-        case .less, .lessOrEqual, .greater, .greaterOrEqual, .between:
+        case .less, .lessOrEqual, .greater, .greaterOrEqual, .between, .betweenHalfOpen:
             if type == .bool || type == .object || type == .data {
                 throw error(position, "\(op.rawValue) does not apply to \(subject()) of type \(type)")
             }

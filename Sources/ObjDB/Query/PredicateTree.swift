@@ -42,6 +42,8 @@ enum QueryOperator: String, Equatable, Sendable, CaseIterable {
     case greaterOrEqual = ">="
     /// `x BETWEEN {low, high}`: `low <= x && x <= high`.
     case between = "BETWEEN"
+    /// `low <= x && x < high` for each value (the DSL's half-open ranges; no string syntax).
+    case betweenHalfOpen = "BETWEEN (half-open)"
     /// `x IN {a, b}` or `x IN %@` (a list on the right).
     case `in` = "IN"
     /// Substring test on strings (and `Data`).

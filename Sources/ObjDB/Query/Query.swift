@@ -271,9 +271,9 @@ extension Query where Value: _QueryComparable {
         compare(.between, list: [range.lowerBound, range.upperBound])
     }
 
-    /// Within a half-open range.
+    /// Within a half-open range (for a collection: some element is).
     public func contains(_ range: Range<Value._QueryBase>) -> Query<Bool> {
-        compare(.greaterOrEqual, range.lowerBound) && compare(.less, range.upperBound)
+        compare(.betweenHalfOpen, list: [range.lowerBound, range.upperBound])
     }
 }
 

@@ -120,9 +120,10 @@ struct QueryEvaluator {
         case .constant(let constant):
             return constant.withScalar { apply(c.op, value, $0, c.options, c.type) }
         case .list(let constants):
-            if c.op == .between, constants.count == 2 {
+            if c.op == .between || c.op == .betweenHalfOpen, constants.count == 2 {
+                let upper: QueryOperator = c.op == .between ? .lessOrEqual : .less
                 return constants[0].withScalar { low in constants[1].withScalar { high in
-                    apply(.greaterOrEqual, value, low, c.options, c.type) && apply(.lessOrEqual, value, high, c.options, c.type)
+                    apply(.greaterOrEqual, value, low, c.options, c.type) && apply(upper, value, high, c.options, c.type)
                 } }
             }
             return constants.contains { $0.withScalar { apply(.equal, value, $0, c.options, c.type) } }
@@ -159,7 +160,7 @@ struct QueryEvaluator {
             return equal(value, other)
         case .notEqual:
             return !equal(value, other)
-        case .less, .lessOrEqual, .greater, .greaterOrEqual, .between:
+        case .less, .lessOrEqual, .greater, .greaterOrEqual, .between, .betweenHalfOpen:
             guard !value.isNull, !other.isNull, let order = QueryOrder.compare(value, other) else { return false }
             switch op {
             case .less: return order < 0

@@ -122,15 +122,18 @@ enum QueryPlanner {
         case (.less, .constant(let comparand)), (.lessOrEqual, .constant(let comparand)):
             guard let k = key(comparand), !comparand.isNull else { return nil }
             let high = QueryPlan.Bound(key: k, inclusive: c.op == .lessOrEqual)
-            return (Rank.range, .range(property: property.name, table: table, low: QueryPlan.Bound(key: [KeyEncoding.valueTag], inclusive: true), high: high))
+            // Dates: NaN keys sort outside ±infinity and match no comparison.
+            let low = property.type == .date ? key(.date(-.infinity)) : [KeyEncoding.valueTag]
+            return (Rank.range, .range(property: property.name, table: table, low: low.map { QueryPlan.Bound(key: $0, inclusive: true) }, high: high))
         case (.greater, .constant(let comparand)), (.greaterOrEqual, .constant(let comparand)):
             guard let k = key(comparand), !comparand.isNull else { return nil }
-            return (Rank.range, .range(property: property.name, table: table, low: QueryPlan.Bound(key: k, inclusive: c.op == .greaterOrEqual), high: nil))
-        case (.between, .list(let bounds)) where bounds.count == 2:
+            let high = property.type == .date ? key(.date(.infinity)).map { QueryPlan.Bound(key: $0, inclusive: true) } : nil
+            return (Rank.range, .range(property: property.name, table: table, low: QueryPlan.Bound(key: k, inclusive: c.op == .greaterOrEqual), high: high))
+        case (.between, .list(let bounds)) where bounds.count == 2, (.betweenHalfOpen, .list(let bounds)) where bounds.count == 2:
             guard let low = key(bounds[0]), let high = key(bounds[1]), !bounds[0].isNull, !bounds[1].isNull else { return nil }
             return (Rank.between, .range(
                 property: property.name, table: table,
-                low: QueryPlan.Bound(key: low, inclusive: true), high: QueryPlan.Bound(key: high, inclusive: true)))
+                low: QueryPlan.Bound(key: low, inclusive: true), high: QueryPlan.Bound(key: high, inclusive: c.op == .between)))
         case (.beginsWith, .constant(.bytes(let prefix))) where property.type == .string:
             let cut = Array(prefix.prefix(KeyEncoding.maxLength - 1))
             return (Rank.range, .prefix(property: property.name, table: table, prefix: [KeyEncoding.valueTag] + cut))
@@ -159,6 +162,7 @@ enum QueryPlanner {
         case (.bool(let v), .bool):
             column = [v ? 1 : 0]
         case (.date(let v), .date):
+            guard !v.isNaN else { return nil }
             ColumnCodec.appendDouble(v, to: &column)
         case (.bytes(let bytes), .string), (.bytes(let bytes), .uuid), (.bytes(let bytes), .objectId):
             column = bytes

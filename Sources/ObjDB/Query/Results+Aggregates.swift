@@ -46,15 +46,20 @@ extension Results {
         average(ofProperty: KeyPathNames.require(keyPath, "average(of:)"))
     }
 
-    /// The sum of a numeric property named by a string.
+    /// The sum of a numeric property named by a string. An integer sum that does not fit the
+    /// property's type is clamped to its range (as `Int8(clamping:)` does) rather than trapping.
     public func sum<T: _Persistable & _QueryNumeric>(ofProperty name: String) -> T {
         let total = totals(name)
-        let value: Any = switch total.type {
-        case .int: total.int
-        case .decimal: total.decimal
-        default: total.double
+        switch total.type {
+        case .int:
+            var bytes: [UInt8] = []
+            ColumnCodec.appendInteger(total.int, to: &bytes)
+            return bytes.withUnsafeBytes { T._objdbDecode($0) } ?? T._objdbDefaultValue()
+        case .decimal:
+            return convert(total.decimal, to: T.self) ?? T._objdbDefaultValue()
+        default:
+            return convert(total.double, to: T.self) ?? convert(Float(total.double), to: T.self) ?? T._objdbDefaultValue()
         }
-        return convert(value, to: T.self) ?? T._objdbDefaultValue()
     }
 
     /// The average of a numeric property, `nil` without values: `people.average(of: \.age)`.
@@ -124,7 +129,9 @@ extension Results {
             result.count += 1
             switch QueryScalar(read, path.leafType) {
             case .int(let v):
-                result.int &+= v
+                // Saturate instead of wrapping: the result is clamped to the type's range anyway.
+                let (sum, overflow) = result.int.addingReportingOverflow(v)
+                result.int = overflow ? (v > 0 ? .max : .min) : sum
                 result.double += Double(v)
                 result.decimal += Decimal(v)
             case .double(let v):

@@ -119,13 +119,13 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
         if let keys = cachedKeys { return keys }
         let keys = query.isPlainTable ? tableKeys() : evaluateKeys(limitOverride: nil)
         cache.keys = keys
-        cache.generation = database.generation
+        cache.stamp = database.resultsStamp
         return keys
     }
 
     /// The cached keys, if they belong to the current version.
     var cachedKeys: [UInt64]? {
-        guard let keys = cache.keys, cache.generation == database.generation else { return nil }
+        guard let keys = cache.keys, cache.stamp == database.resultsStamp else { return nil }
         return keys
     }
 
@@ -151,9 +151,9 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     }
 }
 
-/// Keys cached by a ``Results`` for one database generation.
+/// Keys cached by a ``Results`` for one version of the data (``Database/resultsStamp``).
 final class ResultsCache {
-    var generation: UInt64 = 0
+    var stamp: (UInt64, UInt64) = (0, 0)
     var keys: [UInt64]?
     /// The filters bound at `boundGeneration`.
     var bound: BoundPredicate?

@@ -283,9 +283,9 @@ struct QDGenerator {
         if roll < 2 { return .constant(rng.percent(50)) }
         if roll < 7 { return columns() }
         if roll < 14 {
-            let left: QDLeft = rng.percent(70)
-                ? .field(rng.pick([.id, .name, .nickname, .age, .rank, .score, .born, .ownerLevel]))
-                : .many(.any, rng.pick([QDMany(collection: .friends, field: .age), QDMany(collection: .nums, field: nil), QDMany(collection: .tags, field: nil)]))
+            // To-one paths only: on a collection the DSL's half-open range holds per element,
+            // which no predicate string spells (covered by `QueryEdgeCaseTests`).
+            let left: QDLeft = .field(rng.pick([.id, .name, .nickname, .age, .rank, .score, .born, .ownerLevel]))
             var low = value(left.type, field: Self.sourceField(left))
             var high = value(left.type, field: Self.sourceField(left))
             if let order = QDOrder.compare(low, high), order > 0 { swap(&low, &high) }
