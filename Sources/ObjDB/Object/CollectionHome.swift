@@ -79,7 +79,7 @@ struct CollectionHome {
 }
 
 /// Where a collection's elements are: in memory while unmanaged, or in a stored object.
-enum CollectionBacking<Storage> {
+enum CollectionBacking<Storage: Collection> {
     case unmanaged(Storage)
     case managed(CollectionHome)
 
@@ -91,6 +91,13 @@ enum CollectionBacking<Storage> {
     var isInvalidated: Bool { home?.isInvalidated ?? false }
     /// The database of the object holding the collection.
     var database: Database? { home?.database }
+    /// The number of elements (entries of a map).
+    var count: Int {
+        switch self {
+        case .unmanaged(let storage): storage.count
+        case .managed(let home): home.count
+        }
+    }
 }
 
 extension CollectionHome {

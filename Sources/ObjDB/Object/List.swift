@@ -62,12 +62,7 @@ public final class List<Element: _CollectionElement>: RandomAccessCollection, Mu
     public var endIndex: Int { count }
 
     /// The number of elements. - Complexity: O(1).
-    public var count: Int {
-        switch backing {
-        case .unmanaged(let elements): return elements.count
-        case .managed(let home): return home.count
-        }
-    }
+    public var count: Int { backing.count }
 
     /// The element at `position`. Setting it on a managed list needs a write transaction.
     /// - Complexity: O(1).

@@ -59,12 +59,7 @@ public final class Map<Key: _MapKey, Value: _CollectionElement>: RandomAccessCol
     public var endIndex: Int { count }
 
     /// The number of entries. - Complexity: O(1).
-    public var count: Int {
-        switch backing {
-        case .unmanaged(let entries): return entries.count
-        case .managed(let home): return home.count
-        }
-    }
+    public var count: Int { backing.count }
 
     /// The entry at `position`, in key order.
     public subscript(position: Int) -> Element {

@@ -52,12 +52,7 @@ public final class MutableSet<Element: _CollectionElement>: RandomAccessCollecti
     public var endIndex: Int { count }
 
     /// The number of elements. - Complexity: O(1).
-    public var count: Int {
-        switch backing {
-        case .unmanaged(let elements): return elements.count
-        case .managed(let home): return home.count
-        }
-    }
+    public var count: Int { backing.count }
 
     /// The element at `position`, in insertion order.
     public subscript(position: Int) -> Element {
