@@ -57,8 +57,22 @@ struct DatabaseDeleteTests {
         let all = db.objects(Person.self)
         try db.write { db.delete(all.filter { $0.id % 2 == 0 }) }
         #expect(all.map(\.id) == [1, 3, 5, 7, 9])
+        let three = try #require(db.object(ofType: Person.self, forPrimaryKey: 3))
         try db.write { db.delete(all) }
         #expect(all.isEmpty && all.count == 0)
+        #expect(three.isInvalidated)
+        // The primary-key and name index entries went with the rows.
+        #expect(db.object(ofType: Person.self, forPrimaryKey: 3) == nil)
+        #expect(try all.filter("name == 'P3'").isEmpty)
+        try db.write { try db.add(person(3, "P3")) }
+        #expect(try all.filter("name == 'P3'").map(\.id) == [3])
+        // Deleting a whole class inside a transaction that added some of its objects.
+        try db.write {
+            try db.add(person(4, "P4"))
+            db.delete(all)
+            #expect(all.isEmpty)
+        }
+        #expect(all.isEmpty)
     }
 
     @Test func deleteAllEmptiesEveryClassAndKeepsTheSchema() throws {

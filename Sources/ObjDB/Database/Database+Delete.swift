@@ -34,6 +34,10 @@ extension Database {
         guard let info = results.classInfo, context.failure == nil else { return }
         _ = dooming(context) {
             try flushPendingCollections(context)
+            if results.query.isPlainTable && !info.hasLinks && incomingLinks(info).isEmpty {
+                try deleteAllRows(info, context)
+                return
+            }
             for key in results.objectKeys() { try deleteObject(info, key: key, context) }
         }
     }

@@ -75,6 +75,12 @@ struct Cursor: ~Copyable {
         }
     }
 
+    /// Deletes the entry at the cursor (`mdb_cursor_del`); ``next()`` then returns the entry
+    /// that followed it. Only in write transactions.
+    func deleteCurrent() throws {
+        try lmdbCheck(mdb_cursor_del(handle, 0), "mdb_cursor_del", path: environment.path)
+    }
+
     /// The number of duplicates of the current key (`mdb_cursor_count`), for multimaps.
     func duplicateCount() throws -> Int {
         var count = 0
