@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import ObjDB
+@testable import ObjDB
 import ObjDBTestModels
 
 @Suite(.serialized)
@@ -49,6 +49,28 @@ struct MultiProcessTests {
         let counted = try HelperProcess.run(["count", directory.file().path])
         #expect(counted.status == 0, "\(counted.error)")
         #expect(counted.output.trimmingCharacters(in: .whitespacesAndNewlines) == "5")
+    }
+
+    /// Another process does not know the keys this one handed out in a rolled-back write, so it
+    /// may store an object under one of them: the rolled-back object must not become that one.
+    @Test func aRolledBackObjectStaysInvalidatedWhenAnotherProcessReusesItsKey() throws {
+        let db = try directory.open([Person.self])
+        try db.write { try db.add(person(1, "Ann")) }
+        let lost = person(2, "Lost")
+        db.beginWrite()
+        try db.add(lost)
+        let lostKey = lost._objdbKey
+        db.cancelWrite()
+
+        let added = try HelperProcess.run(["put", directory.file().path, "3", "Cy"])
+        #expect(added.status == 0, "\(added.error)")
+        #expect(db.refresh())
+        let cy = try #require(db.object(ofType: Person.self, forPrimaryKey: 3))
+        #expect(cy._objdbKey == lostKey)   // the other process took the same key
+        #expect(lost.isInvalidated)
+        #expect(ObjectIdentity(lost) != ObjectIdentity(cy))
+        try db.write { db.delete(lost) }   // deleting an invalidated object does nothing
+        #expect(db.objects(Person.self).map(\.name) == ["Ann", "Cy"])
     }
 }
 

@@ -47,7 +47,7 @@ extension Database {
                     .wrongDatabase, "The object is managed by another Database instance; add a copy instead",
                     className: object._objdbInfo?.name, path: path)
             }
-            guard let info = object._objdbInfo, fetchRow(info, key: object._objdbKey) != nil else {
+            guard object._objdbCurrentRow() != nil else {
                 throw ObjDBError(
                     .objectInvalidated, "The object was deleted or its insertion rolled back; it cannot be added again",
                     className: object._objdbInfo?.name, key: "\(object._objdbKey)", path: path)
@@ -114,7 +114,7 @@ extension Database {
     @inline(__always)
     private func attachInserted(_ object: ObjectBase, _ info: ClassInfo, key: UInt64, row: RowView, _ context: WriteContext) {
         attach(object, info, key: key, row: row)
-        context.insertedObjects.append(object)
+        object._objdbInsertSerial = writeSerial
         recordUndo(context, .attached(object))
     }
 

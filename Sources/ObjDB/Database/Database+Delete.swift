@@ -17,6 +17,7 @@ extension Database {
         }
         precondition(owner === self, "Database.delete: the \(info.name) belongs to another Database instance")
         guard context.failure == nil, !info.isDiscarded else { return }
+        object._objdbSettleInsert()
         _ = dooming(context) {
             try flushPendingCollections(context)
             try deleteObject(info, key: object._objdbKey, context)

@@ -55,7 +55,7 @@ extension Database {
                 continue
             }
             let inserted = try insertNew(plan.info, key: plan.object._objdbKey, context)
-            context.insertedObjects.append(plan.object)
+            plan.object._objdbInsertSerial = writeSerial
             plan.object._objdbRow = inserted.row
             plan.object._objdbRowGeneration = generation
         }
@@ -95,7 +95,7 @@ extension Database {
                 .wrongDatabase, "A linked \(name) is managed by another Database instance; link a copy instead",
                 className: name, path: path)
         }
-        guard let info = object._objdbInfo, fetchRow(info, key: object._objdbKey) != nil else {
+        guard let info = object._objdbInfo, object._objdbCurrentRow() != nil else {
             throw ObjDBError(
                 .objectInvalidated, "A linked \(name) was deleted or its insertion rolled back",
                 className: name, key: "\(object._objdbKey)", path: path)

@@ -347,6 +347,7 @@ extension Database {
         object._objdbDatabase = nil
         object._objdbInfo = nil
         object._objdbKey = 0
+        object._objdbInsertSerial = 0
         object._objdbRow = nil
         object._objdbRowGeneration = 0
         object._objdbGeneration = nil

@@ -122,6 +122,7 @@ extension Database {
                 do { try reloadCatalogIfChanged(in: txn) } catch { context.failure = Self.objdbError(error, path: path) }
             }
         }
+        writeSerial &+= 1
         writeContext = context
         generation &+= 1
         return context
@@ -136,15 +137,11 @@ extension Database {
             catalog = context.savedCatalog
             for info in context.createdClasses { info.isDiscarded = true }
             // The keys this transaction handed out were not stored: keep this process from
-            // handing them out again, and invalidate the objects it added (no object has key 0).
+            // handing them out again, and invalidate the objects it added.
             for (classID, changes) in context.classes.enumerated() {
                 guard let changes, changes.nextKey > changes.firstNewKey else { continue }
                 environment.raiseCounterFloor(UInt32(classID), to: changes.nextKey)
-            }
-            for object in context.insertedObjects where object._objdbDatabase === self {
-                object._objdbKey = 0
-                object._objdbRow = nil
-                object._objdbRowGeneration = 0
+                rolledBackWrites.insert(writeSerial)
             }
         } else if context.schemaChanged {
             catalog.stamp += 1
@@ -152,6 +149,12 @@ extension Database {
         }
         writeContext = nil
         generation &+= 1
+    }
+
+    /// What became of write transaction `serial` of this instance.
+    func outcome(ofWrite serial: UInt64) -> WriteOutcome {
+        if serial == writeSerial && writeContext != nil { return .pending }
+        return rolledBackWrites.contains(serial) ? .rolledBack : .committed
     }
 
     /// Writes what the transaction kept in memory: key counters and the schema.
@@ -164,4 +167,9 @@ extension Database {
             try FileMeta.writeSchema(txn, metaTable, catalog.stored, stamp: catalog.stamp + 1)
         }
     }
+}
+
+/// Whether a write transaction committed, rolled back, or is still open.
+enum WriteOutcome {
+    case pending, committed, rolledBack
 }

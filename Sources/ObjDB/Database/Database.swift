@@ -48,6 +48,11 @@ public final class Database {
         get { generationCell.pointee }
         set { generationCell.pointee = newValue }
     }
+    /// Numbers the write transactions of this instance; the current one's while writing.
+    @exclusivity(unchecked) var writeSerial: UInt64 = 0
+    /// The write transactions that inserted objects and rolled back: their objects are invalidated
+    /// when they next look for their rows (see ``ObjectBase/_objdbSettleInsert()``).
+    @exclusivity(unchecked) var rolledBackWrites: Set<UInt64> = []
     /// Changes whenever a managed collection is edited in the write transaction's buffer (which
     /// writes no row, so ``generation`` does not move): caches of query results compare both.
     @exclusivity(unchecked) var collectionEpoch: UInt64 = 0

@@ -32,8 +32,6 @@ final class WriteContext {
     @exclusivity(unchecked) var savepointDepth = 0
     /// Collection columns changed through managed collections and not yet written back.
     @exclusivity(unchecked) var pending: [CollectionSlot: PendingCollection] = [:]
-    /// Objects that became managed by an insert of this transaction: a rollback invalidates them.
-    @exclusivity(unchecked) var insertedObjects: [ObjectBase] = []
 
     init(transaction: consuming WriteTransaction, catalog: Catalog) {
         txn = transaction.txn

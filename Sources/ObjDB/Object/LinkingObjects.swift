@@ -42,7 +42,7 @@ public struct LinkingObjects<Origin: ObjectBase>: RandomAccessCollection, Custom
         var keys: [UInt64] = []
         if let origin = originInfo(database), let column = origin.stored.column(of: propertyName),
             let table = origin.tables.backlinks[column], let txn = database.readableTxn(),
-            database.fetchRow(info, key: target._objdbKey) != nil
+            target._objdbCurrentRow() != nil
         {
             keys = (try? txn.objectKeys(table, under: target._objdbKey)) ?? []
         }

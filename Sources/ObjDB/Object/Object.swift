@@ -29,6 +29,7 @@ public struct ObjectIdentity: Hashable, Sendable {
 
     init(_ object: ObjectBase) {
         if let database = object._objdbDatabase, let info = object._objdbInfo {
+            object._objdbSettleInsert()
             kind = .stored(path: database.path, className: info.name, key: object._objdbKey)
         } else {
             kind = .unmanaged(ObjectIdentifier(object))

@@ -19,6 +19,9 @@ open class ObjectBase {
     /// The database's generation counter (``Database/generationCell``), valid while the object
     /// holds the database.
     @usableFromInline @exclusivity(unchecked) final var _objdbGeneration: UnsafePointer<UInt64>?
+    /// The write transaction that inserted the object (``Database/writeSerial``) until the object
+    /// learns whether it committed; 0 after that, and for objects read from the file.
+    @exclusivity(unchecked) final var _objdbInsertSerial: UInt64 = 0
 
     /// Creates an unmanaged object with the properties' declared defaults.
     public required init() {}
@@ -44,6 +47,7 @@ open class ObjectBase {
             _objdbRecordProbe(column)
             return nil
         }
+        _objdbSettleInsert()
         guard let info = _objdbInfo, let row = database.fetchRow(info, key: _objdbKey) else {
             _objdbRow = nil
             _objdbRowGeneration = database.generation
@@ -52,6 +56,23 @@ open class ObjectBase {
         _objdbRow = row
         _objdbRowGeneration = database.generation
         return row
+    }
+
+    /// Gives up the key of an object whose inserting write transaction rolled back: no object
+    /// has key 0, so it matches no row, even one another process later stores under its old key.
+    /// Called before the key is used to find the object's row.
+    @inline(__always)
+    final func _objdbSettleInsert() {
+        guard _objdbInsertSerial != 0, let database = _objdbDatabase else { return }
+        switch database.outcome(ofWrite: _objdbInsertSerial) {
+        case .pending: return
+        case .committed: _objdbInsertSerial = 0
+        case .rolledBack:
+            _objdbInsertSerial = 0
+            _objdbKey = 0
+            _objdbRow = nil
+            _objdbRowGeneration = 0
+        }
     }
 
     /// Reads column `column` of a managed object. Reading a deleted object is a programmer
