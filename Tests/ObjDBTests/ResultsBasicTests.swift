@@ -61,6 +61,32 @@ struct ResultsBasicTests {
         #expect(db.objects(Person.self).allSatisfy { ($0.age ?? 0) == $0.id * 2 })
     }
 
+    /// Loops that finish or stop early give their cursors back; a loop still running keeps its own.
+    @Test func loopsInOneWriteDoNotGatherCursors() throws {
+        let db = try directory.open()
+        try db.write { try db.add((1...20).map { person($0, "P\($0)", age: $0) }) }
+        var outerSeen = 0
+        var innerSeen = 0
+        try db.write {
+            let context = try db.requireWrite("test")
+            for outer in db.objects(Person.self) {
+                outerSeen += 1
+                for inner in db.objects(Person.self) {      // finishes
+                    innerSeen += 1
+                    inner.age = (inner.age ?? 0) + 1
+                }
+                for _ in db.objects(Person.self) { break }  // stops early
+                outer.name = "Seen \(outer.id)"
+                // The outer loop's cursor and the last inner one (not yet pruned) at most.
+                #expect(context.cursors.count <= 2)
+            }
+        }
+        #expect(outerSeen == 20)
+        #expect(innerSeen == 400)
+        #expect(db.objects(Person.self).map(\.name) == (1...20).map { "Seen \($0)" })
+        #expect(db.objects(Person.self).map { $0.age ?? 0 } == (1...20).map { $0 + 20 })
+    }
+
     @Test func iterationContinuesInTheNewVersionAfterRefresh() throws {
         let db = try directory.open()
         let other = try directory.open()

@@ -74,6 +74,23 @@ final class WriteContext {
         return nil
     }
 
+    /// Adds the cursor of an iterator, first closing those no iterator holds any more (loops
+    /// that finished or stopped early): LMDB adjusts every open cursor of a table on each write,
+    /// and row writes look for a cursor to write through, so the list must not grow with every
+    /// loop of a long transaction.
+    func register(_ walk: WriteWalk) {
+        var kept: [WriteWalk] = []
+        while var candidate = cursors.popLast() {
+            if isKnownUniquelyReferenced(&candidate) {
+                candidate.close()
+            } else {
+                kept.append(candidate)
+            }
+        }
+        kept.append(walk)
+        cursors = kept
+    }
+
     /// Closes every iterator cursor of the transaction.
     func closeCursors() {
         for walk in cursors { walk.close() }

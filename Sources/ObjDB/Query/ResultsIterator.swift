@@ -63,7 +63,7 @@ extension Results {
             }
             guard let txn = context.txn, let cursor = try? Cursor(txn, info.objectsTable) else { return finish() }
             let walk = WriteWalk(cursor: cursor, table: info.objectsTable, context: context)
-            context.cursors.append(walk)
+            context.register(walk)
             writeWalk = walk
             let entry = try? (lastKey.map { try walk.cursor?.seek(atLeast: $0 &+ 1) } ?? walk.cursor?.first())
             return yield(entry ?? nil, info)
