@@ -72,8 +72,7 @@ extension Database {
                 } else if let relationship = plan[column].relationship {
                     // Links and collections: every object they hold is managed by now.
                     let offset = plan[column].valueOffset
-                    var writer = _ObjDBElementWriter()
-                    row.append { relationship.encodeUnmanaged(at: base + offset, &writer, into: &$0) }
+                    row.append { relationship.encodeUnmanaged(at: base + offset, into: &$0) }
                 } else {
                     appendDefault(info, column: column, to: row)
                 }

@@ -35,7 +35,7 @@ public struct LinkingObjects<Origin: ObjectBase>: RandomAccessCollection, Custom
 
     /// The keys of the linking objects in the target's current version, cached per generation.
     var keys: [UInt64] {
-        guard let target, let database = target._objdbDatabase, let info = target._objdbInfo else { return [] }
+        guard let target, let database = target._objdbDatabase else { return [] }
         if let keys = cache.keys, cache.stamp == database.resultsStamp { return keys }
         // Collections changed in the write transaction update backlinks when written back.
         database.flushPendingCollectionsIfWriting()
@@ -146,7 +146,7 @@ extension LinkingObjects: RelationshipValue {
 
     static func heldObjects(at field: UnsafeRawPointer) -> [ObjectBase] { [] }
 
-    static func encodeUnmanaged(at field: UnsafeRawPointer, _ writer: inout _ObjDBElementWriter, into bytes: inout _ObjDBBytes) -> Bool {
+    static func encodeUnmanaged(at field: UnsafeRawPointer, into bytes: inout _ObjDBBytes) -> Bool {
         false
     }
 }

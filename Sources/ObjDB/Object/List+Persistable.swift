@@ -40,7 +40,7 @@ extension List: RelationshipValue {
         heldObjects(field.assumingMemoryBound(to: Self.self).pointee)
     }
 
-    static func encodeUnmanaged(at field: UnsafeRawPointer, _ writer: inout _ObjDBElementWriter, into bytes: inout _ObjDBBytes) -> Bool {
+    static func encodeUnmanaged(at field: UnsafeRawPointer, into bytes: inout _ObjDBBytes) -> Bool {
         encodeUnmanaged(field.assumingMemoryBound(to: Self.self).pointee, into: &bytes)
     }
 }

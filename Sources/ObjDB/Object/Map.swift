@@ -305,7 +305,7 @@ extension Map: RelationshipValue {
         }
     }
 
-    static func encodeUnmanaged(at field: UnsafeRawPointer, _ writer: inout _ObjDBElementWriter, into bytes: inout _ObjDBBytes) -> Bool {
+    static func encodeUnmanaged(at field: UnsafeRawPointer, into bytes: inout _ObjDBBytes) -> Bool {
         encodeUnmanaged(field.assumingMemoryBound(to: Map<Key, Value>.self).pointee, into: &bytes)
     }
 }

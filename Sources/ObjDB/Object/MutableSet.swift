@@ -217,7 +217,7 @@ extension MutableSet: RelationshipValue {
         heldObjects(field.assumingMemoryBound(to: MutableSet<Element>.self).pointee)
     }
 
-    static func encodeUnmanaged(at field: UnsafeRawPointer, _ writer: inout _ObjDBElementWriter, into bytes: inout _ObjDBBytes) -> Bool {
+    static func encodeUnmanaged(at field: UnsafeRawPointer, into bytes: inout _ObjDBBytes) -> Bool {
         encodeUnmanaged(field.assumingMemoryBound(to: MutableSet<Element>.self).pointee, into: &bytes)
     }
 }

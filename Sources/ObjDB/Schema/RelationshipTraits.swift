@@ -13,7 +13,7 @@ protocol RelationshipValue {
     static func heldObjects(at field: UnsafeRawPointer) -> [ObjectBase]
     /// Encodes the unmanaged value at `field` as column bytes, once every object it holds is
     /// managed; returns `false` for a null column.
-    static func encodeUnmanaged(at field: UnsafeRawPointer, _ writer: inout _ObjDBElementWriter, into bytes: inout _ObjDBBytes) -> Bool
+    static func encodeUnmanaged(at field: UnsafeRawPointer, into bytes: inout _ObjDBBytes) -> Bool
 }
 
 extension RelationshipValue {
@@ -29,7 +29,7 @@ extension Optional: RelationshipValue where Wrapped: ObjectBase {
         field.assumingMemoryBound(to: Self.self).pointee.map { [$0] } ?? []
     }
 
-    static func encodeUnmanaged(at field: UnsafeRawPointer, _ writer: inout _ObjDBElementWriter, into bytes: inout _ObjDBBytes) -> Bool {
+    static func encodeUnmanaged(at field: UnsafeRawPointer, into bytes: inout _ObjDBBytes) -> Bool {
         guard let object = field.assumingMemoryBound(to: Self.self).pointee else { return false }
         bytes.appendLittleEndian(object._objdbKey, count: 8)
         return true
@@ -45,7 +45,7 @@ extension ObjectBase: RelationshipValue {
         [field.assumingMemoryBound(to: ObjectBase.self).pointee]
     }
 
-    static func encodeUnmanaged(at field: UnsafeRawPointer, _ writer: inout _ObjDBElementWriter, into bytes: inout _ObjDBBytes) -> Bool {
+    static func encodeUnmanaged(at field: UnsafeRawPointer, into bytes: inout _ObjDBBytes) -> Bool {
         bytes.appendLittleEndian(field.assumingMemoryBound(to: ObjectBase.self).pointee._objdbKey, count: 8)
         return true
     }
