@@ -118,9 +118,9 @@ enum ElementIdentity: Hashable {
     /// An unmanaged object, by instance.
     case instance(ObjectIdentifier)
 
-    /// The identity of `value`.
-    init<Element: _CollectionElement>(_ value: Element) {
-        var writer = _ObjDBElementWriter()
+    /// The identity of `value`, encoded through `writer` (reuse one across a loop: each new
+    /// writer allocates its scratch buffer).
+    init<Element: _CollectionElement>(_ value: Element, _ writer: inout _ObjDBElementWriter) {
         Element._objdbWriteElement(value, to: &writer)
         if let object = writer.object {
             if let info = object._objdbInfo {

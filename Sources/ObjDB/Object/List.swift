@@ -210,7 +210,8 @@ public final class List<Element: _CollectionElement>: RandomAccessCollection, Mu
 
     /// The position of the first element equal to `element` (objects: the same stored object).
     public func index(of element: Element) -> Int? {
-        let wanted = ElementIdentity(element)
-        return indices.first { ElementIdentity(self[$0]) == wanted }
+        var writer = _ObjDBElementWriter()
+        let wanted = ElementIdentity(element, &writer)
+        return indices.first { ElementIdentity(self[$0], &writer) == wanted }
     }
 }

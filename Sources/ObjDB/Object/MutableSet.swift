@@ -76,8 +76,9 @@ public final class MutableSet<Element: _CollectionElement>: RandomAccessCollecti
     public func contains(_ element: Element) -> Bool {
         switch backing {
         case .unmanaged(let elements):
-            let wanted = ElementIdentity(element)
-            return elements.contains { ElementIdentity($0) == wanted }
+            var writer = _ObjDBElementWriter()
+            let wanted = ElementIdentity(element, &writer)
+            return elements.contains { ElementIdentity($0, &writer) == wanted }
         case .managed(let home):
             guard let wanted = home.lookupElement(element) else { return false }
             if let pending = home.pending { return pending.members.contains(wanted) }
@@ -119,9 +120,10 @@ public final class MutableSet<Element: _CollectionElement>: RandomAccessCollecti
     public func remove(_ element: Element) {
         switch backing {
         case .unmanaged(var elements):
-            let wanted = ElementIdentity(element)
+            var writer = _ObjDBElementWriter()
+            let wanted = ElementIdentity(element, &writer)
             backing = .unmanaged([])
-            elements.removeAll { ElementIdentity($0) == wanted }
+            elements.removeAll { ElementIdentity($0, &writer) == wanted }
             backing = .unmanaged(elements)
         case .managed(let home):
             guard let wanted = home.lookupElement(element), let (_, pending) = home.pendingForWrite(),
@@ -150,8 +152,9 @@ public final class MutableSet<Element: _CollectionElement>: RandomAccessCollecti
 
     /// Keeps only the elements that `other` holds too.
     public func formIntersection<S: Sequence>(_ other: S) where S.Element == Element {
-        let keep = Set(other.map { ElementIdentity($0) })
-        for element in elementsArray where !keep.contains(ElementIdentity(element)) { remove(element) }
+        var writer = _ObjDBElementWriter()
+        let keep = Set(other.map { ElementIdentity($0, &writer) })
+        for element in elementsArray where !keep.contains(ElementIdentity(element, &writer)) { remove(element) }
     }
 
     /// Removes the elements that `other` holds.
@@ -161,14 +164,16 @@ public final class MutableSet<Element: _CollectionElement>: RandomAccessCollecti
 
     /// Whether every element is also in `other`.
     public func isSubset<S: Sequence>(of other: S) -> Bool where S.Element == Element {
-        let all = Set(other.map { ElementIdentity($0) })
-        return elementsArray.allSatisfy { all.contains(ElementIdentity($0)) }
+        var writer = _ObjDBElementWriter()
+        let all = Set(other.map { ElementIdentity($0, &writer) })
+        return elementsArray.allSatisfy { all.contains(ElementIdentity($0, &writer)) }
     }
 
     /// Whether the set and `other` have an element in common.
     public func intersects<S: Sequence>(_ other: S) -> Bool where S.Element == Element {
-        let mine = Set(elementsArray.map { ElementIdentity($0) })
-        return other.contains { mine.contains(ElementIdentity($0)) }
+        var writer = _ObjDBElementWriter()
+        let mine = Set(elementsArray.map { ElementIdentity($0, &writer) })
+        return other.contains { mine.contains(ElementIdentity($0, &writer)) }
     }
 }
 
