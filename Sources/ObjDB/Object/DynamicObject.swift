@@ -34,7 +34,7 @@ extension Database {
     /// A class the file does not have gives empty results; embedded classes are included (for
     /// tools).
     public func dynamicObjects(_ className: String) -> Results<DynamicObject> {
-        Results(database: self, query: ResultsQuery(className: className))
+        Results(database: self, query: ResultsQuery(className: className, isDynamic: true))
     }
 }
 

@@ -219,7 +219,7 @@ extension Results {
     /// query when it is built.
     func checkingBinder(_ models: ModelClasses = ModelClasses()) -> PredicateBinder {
         let database = self.database
-        let isDynamic = Element.self is DynamicObject.Type
+        let isDynamic = query.isDynamic
         return PredicateBinder(
             rootClass: query.className,
             lookup: { name in

@@ -31,7 +31,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
 
     /// The class's runtime information, `nil` while the file has no objects of the class yet.
     var classInfo: ClassInfo? {
-        if Element.self is DynamicObject.Type { return database.classInfo(named: query.className) }
+        if query.isDynamic { return database.classInfo(named: query.className) }
         return database.classInfoForRead(Element.self)
     }
 

@@ -42,6 +42,8 @@ enum ResultsSource {
 struct ResultsQuery {
     /// The class of the objects (the model's class name, or a dynamic one).
     var className: String
+    /// Whether the objects are ``DynamicObject``s, read by class name rather than model class.
+    var isDynamic = false
     /// Where the objects come from.
     var source: ResultsSource = .table
     /// The filters; an object must match all of them.
