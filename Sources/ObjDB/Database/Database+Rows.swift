@@ -144,24 +144,14 @@ extension Database {
     /// `changed` columns. Returns the stored row.
     func replaceRow(_ info: ClassInfo, key: UInt64, old: RowView, changed: [Int], _ context: WriteContext) throws -> RowView {
         let row = try context.storage { txn -> RowView in
-            recordUndo(context, .replaced(info, key: key, row: Array(old.bytes)))
-            try classChanges(info, context, txn).modified(key, columns: changed)
             let orphans = try context.row.withColumns { column in
                 try withoutActuallyEscaping(column) { new in
-                    // Everything `old` says is read before the first write.
-                    let links = backlinkChanges(info, old: old, new: new, columns: changed)
-                    try updateKeys(info, key: key, old: old, new: new, columns: changed, context, txn: txn)
-                    return try apply(links, key: key, txn: txn)
+                    try prepareReplacement(info, key: key, old: old, new: new, changed: changed, context, txn)
                 }
             }
-            let size = context.row.encodedSize
-            guard let space = try context.reserveThroughCursor(info.objectsTable, key: key, count: size)
-                ?? txn.reserve(info.objectsTable, key: key, count: size)
-            else {
-                throw ObjDBError(.storage, "Could not overwrite the row of '\(info.name)' \(key)", path: path)
+            return try storeReplacement(info, key: key, size: context.row.encodedSize, orphans: orphans, context, txn) {
+                context.row.write(into: $0)
             }
-            context.row.write(into: space)
-            return try rowAfterDeleting(orphans, info, key: key, written: space, context, txn)
         }
         generation &+= 1
         return row
@@ -171,24 +161,44 @@ extension Database {
     /// of `changed` columns. Returns the stored row.
     func replaceRow(_ info: ClassInfo, key: UInt64, old: RowView, encoded new: RowView, changed: [Int], _ context: WriteContext) throws -> RowView {
         let row = try context.storage { txn -> RowView in
-            recordUndo(context, .replaced(info, key: key, row: Array(old.bytes)))
-            try classChanges(info, context, txn).modified(key, columns: changed)
-            // Everything `old` says is read before the first write.
-            let links = backlinkChanges(info, old: old, new: { new.column($0) }, columns: changed)
-            try updateKeys(info, key: key, old: old, new: { new.column($0) }, columns: changed, context, txn: txn)
-            let orphans = try apply(links, key: key, txn: txn)
-            let source = new.bytes
-            guard let space = try context.reserveThroughCursor(info.objectsTable, key: key, count: source.count)
-                ?? txn.reserve(info.objectsTable, key: key, count: source.count),
-                let target = space.baseAddress, let from = source.baseAddress
-            else {
-                throw ObjDBError(.storage, "Could not overwrite the row of '\(info.name)' \(key)", path: path)
+            let orphans = try prepareReplacement(info, key: key, old: old, new: { new.column($0) }, changed: changed, context, txn)
+            return try storeReplacement(info, key: key, size: new.length, orphans: orphans, context, txn) {
+                $0.copyMemory(from: new.bytes)
             }
-            target.copyMemory(from: from, byteCount: source.count)
-            return try rowAfterDeleting(orphans, info, key: key, written: space, context, txn)
         }
         generation &+= 1
         return row
+    }
+
+    /// What replacing a row changes besides the row: the undo step, the change record, index and
+    /// backlink entries. Returns the embedded objects the new row lets go of.
+    @inline(__always)
+    private func prepareReplacement(
+        _ info: ClassInfo, key: UInt64, old: RowView, new: @escaping (Int) -> ColumnRead, changed: [Int],
+        _ context: WriteContext, _ txn: Txn
+    ) throws -> [(ClassInfo, UInt64)] {
+        recordUndo(context, .replaced(info, key: key, row: Array(old.bytes)))
+        try classChanges(info, context, txn).modified(key, columns: changed)
+        // Everything `old` says is read before the first write.
+        let links = backlinkChanges(info, old: old, new: new, columns: changed)
+        try updateKeys(info, key: key, old: old, new: new, columns: changed, context, txn: txn)
+        return try apply(links, key: key, txn: txn)
+    }
+
+    /// Stores a replacement row of `size` bytes through `write` (via an iterator's cursor on the
+    /// row if there is one), then deletes `orphans`. Returns the stored row.
+    @inline(__always)
+    private func storeReplacement(
+        _ info: ClassInfo, key: UInt64, size: Int, orphans: [(ClassInfo, UInt64)], _ context: WriteContext, _ txn: Txn,
+        write: (UnsafeMutableRawBufferPointer) -> Void
+    ) throws -> RowView {
+        guard let space = try context.reserveThroughCursor(info.objectsTable, key: key, count: size)
+            ?? txn.reserve(info.objectsTable, key: key, count: size)
+        else {
+            throw ObjDBError(.storage, "Could not overwrite the row of '\(info.name)' \(key)", path: path)
+        }
+        write(space)
+        return try rowAfterDeleting(orphans, info, key: key, written: space, context, txn)
     }
 
     /// The row just written to `space`, after deleting embedded objects its write let go of
