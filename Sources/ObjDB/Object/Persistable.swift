@@ -153,6 +153,7 @@ extension Optional: _Persistable where Wrapped: _PersistableNonOptional {
     }
 
     /// The wrapped type's reading of an optional column.
+    @inlinable
     public static func _objdbGet(_ object: ObjectBase, _ column: Int) -> Self {
         Wrapped._objdbGetOptional(object, column)
     }
@@ -185,6 +186,7 @@ extension Optional: _PrimaryKey where Wrapped: _PrimaryKey & _PersistableNonOpti
 
 extension _PersistableNonOptional {
     /// Decodes an optional column: `nil` for a null column.
+    @inlinable
     public static func _objdbGetOptional(_ object: ObjectBase, _ column: Int) -> Self? {
         switch object._objdbRead(column) {
         case .value(let bytes):
