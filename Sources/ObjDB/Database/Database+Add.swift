@@ -214,9 +214,8 @@ extension Database {
         guard let old = fetchRow(info, key: existing) else {
             throw ObjDBError(.objectInvalidated, "The object to update disappeared", className: info.name, path: path)
         }
-        let values = names
         // Update only the given properties: start from the stored row.
-        let given = Set(values.compactMap { info.stored.column(of: $0) })
+        let given = Set(names.compactMap { info.stored.column(of: $0) })
         let newRow = context.row.withColumns { new -> RowBuilder in
             let row = RowBuilder()
             for column in 0..<info.columnCount {
