@@ -95,6 +95,43 @@ struct RelationshipEdgeCaseTests {
     }
 }
 
+extension RelationshipEdgeCaseTests {
+    /// Once added, a graph with cycles holds no references of its own: the stored links answer.
+    @Test func addedGraphsWithCyclesAreFreed() throws {
+        let db = try directory.open([Owner.self])
+        weak var addedOwner: Owner?
+        weak var addedPet: Pet?
+        weak var addedFriend: Owner?
+        try {
+            let ann = owner(1, "Ann")
+            let bob = owner(2, "Bob")
+            let rex = pet(1, "Rex")
+            ann.best = ann
+            ann.pets.append(rex)
+            ann.favorite = rex
+            ann.friends.insert(bob)
+            ann.petsByName["rex"] = rex
+            bob.friends.insert(ann)
+            rex.owner = ann
+            try db.write { try db.add(ann) }
+            addedOwner = ann
+            addedPet = rex
+            addedFriend = bob
+            #expect(ann.best?.name == "Ann")
+        }()
+        #expect(addedOwner == nil)
+        #expect(addedPet == nil)
+        #expect(addedFriend == nil)
+        let stored = try #require(db.object(ofType: Owner.self, forPrimaryKey: 1))
+        #expect(stored.best?.name == "Ann")
+        #expect(stored.favorite?.owner?.name == "Ann")
+        #expect(stored.pets.map(\.name) == ["Rex"])
+        #expect(stored.petsByName["rex"]??.name == "Rex")
+        #expect(stored.friends.map(\.name) == ["Bob"])
+        #expect(db.object(ofType: Owner.self, forPrimaryKey: 2)?.friends.map(\.name) == ["Ann"])
+    }
+}
+
 /// Edge cases of queries found in review.
 struct QueryEdgeCaseTests {
     let directory = TemporaryDirectory()

@@ -349,6 +349,18 @@ extension Database {
         }
     }
 
+    /// Drops the objects held by the unmanaged link and collection values of a managed object
+    /// (see ``RelationshipValue/releaseUnmanaged(at:)``).
+    func releaseUnmanagedRelationships(of object: ObjectBase) {
+        guard let info = object._objdbInfo, info.hasRelationshipFields, info.layout?.type == type(of: object) else { return }
+        let base = object._objdbBase
+        info.encodePlan.withUnsafeBufferPointer { plan in
+            for entry in plan {
+                entry.relationship?.releaseUnmanaged(at: base + entry.valueOffset)
+            }
+        }
+    }
+
     /// Turns a managed object back into an unmanaged one with the values it had before it was
     /// added (used when an `add` is undone).
     func detach(_ object: ObjectBase) {

@@ -25,7 +25,12 @@ extension Database {
         context.savepointDepth += 1
         defer {
             context.savepointDepth -= 1
-            if context.savepointDepth == 0 { context.undo.removeAll(keepingCapacity: true) }
+            if context.savepointDepth == 0 {
+                // Nothing can be undone any more: the objects attached for good let go of their
+                // unmanaged links and collections.
+                for case .attached(let object) in context.undo { releaseUnmanagedRelationships(of: object) }
+                context.undo.removeAll(keepingCapacity: true)
+            }
         }
         do {
             return try body()

@@ -43,6 +43,12 @@ extension List: RelationshipValue {
     static func encodeUnmanaged(at field: UnsafeRawPointer, into bytes: inout _ObjDBBytes) -> Bool {
         encodeUnmanaged(field.assumingMemoryBound(to: Self.self).pointee, into: &bytes)
     }
+
+    static func releaseUnmanaged(at field: UnsafeMutableRawPointer) {
+        let value = field.assumingMemoryBound(to: Self.self)
+        guard Element._objdbObjectType != nil, !value.pointee.isEmpty else { return }
+        value.pointee = Self()
+    }
 }
 
 extension List: _LinkValue where Element: ObjectBase {}

@@ -308,6 +308,12 @@ extension Map: RelationshipValue {
     static func encodeUnmanaged(at field: UnsafeRawPointer, into bytes: inout _ObjDBBytes) -> Bool {
         encodeUnmanaged(field.assumingMemoryBound(to: Map<Key, Value>.self).pointee, into: &bytes)
     }
+
+    static func releaseUnmanaged(at field: UnsafeMutableRawPointer) {
+        let value = field.assumingMemoryBound(to: Map<Key, Value>.self)
+        guard Value._objdbObjectType != nil, !value.pointee.isEmpty else { return }
+        value.pointee = Map<Key, Value>()
+    }
 }
 
 extension Map: _LinkValue where Value: _LinkValue {}

@@ -225,6 +225,12 @@ extension MutableSet: RelationshipValue {
     static func encodeUnmanaged(at field: UnsafeRawPointer, into bytes: inout _ObjDBBytes) -> Bool {
         encodeUnmanaged(field.assumingMemoryBound(to: MutableSet<Element>.self).pointee, into: &bytes)
     }
+
+    static func releaseUnmanaged(at field: UnsafeMutableRawPointer) {
+        let value = field.assumingMemoryBound(to: MutableSet<Element>.self)
+        guard Element._objdbObjectType != nil, !value.pointee.isEmpty else { return }
+        value.pointee = MutableSet<Element>()
+    }
 }
 
 extension MutableSet: _LinkValue where Element: ObjectBase {}

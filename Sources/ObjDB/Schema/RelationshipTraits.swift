@@ -14,12 +14,17 @@ protocol RelationshipValue {
     /// Encodes the unmanaged value at `field` as column bytes, once every object it holds is
     /// managed; returns `false` for a null column.
     static func encodeUnmanaged(at field: UnsafeRawPointer, into bytes: inout _ObjDBBytes) -> Bool
+    /// Lets go of the objects the unmanaged value at `field` holds, once its owner is managed for
+    /// good: the stored column answers from then on, and an object graph with cycles
+    /// (`a.best = a`, a parent listing children that link back) would otherwise never be freed.
+    static func releaseUnmanaged(at field: UnsafeMutableRawPointer)
 }
 
 extension RelationshipValue {
     static var collectionKind: CollectionKind? { nil }
     static var isLinkingObjects: Bool { false }
     static func originProperty(at field: UnsafeRawPointer) -> String? { nil }
+    static func releaseUnmanaged(at field: UnsafeMutableRawPointer) {}
 }
 
 extension Optional: RelationshipValue where Wrapped: ObjectBase {
@@ -33,6 +38,10 @@ extension Optional: RelationshipValue where Wrapped: ObjectBase {
         guard let object = field.assumingMemoryBound(to: Self.self).pointee else { return false }
         bytes.appendLittleEndian(object._objdbKey, count: 8)
         return true
+    }
+
+    static func releaseUnmanaged(at field: UnsafeMutableRawPointer) {
+        field.assumingMemoryBound(to: Self.self).pointee = nil
     }
 }
 
