@@ -182,28 +182,23 @@ enum QueryPlanner {
         return (try? cursor.duplicateCount()) ?? 0
     }
 
-    /// Walks the index entries a plan selects, calling `body` with each object key and whether
-    /// its key was possibly cut (so its value must be checked on the row); `body` returns `false`
-    /// to stop. Returns whether every entry's key was exact.
-    @discardableResult
-    static func walk(_ plan: QueryPlan, txn: Txn, _ body: (UInt64, Bool) -> Bool) throws -> Bool {
-        var exact = true
-        func visit(_ entry: CursorEntry, boundCut: Bool = false) -> Bool {
-            let cut = boundCut || KeyEncoding.mayBeTruncated(count: entry.key.count)
-            if cut { exact = false }
-            return body(entry.valueObjectKey, cut)
+    /// Positions a cursor on the first entry of each index key a plan selects, in key order,
+    /// calling `body` with the cursor, the entry and whether the key was possibly cut (so its
+    /// values must be checked on the rows); `body` returns `false` to stop.
+    ///
+    /// - Complexity: O(log n) per key visited; the entries under a key are left to `body`.
+    private static func forEachKey(_ plan: QueryPlan, txn: Txn, _ body: (borrowing Cursor, CursorEntry, Bool) throws -> Bool) throws {
+        func cut(_ entry: CursorEntry, boundCut: Bool = false) -> Bool {
+            boundCut || KeyEncoding.mayBeTruncated(count: entry.key.count)
         }
         switch plan.access {
         case .none, .scan:
-            return true
+            return
         case .lookup(_, _, let table, let values):
             let cursor = try Cursor(txn, table)
             for value in values {
-                var entry = try value.withUnsafeBytes { try cursor.seek(exactly: $0) }
-                while let current = entry {
-                    if !visit(current) { return exact }
-                    entry = try cursor.nextDuplicate()
-                }
+                guard let entry = try value.withUnsafeBytes({ try cursor.seek(exactly: $0) }) else { continue }
+                if try !body(cursor, entry, cut(entry)) { return }
             }
         case .range(_, let table, let low, let high):
             let cursor = try Cursor(txn, table)
@@ -217,17 +212,34 @@ enum QueryPlanner {
                 let boundCut = (aboveHigh == 0 && high.map { KeyEncoding.mayBeTruncated(count: $0.key.count) } ?? false)
                     || (atLow && low.map { KeyEncoding.mayBeTruncated(count: $0.key.count) } ?? false)
                 let excluded = !boundCut && ((aboveHigh == 0 && high?.inclusive == false) || (atLow && low?.inclusive == false))
-                if !excluded, !visit(current, boundCut: boundCut) { return exact }
-                entry = try cursor.next()
+                if !excluded, try !body(cursor, current, cut(current, boundCut: boundCut)) { return }
+                entry = try cursor.nextKey()
             }
         case .prefix(_, let table, let prefix):
             let cursor = try Cursor(txn, table)
             var entry = try prefix.withUnsafeBytes { try cursor.seek(atLeast: $0) }
             let prefixCut = KeyEncoding.mayBeTruncated(count: prefix.count)
             while let current = entry, prefix.withUnsafeBytes({ QueryText.hasPrefix(current.key, $0) }) {
-                if !visit(current, boundCut: prefixCut) { return exact }
-                entry = try cursor.next()
+                if try !body(cursor, current, cut(current, boundCut: prefixCut)) { return }
+                entry = try cursor.nextKey()
             }
+        }
+    }
+
+    /// Walks the index entries a plan selects, calling `body` with each object key and whether
+    /// its key was possibly cut (so its value must be checked on the row); `body` returns `false`
+    /// to stop. Returns whether every entry's key was exact.
+    @discardableResult
+    static func walk(_ plan: QueryPlan, txn: Txn, _ body: (UInt64, Bool) -> Bool) throws -> Bool {
+        var exact = true
+        try forEachKey(plan, txn: txn) { cursor, first, cut in
+            if cut { exact = false }
+            var entry: CursorEntry? = first
+            while let current = entry {
+                if !body(current.valueObjectKey, cut) { return false }
+                entry = try cursor.nextDuplicate()
+            }
+            return true
         }
         return exact
     }
@@ -249,17 +261,20 @@ enum QueryPlanner {
 
     /// The number of matches of a plan that covers its predicate with exact keys, counted from the
     /// index alone; `nil` when that is not possible.
+    ///
+    /// - Complexity: O(k log n) for k distinct index keys in the range: LMDB keeps the number of
+    ///   entries under each key, so the entries themselves are not visited.
     static func count(_ plan: QueryPlan, txn: Txn) throws -> Int? {
         guard plan.covers, plan.usesIndex else { return nil }
-        if case .lookup(_, _, let table, let values) = plan.access {
-            // Exact lookup keys (shorter than the cut) find exactly their values' entries.
-            guard values.allSatisfy({ !KeyEncoding.mayBeTruncated(count: $0.count) }) else { return nil }
-            return values.reduce(0) { $0 + duplicates(table, $1, txn: txn) }
-        }
         var count = 0
-        let exact = try walk(plan, txn: txn) { _, cut in
-            count += 1
-            return !cut
+        var exact = true
+        try forEachKey(plan, txn: txn) { cursor, _, cut in
+            if cut {
+                exact = false
+                return false
+            }
+            count += try cursor.duplicateCount()
+            return true
         }
         return exact ? count : nil
     }
