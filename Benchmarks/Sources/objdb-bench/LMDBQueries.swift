@@ -146,25 +146,11 @@ final class LMDBQueries: QuerySystem {
         }
     }
 
-    /// One read txn: `MDB_SET_RANGE` to 51 on `person_age`, then `MDB_NEXT` over every entry.
+    /// One read txn: `MDB_SET_RANGE` to 51 on `person_age`, then `mdb_cursor_count` per age.
     func countAgeOver50() throws -> Int {
         guard let ages else { throw CheckFailure(description: "LMDB: count-index on a database without the age index") }
         return try lmdbTransaction(env, readOnly: true) { txn in
-            try lmdbWithCursor(txn, ages) { cursor in
-                var count = 0
-                var key = MDB_val()
-                var value = MDB_val()
-                var rc = withVal(51) { start -> Int32 in
-                    key = start
-                    return mdb_cursor_get(cursor, &key, &value, MDB_SET_RANGE)
-                }
-                while rc == 0 {
-                    count += 1
-                    rc = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
-                }
-                if rc != MDB_NOTFOUND { try lmdbCheck(rc, "mdb_cursor_get(person_age)") }
-                return count
-            }
+            try lmdbWithCursor(txn, ages) { cursor in try lmdbCountEntries(cursor, from: 51) }
         }
     }
 

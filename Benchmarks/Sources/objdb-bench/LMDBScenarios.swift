@@ -120,24 +120,10 @@ final class LMDBSystem: BenchSystem {
         return count
     }
 
-    /// `MDB_SET_RANGE` to 51 on the age index, then `MDB_NEXT` over every entry.
+    /// `MDB_SET_RANGE` to 51 on the age index, then `mdb_cursor_count` per age.
     func countAgeOver50Indexed() throws -> Int {
         try transaction(readOnly: true) { txn in
-            try withCursor(txn, ages) { cursor in
-                var count = 0
-                var key = MDB_val()
-                var value = MDB_val()
-                var rc = withVal(51) { start -> Int32 in
-                    key = start
-                    return mdb_cursor_get(cursor, &key, &value, MDB_SET_RANGE)
-                }
-                while rc == 0 {
-                    count += 1
-                    rc = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
-                }
-                if rc != MDB_NOTFOUND { try lmdbCheck(rc, "mdb_cursor_get(person_age)") }
-                return count
-            }
+            try withCursor(txn, ages) { cursor in try lmdbCountEntries(cursor, from: 51) }
         }
     }
 

@@ -63,3 +63,24 @@ func lmdbWithCursor<T>(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ body: (OpaquePoin
 func lmdbUInt64(_ val: MDB_val) -> UInt64 {
     UnsafeRawPointer(val.mv_data!).loadUnaligned(as: UInt64.self)
 }
+
+/// The number of entries at or above `low` in a `MDB_DUPSORT | MDB_INTEGERKEY` table keyed by
+/// `UInt64`: `MDB_SET_RANGE`, then `mdb_cursor_count` per key (LMDB keeps each key's number of
+/// duplicates) and `MDB_NEXT_NODUP`.
+func lmdbCountEntries(_ cursor: OpaquePointer, from low: UInt64) throws -> Int {
+    var count = 0
+    var key = MDB_val()
+    var value = MDB_val()
+    var rc = withVal(low) { start -> Int32 in
+        key = start
+        return mdb_cursor_get(cursor, &key, &value, MDB_SET_RANGE)
+    }
+    while rc == 0 {
+        var duplicates = 0
+        try lmdbCheck(mdb_cursor_count(cursor, &duplicates), "mdb_cursor_count")
+        count += duplicates
+        rc = mdb_cursor_get(cursor, &key, &value, MDB_NEXT_NODUP)
+    }
+    if rc != MDB_NOTFOUND { try lmdbCheck(rc, "mdb_cursor_get") }
+    return count
+}

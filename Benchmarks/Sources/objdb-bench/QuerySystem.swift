@@ -69,8 +69,8 @@ let querySettings = """
     GRDB `Person.filter(ids.contains(Column("id"))).fetchCursor(db)`, iterated. Sum of ids and ages of every match.
     - Count, no index: ObjDB `where { $0.age > 50 && $0.score < 0.5 }.count`; LMDB cursor walk decoding age and score; \
     GRDB `filter(Column("age") > 50 && Column("score") < 0.5).fetchCount(db)`.
-    - Count, age index: ObjDB `where { $0.age > 50 }.count`; LMDB `MDB_SET_RANGE` to 51 on `person_age`, then `MDB_NEXT` \
-    over every entry; GRDB `filter(Column("age") > 50).fetchCount(db)` (SQLite counts in the index).
+    - Count, age index: ObjDB `where { $0.age > 50 }.count`; LMDB `MDB_SET_RANGE` to 51 on `person_age`, then \
+    `mdb_cursor_count` per age (`MDB_NEXT_NODUP`); GRDB `filter(Column("age") > 50).fetchCount(db)` (SQLite counts in the index).
     - Sort: ObjDB `let s = objects(PlainPerson.self).sorted(byKeyPath: "score")`, `s.count`, then `s[i].id` for the first \
     100 (the count sorts all keys; the subscripts reuse them). GRDB (sort row) `order(Column("score")).fetchAll(db)`: every \
     record decoded, sorted by SQLite; (sort-limit row) `order(Column("score")).limit(100).fetchAll(db)` + `fetchCount(db)`: \
