@@ -113,6 +113,9 @@ extension Results {
 
     /// The first value `path` reaches from `key`, or null.
     private func value(_ path: BoundPath, _ key: UInt64, _ row: RowView, _ evaluator: QueryEvaluator) -> QueryScalar {
+        if let column = path.directColumn, case .column(.value) = path.steps[0].kind {
+            return QueryScalar(row.column(column), path.leafType)
+        }
         var value = QueryScalar.null
         _ = evaluator.walk(path, 0, key, row) { read in
             value = QueryScalar(read, path.leafType)
@@ -151,32 +154,7 @@ extension Results {
     /// `keys` in sort order (stable), given their sort values; with `limit`, only the first
     /// `limit` of them.
     private func sorted(_ keys: [UInt64], _ values: [QueryScalar], _ ascending: [Bool], limit: Int?) -> [UInt64] {
-        let width = ascending.count
-        func before(_ a: Int, _ b: Int) -> Bool {
-            for i in 0..<width {
-                let c = QueryOrder.sortCompare(values[a * width + i], values[b * width + i])
-                if c != 0 { return ascending[i] ? c < 0 : c > 0 }
-            }
-            return a < b
-        }
-        guard let limit, limit < keys.count / 4 else {
-            return keys.indices.sorted(by: before).prefix(limit ?? keys.count).map { keys[$0] }
-        }
-        // Top `limit`: keep the best ones seen so far, in order.
-        var best: [Int] = []
-        best.reserveCapacity(limit + 1)
-        for index in keys.indices {
-            if best.count == limit, let worst = best.last, !before(index, worst) { continue }
-            var low = 0
-            var high = best.count
-            while low < high {
-                let middle = (low + high) / 2
-                if before(best[middle], index) { low = middle + 1 } else { high = middle }
-            }
-            best.insert(index, at: low)
-            if best.count > limit { best.removeLast() }
-        }
-        return best.map { keys[$0] }
+        QuerySort.order(count: keys.count, values, ascending, limit: limit).map { keys[$0] }
     }
 
     private func distinct(_ keys: [UInt64], _ info: ClassInfo, _ evaluator: QueryEvaluator, _ binder: PredicateBinder) -> [UInt64] {

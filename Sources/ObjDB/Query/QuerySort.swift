@@ -1,0 +1,104 @@
+/// Orders query matches by their sort values: stable, `nil` first, NaN after numbers (see
+/// ``QueryOrder/sortCompare(_:_:)``), descending keys reversed except for ties.
+enum QuerySort {
+    /// The positions `0..<count` in sort order; with `limit`, only the first `limit`.
+    ///
+    /// `values` holds `ascending.count` values per position. When every value is a number, a
+    /// date, a bool or `nil`, each is turned into one order-preserving word and the words are
+    /// sorted directly; other values (strings, data, decimals, links) are compared as scalars.
+    ///
+    /// - Complexity: O(n log n), or O(n log limit) for a small limit.
+    static func order(count: Int, _ values: [QueryScalar], _ ascending: [Bool], limit: Int?) -> [Int] {
+        if let words = words(values, ascending) {
+            let width = ascending.count
+            if width == 1 { return orderSingle(words, limit: limit) }
+            return order(count: count, limit: limit) { a, b in
+                for i in 0..<width {
+                    let (x, y) = (words[a * width + i], words[b * width + i])
+                    if x != y { return x < y }
+                }
+                return a < b
+            }
+        }
+        let width = ascending.count
+        return order(count: count, limit: limit) { a, b in
+            for i in 0..<width {
+                let c = QueryOrder.sortCompare(values[a * width + i], values[b * width + i])
+                if c != 0 { return ascending[i] ? c < 0 : c > 0 }
+            }
+            return a < b
+        }
+    }
+
+    /// One sort word per value, in the order of its column's direction, or `nil` when a value has
+    /// no word (a kind compared otherwise, or an integer whose word would equal `nil`'s).
+    ///
+    /// Ascending: `nil` is 0; integers are sign-flipped; doubles and dates use their bits with the
+    /// sign bit set for non-negatives and every bit inverted for negatives (`-0.0` as `0.0`, NaN as
+    /// the largest word, after `+infinity`); bools are 1 and 2. Descending inverts the word.
+    static func words(_ values: [QueryScalar], _ ascending: [Bool]) -> [UInt64]? {
+        let width = ascending.count
+        var words = [UInt64](repeating: 0, count: values.count)
+        for (index, value) in values.enumerated() {
+            var word: UInt64
+            switch value {
+            case .null:
+                word = 0
+            case .int(let v):
+                word = UInt64(bitPattern: v) ^ (1 << 63)
+                if word == 0 { return nil }
+            case .double(let v), .date(let v):
+                if v.isNaN {
+                    word = .max
+                } else {
+                    let bits = (v == 0 ? 0 : v).bitPattern
+                    word = bits & (1 << 63) == 0 ? bits | (1 << 63) : ~bits
+                }
+            case .bool(let v):
+                word = v ? 2 : 1
+            case .decimal, .bytes, .object:
+                return nil
+            }
+            words[index] = ascending[index % width] ? word : ~word
+        }
+        return words
+    }
+
+    /// One word per position: sorts (word, position) pairs, which are all distinct, so the order
+    /// is stable without a stable sort.
+    private static func orderSingle(_ words: [UInt64], limit: Int?) -> [Int] {
+        if let limit, limit < words.count / 4 {
+            return order(count: words.count, limit: limit) { a, b in
+                words[a] != words[b] ? words[a] < words[b] : a < b
+            }
+        }
+        var pairs = [(word: UInt64, position: Int)]()
+        pairs.reserveCapacity(words.count)
+        for (position, word) in words.enumerated() { pairs.append((word, position)) }
+        pairs.sort { $0.word != $1.word ? $0.word < $1.word : $0.position < $1.position }
+        return pairs.prefix(limit ?? pairs.count).map(\.position)
+    }
+
+    /// The positions `0..<count` ordered by `before`, a strict total order; with a small `limit`,
+    /// only the best `limit` are kept while the positions are visited.
+    private static func order(count: Int, limit: Int?, _ before: (Int, Int) -> Bool) -> [Int] {
+        guard let limit, limit < count / 4 else {
+            return Array((0..<count).sorted(by: before).prefix(limit ?? count))
+        }
+        // Top `limit`: keep the best ones seen so far, in order.
+        var best: [Int] = []
+        best.reserveCapacity(limit + 1)
+        for position in 0..<count {
+            if best.count == limit, let worst = best.last, !before(position, worst) { continue }
+            var low = 0
+            var high = best.count
+            while low < high {
+                let middle = (low + high) / 2
+                if before(best[middle], position) { low = middle + 1 } else { high = middle }
+            }
+            best.insert(position, at: low)
+            if best.count > limit { best.removeLast() }
+        }
+        return best
+    }
+}
