@@ -62,11 +62,10 @@ public final class Database {
 
     /// Where ``generation`` lives: a heap cell, so objects can compare against it through a plain
     /// pointer, without touching (or retaining) the database on every property read.
-    let generationCell: UnsafeMutablePointer<UInt64> = {
-        let cell = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
-        cell.initialize(to: 1)
-        return cell
-    }()
+    let generationCell: UnsafeMutablePointer<UInt64>
+    /// Owns ``generationCell``, so the cell is freed even when `init` throws (a failed open runs
+    /// no `deinit`).
+    private let generationOwner: GenerationCell
     /// Every `ClassInfo` this database created, kept alive because objects do not retain theirs.
     var allClassInfos: [ClassInfo] = []
     /// Scratch buffers for primary-key lookups, reused to avoid an allocation per lookup.
@@ -83,6 +82,8 @@ public final class Database {
     /// (``ObjDBError/Code/corruptFile``), or its schema differs from the model classes
     /// (``ObjDBError/Code/migrationRequired``). A file that fails to open is left unchanged.
     public init(configuration: Configuration) throws {
+        generationOwner = GenerationCell()
+        generationCell = generationOwner.pointer
         self.configuration = configuration
         let path = try configuration.resolvedPath()
         self.path = path
@@ -115,7 +116,6 @@ public final class Database {
         // End transactions before the lease closes the environment.
         writeContext = nil
         snapshot = nil
-        generationCell.deallocate()
     }
 
     /// The schema stored in the file: every class, including those this process has no model for.
@@ -160,4 +160,17 @@ public final class Database {
         self.snapshot = snapshot
         return snapshot.txn
     }
+}
+
+/// A heap word holding a database's generation counter, freed with its owner.
+final class GenerationCell {
+    /// The word; starts at 1.
+    let pointer: UnsafeMutablePointer<UInt64>
+
+    init() {
+        pointer = .allocate(capacity: 1)
+        pointer.initialize(to: 1)
+    }
+
+    deinit { pointer.deallocate() }
 }
