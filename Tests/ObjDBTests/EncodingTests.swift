@@ -79,6 +79,18 @@ struct EncodingTests {
         expectOrderPreserved(Array(Set(values)), kind: .integer) { ColumnCodec.appendInteger($0, to: &$1) }
     }
 
+    @Test func integerKeysMatchTheColumnKeyEncoding() {
+        var generator = SystemRandomNumberGenerator()
+        let values: [Int64] = [.min, .min + 1, -1, 0, 1, 127, 128, -129, .max] + (0..<200).map { _ in Int64.random(in: .min ... .max, using: &generator) }
+        for value in values {
+            var column: [UInt8] = []
+            ColumnCodec.appendInteger(value, to: &column)
+            var key: [UInt8] = []
+            _ = column.withUnsafeBytes { KeyEncoding.append(.value($0), kind: .integer, to: &key) }
+            #expect(KeyEncoding.integerKey(value) == key, "\(value)")
+        }
+    }
+
     @Test func doubleKeysSortLikeDoubles() {
         var generator = SystemRandomNumberGenerator()
         let values: [Double] = [-.infinity, -.greatestFiniteMagnitude, -1, -.leastNonzeroMagnitude, 0, .leastNonzeroMagnitude, 1, .greatestFiniteMagnitude, .infinity]

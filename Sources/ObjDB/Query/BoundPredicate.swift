@@ -26,8 +26,12 @@ final class BoundComparison {
     let type: PropertyType
     /// For a left side that is one value column of the object: the column (the fast path).
     let simpleColumn: Int?
-    /// For `IN` on a list of constants without string options: the constants as a hash set.
-    let inSet: ComparandSet?
+    /// For `IN` on a list of constants without string options: the constants as a hash set,
+    /// built when the first row is tested (an `IN` that an index answers tests none).
+    lazy var inSet: ComparandSet? = {
+        guard op == .in, options.isEmpty, case .list(let constants) = right else { return nil }
+        return ComparandSet(constants)
+    }()
     /// For the most common shape — one number, date, bool or string column against a constant —
     /// the test compiled into a closure over the row, with the constant decoded once.
     let fast: ((RowView) -> Bool)?
@@ -43,11 +47,6 @@ final class BoundComparison {
             simpleColumn = column
         } else {
             simpleColumn = nil
-        }
-        if op == .in, options.isEmpty, case .list(let constants) = right {
-            inSet = ComparandSet(constants)
-        } else {
-            inSet = nil
         }
         if let column = simpleColumn, options.isEmpty, case .constant(let constant) = right {
             fast = FastComparison.make(column: column, type: type, op: op, constant)

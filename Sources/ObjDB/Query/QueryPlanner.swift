@@ -19,7 +19,7 @@ struct QueryPlan: CustomStringConvertible {
         /// Every row of the class.
         case scan
         /// The entries of the primary-key table (`primary`) or an index under each key.
-        case lookup(primary: Bool, property: String, table: Table, keys: [[UInt8]])
+        case lookup(primary: Bool, property: String, table: Table, keys: LookupKeys)
         /// The index entries between two bounds (`nil` for an open end).
         case range(property: String, table: Table, low: Bound?, high: Bound?)
         /// The index entries whose keys start with `prefix`.
@@ -76,7 +76,12 @@ enum QueryPlanner {
         if candidates.filter({ $0.rank == Rank.indexEquality }).count > 1 {
             candidates = candidates.map { candidate in
                 guard candidate.rank == Rank.indexEquality, case .lookup(_, _, let table, let keys) = candidate.access else { return candidate }
-                return (Rank.indexEquality + keys.reduce(0) { $0 + duplicates(table, $1, txn: txn) }, candidate.access)
+                var entries = 0
+                keys.forEach { key in
+                    entries += duplicates(table, key, txn: txn)
+                    return true
+                }
+                return (Rank.indexEquality + entries, candidate.access)
             }
         }
         guard let best = candidates.min(by: { $0.rank < $1.rank }) else { return .scan }
@@ -112,13 +117,17 @@ enum QueryPlanner {
         switch (c.op, c.right) {
         case (.equal, .constant(let comparand)):
             guard let k = key(comparand) else { return nil }
-            return (isPrimary ? Rank.primaryKey : Rank.indexEquality, .lookup(primary: isPrimary, property: property.name, table: table, keys: [k]))
+            return (isPrimary ? Rank.primaryKey : Rank.indexEquality, .lookup(primary: isPrimary, property: property.name, table: table, keys: .encoded([k])))
         case (.in, .list(let comparands)):
-            var keys = comparands.compactMap(key)
-            guard keys.count == comparands.count else { return nil }
-            var seen = Set<[UInt8]>()
-            keys = keys.filter { seen.insert($0).inserted }
-            return (isPrimary ? Rank.primaryKey : Rank.indexIn + keys.count, .lookup(primary: isPrimary, property: property.name, table: table, keys: keys))
+            let lookup: LookupKeys
+            if property.type == .int, let integers = integers(comparands) {
+                lookup = .integers(integers)
+            } else {
+                let keys = comparands.compactMap(key)
+                guard keys.count == comparands.count else { return nil }
+                lookup = .encoded(sortedUnique(keys))
+            }
+            return (isPrimary ? Rank.primaryKey : Rank.indexIn + lookup.count, .lookup(primary: isPrimary, property: property.name, table: table, keys: lookup))
         case (.less, .constant(let comparand)), (.lessOrEqual, .constant(let comparand)):
             guard let k = key(comparand), !comparand.isNull else { return nil }
             let high = QueryPlan.Bound(key: k, inclusive: c.op == .lessOrEqual)
@@ -142,6 +151,36 @@ enum QueryPlanner {
         }
     }
 
+    /// The values of a list of integer constants, ascending and without repeats; `nil` if one of
+    /// them is not an integer.
+    private static func integers(_ comparands: [Comparand]) -> [Int64]? {
+        var values: [Int64] = []
+        values.reserveCapacity(comparands.count)
+        for comparand in comparands {
+            guard case .int(let v) = comparand else { return nil }
+            values.append(v)
+        }
+        values.sort()
+        var unique: [Int64] = []
+        unique.reserveCapacity(values.count)
+        for v in values where unique.last != v { unique.append(v) }
+        return unique
+    }
+
+    /// `keys` in byte order without repeats: looked up in that order, neighbouring keys share
+    /// B-tree pages, which LMDB's cursor finds without descending from the root again.
+    ///
+    /// - Complexity: O(n log n) comparisons of keys.
+    private static func sortedUnique(_ keys: [[UInt8]]) -> [[UInt8]] {
+        let sorted = keys.sorted { a, b in
+            a.withUnsafeBytes { a in b.withUnsafeBytes { b in compareBytes(a, b) < 0 } }
+        }
+        var unique: [[UInt8]] = []
+        unique.reserveCapacity(sorted.count)
+        for key in sorted where unique.last != key { unique.append(key) }
+        return unique
+    }
+
     /// Types whose comparison order is the index key order.
     private static func keyEncodable(_ type: PropertyType) -> Bool {
         switch type {
@@ -158,7 +197,7 @@ enum QueryPlanner {
         case (.null, _):
             return [KeyEncoding.nullTag]
         case (.int(let v), .int):
-            ColumnCodec.appendInteger(v, to: &column)
+            return KeyEncoding.integerKey(v)
         case (.bool(let v), .bool):
             column = [v ? 1 : 0]
         case (.date(let v), .date):
@@ -175,10 +214,8 @@ enum QueryPlanner {
     }
 
     /// The number of entries under `key` in a multimap.
-    private static func duplicates(_ table: Table, _ key: [UInt8], txn: Txn) -> Int {
-        guard let cursor = try? Cursor(txn, table),
-            (try? key.withUnsafeBytes { try cursor.seek(exactly: $0) }) != nil
-        else { return 0 }
+    private static func duplicates(_ table: Table, _ key: UnsafeRawBufferPointer, txn: Txn) -> Int {
+        guard let cursor = try? Cursor(txn, table), (try? cursor.seek(exactly: key)) != nil else { return 0 }
         return (try? cursor.duplicateCount()) ?? 0
     }
 
@@ -196,9 +233,9 @@ enum QueryPlanner {
             return
         case .lookup(_, _, let table, let values):
             let cursor = try Cursor(txn, table)
-            for value in values {
-                guard let entry = try value.withUnsafeBytes({ try cursor.seek(exactly: $0) }) else { continue }
-                if try !body(cursor, entry, cut(entry)) { return }
+            try values.forEach { value in
+                guard let entry = try cursor.seek(exactly: value) else { return true }
+                return try body(cursor, entry, cut(entry))
             }
         case .range(_, let table, let low, let high):
             let cursor = try Cursor(txn, table)
@@ -277,6 +314,36 @@ enum QueryPlanner {
             return true
         }
         return exact ? count : nil
+    }
+}
+
+/// The keys a lookup seeks, in byte order without repeats.
+enum LookupKeys {
+    /// Encoded keys.
+    case encoded([[UInt8]])
+    /// Integers, ascending, each encoded (``KeyEncoding/integerKey(_:)``) only when it is sought:
+    /// a long `IN` list needs no array per value.
+    case integers([Int64])
+
+    /// The number of keys.
+    var count: Int {
+        switch self {
+        case .encoded(let keys): keys.count
+        case .integers(let values): values.count
+        }
+    }
+
+    /// Calls `body` with each encoded key in order until it returns `false`.
+    func forEach(_ body: (UnsafeRawBufferPointer) throws -> Bool) rethrows {
+        switch self {
+        case .encoded(let keys):
+            for key in keys where try !key.withUnsafeBytes(body) { return }
+        case .integers(let values):
+            for value in values {
+                var key = KeyEncoding.IntegerKey(value)
+                if try !withUnsafeBytes(of: &key, body) { return }
+            }
+        }
     }
 }
 

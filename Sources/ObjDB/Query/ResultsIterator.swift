@@ -27,14 +27,7 @@ extension Results {
         /// The next object, or `nil` at the end.
         public mutating func next() -> Element? {
             guard !finished, let info, !info.isDiscarded else { return nil }
-            if let keys {
-                // Objects deleted since the query was evaluated are skipped.
-                while position < keys.count {
-                    defer { position += 1 }
-                    if let object = database.object(Element.self, info, key: keys[position]) { return object }
-                }
-                return finish()
-            }
+            if let keys { return keyedStep(keys, info) }
             if let context = database.writeContext {
                 walk = nil
                 return writeStep(info, context)
@@ -49,6 +42,31 @@ extension Results {
                 return yield(entry ?? nil, info)
             }
             return yield((try? walk?.cursor?.next()) ?? nil, info)
+        }
+
+        /// The next object of an evaluated query. Outside writes, one cursor seeks the keys: when
+        /// they ascend (unsorted results), each seek usually stays in the page of the last one.
+        private mutating func keyedStep(_ keys: [UInt64], _ info: ClassInfo) -> Element? {
+            // Objects deleted since the query was evaluated are skipped.
+            while position < keys.count {
+                let key = keys[position]
+                position += 1
+                if database.writeContext != nil {
+                    walk = nil
+                    if let object = database.object(Element.self, info, key: key) { return object }
+                    continue
+                }
+                if walk == nil || walk?.generation != database.generation {
+                    guard let txn = database.readableTxn(), let snapshot = database.snapshot,
+                        let cursor = try? Cursor(txn, info.tables.objects)
+                    else { return finish() }
+                    walk = SnapshotWalk(snapshot: snapshot, cursor: cursor, generation: database.generation)
+                }
+                if let entry = (try? walk?.cursor?.seek(exactly: key)) ?? nil {
+                    return produce(key, RowView(entry.value) ?? .damaged, info)
+                }
+            }
+            return finish()
         }
 
         /// In a write transaction the cursor stays valid while the loop body writes (LMDB adjusts
@@ -74,7 +92,11 @@ extension Results {
             let key = entry.objectKey
             if let lastKey, key <= lastKey { return finish() }
             lastKey = key
-            let row = RowView(entry.value) ?? .damaged
+            return produce(key, RowView(entry.value) ?? .damaged, info)
+        }
+
+        /// The object of `key`, whose row is `row`.
+        private mutating func produce(_ key: UInt64, _ row: RowView, _ info: ClassInfo) -> Element? {
             // Reuse the previous object if nothing but this iterator holds it: no allocation,
             // initialisation or deallocation per row. Classes with plain stored properties are
             // never reused, since those would carry values from one object to the next.

@@ -88,6 +88,13 @@ struct Cursor: ~Copyable {
         return count
     }
 
+    /// Positions at the object key `key`; `nil` if it is not there. Seeking near the current
+    /// position is cheap: LMDB looks in the current page before descending from the root.
+    func seek(exactly key: UInt64) throws -> CursorEntry? {
+        var key = key
+        return try withUnsafeBytes(of: &key) { try seek(exactly: $0) }
+    }
+
     /// Positions at the first object key greater than or equal to `key`.
     func seek(atLeast key: UInt64) throws -> CursorEntry? {
         var key = key

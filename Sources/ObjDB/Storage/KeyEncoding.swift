@@ -51,6 +51,24 @@ enum KeyEncoding {
         return true
     }
 
+    /// The key of the integer `v`, as ``append(_:kind:to:)`` writes it: the tag and 8 bytes.
+    static func integerKey(_ v: Int64) -> [UInt8] {
+        var key = IntegerKey(v)
+        return withUnsafeBytes(of: &key) { Array($0) }
+    }
+
+    /// The key of an integer as a value, without an array: its 9 bytes are the key.
+    struct IntegerKey {
+        /// ``KeyEncoding/valueTag``.
+        let tag = KeyEncoding.valueTag
+        /// The value with its sign bit flipped, big-endian.
+        let value: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
+
+        init(_ v: Int64) {
+            value = unsafeBitCast((UInt64(bitPattern: v) ^ (1 << 63)).bigEndian, to: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8).self)
+        }
+    }
+
     /// Whether a key produced by ``append(_:kind:to:)`` may have been cut, so that equal keys do
     /// not prove equal values.
     static func mayBeTruncated(_ key: some Collection<UInt8>) -> Bool { key.count >= maxLength }
