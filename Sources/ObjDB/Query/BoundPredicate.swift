@@ -64,13 +64,14 @@ enum FastComparison {
     static func make(column: Int, type: PropertyType, op: QueryOperator, _ constant: Comparand) -> ((RowView) -> Bool)? {
         switch (type, constant) {
         case (.int, .int(let k)):
-            return integer(column, op) { $0 < k ? -1 : $0 == k ? 0 : 1 }
+            return ordered(op, k, column, IntegerColumn.self)
         case (.int, .double(let k)):
             guard !k.isNaN else { return nil }
             return integer(column, op) { QueryOrder.compareExactly($0, k) ?? 0 }
         case (.double, .double(let k)), (.date, .date(let k)):
+            // NaN equals nothing and is unordered: read as nil.
             guard !k.isNaN else { return nil }
-            return floating(column, op, width: 8) { $0 < k ? -1 : $0 == k ? 0 : 1 }
+            return ordered(op, k, column, DoubleColumn.self)
         case (.float, .double(let k)):
             guard !k.isNaN else { return nil }
             return floating(column, op, width: 4) { $0 < k ? -1 : $0 == k ? 0 : 1 }
@@ -108,6 +109,23 @@ enum FastComparison {
         }
     }
 
+    /// `op` between a column's value and `k`, with one closure per operator and the column read
+    /// inlined, so that nothing but the read and one comparison runs per row; a nil value is
+    /// unequal and unordered.
+    private static func ordered<Reader: OrderedColumnReader>(
+        _ op: QueryOperator, _ k: Reader.Value, _ column: Int, _: Reader.Type
+    ) -> ((RowView) -> Bool)? {
+        switch op {
+        case .equal: return { row in Reader.read(row, column).map { $0 == k } ?? false }
+        case .notEqual: return { row in Reader.read(row, column).map { $0 != k } ?? true }
+        case .less: return { row in Reader.read(row, column).map { $0 < k } ?? false }
+        case .lessOrEqual: return { row in Reader.read(row, column).map { $0 <= k } ?? false }
+        case .greater: return { row in Reader.read(row, column).map { $0 > k } ?? false }
+        case .greaterOrEqual: return { row in Reader.read(row, column).map { $0 >= k } ?? false }
+        default: return nil
+        }
+    }
+
     private static func supported(_ op: QueryOperator) -> Bool {
         switch op {
         case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual: true
@@ -138,6 +156,31 @@ enum FastComparison {
             // NaN equals nothing and is unordered.
             return v.isNaN ? op == .notEqual : holds(op, compare(v))
         }
+    }
+}
+
+/// Reads one ordered value from a row column for ``FastComparison``: `nil` for a null, damaged or
+/// unordered (NaN) value.
+protocol OrderedColumnReader {
+    associatedtype Value: Comparable
+    static func read(_ row: RowView, _ column: Int) -> Value?
+}
+
+/// An integer column of any width.
+enum IntegerColumn: OrderedColumnReader {
+    @inline(__always)
+    static func read(_ row: RowView, _ column: Int) -> Int64? {
+        guard case .value(let bytes) = row.column(column) else { return nil }
+        return ColumnCodec.integer(bytes)
+    }
+}
+
+/// A `Double` or `Date` column; NaN reads as `nil`, since it equals nothing and is unordered.
+enum DoubleColumn: OrderedColumnReader {
+    @inline(__always)
+    static func read(_ row: RowView, _ column: Int) -> Double? {
+        guard case .value(let bytes) = row.column(column), let v = ColumnCodec.double(bytes), !v.isNaN else { return nil }
+        return v
     }
 }
 

@@ -10,42 +10,58 @@ struct QueryEvaluator {
     /// (and retaining its payloads) again for every row.
     typealias Compiled = (QueryEvaluator, UInt64, RowView) -> Bool
 
-    /// Compiles `predicate`.
+    /// Compiles `predicate`. Operands are compiled one by one, never kept in arrays of closures,
+    /// which would wrap each call in conversion thunks.
     static func compile(_ predicate: BoundPredicate) -> Compiled {
+        if let test = compileRowTest(predicate) { return { _, _, r in test(r) } }
         switch predicate {
         case .constant(let value):
             return { _, _, _ in value }
         case .and(let operands):
-            let parts = operands.map(compile)
-            switch parts.count {
-            case 0: return { _, _, _ in true }
-            case 1: return parts[0]
-            case 2:
-                let (a, b) = (parts[0], parts[1])
-                return { e, k, r in a(e, k, r) && b(e, k, r) }
-            default:
-                return { e, k, r in
-                    for part in parts where !part(e, k, r) { return false }
-                    return true
-                }
-            }
+            return compile(operands[...], and: true)
         case .or(let operands):
-            let parts = operands.map(compile)
-            if parts.count == 2 {
-                let (a, b) = (parts[0], parts[1])
-                return { e, k, r in a(e, k, r) || b(e, k, r) }
-            }
-            return { e, k, r in
-                for part in parts where part(e, k, r) { return true }
-                return false
-            }
+            return compile(operands[...], and: false)
         case .not(let operand):
             let part = compile(operand)
             return { e, k, r in !part(e, k, r) }
         case .comparison(let comparison):
-            if let fast = comparison.fast { return { _, _, r in fast(r) } }
             return { e, k, r in e.evaluate(comparison, key: k, row: r) }
         }
+    }
+
+    /// The conjunction (or disjunction) of `operands`; an empty one is `true` (or `false`).
+    private static func compile(_ operands: ArraySlice<BoundPredicate>, and: Bool) -> Compiled {
+        guard let first = operands.first else { return { _, _, _ in and } }
+        let head = compile(first)
+        if operands.count == 1 { return head }
+        let rest = compile(operands.dropFirst(), and: and)
+        return and ? { e, k, r in head(e, k, r) && rest(e, k, r) } : { e, k, r in head(e, k, r) || rest(e, k, r) }
+    }
+
+    /// The predicate as a test of the row alone, when each of its comparisons has a compiled form
+    /// (``BoundComparison/fast``); `nil` otherwise.
+    static func compileRowTest(_ predicate: BoundPredicate) -> ((RowView) -> Bool)? {
+        switch predicate {
+        case .constant(let value):
+            return { _ in value }
+        case .and(let operands):
+            return compileRowTest(operands[...], and: true)
+        case .or(let operands):
+            return compileRowTest(operands[...], and: false)
+        case .not(let operand):
+            guard let part = compileRowTest(operand) else { return nil }
+            return { !part($0) }
+        case .comparison(let comparison):
+            return comparison.fast
+        }
+    }
+
+    private static func compileRowTest(_ operands: ArraySlice<BoundPredicate>, and: Bool) -> ((RowView) -> Bool)? {
+        guard let first = operands.first else { return { _ in and } }
+        guard let head = compileRowTest(first) else { return nil }
+        if operands.count == 1 { return head }
+        guard let rest = compileRowTest(operands.dropFirst(), and: and) else { return nil }
+        return and ? { head($0) && rest($0) } : { head($0) || rest($0) }
     }
 
     /// Whether the object `key` with row `row` matches.

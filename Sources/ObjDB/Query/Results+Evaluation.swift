@@ -52,6 +52,18 @@ extension Results {
             case .scan:
                 guard let cursor = try? Cursor(txn, info.objectsTable) else { break }
                 var entry = try? cursor.first()
+                if sortPaths == nil, let rowTest = predicate.flatMap(QueryEvaluator.compileRowTest) {
+                    // The common case, kept tight: a filter of the row alone, no sort.
+                    let limit = earlyLimit ?? .max
+                    while let current = entry {
+                        if rowTest(RowView(current.value) ?? .damaged) {
+                            keys.append(current.objectKey)
+                            if keys.count >= limit { break }
+                        }
+                        entry = try? cursor.next()
+                    }
+                    break
+                }
                 while let current = entry, consider(current.objectKey, RowView(current.value) ?? .damaged) {
                     entry = try? cursor.next()
                 }
