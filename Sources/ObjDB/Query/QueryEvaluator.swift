@@ -270,6 +270,19 @@ struct QueryEvaluator {
     /// `index` on; `body` returns `false` to stop. Returns `false` if it was stopped.
     ///
     /// A to-one link that is `nil` before the end of the path yields one null value.
+    /// The first value `path` reaches from the object `key` with row `row`, or null.
+    func firstValue(_ path: BoundPath, _ key: UInt64, _ row: RowView) -> QueryScalar {
+        if let column = path.directColumn, case .column(.value) = path.steps[0].kind {
+            return QueryScalar(row.column(column), path.leafType)
+        }
+        var value = QueryScalar.null
+        _ = walk(path, 0, key, row) { read in
+            value = QueryScalar(read, path.leafType)
+            return false
+        }
+        return value
+    }
+
     func walk(_ path: BoundPath, _ index: Int, _ key: UInt64, _ row: RowView, _ body: (ColumnRead) -> Bool) -> Bool {
         let step = path.steps[index]
         let last = index == path.steps.count - 1

@@ -40,33 +40,40 @@ enum QuerySort {
         let width = ascending.count
         var words = [UInt64](repeating: 0, count: values.count)
         for (index, value) in values.enumerated() {
-            var word: UInt64
-            switch value {
-            case .null:
-                word = 0
-            case .int(let v):
-                word = UInt64(bitPattern: v) ^ (1 << 63)
-                if word == 0 { return nil }
-            case .double(let v), .date(let v):
-                if v.isNaN {
-                    word = .max
-                } else {
-                    let bits = (v == 0 ? 0 : v).bitPattern
-                    word = bits & (1 << 63) == 0 ? bits | (1 << 63) : ~bits
-                }
-            case .bool(let v):
-                word = v ? 2 : 1
-            case .decimal, .bytes, .object:
-                return nil
-            }
-            words[index] = ascending[index % width] ? word : ~word
+            guard let word = word(value, ascending: ascending[index % width]) else { return nil }
+            words[index] = word
         }
         return words
     }
 
+    /// The sort word of one value (see ``words(_:_:)``).
+    @inline(__always)
+    static func word(_ value: QueryScalar, ascending: Bool) -> UInt64? {
+        let word: UInt64
+        switch value {
+        case .null:
+            word = 0
+        case .int(let v):
+            word = UInt64(bitPattern: v) ^ (1 << 63)
+            if word == 0 { return nil }
+        case .double(let v), .date(let v):
+            if v.isNaN {
+                word = .max
+            } else {
+                let bits = (v == 0 ? 0 : v).bitPattern
+                word = bits & (1 << 63) == 0 ? bits | (1 << 63) : ~bits
+            }
+        case .bool(let v):
+            word = v ? 2 : 1
+        case .decimal, .bytes, .object:
+            return nil
+        }
+        return ascending ? word : ~word
+    }
+
     /// One word per position: sorts (word, position) pairs, which are all distinct, so the order
     /// is stable without a stable sort.
-    private static func orderSingle(_ words: [UInt64], limit: Int?) -> [Int] {
+    static func orderSingle(_ words: [UInt64], limit: Int?) -> [Int] {
         if let limit, limit < words.count / 4 {
             return order(count: words.count, limit: limit) { a, b in
                 words[a] != words[b] ? words[a] < words[b] : a < b
@@ -100,5 +107,51 @@ enum QuerySort {
             if best.count > limit { best.removeLast() }
         }
         return best
+    }
+}
+
+/// The sort values of a query's matches, gathered while the query visits their rows: one order
+/// word per match when it sorts by a single number, date or bool column of the class (no
+/// scalars kept), otherwise every path's value as a scalar.
+struct SortValues {
+    private let paths: [(BoundPath, Bool)]
+    /// The column and direction of a sort by words.
+    private let wordColumn: (column: Int, type: PropertyType, ascending: Bool)?
+    private var words: [UInt64] = []
+    private var scalars: [QueryScalar] = []
+    /// A value had no word (an integer whose word is nil's): the values must be read again.
+    private var wordless = false
+
+    init(_ paths: [(BoundPath, Bool)]) {
+        self.paths = paths
+        if paths.count == 1, let column = paths[0].0.directColumn, case .column(.value) = paths[0].0.steps[0].kind {
+            switch paths[0].0.leafType {
+            case .int, .double, .float, .date, .bool: wordColumn = (column, paths[0].0.leafType, paths[0].1)
+            default: wordColumn = nil
+            }
+        } else {
+            wordColumn = nil
+        }
+    }
+
+    /// Records the values of the match `key`, whose row is `row`.
+    mutating func add(_ key: UInt64, _ row: RowView, _ evaluator: QueryEvaluator) {
+        if let wordColumn {
+            let value = QueryScalar(row.column(wordColumn.column), wordColumn.type)
+            if let word = QuerySort.word(value, ascending: wordColumn.ascending) { words.append(word) } else { wordless = true }
+        } else {
+            for (path, _) in paths { scalars.append(evaluator.firstValue(path, key, row)) }
+        }
+    }
+
+    /// The matches' positions in sort order (see ``QuerySort/order(count:_:_:limit:)``), or `nil`
+    /// when the values of all `matches` were not recorded and must be read again.
+    func order(matches: Int, limit: Int?) -> [Int]? {
+        if wordColumn != nil {
+            guard !wordless, words.count == matches else { return nil }
+            return QuerySort.orderSingle(words, limit: limit)
+        }
+        guard scalars.count == matches * paths.count else { return nil }
+        return QuerySort.order(count: matches, scalars, paths.map(\.1), limit: limit)
     }
 }

@@ -31,14 +31,12 @@ extension Results {
         // Sort keys are read from the rows as they are visited (they stay put while nothing is
         // written), instead of looking every match up again to sort it.
         let sortPaths = query.sort.isEmpty ? nil : sortPaths(binder)
-        var sortValues: [QueryScalar] = []
+        var sortValues = sortPaths.map(SortValues.init)
         let test: QueryEvaluator.Compiled = predicate.map(QueryEvaluator.compile) ?? { _, _, _ in true }
         func consider(_ key: UInt64, _ row: RowView) -> Bool {
             if test(evaluator, key, row) {
                 keys.append(key)
-                if let sortPaths {
-                    for (path, _) in sortPaths { sortValues.append(value(path, key, row, evaluator)) }
-                }
+                sortValues?.add(key, row, evaluator)
             }
             return earlyLimit.map { keys.count < $0 } ?? true
         }
@@ -52,12 +50,16 @@ extension Results {
             case .scan:
                 guard let cursor = try? Cursor(txn, info.objectsTable) else { break }
                 var entry = try? cursor.first()
-                if sortPaths == nil, let rowTest = predicate.flatMap(QueryEvaluator.compileRowTest) {
-                    // The common case, kept tight: a filter of the row alone, no sort.
+                // No filter, or a filter of the row alone.
+                let rowTest: ((RowView) -> Bool)? = if let predicate { QueryEvaluator.compileRowTest(predicate) } else { { _ in true } }
+                if let rowTest {
+                    // The common case, kept tight.
                     let limit = earlyLimit ?? .max
                     while let current = entry {
-                        if rowTest(RowView(current.value) ?? .damaged) {
+                        let row = RowView(current.value) ?? .damaged
+                        if rowTest(row) {
                             keys.append(current.objectKey)
+                            sortValues?.add(current.objectKey, row, evaluator)
                             if keys.count >= limit { break }
                         }
                         entry = try? cursor.next()
@@ -86,10 +88,11 @@ extension Results {
             }
         }
         if let sortPaths {
-            if sortValues.count != keys.count * sortPaths.count {
-                sortValues = sortKeyValues(keys, sortPaths, info, evaluator)
-            }
-            keys = sorted(keys, sortValues, sortPaths.map(\.1), limit: query.distinct.isEmpty ? limits.min() : nil)
+            let limit = query.distinct.isEmpty ? limits.min() : nil
+            // Values gathered during the scan, or else read again from the rows.
+            let order = sortValues?.order(matches: keys.count, limit: limit)
+                ?? QuerySort.order(count: keys.count, sortKeyValues(keys, sortPaths, info, evaluator), sortPaths.map(\.1), limit: limit)
+            keys = order.map { keys[$0] }
         }
         if !query.distinct.isEmpty { keys = distinct(keys, info, evaluator, binder) }
         if let limit = limits.min(), keys.count > limit { keys.removeSubrange(limit...) }
@@ -123,19 +126,6 @@ extension Results {
 
     // MARK: Sorting and distinct
 
-    /// The first value `path` reaches from `key`, or null.
-    private func value(_ path: BoundPath, _ key: UInt64, _ row: RowView, _ evaluator: QueryEvaluator) -> QueryScalar {
-        if let column = path.directColumn, case .column(.value) = path.steps[0].kind {
-            return QueryScalar(row.column(column), path.leafType)
-        }
-        var value = QueryScalar.null
-        _ = evaluator.walk(path, 0, key, row) { read in
-            value = QueryScalar(read, path.leafType)
-            return false
-        }
-        return value
-    }
-
     /// The sort key paths, bound; a key path that cannot be sorted by was rejected when the
     /// query was built, so failing here means the schema changed since.
     private func sortPaths(_ binder: PredicateBinder) -> [(BoundPath, Bool)]? {
@@ -155,18 +145,12 @@ extension Results {
         values.reserveCapacity(keys.count * paths.count)
         for key in keys {
             if let row = evaluator.fetch(info, key) {
-                for (path, _) in paths { values.append(value(path, key, row, evaluator)) }
+                for (path, _) in paths { values.append(evaluator.firstValue(path, key, row)) }
             } else {
                 values.append(contentsOf: repeatElement(.null, count: paths.count))
             }
         }
         return values
-    }
-
-    /// `keys` in sort order (stable), given their sort values; with `limit`, only the first
-    /// `limit` of them.
-    private func sorted(_ keys: [UInt64], _ values: [QueryScalar], _ ascending: [Bool], limit: Int?) -> [UInt64] {
-        QuerySort.order(count: keys.count, values, ascending, limit: limit).map { keys[$0] }
     }
 
     private func distinct(_ keys: [UInt64], _ info: ClassInfo, _ evaluator: QueryEvaluator, _ binder: PredicateBinder) -> [UInt64] {
