@@ -96,6 +96,7 @@ extension Results {
         }
 
         /// The object of `key`, whose row is `row`.
+        @inline(__always)
         private mutating func produce(_ key: UInt64, _ row: RowView, _ info: ClassInfo) -> Element? {
             // Reuse the previous object if nothing but this iterator holds it: no allocation,
             // initialisation or deallocation per row. Classes with plain stored properties are
