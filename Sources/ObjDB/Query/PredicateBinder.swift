@@ -94,7 +94,7 @@ struct PredicateBinder {
     }
 
     private func bindRight(_ c: QueryComparison, type: PropertyType, leafClass: String?, leafOptional: Bool) throws -> BoundOperand {
-        let subject = { describe(c.left) }
+        func subject() -> String { describe(c.left) }
         switch c.right {
         case .keyPath(let keyPath):
             let path = try bindPath(keyPath)

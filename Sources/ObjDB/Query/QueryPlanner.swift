@@ -65,7 +65,15 @@ struct QueryPlan: CustomStringConvertible {
 enum QueryPlanner {
     /// The plan for `predicate` on `info`.
     static func plan(_ predicate: BoundPredicate, _ info: ClassInfo, txn: Txn) -> QueryPlan {
-        if case .constant(false) = predicate { return .none }
+        switch predicate {
+        case .constant(false):
+            return .none
+        case .comparison(let c):
+            // A single comparison: nothing to rank.
+            return access(c, info).map { QueryPlan(access: $0.access, covers: true) } ?? .scan
+        default:
+            break
+        }
         let parts = conjuncts(predicate)
         var candidates: [(rank: Int, access: QueryPlan.Access)] = []
         for conjunct in parts {
@@ -209,6 +217,7 @@ enum QueryPlanner {
             return nil
         }
         var key: [UInt8] = []
+        key.reserveCapacity(min(column.count, KeyEncoding.maxLength) + 9)
         let ok = column.withUnsafeBytes { KeyEncoding.append(.value($0), kind: kind, to: &key) }
         return ok ? key : nil
     }
@@ -285,10 +294,14 @@ enum QueryPlanner {
     /// exact matches of the served comparison.
     static func candidates(_ plan: QueryPlan, txn: Txn) throws -> (keys: [UInt64], exact: Bool) {
         var keys: [UInt64] = []
+        // The entries under one index key come ascending: often nothing is left to sort.
+        var ascending = true
         let exact = try walk(plan, txn: txn) { key, _ in
+            if let last = keys.last, key <= last { ascending = false }
             keys.append(key)
             return true
         }
+        if ascending { return (keys, exact) }
         keys.sort()
         var unique: [UInt64] = []
         unique.reserveCapacity(keys.count)

@@ -16,24 +16,27 @@ extension Results {
         // Queries read collection columns from rows: write buffered collections back first.
         database.flushPendingCollectionsIfWriting()
         guard let info = classInfo, !info.isDiscarded, let txn = database.readableTxn() else { return [] }
-        let binder = binder()
         var predicate: BoundPredicate?
         if !query.predicates.isEmpty {
             // Checked when the query was built; failing now means the schema changed since.
-            guard let bound = boundPredicate(binder) else { return [] }
+            guard let bound = boundPredicate() else { return [] }
             predicate = bound
         }
         let ordered = query.sort.isEmpty && query.distinct.isEmpty
-        let limits = [query.limit, limitOverride].compactMap { $0 }
-        let earlyLimit = ordered ? limits.min() : nil
+        let smallest = Swift.min(query.limit ?? .max, limitOverride ?? .max)
+        let limitAny: Int? = smallest == .max ? nil : smallest
+        let earlyLimit = ordered ? limitAny : nil
         let evaluator = QueryEvaluator(txn: txn)
         var keys: [UInt64] = []
         // Sort keys are read from the rows as they are visited (they stay put while nothing is
         // written), instead of looking every match up again to sort it.
-        let sortPaths = query.sort.isEmpty ? nil : sortPaths(binder)
+        let sortPaths = query.sort.isEmpty ? nil : sortPaths(binder())
         var sortValues = sortPaths.map(SortValues.init)
-        let test: QueryEvaluator.Compiled = predicate.map(QueryEvaluator.compile) ?? { _, _, _ in true }
+        // Compiled when a row is first tested: an index that answers the query tests none.
+        var compiled: QueryEvaluator.Compiled?
         func consider(_ key: UInt64, _ row: RowView) -> Bool {
+            let test = compiled ?? predicate.map(QueryEvaluator.compile) ?? { _, _, _ in true }
+            compiled = test
             if test(evaluator, key, row) {
                 keys.append(key)
                 sortValues?.add(key, row, evaluator)
@@ -88,21 +91,21 @@ extension Results {
             }
         }
         if let sortPaths {
-            let limit = query.distinct.isEmpty ? limits.min() : nil
+            let limit = query.distinct.isEmpty ? limitAny : nil
             // Values gathered during the scan, or else read again from the rows.
             let order = sortValues?.order(matches: keys.count, limit: limit)
                 ?? QuerySort.order(count: keys.count, sortKeyValues(keys, sortPaths, info, evaluator), sortPaths.map(\.1), limit: limit)
             keys = order.map { keys[$0] }
         }
-        if !query.distinct.isEmpty { keys = distinct(keys, info, evaluator, binder) }
-        if let limit = limits.min(), keys.count > limit { keys.removeSubrange(limit...) }
+        if !query.distinct.isEmpty { keys = distinct(keys, info, evaluator, binder()) }
+        if let limit = limitAny, keys.count > limit { keys.removeSubrange(limit...) }
         return keys
     }
 
     /// The filters bound to the current schema, bound once per database generation.
-    func boundPredicate(_ binder: PredicateBinder) -> BoundPredicate? {
+    func boundPredicate() -> BoundPredicate? {
         if let bound = cache.bound, cache.boundGeneration == database.generation { return bound }
-        guard let bound = try? binder.bind(query.predicate) else { return nil }
+        guard let bound = try? binder().bind(query.predicate) else { return nil }
         cache.bound = bound
         cache.boundGeneration = database.generation
         return bound
@@ -219,7 +222,7 @@ extension Results {
     var plan: QueryPlan {
         guard let info = classInfo, let txn = database.readableTxn() else { return .scan }
         guard case .table = query.source else { return .scan }
-        guard !query.predicates.isEmpty, let bound = boundPredicate(binder()) else { return .scan }
+        guard !query.predicates.isEmpty, let bound = boundPredicate() else { return .scan }
         return QueryPlanner.plan(bound, info, txn: txn)
     }
 
@@ -230,7 +233,7 @@ extension Results {
             query.predicates.count == 1, let info = classInfo, !info.isDiscarded
         else { return nil }
         database.flushPendingCollectionsIfWriting()
-        guard let txn = database.readableTxn(), let bound = boundPredicate(binder()) else { return nil }
+        guard let txn = database.readableTxn(), let bound = boundPredicate() else { return nil }
         return (try? QueryPlanner.count(QueryPlanner.plan(bound, info, txn: txn), txn: txn)) ?? nil
     }
 
