@@ -9,7 +9,7 @@ struct QuerySortTests {
     static var scalars: [QueryScalar] { [
         .null, .int(.min), .int(.min + 1), .int(-1), .int(0), .int(1), .int(.max),
         .double(.nan), .double(-.nan), .double(-.infinity), .double(-1e300), .double(-1), .double(-0.0),
-        .double(0), .double(5e-324), .double(1), .double(.infinity),
+        .double(0), .double(.leastNonzeroMagnitude), .double(1), .double(.infinity),
         .date(-1e9), .date(-0.0), .date(0), .date(1.5), .date(.nan),
         .bool(false), .bool(true),
     ] }
