@@ -10,58 +10,92 @@ struct QueryEvaluator {
     /// (and retaining its payloads) again for every row.
     typealias Compiled = (QueryEvaluator, UInt64, RowView) -> Bool
 
-    /// Compiles `predicate`. Operands are compiled one by one, never kept in arrays of closures,
-    /// which would wrap each call in conversion thunks.
-    static func compile(_ predicate: BoundPredicate) -> Compiled {
-        if let test = compileRowTest(predicate) { return { _, _, r in test(r) } }
-        switch predicate {
-        case .constant(let value):
-            return { _, _, _ in value }
-        case .and(let operands):
-            return compile(operands[...], and: true)
-        case .or(let operands):
-            return compile(operands[...], and: false)
-        case .not(let operand):
-            let part = compile(operand)
-            return { e, k, r in !part(e, k, r) }
-        case .comparison(let comparison):
-            return { e, k, r in e.evaluate(comparison, key: k, row: r) }
-        }
-    }
+    /// A test of a row alone.
+    typealias RowTest = (RowView) -> Bool
 
-    /// The conjunction (or disjunction) of `operands`; an empty one is `true` (or `false`).
-    private static func compile(_ operands: ArraySlice<BoundPredicate>, and: Bool) -> Compiled {
-        guard let first = operands.first else { return { _, _, _ in and } }
-        let head = compile(first)
-        if operands.count == 1 { return head }
-        let rest = compile(operands.dropFirst(), and: and)
-        return and ? { e, k, r in head(e, k, r) && rest(e, k, r) } : { e, k, r in head(e, k, r) || rest(e, k, r) }
+    /// Compiles `predicate`. Two operands are combined by one closure each; longer `AND`/`OR`
+    /// lists loop over their parts, so a predicate with thousands of operands needs no deep
+    /// recursion, neither to compile nor to test a row.
+    ///
+    /// - Complexity: O(n) for n nodes.
+    static func compile(_ predicate: BoundPredicate) -> Compiled {
+        compileParts(predicate).compiled
     }
 
     /// The predicate as a test of the row alone, when each of its comparisons has a compiled form
     /// (``BoundComparison/fast``); `nil` otherwise.
-    static func compileRowTest(_ predicate: BoundPredicate) -> ((RowView) -> Bool)? {
+    static func compileRowTest(_ predicate: BoundPredicate) -> RowTest? {
+        compileParts(predicate).rowTest
+    }
+
+    /// Both compiled forms of `predicate`, built in one pass: the row test when every
+    /// comparison in it has one, and the general form (which wraps the row test when there is one).
+    private static func compileParts(_ predicate: BoundPredicate) -> (rowTest: RowTest?, compiled: Compiled) {
         switch predicate {
         case .constant(let value):
-            return { _ in value }
+            return ({ _ in value }, { _, _, _ in value })
         case .and(let operands):
-            return compileRowTest(operands[...], and: true)
+            return combine(operands, and: true)
         case .or(let operands):
-            return compileRowTest(operands[...], and: false)
+            return combine(operands, and: false)
         case .not(let operand):
-            guard let part = compileRowTest(operand) else { return nil }
-            return { !part($0) }
+            let part = compileParts(operand)
+            if let test = part.rowTest { return wrap { !test($0) } }
+            let compiled = part.compiled
+            return (nil, { e, k, r in !compiled(e, k, r) })
         case .comparison(let comparison):
-            return comparison.fast
+            if let fast = comparison.fast { return wrap(fast) }
+            return (nil, { e, k, r in e.evaluate(comparison, key: k, row: r) })
         }
     }
 
-    private static func compileRowTest(_ operands: ArraySlice<BoundPredicate>, and: Bool) -> ((RowView) -> Bool)? {
-        guard let first = operands.first else { return { _ in and } }
-        guard let head = compileRowTest(first) else { return nil }
-        if operands.count == 1 { return head }
-        guard let rest = compileRowTest(operands.dropFirst(), and: and) else { return nil }
-        return and ? { head($0) && rest($0) } : { head($0) || rest($0) }
+    /// A row test in both forms.
+    private static func wrap(_ test: @escaping RowTest) -> (rowTest: RowTest?, compiled: Compiled) {
+        (test, { _, _, r in test(r) })
+    }
+
+    /// The conjunction (or disjunction) of `operands`; an empty one is `true` (or `false`).
+    ///
+    /// One or two operands are combined without an array: a closure taken out of an array is
+    /// called through conversion thunks, which costs more than the test itself.
+    private static func combine(_ operands: [BoundPredicate], and: Bool) -> (rowTest: RowTest?, compiled: Compiled) {
+        switch operands.count {
+        case 0:
+            return wrap { _ in and }
+        case 1:
+            return compileParts(operands[0])
+        case 2:
+            let (first, second) = (compileParts(operands[0]), compileParts(operands[1]))
+            if let a = first.rowTest, let b = second.rowTest {
+                return wrap(and ? { a($0) && b($0) } : { a($0) || b($0) })
+            }
+            let (a, b) = (first.compiled, second.compiled)
+            return (nil, and ? { e, k, r in a(e, k, r) && b(e, k, r) } : { e, k, r in a(e, k, r) || b(e, k, r) })
+        default:
+            let parts = operands.map(compileParts)
+            let tests = parts.compactMap(\.rowTest)
+            if tests.count == parts.count {
+                return wrap(and
+                    ? { row in
+                        for test in tests where !test(row) { return false }
+                        return true
+                    }
+                    : { row in
+                        for test in tests where test(row) { return true }
+                        return false
+                    })
+            }
+            let compiled = parts.map(\.compiled)
+            return (nil, and
+                ? { e, k, r in
+                    for part in compiled where !part(e, k, r) { return false }
+                    return true
+                }
+                : { e, k, r in
+                    for part in compiled where part(e, k, r) { return true }
+                    return false
+                })
+        }
     }
 
     /// Whether the object `key` with row `row` matches.

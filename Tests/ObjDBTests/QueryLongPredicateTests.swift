@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+import ObjDB
+
+/// Predicates with thousands of operands compile and run without deep recursion.
+struct QueryLongPredicateTests {
+    /// Adds items 1…3 with scores 0, 1, 2.
+    private func openWithItems() throws -> (TemporaryDirectory, Database) {
+        let directory = TemporaryDirectory()
+        let db = try directory.open([QItem.self, QOwner.self])
+        try db.write {
+            for i in 0..<3 {
+                let item = QItem()
+                (item.id, item.rank, item.score) = (i + 1, -1 - i, Double(i))
+                try db.add(item)
+            }
+        }
+        return (directory, db)
+    }
+
+    @Test func aFlatOrOfTwentyThousandComparisons() throws {
+        let (directory, db) = try openWithItems()
+        _ = directory
+        let n = 20_000
+        // Scores 10 … n + 9 match nothing; one more operand matches item 2 (score 1).
+        let misses = (0..<n).map { "score == \($0 + 10)" }
+        #expect(try db.objects(QItem.self).filter(misses.joined(separator: " OR ")).count == 0)
+        #expect(try db.objects(QItem.self).filter((misses + ["score == 1"]).joined(separator: " OR ")).map(\.id) == [2])
+        // A comparison through a link has no row-only form: the general path loops as well.
+        #expect(try db.objects(QItem.self).filter((misses + ["owner.level == 1"]).joined(separator: " OR ")).count == 0)
+    }
+
+    @Test func aFlatAndOfTwentyThousandComparisons() throws {
+        let (directory, db) = try openWithItems()
+        _ = directory
+        let n = 20_000
+        // Every score differs from 10 … n + 9: each item passes all of them.
+        let passes = (0..<n).map { "score != \($0 + 10)" }
+        #expect(try db.objects(QItem.self).filter(passes.joined(separator: " AND ")).count == 3)
+        #expect(try db.objects(QItem.self).filter((passes + ["score > 0.5"]).joined(separator: " AND ")).map(\.id) == [2, 3])
+        #expect(try db.objects(QItem.self).filter((passes + ["owner.level == nil"]).joined(separator: " AND ")).count == 3)
+    }
+}
