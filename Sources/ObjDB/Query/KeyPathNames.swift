@@ -52,10 +52,35 @@ enum KeyPathNames {
 }
 
 /// The process-wide cache of resolved key paths.
+///
+/// Hashing a key path walks its components; a key path literal evaluates to the same instance
+/// every time, so instances seen before are found by identity first. The identity table keeps
+/// its key paths alive (an identifier is never reused while its entry exists) and is emptied
+/// when it grows past ``identityLimit``, for key paths built anew each time (`appending(path:)`).
 private final class NameCache: @unchecked Sendable {
     private let lock = NSLock()
     private var names: [AnyKeyPath: String] = [:]
+    private var byIdentity: [ObjectIdentifier: (keyPath: AnyKeyPath, name: String)] = [:]
+    private let identityLimit = 4096
 
-    func get(_ keyPath: AnyKeyPath) -> String? { lock.withLock { names[keyPath] } }
-    func put(_ keyPath: AnyKeyPath, _ name: String) { lock.withLock { names[keyPath] = name } }
+    func get(_ keyPath: AnyKeyPath) -> String? {
+        lock.withLock {
+            if let known = byIdentity[ObjectIdentifier(keyPath)] { return known.name }
+            guard let name = names[keyPath] else { return nil }
+            remember(keyPath, name)
+            return name
+        }
+    }
+
+    func put(_ keyPath: AnyKeyPath, _ name: String) {
+        lock.withLock {
+            names[keyPath] = name
+            remember(keyPath, name)
+        }
+    }
+
+    private func remember(_ keyPath: AnyKeyPath, _ name: String) {
+        if byIdentity.count >= identityLimit { byIdentity.removeAll(keepingCapacity: true) }
+        byIdentity[ObjectIdentifier(keyPath)] = (keyPath, name)
+    }
 }
