@@ -8,33 +8,6 @@ import ObjDBTestModels
 // UTF-8 bytes, because ObjDB stores bytes and compares set members and map keys bytewise, while
 // Swift's `==` on `String` uses canonical equivalence ("é" == "e\u{301}").
 
-/// SplitMix64: a small deterministic pseudo-random generator, the same on every platform.
-private struct DiffRandom {
-    /// The generator's state.
-    var state: UInt64
-
-    /// A generator starting from `seed`.
-    init(seed: UInt64) { state = seed }
-
-    /// The next 64 random bits.
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A number in `0..<bound`; `bound` must be positive.
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-
-    /// `true` with a probability of `percent` in 100.
-    mutating func percent(_ percent: Int) -> Bool { below(100) < percent }
-
-    /// A random element of a non-empty array.
-    mutating func pick<T>(_ array: [T]) -> T { array[below(array.count)] }
-}
-
 /// The most recent operations of a run, for failure messages.
 private struct OpTrace: CustomStringConvertible {
     /// The seed of the run.
@@ -90,7 +63,7 @@ private let edgeStrings: [String] = [
 private let scalarAlphabet: [Unicode.Scalar] = ["a", "b", "é", "\u{301}", "日", "🐶", "\u{0}", " ", "Z", "\u{10FFFF}"]
 
 /// A random string: an edge case, or a short random string of varied scalars.
-private func randomString(_ rng: inout DiffRandom) -> String {
+private func randomString(_ rng: inout SeededRandom) -> String {
     if rng.percent(50) { return rng.pick(edgeStrings) }
     var result = String.UnicodeScalarView()
     for _ in 0..<rng.below(7) { result.append(rng.pick(scalarAlphabet)) }
@@ -98,7 +71,7 @@ private func randomString(_ rng: inout DiffRandom) -> String {
 }
 
 /// A random key from a small space, so that keys collide often.
-private func randomKey(_ rng: inout DiffRandom) -> String {
+private func randomKey(_ rng: inout SeededRandom) -> String {
     if rng.percent(50) { return rng.pick(edgeStrings) }
     var result = String.UnicodeScalarView()
     for _ in 0..<rng.below(3) { result.append(rng.pick(["a", "b", "é", "\u{301}", "🐶"] as [Unicode.Scalar])) }
@@ -106,7 +79,7 @@ private func randomKey(_ rng: inout DiffRandom) -> String {
 }
 
 /// A random optional integer, often `nil` or an edge value.
-private func randomOptionalInt(_ rng: inout DiffRandom) -> Int? {
+private func randomOptionalInt(_ rng: inout SeededRandom) -> Int? {
     switch rng.below(10) {
     case 0, 1: return nil
     case 2: return Int.min
@@ -118,7 +91,7 @@ private func randomOptionalInt(_ rng: inout DiffRandom) -> Int? {
 }
 
 /// A random double: never NaN nor -0.0; often an edge value.
-private func randomDouble(_ rng: inout DiffRandom) -> Double {
+private func randomDouble(_ rng: inout SeededRandom) -> Double {
     switch rng.below(8) {
     case 0:
         return rng.pick([
@@ -135,7 +108,7 @@ private func randomDouble(_ rng: inout DiffRandom) -> Double {
 }
 
 /// A few random elements.
-private func randomElements<E>(_ rng: inout DiffRandom, upTo limit: Int, _ make: (inout DiffRandom) -> E) -> [E] {
+private func randomElements<E>(_ rng: inout SeededRandom, upTo limit: Int, _ make: (inout SeededRandom) -> E) -> [E] {
     var elements: [E] = []
     for _ in 0..<rng.below(limit + 1) { elements.append(make(&rng)) }
     return elements
@@ -146,8 +119,8 @@ private func randomElements<E>(_ rng: inout DiffRandom, upTo limit: Int, _ make:
 /// Applies one random operation to `list` and to `model` alike; returns its description and
 /// whether the values it returned agreed.
 private func randomListOp<E: _CollectionElement>(
-    _ list: List<E>, _ model: inout [E], _ rng: inout DiffRandom, maxCount: Int = 60,
-    same: (E, E) -> Bool, make: (inout DiffRandom) -> E
+    _ list: List<E>, _ model: inout [E], _ rng: inout SeededRandom, maxCount: Int = 60,
+    same: (E, E) -> Bool, make: (inout SeededRandom) -> E
 ) -> (op: String, ok: Bool) {
     let count = model.count
     var roll = rng.below(100)
@@ -254,14 +227,14 @@ private func listMismatch<E: _CollectionElement>(_ list: List<E>, _ model: [E], 
 
 /// Applies one random operation to `set` and to `model` (distinct UTF-8 byte strings in
 /// insertion order); returns its description and whether the values it returned agreed.
-private func randomSetOp(_ set: MutableSet<String>, _ model: inout [[UInt8]], _ rng: inout DiffRandom) -> (op: String, ok: Bool) {
+private func randomSetOp(_ set: MutableSet<String>, _ model: inout [[UInt8]], _ rng: inout SeededRandom) -> (op: String, ok: Bool) {
     /// A key: usually a member when there are members.
-    func someKey(_ rng: inout DiffRandom) -> String {
+    func someKey(_ rng: inout SeededRandom) -> String {
         if !model.isEmpty && rng.percent(50) { return string(rng.pick(model)) }
         return randomKey(&rng)
     }
     /// A few keys, members and others.
-    func someKeys(_ rng: inout DiffRandom, upTo limit: Int) -> [String] {
+    func someKeys(_ rng: inout SeededRandom, upTo limit: Int) -> [String] {
         var keys: [String] = []
         for _ in 0..<rng.below(limit + 1) { keys.append(someKey(&rng)) }
         return keys
@@ -343,9 +316,9 @@ private let combiners: [(String, @Sendable (Double, Double) -> Double)] = [
 
 /// Applies one random operation to `map` and to `model` (keyed by UTF-8 bytes); returns its
 /// description and whether the values it returned agreed.
-private func randomMapOp(_ map: Map<String, Double>, _ model: inout [[UInt8]: Double], _ rng: inout DiffRandom) -> (op: String, ok: Bool) {
+private func randomMapOp(_ map: Map<String, Double>, _ model: inout [[UInt8]: Double], _ rng: inout SeededRandom) -> (op: String, ok: Bool) {
     /// A key: usually present when there are entries.
-    func someKey(_ rng: inout DiffRandom) -> String {
+    func someKey(_ rng: inout SeededRandom) -> String {
         if !model.isEmpty && rng.percent(50) { return string(rng.pick(Array(model.keys))) }
         return randomKey(&rng)
     }
@@ -407,7 +380,7 @@ private func randomMapOp(_ map: Map<String, Double>, _ model: inout [[UInt8]: Do
 }
 
 /// `nil` if `map` holds exactly the entries of `model`, in UTF-8 key order, else what differs.
-private func mapMismatch(_ map: Map<String, Double>, _ model: [[UInt8]: Double], _ rng: inout DiffRandom) -> String? {
+private func mapMismatch(_ map: Map<String, Double>, _ model: [[UInt8]: Double], _ rng: inout SeededRandom) -> String? {
     let entries = map.map { (key: bytes($0.key), value: $0.value.bitPattern) }
     let expected = model.map { (key: $0.key, value: $0.value.bitPattern) }.sorted { $0.key.lexicographicallyPrecedes($1.key) }
     let count = map.count
@@ -446,14 +419,14 @@ private struct PetModel {
 
 /// Applies one random operation to the pets of a random owner and to `model`; returns its
 /// description and whether the values it returned agreed.
-private func randomPetOp(_ db: Database, _ model: inout PetModel, _ rng: inout DiffRandom) -> (op: String, ok: Bool) {
+private func randomPetOp(_ db: Database, _ model: inout PetModel, _ rng: inout SeededRandom) -> (op: String, ok: Bool) {
     let ownerID = rng.below(2) + 1
     guard let owner = db.object(ofType: Owner.self, forPrimaryKey: ownerID) else { return ("owner \(ownerID) is missing", false) }
     let list = owner.pets
     var ids = model.lists[ownerID]!
     defer { model.lists[ownerID] = ids }
     /// A stored pet, from the first few so that pets repeat.
-    func existing(_ rng: inout DiffRandom) -> Pet {
+    func existing(_ rng: inout SeededRandom) -> Pet {
         let id = rng.pick(Array(model.stored.prefix(12)) + [rng.pick(model.stored)])
         return db.object(ofType: Pet.self, forPrimaryKey: id)!
     }
@@ -589,10 +562,10 @@ struct CollectionDifferentialTests {
     /// reopens the database, checking against the model after every step.
     fileprivate func unmanagedRun<Model>(
         seed: UInt64, ops: Int, initial: Model,
-        step: (Owner, inout Model, inout DiffRandom) -> (op: String, ok: Bool),
-        mismatch: (Owner, Model, inout DiffRandom) -> String?
+        step: (Owner, inout Model, inout SeededRandom) -> (op: String, ok: Bool),
+        mismatch: (Owner, Model, inout SeededRandom) -> String?
     ) throws {
-        var rng = DiffRandom(seed: seed)
+        var rng = SeededRandom(seed: seed)
         var trace = OpTrace(seed: seed)
         var model = initial
         do {
@@ -618,10 +591,10 @@ struct CollectionDifferentialTests {
     /// the end, checking against the model after every operation, commit, cancel and reopen.
     fileprivate func managedRun<Model>(
         seed: UInt64, ops: Int, initial: Model,
-        step: (Owner, inout Model, inout DiffRandom) -> (op: String, ok: Bool),
-        mismatch: (Owner, Model, inout DiffRandom) -> String?
+        step: (Owner, inout Model, inout SeededRandom) -> (op: String, ok: Bool),
+        mismatch: (Owner, Model, inout SeededRandom) -> String?
     ) throws {
-        var rng = DiffRandom(seed: seed)
+        var rng = SeededRandom(seed: seed)
         var trace = OpTrace(seed: seed)
         var model = initial
         // An unmanaged start, then added.
@@ -649,9 +622,9 @@ struct CollectionDifferentialTests {
 
     /// Runs `ops` operations on owner 1 of `db` in write transactions; `false` after a failure.
     fileprivate func managedBatches<Model>(
-        _ db: Database, ops: Int, _ model: inout Model, _ rng: inout DiffRandom, _ trace: inout OpTrace,
-        _ step: (Owner, inout Model, inout DiffRandom) -> (op: String, ok: Bool),
-        _ mismatch: (Owner, Model, inout DiffRandom) -> String?
+        _ db: Database, ops: Int, _ model: inout Model, _ rng: inout SeededRandom, _ trace: inout OpTrace,
+        _ step: (Owner, inout Model, inout SeededRandom) -> (op: String, ok: Bool),
+        _ mismatch: (Owner, Model, inout SeededRandom) -> String?
     ) throws -> Bool {
         let held = try #require(db.object(ofType: Owner.self, forPrimaryKey: 1))
         var done = 0
@@ -775,7 +748,7 @@ struct CollectionDifferentialTests {
     /// and every pet's `owners` lists exactly the owners holding it, across commits, cancels and reopens.
     @Test func petListManaged() throws {
         let seed: UInt64 = 0x5001
-        var rng = DiffRandom(seed: seed)
+        var rng = SeededRandom(seed: seed)
         var trace = OpTrace(seed: seed)
         var model = PetModel()
         /// Runs `ops` operations in transactions of about 200 (every fifth cancelled); `false` after a failure.
@@ -854,7 +827,7 @@ struct CollectionDifferentialTests {
     /// ids; adding the owner stores each listed pet once, and `owners` finds the owner once.
     @Test func petListUnmanaged() throws {
         let seed: UInt64 = 0x5002
-        var rng = DiffRandom(seed: seed)
+        var rng = SeededRandom(seed: seed)
         var trace = OpTrace(seed: seed)
         let pool = (100..<112).map { id -> Pet in
             let pet = Pet()

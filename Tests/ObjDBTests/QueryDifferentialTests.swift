@@ -134,7 +134,7 @@ struct QueryDifferentialTests {
             } catch {
                 failures.record("string #\(n) threw: \(Self.show(text, arguments))\n\(error)")
             }
-            var rng = QDRandom(seed: UInt64(n))
+            var rng = SeededRandom(seed: UInt64(n))
             var expressible = true
             let dsl = items.where { q in
                 if let built = QDDSL.build(predicate, q, &rng) { return built }
@@ -159,7 +159,7 @@ struct QueryDifferentialTests {
     @Test func queriesOnListsMatchBruteForce() throws {
         let (db, brute) = try fixture()
         var generator = QDGenerator(seed: 0x5EED_0006, snapshot: brute.snapshot)
-        var rng = QDRandom(seed: 0x1157)
+        var rng = SeededRandom(seed: 0x1157)
         var failures = QDFailures()
         let owners = brute.snapshot.items.indices.filter { brute.snapshot.items[$0].friends.count >= 2 }
         for n in 0..<150 {
@@ -181,7 +181,7 @@ struct QueryDifferentialTests {
                 if actual != expected {
                     failures.record("#\(n) on the friends of \(item.id): \(Self.show(text, arguments))\n\(Self.difference(expected, actual, brute))")
                 }
-                var dslRng = QDRandom(seed: UInt64(n))
+                var dslRng = SeededRandom(seed: UInt64(n))
                 var expressible = true
                 let dsl = item.friends.where { q in
                     if let built = QDDSL.build(predicate, q, &dslRng) { return built }
@@ -209,7 +209,7 @@ struct QueryDifferentialTests {
     // MARK: - Sorting, distinct, prefix
 
     /// The sort key, applied through one of the three `sorted` spellings.
-    static func sorted(_ results: Results<QItem>, _ keys: [(QDField, Bool)], _ rng: inout QDRandom) -> Results<QItem> {
+    static func sorted(_ results: Results<QItem>, _ keys: [(QDField, Bool)], _ rng: inout SeededRandom) -> Results<QItem> {
         if keys.count == 1 {
             let (field, ascending) = keys[0]
             if rng.percent(40) {
@@ -236,7 +236,7 @@ struct QueryDifferentialTests {
     @Test func sortedDistinctAndPrefixMatchBruteForce() throws {
         let (db, brute) = try fixture()
         var generator = QDGenerator(seed: 0x5EED_0002, snapshot: brute.snapshot)
-        var rng = QDRandom(seed: 0x50_27ED)
+        var rng = SeededRandom(seed: 0x50_27ED)
         var failures = QDFailures()
         for n in 0..<300 {
             let predicate: QDPredicate? = rng.percent(75) ? generator.predicate() : nil
@@ -400,7 +400,7 @@ struct QueryDifferentialTests {
                 if exactPlan ? !used.hasPrefix(plan) : used == "table scan" {
                     failures.record("plan #\(n): \(shown): '\(used)', expected \(exactPlan ? "'\(plan)…'" : "an index")")
                 }
-                var rng = QDRandom(seed: UInt64(n))
+                var rng = SeededRandom(seed: UInt64(n))
                 var expressible = true
                 let dsl = items.where { q in
                     if let built = QDDSL.build(predicate, q, &rng, sugar: false) { return built }
@@ -624,7 +624,7 @@ struct QueryDifferentialTests {
         let (db, brute) = try fixture()
         let items = db.objects(QItem.self)
         var generator = QDGenerator(seed: 0x5EED_0005, snapshot: brute.snapshot)
-        var rng = QDRandom(seed: 0xDA_3A6E)
+        var rng = SeededRandom(seed: 0xDA_3A6E)
         let noise: [Character] = ["(", ")", "'", "\"", "{", "}", "[", "]", "%", "@", "$", ".", ",", "!", "=", "<", ">", "&", "|", " ", "\\", "é", "\u{301}", "0", "x", "T"]
         var accepted = 0
         for n in 0..<600 {

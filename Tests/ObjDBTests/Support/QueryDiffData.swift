@@ -39,43 +39,31 @@ final class QPlainItem: Object {
     @Persisted var friends: List<QPlainItem>
 }
 
+/// The properties ``QItem`` and ``QPlainItem`` share, so that one piece of code writes and
+/// reads both.
+protocol QDItemFields: Object {
+    var id: Int { get set }
+    var name: String { get set }
+    var nickname: String? { get set }
+    var age: Int? { get set }
+    var rank: Int { get set }
+    var score: Double { get set }
+    var flag: Bool { get set }
+    var born: Date? { get set }
+    var owner: QOwner? { get set }
+    var tags: List<String> { get }
+    var nums: List<Int?> { get }
+    var friends: List<Self> { get }
+}
+
+extension QItem: QDItemFields {}
+extension QPlainItem: QDItemFields {}
+
 /// The target of the items' to-one link.
 final class QOwner: Object {
     @Persisted(primaryKey: true) var id: Int = 0
     @Persisted var name: String = ""
     @Persisted var level: Int = 0
-}
-
-// MARK: - Random numbers
-
-/// SplitMix64: a small deterministic pseudo-random generator, the same on every platform.
-struct QDRandom {
-    /// The generator's state.
-    var state: UInt64
-
-    /// A generator starting from `seed`.
-    init(seed: UInt64) { state = seed }
-
-    /// The next 64 random bits.
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A number in `0..<bound`; `bound` must be positive.
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-
-    /// A number in `range`.
-    mutating func inRange(_ range: ClosedRange<Int>) -> Int { range.lowerBound + below(range.count) }
-
-    /// `true` with a probability of `percent` in 100.
-    mutating func percent(_ percent: Int) -> Bool { below(100) < percent }
-
-    /// A random element of a non-empty array.
-    mutating func pick<T>(_ array: [T]) -> T { array[below(array.count)] }
 }
 
 // MARK: - Value pools
@@ -127,7 +115,8 @@ enum QDPools {
 
 // MARK: - Snapshot
 
-/// One item's values, read once from the database.
+/// One item's values, as generated before they are written or as read back from the database;
+/// owner and friends are indexes into the owners and items.
 struct QDItemSnapshot: Equatable {
     var id: Int
     var name: String
@@ -168,24 +157,16 @@ struct QDSnapshot {
 
     /// Reads every ``QItem`` and ``QOwner`` of `db`.
     static func read(_ db: Database) -> QDSnapshot {
-        let owners = db.objects(QOwner.self).map { QDOwnerSnapshot(id: $0.id, name: $0.name, level: $0.level) }
-        let ownerIndex = Dictionary(uniqueKeysWithValues: owners.enumerated().map { ($1.id, $0) })
-        let items = Array(db.objects(QItem.self))
-        let itemIndex = Dictionary(uniqueKeysWithValues: items.enumerated().map { ($1.id, $0) })
-        return QDSnapshot(
-            items: items.map { item in
-                QDItemSnapshot(
-                    id: item.id, name: item.name, nickname: item.nickname, age: item.age, rank: item.rank, score: item.score,
-                    flag: item.flag, born: item.born, owner: item.owner.flatMap { ownerIndex[$0.id] }, tags: Array(item.tags),
-                    nums: Array(item.nums), friends: item.friends.map { itemIndex[$0.id]! })
-            },
-            owners: owners)
+        QDSnapshot(items: items(QItem.self, db), owners: db.objects(QOwner.self).map { QDOwnerSnapshot(id: $0.id, name: $0.name, level: $0.level) })
     }
 
     /// Reads every ``QPlainItem`` of `db` (the owners are shared with ``QItem``).
-    static func readPlain(_ db: Database) -> [QDItemSnapshot] {
+    static func readPlain(_ db: Database) -> [QDItemSnapshot] { items(QPlainItem.self, db) }
+
+    /// Reads every item of one of the two classes, owners and friends as indexes.
+    private static func items<Item: QDItemFields>(_ type: Item.Type, _ db: Database) -> [QDItemSnapshot] {
         let ownerIndex = Dictionary(uniqueKeysWithValues: db.objects(QOwner.self).enumerated().map { ($1.id, $0) })
-        let items = Array(db.objects(QPlainItem.self))
+        let items = Array(db.objects(Item.self))
         let itemIndex = Dictionary(uniqueKeysWithValues: items.enumerated().map { ($1.id, $0) })
         return items.map { item in
             QDItemSnapshot(
@@ -198,42 +179,26 @@ struct QDSnapshot {
 
 // MARK: - Building the data set
 
-/// The values of one item before they are written.
-struct QDItemValues {
-    var id: Int
-    var name: String
-    var nickname: String?
-    var age: Int?
-    var rank: Int
-    var score: Double
-    var flag: Bool
-    var born: Date?
-    var owner: Int?
-    var tags: [String]
-    var nums: [Int?]
-    var friends: [Int]
-}
-
 /// Builds the seeded data set and writes it twice: as ``QItem``s and as ``QPlainItem``s.
 enum QDDataSet {
     /// How many random items (the long-string items come on top).
     static let randomItemCount = 160
 
     /// A random string: mostly from the pool, sometimes a pool string with a suffix.
-    static func randomString(_ rng: inout QDRandom) -> String {
+    static func randomString(_ rng: inout SeededRandom) -> String {
         let base = rng.pick(QDPools.strings)
         return rng.percent(20) ? base + rng.pick(["x", "é", "🐶", "1", " "]) : base
     }
 
     /// The values of every item: random ones, then items with long names and nicknames.
-    static func values(seed: UInt64) -> (items: [QDItemValues], owners: [(Int, String, Int)]) {
-        var rng = QDRandom(seed: seed)
+    static func values(seed: UInt64) -> (items: [QDItemSnapshot], owners: [(Int, String, Int)]) {
+        var rng = SeededRandom(seed: seed)
         let owners = QDPools.ownerNames.enumerated().map { (i, name) in (i + 1, name, rng.pick([-3, 0, 1, 2, 2, 5, 7, 100])) }
-        var items: [QDItemValues] = []
+        var items: [QDItemSnapshot] = []
         let total = randomItemCount + QDPools.longStrings.count
         for i in 0..<total {
             let long = i >= randomItemCount
-            var item = QDItemValues(
+            var item = QDItemSnapshot(
                 id: i * 3 - 200, name: randomString(&rng), nickname: rng.percent(30) ? nil : randomString(&rng),
                 age: rng.percent(25) ? nil : (rng.percent(70) ? rng.inRange(-5...40) : rng.inRange(-50...130)),
                 rank: rng.percent(20) ? rng.pick(QDPools.extremeInts) : rng.inRange(-1000...1000),
@@ -267,22 +232,18 @@ enum QDDataSet {
                 try db.add(owner)
                 ownerObjects.append(owner)
             }
-            for v in values {
-                let item = QItem()
-                item.id = v.id; item.name = v.name; item.nickname = v.nickname; item.age = v.age; item.rank = v.rank
-                item.score = v.score; item.flag = v.flag; item.born = v.born; item.owner = v.owner.map { ownerObjects[$0] }
-                item.tags.append(contentsOf: v.tags)
-                item.nums.append(contentsOf: v.nums)
-                try db.add(item)
+            func add<Item: QDItemFields>(_ type: Item.Type) throws {
+                for v in values {
+                    let item = Item()
+                    item.id = v.id; item.name = v.name; item.nickname = v.nickname; item.age = v.age; item.rank = v.rank
+                    item.score = v.score; item.flag = v.flag; item.born = v.born; item.owner = v.owner.map { ownerObjects[$0] }
+                    item.tags.append(contentsOf: v.tags)
+                    item.nums.append(contentsOf: v.nums)
+                    try db.add(item)
+                }
             }
-            for v in values {
-                let item = QPlainItem()
-                item.id = v.id; item.name = v.name; item.nickname = v.nickname; item.age = v.age; item.rank = v.rank
-                item.score = v.score; item.flag = v.flag; item.born = v.born; item.owner = v.owner.map { ownerObjects[$0] }
-                item.tags.append(contentsOf: v.tags)
-                item.nums.append(contentsOf: v.nums)
-                try db.add(item)
-            }
+            try add(QItem.self)
+            try add(QPlainItem.self)
         }
         try db.write {
             let items = Array(db.objects(QItem.self))

@@ -10,7 +10,7 @@ import ObjDB
 /// objects and not others.
 struct QDGenerator {
     /// The random source.
-    var rng: QDRandom
+    var rng: SeededRandom
     /// The data's values of each property (without `nil`).
     let fieldValues: [QDField: [QDValue]]
     /// Every string of the data (names, nicknames, tags, owner names).
@@ -24,7 +24,7 @@ struct QDGenerator {
 
     /// A generator over the values of `snapshot`.
     init(seed: UInt64, snapshot: QDSnapshot) {
-        rng = QDRandom(seed: seed)
+        rng = SeededRandom(seed: seed)
         let brute = QDBruteForce(snapshot: snapshot)
         var fieldValues: [QDField: [QDValue]] = [:]
         for field in QDField.allCases {
@@ -312,7 +312,7 @@ struct QDRenderer {
     }
 
     /// The random source.
-    var rng: QDRandom
+    var rng: SeededRandom
     /// The style of this predicate.
     var style: Style
     /// The arguments, in the order the predicate uses them.
@@ -320,7 +320,7 @@ struct QDRenderer {
 
     /// A renderer with a random style.
     init(seed: UInt64) {
-        rng = QDRandom(seed: seed)
+        rng = SeededRandom(seed: seed)
         style = rng.pick([Style.literals, .sequential, .sequential, .indexed])
     }
 
@@ -372,7 +372,7 @@ struct QDRenderer {
     }
 
     /// The literal spelling of a value, or `nil` for values without one (infinite doubles).
-    static func literal(_ value: QDValue, _ rng: inout QDRandom) -> String? {
+    static func literal(_ value: QDValue, _ rng: inout SeededRandom) -> String? {
         switch value {
         case .null: return rng.pick(["nil", "NULL", "nil", "null"])
         case .int(let v):
@@ -393,7 +393,7 @@ struct QDRenderer {
     /// The lexer reads the predicate as `Character`s, so a raw combining character right after
     /// the opening quote or an escape would merge with it; those are always escaped here (the
     /// focused test `stringLiteralStartingWithCombiningMark` covers the raw spelling).
-    static func quoted(_ text: String, _ rng: inout QDRandom) -> String {
+    static func quoted(_ text: String, _ rng: inout SeededRandom) -> String {
         let quote: Character = rng.percent(70) ? "'" : "\""
         let escapeAll = rng.percent(20)
         var result = String(quote)
@@ -435,7 +435,7 @@ struct QDRenderer {
     }
 
     /// A date literal: `T<seconds>:<nanoseconds>` or `[T]YYYY-MM-DD@HH:MM:SS[:nanoseconds]`, UTC.
-    static func dateLiteral(_ date: Date, _ rng: inout QDRandom) -> String? {
+    static func dateLiteral(_ date: Date, _ rng: inout SeededRandom) -> String? {
         let interval = date.timeIntervalSince1970
         let seconds = interval.rounded(.down)
         let nanoseconds = Int(((interval - seconds) * 1_000_000_000).rounded())
@@ -610,7 +610,7 @@ enum QDDSL {
     /// The DSL expression of `predicate`, or `nil`. With `sugar`, `Bool` comparisons are
     /// sometimes spelled `$0.flag` and `!$0.flag` (the latter is a `NOT`, which the planner
     /// does not serve from an index).
-    static func build(_ predicate: QDPredicate, _ q: Query<QItem>, _ rng: inout QDRandom, sugar: Bool = true) -> Query<Bool>? {
+    static func build(_ predicate: QDPredicate, _ q: Query<QItem>, _ rng: inout SeededRandom, sugar: Bool = true) -> Query<Bool>? {
         switch predicate {
         case .constant:
             return nil
@@ -638,7 +638,7 @@ enum QDDSL {
     }
 
     /// A comparison.
-    static func comparison(_ c: QDComparison, _ q: Query<QItem>, _ rng: inout QDRandom, sugar: Bool) -> Query<Bool>? {
+    static func comparison(_ c: QDComparison, _ q: Query<QItem>, _ rng: inout SeededRandom, sugar: Bool) -> Query<Bool>? {
         guard c.right == nil else { return nil }
         switch c.left {
         case .field(let field):
@@ -774,7 +774,7 @@ enum QDDSL {
 
     /// Comparisons on a `Bool` property; `negatable` allows `!q` for `== false` (not for
     /// to-many paths, where `NOT ANY` differs from `ANY … == false`).
-    static func bool(_ q: Query<Bool>, _ c: QDComparison, negatable: Bool, _ rng: inout QDRandom) -> Query<Bool>? {
+    static func bool(_ q: Query<Bool>, _ c: QDComparison, negatable: Bool, _ rng: inout SeededRandom) -> Query<Bool>? {
         switch c.op {
         case .eq:
             guard let b = boolValue(c.values[0]) else { return nil }
