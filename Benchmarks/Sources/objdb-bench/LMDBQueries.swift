@@ -37,23 +37,7 @@ final class LMDBQueries: QuerySystem {
     /// One write transaction: each row appended (`MDB_APPEND | MDB_RESERVE`), and its index entries.
     func insert(_ people: [PersonData]) throws {
         try lmdbTransaction(env, readOnly: false) { txn in
-            for person in people {
-                var name = person.name
-                try name.withUTF8 { utf8 in
-                    try withVal(UInt64(person.id)) { key in
-                        var row = MDB_val(mv_size: LMDBRecord.size(nameCount: utf8.count), mv_data: nil)
-                        try lmdbCheck(mdb_put(txn, main, &key, &row, UInt32(MDB_APPEND | MDB_RESERVE)), "mdb_put")
-                        LMDBRecord.encode(person, name: utf8, into: row.mv_data!)
-                        if let names {
-                            var nameKey = MDB_val(mv_size: utf8.count, mv_data: UnsafeMutableRawPointer(mutating: utf8.baseAddress))
-                            try lmdbCheck(mdb_put(txn, names, &nameKey, &key, 0), "mdb_put(person_name)")
-                        }
-                        if let ages {
-                            try withVal(UInt64(person.age)) { try lmdbCheck(mdb_put(txn, ages, &$0, &key, 0), "mdb_put(person_age)") }
-                        }
-                    }
-                }
-            }
+            for person in people { try lmdbPutPerson(person, txn, main: main, ages: ages, names: names, flags: MDB_APPEND) }
         }
     }
 

@@ -74,3 +74,24 @@ enum LMDBRecord {
             score: Double(bitPattern: score), created: Date(timeIntervalSince1970: Double(bitPattern: created)))
     }
 }
+
+/// Writes one person's row under its id, reserved in place (`flags | MDB_RESERVE`), then its
+/// entries in the age index and, if given, the name index.
+@inline(__always)
+func lmdbPutPerson(_ person: PersonData, _ txn: OpaquePointer, main: MDB_dbi, ages: MDB_dbi?, names: MDB_dbi?, flags: Int32) throws {
+    var name = person.name
+    try name.withUTF8 { utf8 in
+        try withVal(UInt64(person.id)) { key in
+            var row = MDB_val(mv_size: LMDBRecord.size(nameCount: utf8.count), mv_data: nil)
+            try lmdbCheck(mdb_put(txn, main, &key, &row, UInt32(flags | MDB_RESERVE)), "mdb_put")
+            LMDBRecord.encode(person, name: utf8, into: row.mv_data!)
+            if let names {
+                var nameKey = MDB_val(mv_size: utf8.count, mv_data: UnsafeMutableRawPointer(mutating: utf8.baseAddress))
+                try lmdbCheck(mdb_put(txn, names, &nameKey, &key, 0), "mdb_put(person_name)")
+            }
+            if let ages {
+                try withVal(UInt64(person.age)) { try lmdbCheck(mdb_put(txn, ages, &$0, &key, 0), "mdb_put(person_age)") }
+            }
+        }
+    }
+}

@@ -52,17 +52,7 @@ final class LMDBSystem: BenchSystem {
     /// Writes one person's row (reserved in place) and its age-index entry.
     @inline(__always)
     private func put(_ person: PersonData, _ txn: OpaquePointer, flags: Int32) throws {
-        var name = person.name
-        try name.withUTF8 { utf8 in
-            try withVal(UInt64(person.id)) { key in
-                var row = MDB_val(mv_size: LMDBRecord.size(nameCount: utf8.count), mv_data: nil)
-                try lmdbCheck(mdb_put(txn, main, &key, &row, UInt32(flags | MDB_RESERVE)), "mdb_put")
-                LMDBRecord.encode(person, name: utf8, into: row.mv_data!)
-                try withVal(UInt64(person.age)) { ageKey in
-                    try lmdbCheck(mdb_put(txn, ages, &ageKey, &key, 0), "mdb_put(age)")
-                }
-            }
-        }
+        try lmdbPutPerson(person, txn, main: main, ages: ages, names: nil, flags: flags)
     }
 
     /// Appends every row with `MDB_APPEND` (ids ascend) in one transaction.
