@@ -135,8 +135,8 @@ extension Database {
     /// Adds and removes the backlink entries of the link columns (of `columns`, or all) whose
     /// targets differ between `old` and `new`. Returns the embedded objects the row no longer
     /// links to: their owner let go of them, so the caller deletes them after writing the row.
-    func updateBacklinks(
-        _ info: ClassInfo, key: UInt64, old: RowView?, new: ((Int) -> ColumnRead)?, columns: [Int]?, txn: Txn
+    func updateBacklinks<New: ColumnSource>(
+        _ info: ClassInfo, key: UInt64, old: RowView?, new: New?, columns: [Int]?, txn: Txn
     ) throws -> [(ClassInfo, UInt64)] {
         try apply(backlinkChanges(info, old: old, new: new, columns: columns), key: key, txn: txn)
     }
@@ -144,13 +144,13 @@ extension Database {
     /// The backlink entries to remove and add for a row change, read from the rows without
     /// writing. Callers that write before applying them (index updates) compute them first:
     /// in a large write transaction, LMDB may spill the page `old` points into.
-    func backlinkChanges(_ info: ClassInfo, old: RowView?, new: ((Int) -> ColumnRead)?, columns: [Int]?) -> BacklinkChanges {
+    func backlinkChanges<New: ColumnSource>(_ info: ClassInfo, old: RowView?, new: New?, columns: [Int]?) -> BacklinkChanges {
         var changes = BacklinkChanges()
         guard info.hasLinks else { return changes }
         for column in info.linkColumns where columns?.contains(column) ?? true {
             let kind = info.columnKinds[column]
             let before = old.map { Set(Self.linkedKeys($0.column(column), kind: kind)) } ?? []
-            let after = new.map { Set(Self.linkedKeys($0(column), kind: kind)) } ?? []
+            let after = new.map { Set(Self.linkedKeys($0.column(column), kind: kind)) } ?? []
             guard before != after, let table = info.tables.backlinks[column] else { continue }
             let removed = Array(before.subtracting(after))
             changes.tables.append((table, removed, Array(after.subtracting(before))))

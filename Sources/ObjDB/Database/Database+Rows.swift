@@ -98,15 +98,12 @@ extension Database {
         _ info: ClassInfo, _ context: WriteContext, uniquePrimaryKey: Bool = false, key preallocated: UInt64? = nil
     ) throws -> (key: UInt64, row: RowView) {
         let result = try context.storage { txn -> (UInt64, RowView) in
-            let key = try preallocated ?? classChanges(info, context, txn).allocateKey()
-            try context.row.withColumns { column in
-                try withoutActuallyEscaping(column) {
-                    try updateKeys(
-                        info, key: key, old: nil, new: $0, columns: nil, context, txn: txn,
-                        uniquePrimaryKey: uniquePrimaryKey)
-                    if info.hasLinks { _ = try updateBacklinks(info, key: key, old: nil, new: $0, columns: nil, txn: txn) }
-                }
-            }
+            let changes = try classChanges(info, context, txn)
+            let key = preallocated ?? changes.allocateKey()
+            try updateKeys(
+                info, key: key, old: nil, new: context.row, columns: nil, context, txn: txn, changes: changes,
+                uniquePrimaryKey: uniquePrimaryKey)
+            if info.hasLinks { _ = try updateBacklinks(info, key: key, old: nil, new: context.row, columns: nil, txn: txn) }
             // Reserve the row last: the returned pointer is valid until the next write.
             let size = context.row.encodedSize
             var space = try txn.reserve(info.tables.objects, key: key, count: size, flags: .append)
@@ -128,8 +125,8 @@ extension Database {
     /// delete).
     func reinsertRow(_ info: ClassInfo, key: UInt64, encoded new: RowView, _ context: WriteContext) throws {
         try context.storage { txn in
-            try updateKeys(info, key: key, old: nil, new: { new.column($0) }, columns: nil, context, txn: txn)
-            if info.hasLinks { _ = try updateBacklinks(info, key: key, old: nil, new: { new.column($0) }, columns: nil, txn: txn) }
+            try updateKeys(info, key: key, old: nil, new: new, columns: nil, context, txn: txn)
+            if info.hasLinks { _ = try updateBacklinks(info, key: key, old: nil, new: new, columns: nil, txn: txn) }
             guard let space = try txn.reserve(info.objectsTable, key: key, count: new.length, flags: .noOverwrite),
                 let target = space.baseAddress, let from = new.bytes.baseAddress
             else {
@@ -144,11 +141,7 @@ extension Database {
     /// `changed` columns. Returns the stored row.
     func replaceRow(_ info: ClassInfo, key: UInt64, old: RowView, changed: [Int], _ context: WriteContext) throws -> RowView {
         let row = try context.storage { txn -> RowView in
-            let orphans = try context.row.withColumns { column in
-                try withoutActuallyEscaping(column) { new in
-                    try prepareReplacement(info, key: key, old: old, new: new, changed: changed, context, txn)
-                }
-            }
+            let orphans = try prepareReplacement(info, key: key, old: old, new: context.row, changed: changed, context, txn)
             return try storeReplacement(info, key: key, size: context.row.encodedSize, orphans: orphans, context, txn) {
                 context.row.write(into: $0)
             }
@@ -161,7 +154,7 @@ extension Database {
     /// of `changed` columns. Returns the stored row.
     func replaceRow(_ info: ClassInfo, key: UInt64, old: RowView, encoded new: RowView, changed: [Int], _ context: WriteContext) throws -> RowView {
         let row = try context.storage { txn -> RowView in
-            let orphans = try prepareReplacement(info, key: key, old: old, new: { new.column($0) }, changed: changed, context, txn)
+            let orphans = try prepareReplacement(info, key: key, old: old, new: new, changed: changed, context, txn)
             return try storeReplacement(info, key: key, size: new.length, orphans: orphans, context, txn) {
                 $0.copyMemory(from: new.bytes)
             }
@@ -173,15 +166,16 @@ extension Database {
     /// What replacing a row changes besides the row: the undo step, the change record, index and
     /// backlink entries. Returns the embedded objects the new row lets go of.
     @inline(__always)
-    private func prepareReplacement(
-        _ info: ClassInfo, key: UInt64, old: RowView, new: @escaping (Int) -> ColumnRead, changed: [Int],
+    private func prepareReplacement<New: ColumnSource>(
+        _ info: ClassInfo, key: UInt64, old: RowView, new: New, changed: [Int],
         _ context: WriteContext, _ txn: Txn
     ) throws -> [(ClassInfo, UInt64)] {
         recordUndo(context, .replaced(info, key: key, row: Array(old.bytes)))
-        try classChanges(info, context, txn).modified(key, columns: changed)
+        let changes = try classChanges(info, context, txn)
+        changes.modified(key, columns: changed)
         // Everything `old` says is read before the first write.
         let links = backlinkChanges(info, old: old, new: new, columns: changed)
-        try updateKeys(info, key: key, old: old, new: new, columns: changed, context, txn: txn)
+        try updateKeys(info, key: key, old: old, new: new, columns: changed, context, txn: txn, changes: changes)
         return try apply(links, key: key, txn: txn)
     }
 
@@ -221,8 +215,8 @@ extension Database {
             let old = RowView(bytes) ?? .damaged
             recordUndo(context, .deleted(info, key: key, row: Array(bytes)))
             // Everything `old` says is read before the first write.
-            let links = backlinkChanges(info, old: old, new: nil, columns: nil)
-            try updateKeys(info, key: key, old: old, new: nil, columns: nil, context, txn: txn)
+            let links = backlinkChanges(info, old: old, new: RowView?.none, columns: nil)
+            try updateKeys(info, key: key, old: old, new: RowView?.none, columns: nil, context, txn: txn)
             let orphans = try apply(links, key: key, txn: txn)
             try txn.delete(info.tables.objects, key: key)
             try classChanges(info, context, txn).deleted(key)
@@ -242,7 +236,7 @@ extension Database {
             while let current = entry {
                 let key = current.objectKey
                 recordUndo(context, .deleted(info, key: key, row: Array(current.value)))
-                try updateKeys(info, key: key, old: RowView(current.value) ?? .damaged, new: nil, columns: nil, context, txn: txn)
+                try updateKeys(info, key: key, old: RowView(current.value) ?? .damaged, new: RowView?.none, columns: nil, context, txn: txn)
                 try cursor.deleteCurrent()
                 changes.deleted(key)
                 entry = try cursor.next()
@@ -254,9 +248,9 @@ extension Database {
     /// Removes the primary-key and index entries of `old` and adds those of `new` (either may be
     /// absent), for `columns` or every keyed column. All keys are encoded before anything is
     /// written, because a write invalidates row pointers into the map.
-    private func updateKeys(
-        _ info: ClassInfo, key: UInt64, old: RowView?, new: ((Int) -> ColumnRead)?, columns: [Int]?,
-        _ context: WriteContext, txn: Txn, uniquePrimaryKey: Bool = false
+    private func updateKeys<New: ColumnSource>(
+        _ info: ClassInfo, key: UInt64, old: RowView?, new: New?, columns: [Int]?,
+        _ context: WriteContext, txn: Txn, changes known: ClassChanges? = nil, uniquePrimaryKey: Bool = false
     ) throws {
         context.keyUpdates.reset()
         func encode(_ read: ColumnRead, _ column: Int) -> Range<Int> {
@@ -265,7 +259,7 @@ extension Database {
         func consider(_ column: Int, _ table: Table) {
             guard columns?.contains(column) ?? true else { return }
             let oldRange = old.map { encode($0.column(column), column) }
-            let newRange = new.map { encode($0(column), column) }
+            let newRange = new.map { encode($0.column(column), column) }
             if let oldRange, let newRange,
                 context.keyUpdates.bytes.bytes(oldRange).elementsEqual(context.keyUpdates.bytes.bytes(newRange))
             {
@@ -279,7 +273,7 @@ extension Database {
             if let table = info.tables.indexes[column] { consider(column, table) }
         }
         guard !context.keyUpdates.entries.isEmpty else { return }
-        let changes = try classChanges(info, context, txn)
+        let changes = try known ?? classChanges(info, context, txn)
         var objectKey = key
         let buffer = context.keyUpdates.bytes
         try withUnsafeBytes(of: &objectKey) { value in

@@ -37,6 +37,14 @@ enum ColumnRead {
     case absent
 }
 
+/// Something that answers the columns of one row: a stored row (``RowView``) or one being built
+/// (``RowBuilder``). Write paths take it as a generic parameter rather than a closure, so passing
+/// a row costs no closure context.
+protocol ColumnSource {
+    /// The content of column `i`.
+    func column(_ i: Int) -> ColumnRead
+}
+
 /// A read-only view of one encoded row, usually pointing into the memory map.
 ///
 /// Creating it checks the header against the row's length; every column access checks its
@@ -48,13 +56,16 @@ struct RowView {
     @usableFromInline let storedLength: UInt32
     @usableFromInline let storedDataStart: UInt32
     @usableFromInline let storedColumnCount: UInt16
+    /// Offset of the column end table (after the null bitmap), kept so a column read need not
+    /// recompute it.
+    @usableFromInline let storedEndsStart: UInt16
     @usableFromInline let width: UInt8
 
     /// Length of the row in bytes.
     var length: Int { Int(storedLength) }
     /// Number of columns the row holds.
     var columnCount: Int { Int(storedColumnCount) }
-    @inlinable var endsStart: Int { RowFormat.fixedHeaderSize + (Int(storedColumnCount) + 7) / 8 }
+    @inlinable var endsStart: Int { Int(storedEndsStart) }
 
     /// Parses the header; `nil` if the bytes cannot be a row.
     init?(_ bytes: UnsafeRawBufferPointer) {
@@ -74,6 +85,7 @@ struct RowView {
         self.base = base
         storedLength = UInt32(bytes.count)
         storedColumnCount = count
+        storedEndsStart = UInt16(RowFormat.fixedHeaderSize + (Int(count) + 7) / 8)
         self.width = width
         storedDataStart = UInt32(header)
     }
@@ -87,22 +99,13 @@ struct RowView {
         base = UnsafeRawPointer(bitPattern: MemoryLayout<UInt64>.alignment).unsafelyUnwrapped
         storedLength = 0
         storedColumnCount = 0
+        storedEndsStart = UInt16(RowFormat.fixedHeaderSize)
         width = 1
         storedDataStart = 0
     }
 
     /// The bytes of the whole row.
     var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: length) }
-
-    @inlinable @inline(__always)
-    func end(_ i: Int) -> Int {
-        let p = endsStart + i * Int(width)
-        switch width {
-        case 1: return Int(base.load(fromByteOffset: p, as: UInt8.self))
-        case 2: return Int(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: p, as: UInt16.self)))
-        default: return Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: p, as: UInt32.self)))
-        }
-    }
 
     /// Whether column `i` is null.
     @inlinable @inline(__always)
@@ -114,10 +117,22 @@ struct RowView {
     /// The content of column `i`.
     @inlinable @inline(__always)
     func column(_ i: Int) -> ColumnRead {
-        guard i >= 0 && i < Int(storedColumnCount) else { return .absent }
+        guard UInt(bitPattern: i) < UInt(storedColumnCount) else { return .absent }
         if isNull(i) { return .null }
-        let start = i == 0 ? 0 : end(i - 1)
-        let stop = end(i)
+        // Both ends in one switch on the width; the end before column 0 is 0.
+        let p = endsStart + i * Int(width)
+        let start: Int, stop: Int
+        switch width {
+        case 1:
+            stop = Int(base.load(fromByteOffset: p, as: UInt8.self))
+            start = i == 0 ? 0 : Int(base.load(fromByteOffset: p - 1, as: UInt8.self))
+        case 2:
+            stop = Int(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: p, as: UInt16.self)))
+            start = i == 0 ? 0 : Int(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: p - 2, as: UInt16.self)))
+        default:
+            stop = Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: p, as: UInt32.self)))
+            start = i == 0 ? 0 : Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: p - 4, as: UInt32.self)))
+        }
         let dataStart = Int(storedDataStart)
         guard start <= stop && dataStart + stop <= Int(storedLength) else { return .absent }
         return .value(UnsafeRawBufferPointer(start: base + dataStart + start, count: stop - start))
@@ -225,36 +240,41 @@ final class RowBuilder {
 
     /// Writes the encoded row; `buffer` must be exactly ``encodedSize`` bytes.
     func write(into buffer: UnsafeMutableRawBufferPointer) {
-        precondition(buffer.count == encodedSize, "RowBuilder.write: buffer of \(buffer.count) bytes for a row of \(encodedSize)")
-        precondition(columnCount <= RowFormat.maxColumns, "RowBuilder: more than \(RowFormat.maxColumns) columns")
+        // Locals, not properties: stores through `out` could otherwise alias them, and the
+        // loops would reload them on every column.
+        let count = columnCount, ends = self.ends, nulls = self.nulls
+        let source = data.bytes
+        let width = RowFormat.offsetWidth(forDataSize: source.count)
+        precondition(
+            buffer.count == RowFormat.headerSize(columns: count, width: width) + source.count,
+            "RowBuilder.write: buffer of \(buffer.count) bytes for a row of \(encodedSize)")
+        precondition(count <= RowFormat.maxColumns, "RowBuilder: more than \(RowFormat.maxColumns) columns")
         guard let out = buffer.baseAddress else { return }
-        let width = self.width
-        out.storeBytes(of: UInt8(width == 1 ? 0 : width == 2 ? 1 : 2), as: UInt8.self)
-        out.storeBytes(of: UInt16(columnCount).littleEndian, toByteOffset: 1, as: UInt16.self)
+        out.storeBytes(of: UInt8(truncatingIfNeeded: width >> 1), as: UInt8.self)  // 1, 2, 4 → 0, 1, 2
+        out.storeBytes(of: UInt16(count).littleEndian, toByteOffset: 1, as: UInt16.self)
         var p = RowFormat.fixedHeaderSize
-        var byte: UInt8 = 0
-        for i in 0..<columnCount {
-            if nulls[i] { byte |= 1 << UInt8(i & 7) }
-            if i & 7 == 7 {
-                out.storeBytes(of: byte, toByteOffset: p, as: UInt8.self)
-                p += 1
-                byte = 0
-            }
-        }
-        if columnCount & 7 != 0 {
+        var first = 0
+        while first < count {
+            var byte: UInt8 = 0
+            let stop = min(first + 8, count)
+            for i in first..<stop where nulls[i] { byte |= 1 << UInt8(i & 7) }
             out.storeBytes(of: byte, toByteOffset: p, as: UInt8.self)
             p += 1
+            first = stop
         }
-        for i in 0..<columnCount {
-            let end = ends[i]
-            switch width {
-            case 1: out.storeBytes(of: UInt8(truncatingIfNeeded: end), toByteOffset: p, as: UInt8.self)
-            case 2: out.storeBytes(of: UInt16(truncatingIfNeeded: end).littleEndian, toByteOffset: p, as: UInt16.self)
-            default: out.storeBytes(of: UInt32(truncatingIfNeeded: end).littleEndian, toByteOffset: p, as: UInt32.self)
+        switch width {
+        case 1:
+            for i in 0..<count { out.storeBytes(of: UInt8(truncatingIfNeeded: ends[i]), toByteOffset: p + i, as: UInt8.self) }
+        case 2:
+            for i in 0..<count {
+                out.storeBytes(of: UInt16(truncatingIfNeeded: ends[i]).littleEndian, toByteOffset: p + 2 * i, as: UInt16.self)
             }
-            p += width
+        default:
+            for i in 0..<count {
+                out.storeBytes(of: UInt32(truncatingIfNeeded: ends[i]).littleEndian, toByteOffset: p + 4 * i, as: UInt32.self)
+            }
         }
-        let source = data.bytes
+        p += count * width
         if let s = source.baseAddress, !source.isEmpty { (out + p).copyMemory(from: s, byteCount: source.count) }
     }
 
@@ -266,6 +286,10 @@ final class RowBuilder {
         }
     }
 }
+
+extension RowView: ColumnSource {}
+
+extension RowBuilder: ColumnSource {}
 
 extension ColumnRead {
     /// Whether the column is null.
