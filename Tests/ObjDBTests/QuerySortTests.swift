@@ -103,4 +103,59 @@ struct QuerySortTests {
         #expect(items.sorted(byKeyPath: "score", ascending: false).prefix(1).map(\.id) == [6])
         #expect(sorted.prefix(1).map(\.id) == [5])
     }
+
+    /// A sorted prefix by one column keeps only its best matches while it scans (``TopWords``):
+    /// checked against a stable brute-force sort for every limit around the edges, both
+    /// directions, many ties, `nil` next to `Int.min`, NaN and `-0.0`, rows that arrive worst
+    /// first, and filters tested on the row alone or not.
+    @Test func sortedPrefixesKeepTheBestMatchesInOrder() throws {
+        let directory = TemporaryDirectory()
+        let db = try directory.open([QPlainItem.self, QOwner.self])
+        let agePool: [Int?] = [nil, .min, .max, -1, 0, 3, 3, 7]
+        let scorePool: [Double] = [.nan, -0.0, 0, 1.5, -2, .infinity, 1.5]
+        var values: [(score: Double, age: Int?, flag: Bool)] = []
+        var rng = SeededRandom(seed: 0x70_9C)
+        for _ in 0..<150 { values.append((rng.pick(scorePool), rng.pick(agePool), rng.percent(50))) }
+        // Then rows that each beat every row kept so far (ascending), and the reverse.
+        for i in 0..<60 { values.append((Double(-i), -i, false)) }
+        for i in 0..<60 { values.append((Double(i), i, true)) }
+        try fill(db, values)
+        let items = db.objects(QPlainItem.self)
+
+        func order<T>(_ key: (Int) -> T, ascending: Bool, _ less: (T, T) -> Bool) -> [Int] {
+            values.indices.sorted { a, b in
+                let (x, y) = (key(a), key(b))
+                if less(x, y) { return ascending }
+                if less(y, x) { return !ascending }
+                return a < b
+            }
+        }
+        let ageLess: (Int?, Int?) -> Bool = { x, y in
+            switch (x, y) {
+            case (nil, nil): false
+            case (nil, _): true
+            case (_, nil): false
+            case let (x?, y?): x < y
+            }
+        }
+        let scoreLess: (Double, Double) -> Bool = { x, y in
+            x.isNaN ? false : y.isNaN ? true : x < y
+        }
+        for ascending in [true, false] {
+            let byAge = order({ values[$0].age }, ascending: ascending, ageLess)
+            let byScore = order({ values[$0].score }, ascending: ascending, scoreLess)
+            for limit in [0, 1, 2, 7, 100, 269, 270, 271, 1000] {
+                let expectedAge = byAge.prefix(limit).map { $0 + 1 }
+                let expectedScore = byScore.prefix(limit).map { $0 + 1 }
+                #expect(ids(items.sorted(byKeyPath: "age", ascending: ascending).prefix(limit)) == expectedAge, "age, \(ascending), \(limit)")
+                #expect(ids(items.sorted(byKeyPath: "score", ascending: ascending).prefix(limit)) == expectedScore, "score, \(ascending), \(limit)")
+                // A filter of the row alone, and one that is not (a collection's count).
+                let flagged = byAge.filter { values[$0].flag }.prefix(limit).map { $0 + 1 }
+                #expect(ids(items.where { $0.flag == true }.sorted(byKeyPath: "age", ascending: ascending).prefix(limit)) == flagged)
+                let counted = try items.filter("tags.@count == 0").sorted(byKeyPath: "score", ascending: ascending).prefix(limit)
+                #expect(ids(counted) == expectedScore, "score through a collection count, \(ascending), \(limit)")
+                #expect(counted.count == min(limit, values.count))
+            }
+        }
+    }
 }

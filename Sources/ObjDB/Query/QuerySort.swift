@@ -49,26 +49,36 @@ enum QuerySort {
     /// The sort word of one value (see ``words(_:_:)``).
     @inline(__always)
     static func word(_ value: QueryScalar, ascending: Bool) -> UInt64? {
-        let word: UInt64
+        guard let word = ascendingWord(value) else { return nil }
+        // `Int.min`'s word is nil's.
+        if word == 0, !value.isNull { return nil }
+        return ascending ? word : ~word
+    }
+
+    /// The ascending word of a value (see ``words(_:_:)``), where `Int.min` and `nil` share 0;
+    /// `nil` for kinds compared as scalars (decimals, strings and other bytes, links).
+    @inline(__always)
+    static func ascendingWord(_ value: QueryScalar) -> UInt64? {
         switch value {
         case .null:
-            word = 0
+            return 0
         case .int(let v):
-            word = UInt64(bitPattern: v) ^ (1 << 63)
-            if word == 0 { return nil }
+            return UInt64(bitPattern: v) ^ (1 << 63)
         case .double(let v), .date(let v):
-            if v.isNaN {
-                word = .max
-            } else {
-                let bits = (v == 0 ? 0 : v).bitPattern
-                word = bits & (1 << 63) == 0 ? bits | (1 << 63) : ~bits
-            }
+            return doubleWord(v)
         case .bool(let v):
-            word = v ? 2 : 1
+            return v ? 2 : 1
         case .decimal, .bytes, .object:
             return nil
         }
-        return ascending ? word : ~word
+    }
+
+    /// The ascending word of a double or date: NaN largest, `-0.0` as `0.0`.
+    @inline(__always)
+    static func doubleWord(_ v: Double) -> UInt64 {
+        if v.isNaN { return .max }
+        let bits = (v == 0 ? 0 : v).bitPattern
+        return bits & (1 << 63) == 0 ? bits | (1 << 63) : ~bits
     }
 
     /// One word per position: sorts (word, position) pairs, which are all distinct, so the order
@@ -116,7 +126,7 @@ enum QuerySort {
 struct SortValues {
     private let paths: [(BoundPath, Bool)]
     /// The column and direction of a sort by words.
-    private let wordColumn: (column: Int, type: PropertyType, ascending: Bool)?
+    private let wordColumn: WordColumn?
     private var words: [UInt64] = []
     private var scalars: [QueryScalar] = []
     /// A value had no word (an integer whose word is nil's): the values must be read again.
@@ -124,14 +134,7 @@ struct SortValues {
 
     init(_ paths: [(BoundPath, Bool)]) {
         self.paths = paths
-        if paths.count == 1, let column = paths[0].0.directColumn, case .column(.value) = paths[0].0.steps[0].kind {
-            switch paths[0].0.leafType {
-            case .int, .double, .float, .date, .bool: wordColumn = (column, paths[0].0.leafType, paths[0].1)
-            default: wordColumn = nil
-            }
-        } else {
-            wordColumn = nil
-        }
+        wordColumn = WordColumn(paths)
     }
 
     /// Records the values of the match `key`, whose row is `row`.
@@ -153,5 +156,130 @@ struct SortValues {
         }
         guard scalars.count == matches * paths.count else { return nil }
         return QuerySort.order(count: matches, scalars, paths.map(\.1), limit: limit)
+    }
+}
+
+/// A sort by one number, date or bool column of the class itself: the only sorts that order
+/// matches by one word each.
+struct WordColumn {
+    let column: Int
+    let type: PropertyType
+    let ascending: Bool
+
+    /// The column of `paths`, or `nil` if they are not a sort by one such column.
+    init?(_ paths: [(BoundPath, Bool)]) {
+        guard paths.count == 1, let column = paths[0].0.directColumn, case .column(.value) = paths[0].0.steps[0].kind else { return nil }
+        switch paths[0].0.leafType {
+        case .int, .double, .float, .date, .bool: break
+        default: return nil
+        }
+        self.column = column
+        type = paths[0].0.leafType
+        ascending = paths[0].1
+    }
+
+    /// The ascending word of the column's value in `row` (see ``QuerySort/ascendingWord(_:)``),
+    /// and whether the value is `nil` (`Int.min` has the same word).
+    @inline(__always)
+    func ascendingWord(_ row: RowView) -> (word: UInt64, isNull: Bool) {
+        let value = QueryScalar(row.column(column), type)
+        guard let word = QuerySort.ascendingWord(value) else {
+            preconditionFailure("WordColumn: a value of the \(type) column \(column) has no sort word")
+        }
+        return (word, value.isNull)
+    }
+}
+
+/// The best `limit` matches of a sort by one column (``WordColumn``), kept in a bounded heap while
+/// the query visits rows, so that a sorted prefix neither keeps every match nor sorts them all.
+/// Matches with equal values keep the order they were visited in.
+///
+/// - Complexity: O(n log limit) for n matches, O(min(n, limit)) memory.
+struct TopWords {
+    /// One kept match. `rank` breaks ties of `word`: its top bit orders `nil` against `Int.min`
+    /// (whose words are equal), the rest is the match's visit position.
+    private typealias Entry = (word: UInt64, rank: UInt64, key: UInt64)
+
+    private let column: WordColumn
+    private let limit: Int
+    /// A max-heap: the root is the worst match kept.
+    private var heap: [Entry] = []
+    private var visited: UInt64 = 0
+
+    /// Keeps the best `limit` matches of a sort by `paths`; `nil` if the sort is not by one
+    /// ``WordColumn`` or no limit is given.
+    init?(_ paths: [(BoundPath, Bool)], limit: Int?) {
+        guard let limit, let column = WordColumn(paths) else { return nil }
+        self.column = column
+        self.limit = limit
+        heap.reserveCapacity(Swift.min(limit, 1024))
+    }
+
+    @inline(__always)
+    private static func before(_ a: Entry, _ b: Entry) -> Bool {
+        a.word != b.word ? a.word < b.word : a.rank < b.rank
+    }
+
+    /// Offers the match `key`, whose row is `row`.
+    @inline(__always)
+    mutating func offer(_ key: UInt64, _ row: RowView) {
+        let (ascendingWord, isNull) = column.ascendingWord(row)
+        let word = column.ascending ? ascendingWord : ~ascendingWord
+        let position = visited
+        visited += 1
+        // Most matches lose to the worst one kept on the word alone.
+        if heap.count == limit, limit == 0 || word > heap[0].word { return }
+        // Ascending: nil, then Int.min (same word). Descending reverses both.
+        let late: UInt64 = isNull == column.ascending ? 0 : 1 << 63
+        keep((word, late | position, key))
+    }
+
+    /// Offers the row of `entry` and of every entry after it through `cursor` (a table scan), if it
+    /// passes `test` (every row without one).
+    mutating func offerRows(from entry: CursorEntry?, _ cursor: borrowing Cursor, passing test: ((RowView) -> Bool)?) {
+        var entry = entry
+        while let current = entry {
+            let row = RowView(current.value) ?? .damaged
+            if test?(row) ?? true { offer(current.objectKey, row) }
+            entry = try? cursor.next()
+        }
+    }
+
+    private mutating func keep(_ entry: Entry) {
+        if heap.count < limit {
+            heap.append(entry)
+            siftUp(heap.count - 1)
+        } else if Self.before(entry, heap[0]) {
+            heap[0] = entry
+            siftDown(0)
+        }
+    }
+
+    /// The kept matches' keys, best first.
+    func keys() -> [UInt64] {
+        heap.sorted(by: Self.before).map(\.key)
+    }
+
+    private mutating func siftUp(_ start: Int) {
+        var child = start
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard Self.before(heap[parent], heap[child]) else { return }
+            heap.swapAt(parent, child)
+            child = parent
+        }
+    }
+
+    private mutating func siftDown(_ start: Int) {
+        var parent = start
+        while true {
+            var worst = parent
+            let left = 2 * parent + 1
+            if left < heap.count && Self.before(heap[worst], heap[left]) { worst = left }
+            if left + 1 < heap.count && Self.before(heap[worst], heap[left + 1]) { worst = left + 1 }
+            if worst == parent { return }
+            heap.swapAt(parent, worst)
+            parent = worst
+        }
     }
 }

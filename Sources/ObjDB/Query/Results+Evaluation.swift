@@ -31,15 +31,21 @@ extension Results {
         // Sort keys are read from the rows as they are visited (they stay put while nothing is
         // written), instead of looking every match up again to sort it.
         let sortPaths = query.sort.isEmpty ? nil : sortPaths(binder())
-        var sortValues = sortPaths.map(SortValues.init)
+        // A sorted prefix by one column keeps only its best matches; other sorts keep values.
+        var top = sortPaths.flatMap { TopWords($0, limit: query.distinct.isEmpty ? limitAny : nil) }
+        var sortValues = top == nil ? sortPaths.map(SortValues.init) : nil
         // Compiled when a row is first tested: an index that answers the query tests none.
         var compiled: QueryEvaluator.Compiled?
         func consider(_ key: UInt64, _ row: RowView) -> Bool {
             let test = compiled ?? predicate.map(QueryEvaluator.compile) ?? { _, _, _ in true }
             compiled = test
             if test(evaluator, key, row) {
-                keys.append(key)
-                sortValues?.add(key, row, evaluator)
+                if top != nil {
+                    top?.offer(key, row)
+                } else {
+                    keys.append(key)
+                    sortValues?.add(key, row, evaluator)
+                }
             }
             return earlyLimit.map { keys.count < $0 } ?? true
         }
@@ -55,6 +61,11 @@ extension Results {
                 var entry = try? cursor.first()
                 // No filter, or a filter of the row alone.
                 let rowTest: ((RowView) -> Bool)? = if let predicate { QueryEvaluator.compileRowTest(predicate) } else { { _ in true } }
+                if let rowTest, top != nil {
+                    // A sorted prefix by one column.
+                    top?.offerRows(from: entry, cursor, passing: predicate == nil ? nil : rowTest)
+                    break
+                }
                 if let rowTest {
                     // The common case, kept tight.
                     let limit = earlyLimit ?? .max
@@ -90,7 +101,10 @@ extension Results {
                 if !consider(key, row) { break }
             }
         }
-        if let sortPaths {
+        if let top, keys.isEmpty {
+            // The best matches were kept while visiting (and none was answered by an index alone).
+            keys = top.keys()
+        } else if let sortPaths {
             let limit = query.distinct.isEmpty ? limitAny : nil
             // Values gathered during the scan, or else read again from the rows.
             let order = sortValues?.order(matches: keys.count, limit: limit)
