@@ -32,6 +32,35 @@ struct EncodingTests {
         }
     }
 
+    @Test func onlyTheThreeOffsetWidthsParse() {
+        // One column of one byte: flags, count 1, no nulls, end 1 (width 1), the byte.
+        for flags in 0...255 {
+            let width = flags < 3 ? 1 << flags : 1
+            let bytes: [UInt8] = [UInt8(flags), 1, 0, 0] + [1] + [UInt8](repeating: 0, count: width - 1) + [42]
+            bytes.withUnsafeBytes { buffer in
+                let row = RowView(buffer)
+                #expect((row != nil) == (flags < 3), "flags \(flags)")
+                if let row, case .value(let column) = row.column(0) {
+                    #expect(Array(column) == [42], "flags \(flags)")
+                } else if row != nil {
+                    Issue.record("flags \(flags): column 0 did not read")
+                }
+            }
+        }
+    }
+
+    @Test func sameBytesComparesLengthAndContent() {
+        let cases: [([UInt8], [UInt8], Bool)] = [
+            ([], [], true), ([1], [1], true), ([1, 2, 3], [1, 2, 3], true),
+            ([1, 2, 3], [1, 2, 4], false), ([1, 2], [1, 2, 3], false), ([], [0], false), ([0], [], false),
+        ]
+        for (a, b, expected) in cases {
+            a.withUnsafeBytes { x in b.withUnsafeBytes { y in #expect(sameBytes(x, y) == expected, "\(a) vs \(b)") } }
+        }
+        // An empty buffer without an address equals any empty buffer.
+        [UInt8]().withUnsafeBytes { #expect(sameBytes(UnsafeRawBufferPointer(start: nil, count: 0), $0)) }
+    }
+
     @Test func randomBytesNeverReadOutOfBounds() {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<20_000 {

@@ -87,7 +87,7 @@ enum FastComparison {
             let wanted = op == .equal
             return { row in
                 guard case .value(let bytes) = row.column(column) else { return !wanted }
-                return (k.withUnsafeBytes { compareBytes(bytes, $0) } == 0) == wanted
+                return k.withUnsafeBytes { sameBytes(bytes, $0) } == wanted
             }
         default:
             return nil

@@ -70,15 +70,10 @@ struct RowView {
     /// Parses the header; `nil` if the bytes cannot be a row.
     init?(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count >= RowFormat.fixedHeaderSize, bytes.count <= Int(UInt32.max) else { return nil }
+        // Flags 0, 1, 2: offsets of 1, 2 or 4 bytes; anything else is not a row.
         let flags = base.load(as: UInt8.self)
-        guard flags & ~0b11 == 0 else { return nil }
-        let width: UInt8
-        switch flags & 0b11 {
-        case 0: width = 1
-        case 1: width = 2
-        case 2: width = 4
-        default: return nil
-        }
+        guard flags < 3 else { return nil }
+        let width: UInt8 = 1 << flags
         let count = UInt16(littleEndian: base.loadUnaligned(fromByteOffset: 1, as: UInt16.self))
         let header = RowFormat.headerSize(columns: Int(count), width: Int(width))
         guard header <= bytes.count else { return nil }
@@ -299,7 +294,7 @@ extension ColumnRead {
     func sameContent(as other: ColumnRead) -> Bool {
         switch (self, other) {
         case (.null, .null), (.absent, .absent): return true
-        case let (.value(a), .value(b)): return a.elementsEqual(b)
+        case let (.value(a), .value(b)): return sameBytes(a, b)
         default: return false
         }
     }

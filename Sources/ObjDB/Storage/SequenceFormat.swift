@@ -194,3 +194,12 @@ func compareBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> I
     }
     return a.count - b.count
 }
+
+/// Whether two byte buffers hold the same bytes: lengths first, then one `memcmp`.
+@inline(__always)
+func sameBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    guard a.count == b.count else { return false }
+    // Equal lengths: both empty (either may lack an address), or both have one.
+    guard let pa = a.baseAddress, let pb = b.baseAddress else { return true }
+    return memcmp(pa, pb, a.count) == 0
+}
