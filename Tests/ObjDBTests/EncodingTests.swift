@@ -156,6 +156,32 @@ struct UTF8Sortable: Comparable {
 
 /// The row builder grows past its initial capacity and is reusable after `reset()`.
 struct RowBuilderReuseTests {
+    /// Null bitmaps that end exactly on, just before and just after a byte boundary, with the last
+    /// column null.
+    @Test(arguments: [0, 1, 7, 8, 9, 15, 16, 17]) func nullBitmapsAtByteEdges(columns: Int) {
+        let builder = RowBuilder()
+        let isNull = (0..<columns).map { $0 == columns - 1 || $0 % 3 == 1 }
+        for column in 0..<columns {
+            if isNull[column] { builder.append(raw: nil) } else { [UInt8(column)].withUnsafeBytes { builder.append(raw: $0) } }
+        }
+        let encoded = builder.encoded()
+        #expect(encoded.count == RowFormat.fixedHeaderSize + (columns + 7) / 8 + columns + isNull.filter { !$0 }.count)
+        encoded.withUnsafeBytes { bytes in
+            guard let row = RowView(bytes) else { Issue.record("no row"); return }
+            #expect(row.columnCount == columns)
+            for column in 0..<columns {
+                if isNull[column] {
+                    #expect(row.column(column).isNull, "column \(column) of \(columns)")
+                } else if case .value(let value) = row.column(column) {
+                    #expect(Array(value) == [UInt8(column)], "column \(column) of \(columns)")
+                } else {
+                    Issue.record("column \(column) of \(columns) missing")
+                }
+            }
+            if case .absent = row.column(columns) {} else { Issue.record("column \(columns) should be absent") }
+        }
+    }
+
     @Test func manyColumnsAndReuse() {
         let builder = RowBuilder()
         for round in 0..<3 {
