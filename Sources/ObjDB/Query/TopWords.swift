@@ -1,0 +1,93 @@
+/// The best `limit` matches of a sort by one column (``WordColumn``), kept in a bounded heap while
+/// the query visits rows, so that a sorted prefix neither keeps every match nor sorts them all.
+/// Matches with equal values keep the order they were visited in.
+///
+/// - Complexity: O(n log limit) for n matches, O(min(n, limit)) memory.
+struct TopWords {
+    /// One kept match. `rank` breaks ties of `word`: its top bit orders `nil` against `Int.min`
+    /// (whose words are equal), the rest is the match's visit position.
+    private typealias Entry = (word: UInt64, rank: UInt64, key: UInt64)
+
+    private let column: WordColumn
+    private let limit: Int
+    /// A max-heap: the root is the worst match kept.
+    private var heap: [Entry] = []
+    private var visited: UInt64 = 0
+
+    /// Keeps the best `limit` matches of a sort by `paths`; `nil` if the sort is not by one
+    /// ``WordColumn`` or no limit is given.
+    init?(_ paths: [(BoundPath, Bool)], limit: Int?) {
+        guard let limit, let column = WordColumn(paths) else { return nil }
+        self.column = column
+        self.limit = limit
+        heap.reserveCapacity(Swift.min(limit, 1024))
+    }
+
+    @inline(__always)
+    private static func before(_ a: Entry, _ b: Entry) -> Bool {
+        a.word != b.word ? a.word < b.word : a.rank < b.rank
+    }
+
+    /// Offers the match `key`, whose row is `row`.
+    @inline(__always)
+    mutating func offer(_ key: UInt64, _ row: RowView) {
+        let (ascendingWord, isNull) = column.ascendingWord(row)
+        let word = column.ascending ? ascendingWord : ~ascendingWord
+        let position = visited
+        visited += 1
+        // Most matches lose to the worst one kept on the word alone.
+        if heap.count == limit, limit == 0 || word > heap[0].word { return }
+        // Ascending: nil, then Int.min (same word). Descending reverses both.
+        let late: UInt64 = isNull == column.ascending ? 0 : 1 << 63
+        keep((word, late | position, key))
+    }
+
+    /// Offers the row of `entry` and of every entry after it through `cursor` (a table scan), if it
+    /// passes `test` (every row without one).
+    mutating func offerRows(from entry: CursorEntry?, _ cursor: borrowing Cursor, passing test: ((RowView) -> Bool)?) {
+        var entry = entry
+        while let current = entry {
+            let row = RowView(current.value) ?? .damaged
+            if test?(row) ?? true { offer(current.objectKey, row) }
+            entry = try? cursor.next()
+        }
+    }
+
+    private mutating func keep(_ entry: Entry) {
+        if heap.count < limit {
+            heap.append(entry)
+            siftUp(heap.count - 1)
+        } else if Self.before(entry, heap[0]) {
+            heap[0] = entry
+            siftDown(0)
+        }
+    }
+
+    /// The kept matches' keys, best first.
+    func keys() -> [UInt64] {
+        heap.sorted(by: Self.before).map(\.key)
+    }
+
+    private mutating func siftUp(_ start: Int) {
+        var child = start
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard Self.before(heap[parent], heap[child]) else { return }
+            heap.swapAt(parent, child)
+            child = parent
+        }
+    }
+
+    private mutating func siftDown(_ start: Int) {
+        var parent = start
+        while true {
+            var worst = parent
+            let left = 2 * parent + 1
+            if left < heap.count && Self.before(heap[worst], heap[left]) { worst = left }
+            if left + 1 < heap.count && Self.before(heap[worst], heap[left + 1]) { worst = left + 1 }
+            if worst == parent { return }
+            heap.swapAt(parent, worst)
+            parent = worst
+        }
+    }
+}
