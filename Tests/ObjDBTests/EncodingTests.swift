@@ -33,10 +33,12 @@ struct EncodingTests {
     }
 
     @Test func onlyTheThreeOffsetWidthsParse() {
-        // One column of one byte: flags, count 1, no nulls, end 1 (width 1), the byte.
+        // One column of one byte: flags, count 1, no nulls, end 1 (width 1), the byte, then enough
+        // spare bytes that a wider offset table (8 or 16 bytes) would fit if the flags allowed one.
         for flags in 0...255 {
             let width = flags < 3 ? 1 << flags : 1
             let bytes: [UInt8] = [UInt8(flags), 1, 0, 0] + [1] + [UInt8](repeating: 0, count: width - 1) + [42]
+                + [UInt8](repeating: 0, count: 24)
             bytes.withUnsafeBytes { buffer in
                 let row = RowView(buffer)
                 #expect((row != nil) == (flags < 3), "flags \(flags)")
