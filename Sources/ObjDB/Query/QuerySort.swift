@@ -140,8 +140,7 @@ struct SortValues {
     /// Records the values of the match `key`, whose row is `row`.
     mutating func add(_ key: UInt64, _ row: RowView, _ evaluator: QueryEvaluator) {
         if let wordColumn {
-            let value = QueryScalar(row.column(wordColumn.column), wordColumn.type)
-            if let word = QuerySort.word(value, ascending: wordColumn.ascending) { words.append(word) } else { wordless = true }
+            if let word = QuerySort.word(wordColumn.value(row), ascending: wordColumn.ascending) { words.append(word) } else { wordless = true }
         } else {
             for (path, _) in paths { scalars.append(evaluator.firstValue(path, key, row)) }
         }

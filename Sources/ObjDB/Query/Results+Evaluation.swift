@@ -85,8 +85,9 @@ extension Results {
                 }
             default:
                 guard let (candidates, exact) = try? QueryPlanner.candidates(plan, txn: txn) else { break }
-                if plan.covers && exact {
-                    // The index answered the whole predicate: no row needs a look.
+                if plan.covers && exact && top == nil {
+                    // The index answered the whole predicate: no row needs a look (a sorted
+                    // prefix reads each candidate's sort value below).
                     keys = earlyLimit.map { Array(candidates.prefix($0)) } ?? candidates
                     break
                 }
@@ -101,8 +102,8 @@ extension Results {
                 if !consider(key, row) { break }
             }
         }
-        if let top, keys.isEmpty {
-            // The best matches were kept while visiting (and none was answered by an index alone).
+        if let top {
+            // Every match was offered to it while visiting.
             keys = top.keys()
         } else if let sortPaths {
             let limit = query.distinct.isEmpty ? limitAny : nil

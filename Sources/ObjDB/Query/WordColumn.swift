@@ -21,10 +21,16 @@ struct WordColumn {
     /// and whether the value is `nil` (`Int.min` has the same word).
     @inline(__always)
     func ascendingWord(_ row: RowView) -> (word: UInt64, isNull: Bool) {
-        let value = QueryScalar(row.column(column), type)
+        let value = self.value(row)
         guard let word = QuerySort.ascendingWord(value) else {
             preconditionFailure("WordColumn: a value of the \(type) column \(column) has no sort word")
         }
         return (word, value.isNull)
+    }
+
+    /// The column's value in `row`.
+    @inline(__always)
+    func value(_ row: RowView) -> QueryScalar {
+        QueryScalar(row.column(column), type)
     }
 }
