@@ -30,6 +30,26 @@ struct QueryLongPredicateTests {
         #expect(try db.objects(QItem.self).filter((misses + ["owner.level == 1"]).joined(separator: " OR ")).count == 0)
     }
 
+    @Test func aGeneralPredicateOverFiftyThousandRows() throws {
+        // A filter with no row-only form is tested through one compiled closure per query; it
+        // once gained a pair of conversion thunks per row tested, overflowing the stack of a
+        // debug build after some tens of thousands of rows.
+        let directory = TemporaryDirectory()
+        var config = directory.configuration([QItem.self, QOwner.self])
+        config.durability = .noSync
+        let db = try Database(configuration: config)
+        let n = 50_000
+        try db.write {
+            for i in 1...n {
+                let item = QItem()
+                (item.id, item.score) = (i, Double(i % 100))
+                try db.add(item)
+            }
+        }
+        let expected = (1...n).filter { $0 % 100 == 7 }
+        #expect(try db.objects(QItem.self).filter("owner.level == 1 OR score == 7").map(\.id) == expected)
+    }
+
     @Test func aFlatAndOfTwentyThousandComparisons() throws {
         let (directory, db) = try openWithItems()
         _ = directory

@@ -37,8 +37,15 @@ extension Results {
         // Compiled when a row is first tested: an index that answers the query tests none.
         var compiled: QueryEvaluator.Compiled?
         func consider(_ key: UInt64, _ row: RowView) -> Bool {
-            let test = compiled ?? predicate.map(QueryEvaluator.compile) ?? { _, _, _ in true }
-            compiled = test
+            // Not `compiled ?? …`: passing a closure through a generic function wraps it in
+            // conversion thunks, and storing the result back would nest one more pair per row.
+            let test: QueryEvaluator.Compiled
+            if let compiled {
+                test = compiled
+            } else {
+                test = predicate.map { QueryEvaluator.compile($0) } ?? { _, _, _ in true }
+                compiled = test
+            }
             if test(evaluator, key, row) {
                 if top != nil {
                     top?.offer(key, row)
