@@ -48,6 +48,21 @@ public struct Configuration: Sendable {
     /// Whether each commit waits for the disk.
     public var durability: Durability
 
+    /// The most threads one query may scan a table with; 1 keeps every query on the calling
+    /// thread. Defaults to ``defaultMaximumQueryThreads``.
+    ///
+    /// A query that must test every row of a large class (no index answers it) splits the
+    /// table by object key into parts of at least 16,384 rows and tests them at once, each
+    /// part in a read transaction of its own at the same version. Only reads outside a write
+    /// transaction are split, and only filters on the object's own properties, unsorted or
+    /// sorted with a limit (`sorted(byKeyPath:).prefix(n)`). Results are the same either way.
+    ///
+    /// ```swift
+    /// var config = Configuration(fileURL: url)
+    /// config.maximumQueryThreads = 1    // never use more than the calling thread
+    /// ```
+    public var maximumQueryThreads = Configuration.defaultMaximumQueryThreads
+
     /// The default ``maximumSize``: 256 GiB on 64-bit desktop and server platforms, 4 GiB on
     /// mobile devices, where address space is scarcer.
     public static var defaultMaximumSize: Int {
@@ -56,6 +71,11 @@ public struct Configuration: Sendable {
         #else
         return MemoryLayout<Int>.size == 8 ? 256 << 30 : 1 << 30
         #endif
+    }
+
+    /// The default ``maximumQueryThreads``: the number of active processors, at most 8.
+    public static var defaultMaximumQueryThreads: Int {
+        Swift.min(Swift.max(ProcessInfo.processInfo.activeProcessorCount, 1), 8)
     }
 
     /// Creates a configuration.

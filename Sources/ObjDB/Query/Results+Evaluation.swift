@@ -64,26 +64,38 @@ extension Results {
             case .none:
                 break
             case .scan:
-                guard let cursor = try? Cursor(txn, info.objectsTable) else { break }
-                var entry = try? cursor.first()
                 // No filter, or a filter of the row alone.
                 let rowTest: ((RowView) -> Bool)? = if let predicate { QueryEvaluator.compileRowTest(predicate) } else { { _ in true } }
-                if let rowTest, top != nil {
+                let topTest = predicate == nil ? nil : rowTest
+                // A large table is split among threads when every row must be read and each
+                // part's result can be joined: keys in key order, or the best of each part.
+                if let rowTest, earlyLimit == nil, sortValues == nil, let scan = ParallelScan(database, info) {
+                    if let start = top {
+                        let parts = scan.map { first, cursor, last in
+                            var part = start
+                            part.offerRows(from: first, cursor, through: last, passing: topTest)
+                            return part
+                        }
+                        if let parts {
+                            top = parts.dropFirst().reduce(into: parts[0]) { $0.merge($1) }
+                            break
+                        }
+                    } else if let parts = scan.map({ first, cursor, last in Self.scanKeys(from: first, cursor, through: last, passing: rowTest) }) {
+                        keys = Array(parts.joined())
+                        break
+                    }
+                }
+                guard let cursor = try? Cursor(txn, info.objectsTable) else { break }
+                var entry = try? cursor.first()
+                if rowTest != nil, top != nil {
                     // A sorted prefix by one column.
-                    top?.offerRows(from: entry, cursor, passing: predicate == nil ? nil : rowTest)
+                    top?.offerRows(from: entry, cursor, passing: topTest)
                     break
                 }
                 if let rowTest {
                     // The common case, kept tight.
-                    let limit = earlyLimit ?? .max
-                    while let current = entry {
-                        let row = RowView(current.value) ?? .damaged
-                        if rowTest(row) {
-                            keys.append(current.objectKey)
-                            sortValues?.add(current.objectKey, row, evaluator)
-                            if keys.count >= limit { break }
-                        }
-                        entry = try? cursor.next()
+                    keys = Self.scanKeys(from: entry, cursor, passing: rowTest, limit: earlyLimit ?? .max) { key, row in
+                        sortValues?.add(key, row, evaluator)
                     }
                     break
                 }
@@ -121,6 +133,29 @@ extension Results {
         }
         if !query.distinct.isEmpty { keys = distinct(keys, info, evaluator, binder()) }
         if let limit = limitAny, keys.count > limit { keys.removeSubrange(limit...) }
+        return keys
+    }
+
+    /// The keys of the rows from `entry` on through `cursor` (a table scan), up to the key `last`
+    /// or `limit` matches, that pass `test`; `match` sees each one.
+    @inline(__always)
+    private static func scanKeys(
+        from entry: CursorEntry?, _ cursor: borrowing Cursor, through last: UInt64 = .max, passing test: (RowView) -> Bool,
+        limit: Int = .max, match: (UInt64, RowView) -> Void = { _, _ in }
+    ) -> [UInt64] {
+        var keys: [UInt64] = []
+        var entry = entry
+        while let current = entry {
+            let key = current.objectKey
+            guard key <= last else { break }
+            let row = RowView(current.value) ?? .damaged
+            if test(row) {
+                keys.append(key)
+                match(key, row)
+                if keys.count >= limit { break }
+            }
+            entry = try? cursor.next()
+        }
         return keys
     }
 

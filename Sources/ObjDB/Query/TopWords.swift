@@ -28,13 +28,20 @@ struct TopWords {
         a.word != b.word ? a.word < b.word : a.rank < b.rank
     }
 
-    /// Offers the match `key`, whose row is `row`.
+    /// Offers the match `key`, whose row is `row`; its visit position is the number of matches
+    /// offered before it.
     @inline(__always)
     mutating func offer(_ key: UInt64, _ row: RowView) {
-        let (ascendingWord, isNull) = column.ascendingWord(row)
-        let word = column.ascending ? ascendingWord : ~ascendingWord
         let position = visited
         visited += 1
+        offer(key, row, position: position)
+    }
+
+    /// Offers the match `key`, whose row is `row`, with `position` breaking ties (below 2⁶³).
+    @inline(__always)
+    private mutating func offer(_ key: UInt64, _ row: RowView, position: UInt64) {
+        let (ascendingWord, isNull) = column.ascendingWord(row)
+        let word = column.ascending ? ascendingWord : ~ascendingWord
         // Most matches lose to the worst one kept on the word alone.
         if heap.count == limit, limit == 0 || word > heap[0].word { return }
         // Ascending: nil, then Int.min (same word). Descending reverses both.
@@ -42,15 +49,28 @@ struct TopWords {
         keep((word, late | position, key))
     }
 
-    /// Offers the row of `entry` and of every entry after it through `cursor` (a table scan), if it
-    /// passes `test` (every row without one).
-    mutating func offerRows(from entry: CursorEntry?, _ cursor: borrowing Cursor, passing test: ((RowView) -> Bool)?) {
+    /// Offers the row of `entry` and of every entry after it through `cursor` (a table scan) up
+    /// to the key `last`, if it passes `test` (every row without one).
+    ///
+    /// A table scan visits keys in ascending order, so the key itself is the visit position:
+    /// heaps of scans over separate key ranges can be merged (``merge(_:)``) into the heap of one
+    /// scan over all of them.
+    mutating func offerRows(from entry: CursorEntry?, _ cursor: borrowing Cursor, through last: UInt64 = .max, passing test: ((RowView) -> Bool)?) {
         var entry = entry
         while let current = entry {
+            let key = current.objectKey
+            guard key <= last else { return }
             let row = RowView(current.value) ?? .damaged
-            if test?(row) ?? true { offer(current.objectKey, row) }
+            // Object keys are allocated from 1 and stay far below 2⁶³, the tie bit.
+            if test?(row) ?? true { offer(key, row, position: key & ((1 << 63) - 1)) }
             entry = try? cursor.next()
         }
+    }
+
+    /// Adds the matches kept by `other`, a heap of the same sort and limit over a range of
+    /// keys disjoint from this one's (see ``offerRows(from:_:through:passing:)``).
+    mutating func merge(_ other: TopWords) {
+        for entry in other.heap { keep(entry) }
     }
 
     private mutating func keep(_ entry: Entry) {

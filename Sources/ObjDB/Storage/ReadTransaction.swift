@@ -22,6 +22,14 @@ final class ReadTransaction: @unchecked Sendable {
     /// A borrowed view for reading.
     var txn: Txn { Txn(handle, environment: lease.environment) }
 
+    /// Another read transaction of the same version, for use on another thread; `nil` if the
+    /// file moved to a newer version since this one began (LMDB begins reads at the newest
+    /// version only) or no reader slot is free.
+    func sameVersion() -> ReadTransaction? {
+        guard let other = try? ReadTransaction(lease), other.id == id else { return nil }
+        return other
+    }
+
     deinit {
         mdb_txn_abort(handle)
         lease.environment.transactionEnded(readOnly: true)
