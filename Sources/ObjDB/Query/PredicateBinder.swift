@@ -117,7 +117,19 @@ struct PredicateBinder {
             if (c.op == .between || c.op == .betweenHalfOpen) && values.count != 2 {
                 throw error(c.position, "BETWEEN needs exactly two values, {low, high}, not \(values.count)")
             }
-            return .list(try values.map { try comparand($0, type: type, leafClass: leafClass, options: c.options, subject, c.position) })
+            let numeric = [.int, .float, .double, .decimal].contains(type)
+            var comparands: [Comparand] = []
+            comparands.reserveCapacity(values.count)
+            for value in values {
+                // An integer against a number property is taken as it is (see `comparand`): the
+                // elements of a long `IN` list of ids cost no call each.
+                if numeric, case .int(let v) = value {
+                    comparands.append(.int(v))
+                } else {
+                    comparands.append(try comparand(value, type: type, leafClass: leafClass, options: c.options, subject, c.position))
+                }
+            }
+            return .list(comparands)
         case .aggregate, .subqueryCount:
             throw error(c.position, "the right side of a comparison must be a value or a key path")
         }

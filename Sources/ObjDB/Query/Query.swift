@@ -223,6 +223,11 @@ extension Query {
 
     /// `self op list` as a predicate.
     func compare<T: _Persistable>(_ op: QueryOperator, list values: [T]) -> Query<Bool> {
+        // `Int`, the usual element of a long `IN` list, skips the generic conversion through the
+        // column encoding (this code runs unspecialized, called from the application's module).
+        if T.self == Int.self {
+            return compare(op, .list(unsafeBitCast(values, to: [Int].self).map { .int(Int64($0)) }))
+        }
         var scratch = _ObjDBBytes()
         return compare(op, .list(values.map { QueryValue($0, scratch: &scratch) }))
     }

@@ -168,10 +168,9 @@ enum QueryPlanner {
             guard case .int(let v) = comparand else { return nil }
             values.append(v)
         }
-        values.sort()
         var unique: [Int64] = []
         unique.reserveCapacity(values.count)
-        for v in values where unique.last != v { unique.append(v) }
+        for v in RadixSort.sorted(values) where unique.last != v { unique.append(v) }
         return unique
     }
 

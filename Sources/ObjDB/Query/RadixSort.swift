@@ -1,0 +1,58 @@
+/// Sorting of 64-bit words by their bytes, least significant byte first (an LSD radix sort):
+/// what orders the long integer lists of `IN` before they are sought in the primary-key table
+/// or an index.
+enum RadixSort {
+    /// Lists shorter than this are sorted by comparisons, cheaper at that size than counting.
+    static let minimumCount = 256
+
+    /// `words` in ascending order.
+    ///
+    /// One pass counts every byte position at once; each position where the words differ then
+    /// moves them once (ids below 2²⁴ differ in three bytes, so three moves).
+    ///
+    /// - Complexity: O(n × k) for n words that differ in k of their 8 bytes, and O(n) memory.
+    static func sorted(_ words: [UInt64]) -> [UInt64] {
+        let count = words.count
+        guard count >= minimumCount else { return words.sorted() }
+        var counts = [Int](repeating: 0, count: 8 * 256)
+        counts.withUnsafeMutableBufferPointer { counts in
+            for word in words {
+                for byte in 0..<8 { counts[byte << 8 | Int(truncatingIfNeeded: word >> (byte << 3)) & 0xFF] += 1 }
+            }
+        }
+        var source = words
+        var target = [UInt64](repeating: 0, count: count)
+        for byte in 0..<8 {
+            let shift = UInt64(byte << 3)
+            let digitCounts = counts[(byte << 8)..<((byte << 8) + 256)]
+            // A byte every word shares moves nothing.
+            if digitCounts.contains(count) { continue }
+            var starts = [Int](repeating: 0, count: 256)
+            var next = 0
+            for (digit, digitCount) in digitCounts.enumerated() {
+                starts[digit] = next
+                next += digitCount
+            }
+            source.withUnsafeBufferPointer { source in
+                target.withUnsafeMutableBufferPointer { target in
+                    starts.withUnsafeMutableBufferPointer { starts in
+                        // In order within each digit: the sort of the lower bytes is kept.
+                        for word in source {
+                            let digit = Int(truncatingIfNeeded: word >> shift) & 0xFF
+                            target[starts[digit]] = word
+                            starts[digit] += 1
+                        }
+                    }
+                }
+            }
+            swap(&source, &target)
+        }
+        return source
+    }
+
+    /// `values` in ascending order (through the order-preserving words of their sign-flipped bits).
+    static func sorted(_ values: [Int64]) -> [Int64] {
+        let flip: UInt64 = 1 << 63
+        return sorted(values.map { UInt64(bitPattern: $0) ^ flip }).map { Int64(bitPattern: $0 ^ flip) }
+    }
+}
