@@ -18,6 +18,9 @@ struct RadixSortTests {
         #expect(RadixSort.sorted(words) == words.sorted())
         let integers = words.map { Int64(bitPattern: $0) }
         #expect(RadixSort.sorted(integers) == integers.sorted())
+        // Positions by word, equal words in position order: what a stable sort gives.
+        let stable = words.indices.sorted { words[$0] != words[$1] ? words[$0] < words[$1] : $0 < $1 }
+        #expect(RadixSort.order(words) == stable)
     }
 
     @Test func listsWhoseWordsAreAllEqualOrSortedStayWhole() {

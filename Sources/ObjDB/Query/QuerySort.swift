@@ -81,19 +81,17 @@ enum QuerySort {
         return bits & (1 << 63) == 0 ? bits | (1 << 63) : ~bits
     }
 
-    /// One word per position: sorts (word, position) pairs, which are all distinct, so the order
-    /// is stable without a stable sort.
+    /// One word per position, in order of the words; equal words keep their positions' order
+    /// (a stable radix sort, or a bounded insertion for a small limit).
     static func orderSingle(_ words: [UInt64], limit: Int?) -> [Int] {
         if let limit, limit < words.count / 4 {
             return order(count: words.count, limit: limit) { a, b in
                 words[a] != words[b] ? words[a] < words[b] : a < b
             }
         }
-        var pairs = [(word: UInt64, position: Int)]()
-        pairs.reserveCapacity(words.count)
-        for (position, word) in words.enumerated() { pairs.append((word, position)) }
-        pairs.sort { $0.word != $1.word ? $0.word < $1.word : $0.position < $1.position }
-        return pairs.prefix(limit ?? pairs.count).map(\.position)
+        let order = RadixSort.order(words)
+        guard let limit, limit < order.count else { return order }
+        return Array(order.prefix(limit))
     }
 
     /// The positions `0..<count` ordered by `before`, a strict total order; with a small `limit`,
