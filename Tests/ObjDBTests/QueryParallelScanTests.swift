@@ -8,6 +8,8 @@ final class ScanSample: Object {
     @Persisted var group: Int = 0
     @Persisted var score: Double? = nil
     @Persisted var name: String = ""
+    @Persisted var flag: Bool = false
+    @Persisted var level: Int? = nil
 }
 
 /// Table scans split among threads (``ParallelScan``): the same keys in the same order as one
@@ -19,22 +21,26 @@ struct QueryParallelScanTests {
         let group: Int
         let score: Double?
         let name: String
+        let flag: Bool
+        let level: Int?
     }
 
-    /// 50,000 rows with ids 1…50,000; ties in `score` are common (two decimals in 0..<1), and
-    /// one in 20 has none.
-    static func makeRows() -> [Row] {
+    /// Rows with ids 1…`count`; ties in `score` are common (two decimals in 0..<1), and one in
+    /// 20 has none; `flag` is nearly always a tie; `level` holds nil and `Int.min`, whose sort
+    /// words are equal.
+    static func makeRows(_ count: Int = 50_000) -> [Row] {
         var rng = SeededRandom(seed: 0x5CA7)
-        return (1...50_000).map { id in
+        return (1...count).map { id in
             Row(
                 id: id, group: rng.below(10), score: rng.percent(5) ? nil : Double(rng.below(100)) / 100,
-                name: rng.pick(["Ann", "Bob", "Cy", "Åsa"]))
+                name: rng.pick(["Ann", "Bob", "Cy", "Åsa"]), flag: rng.percent(3),
+                level: rng.pick([nil, Int.min, -1, 0, 7, Int.max]))
         }
     }
 
-    /// A file holding `rows`, then without ids 1…`deleted` (which leaves the first key range
-    /// sparse); its configuration with `threads` query threads.
-    static func makeFile(_ directory: TemporaryDirectory, _ rows: [Row], deleted: Int, threads: Int) throws -> Configuration {
+    /// A file holding `rows`, then without the ids in `deleted` (which leaves a key range
+    /// sparse or empty); its configuration with `threads` query threads.
+    static func makeFile(_ directory: TemporaryDirectory, _ rows: [Row], deleted: ClosedRange<Int>? = nil, threads: Int) throws -> Configuration {
         var config = directory.configuration([ScanSample.self])
         config.durability = .noSync
         config.maximumQueryThreads = threads
@@ -43,10 +49,13 @@ struct QueryParallelScanTests {
             for row in rows {
                 let sample = ScanSample()
                 (sample.id, sample.group, sample.score, sample.name) = (row.id, row.group, row.score, row.name)
+                (sample.flag, sample.level) = (row.flag, row.level)
                 try db.add(sample)
             }
         }
-        try db.write { db.delete(db.objects(ScanSample.self).where { $0.id <= deleted }) }
+        if let deleted {
+            try db.write { db.delete(db.objects(ScanSample.self).where { $0.id.contains(deleted) }) }
+        }
         return config
     }
 
@@ -57,11 +66,14 @@ struct QueryParallelScanTests {
         return ParallelScan(db, info) != nil
     }
 
-    /// The ids of `rows` passing `test`, sorted by score (nil first) with ties in id order.
-    static func sortedIDs(_ rows: [Row], ascending: Bool, _ test: (Row) -> Bool = { _ in true }) -> [Int] {
+    /// The ids of `rows` passing `test`, sorted by `value` (nil first ascending, last
+    /// descending, before and after every number) with ties in id order.
+    static func sortedIDs(
+        _ rows: [Row], by value: (Row) -> Double? = \.score, ascending: Bool, _ test: (Row) -> Bool = { _ in true }
+    ) -> [Int] {
         let matches = rows.filter(test)
         return matches.sorted { a, b in
-            switch (a.score, b.score) {
+            switch (value(a), value(b)) {
             case (nil, nil): return a.id < b.id
             case (nil, _): return ascending
             case (_, nil): return !ascending
@@ -73,7 +85,7 @@ struct QueryParallelScanTests {
     @Test func splitScansGiveWhatOneThreadAndTheDataGive() throws {
         let directory = TemporaryDirectory()
         let rows = Self.makeRows()
-        var config = try Self.makeFile(directory, rows, deleted: 10_000, threads: 4)
+        var config = try Self.makeFile(directory, rows, deleted: 1...10_000, threads: 4)
         let kept = Array(rows.dropFirst(10_000))
         let split = try Database(configuration: config)
         config.maximumQueryThreads = 1
@@ -82,21 +94,36 @@ struct QueryParallelScanTests {
         #expect(try Self.splits(split))
         #expect(try !Self.splits(single))
 
-        let filters: [(String, (Row) -> Bool)] = [
-            ("group == 3", { $0.group == 3 }),
-            ("group > 6 AND score < 0.5", { $0.group > 6 && ($0.score.map { $0 < 0.5 } ?? false) }),
-            ("score == nil", { $0.score == nil }),
-            ("name == 'Åsa' OR id > 49990", { $0.name == "Åsa" || $0.id > 49_990 }),
-            ("id > 0", { _ in true }),
-            ("group == 99", { _ in false }),
+        // Each filter, whether its scan splits, and what it finds.
+        let filters: [(String, Bool, (Row) -> Bool)] = [
+            ("group == 3", true, { $0.group == 3 }),
+            ("group > 6 AND score < 0.5", true, { $0.group > 6 && ($0.score.map { $0 < 0.5 } ?? false) }),
+            ("NOT (group < 5) OR flag == true", true, { $0.group >= 5 || $0.flag }),
+            ("name == 'Åsa' OR name != 'Bob' AND score >= 0.9", true, { $0.name == "Åsa" || $0.name != "Bob" && ($0.score ?? 0) >= 0.9 }),
+            ("group == 99", true, { _ in false }),
+            // No row-only form (nil, IN, string options): one thread.
+            ("score == nil", false, { $0.score == nil }),
+            ("group IN {1, 2}", false, { $0.group == 1 || $0.group == 2 }),
+            ("name ==[c] 'ann'", false, { $0.name == "Ann" }),
+            // The primary key answers it: no table scan at all.
+            ("id > 49990", false, { $0.id > 49_990 }),
         ]
-        for (text, test) in filters {
+        for (text, splits, test) in filters {
             let expected = kept.filter(test).map(\.id)
-            let splitIDs = try split.objects(ScanSample.self).filter(text).map(\.id)
-            #expect(splitIDs == expected, "\(text)")
+            let before = split.splitScanCount
+            #expect(try split.objects(ScanSample.self).filter(text).map(\.id) == expected, "\(text)")
+            #expect(split.splitScanCount == before + (splits ? 1 : 0), "\(text)")
             #expect(try single.objects(ScanSample.self).filter(text).map(\.id) == expected, "\(text)")
             #expect(try split.objects(ScanSample.self).filter(text).count == expected.count, "\(text)")
         }
+        #expect(single.splitScanCount == 0)
+
+        // An unsorted distinct needs every match first: it splits.
+        let before = split.splitScanCount
+        var seen = Set<Int>()
+        let firstOfEachGroup = kept.filter { seen.insert($0.group).inserted }.map(\.id)
+        #expect(split.objects(ScanSample.self).where { $0.score != 2 }.distinct(by: ["group"]).map(\.id) == firstOfEachGroup)
+        #expect(split.splitScanCount == before + 1)
 
         for ascending in [true, false] {
             let all = Self.sortedIDs(kept, ascending: ascending)
@@ -107,13 +134,46 @@ struct QueryParallelScanTests {
                 let filtered = try split.objects(ScanSample.self).filter("group < 2").sorted(byKeyPath: "score", ascending: ascending)
                 #expect(filtered.prefix(limit).map(\.id) == Array(grouped.prefix(limit)), "group < 2, ascending \(ascending), limit \(limit)")
             }
+            // `first` of sorted results keeps the best one while it scans: split too.
+            let count = split.splitScanCount
+            #expect(split.objects(ScanSample.self).sorted(byKeyPath: "score", ascending: ascending).first?.id == all.first)
+            #expect(split.splitScanCount == count + 1)
         }
+    }
+
+    @Test func threePartsWithAnEmptyOneAndTiesAcrossThem() throws {
+        let directory = TemporaryDirectory()
+        let rows = Self.makeRows(75_000)
+        // Keys 1…75,000 without 25,000…50,000: 49,999 rows, three parts of keys 1…24,999,
+        // 25,000…49,998 (empty) and 49,999… .
+        let deleted = 25_000...50_000
+        let db = try Database(configuration: try Self.makeFile(directory, rows, deleted: deleted, threads: 3))
+        let kept = rows.filter { !deleted.contains($0.id) }
+        #expect(try Self.splits(db))
+
+        let before = db.splitScanCount
+        #expect(db.objects(ScanSample.self).where { $0.group == 4 }.map(\.id) == kept.filter { $0.group == 4 }.map(\.id))
+        #expect(db.splitScanCount == before + 1)
+        // Bools tie nearly always, and nil ties with Int.min on the word: the key decides.
+        let columns: [(String, (Row) -> Double?)] = [
+            ("flag", { $0.flag ? 1 : 0 }), ("level", { $0.level.map(Double.init) }), ("score", \.score),
+        ]
+        for (name, value) in columns {
+            for ascending in [true, false] {
+                let expected = Self.sortedIDs(kept, by: value, ascending: ascending)
+                let sorted = db.objects(ScanSample.self).sorted(byKeyPath: name, ascending: ascending)
+                for limit in [1, 100, 2_000] {
+                    #expect(sorted.prefix(limit).map(\.id) == Array(expected.prefix(limit)), "\(name) \(ascending) \(limit)")
+                }
+            }
+        }
+        #expect(db.splitScanCount == before + 1 + columns.count * 2 * 3)
     }
 
     @Test func aCommitSinceTheSnapshotKeepsTheScanOnOneThread() throws {
         let directory = TemporaryDirectory()
         let rows = Self.makeRows()
-        let config = try Self.makeFile(directory, rows, deleted: 0, threads: 2)
+        let config = try Self.makeFile(directory, rows, threads: 2)
         let reader = try Database(configuration: config)
         let writer = try Database(configuration: config)
         let fives = reader.objects(ScanSample.self).where { $0.group == 5 }
@@ -137,7 +197,7 @@ struct QueryParallelScanTests {
     @Test func writeTransactionsScanOnOneThreadAndSeeTheirOwnRows() throws {
         let directory = TemporaryDirectory()
         let rows = Self.makeRows()
-        let db = try Database(configuration: try Self.makeFile(directory, rows, deleted: 0, threads: 8))
+        let db = try Database(configuration: try Self.makeFile(directory, rows, threads: 8))
         let expected = rows.filter { $0.group == 5 }.count
         #expect(db.objects(ScanSample.self).where { $0.group == 5 }.count == expected)
         try db.write {
@@ -154,7 +214,7 @@ struct QueryParallelScanTests {
     @Test func smallTablesAndOneThreadNeverSplit() throws {
         let directory = TemporaryDirectory()
         let rows = Array(Self.makeRows().prefix(2 * ParallelScan.minimumRowsPerPart - 1))
-        let db = try Database(configuration: try Self.makeFile(directory, rows, deleted: 0, threads: 8))
+        let db = try Database(configuration: try Self.makeFile(directory, rows, threads: 8))
         #expect(try !Self.splits(db))
         #expect(db.objects(ScanSample.self).where { $0.group == 5 }.map(\.id) == rows.filter { $0.group == 5 }.map(\.id))
         #expect(Configuration.defaultMaximumQueryThreads == min(max(ProcessInfo.processInfo.activeProcessorCount, 1), 8))

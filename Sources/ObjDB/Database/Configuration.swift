@@ -48,14 +48,17 @@ public struct Configuration: Sendable {
     /// Whether each commit waits for the disk.
     public var durability: Durability
 
-    /// The most threads one query may scan a table with; 1 keeps every query on the calling
-    /// thread. Defaults to ``defaultMaximumQueryThreads``.
+    /// The most threads one query may scan a table with; 1 (or less) keeps every query on the
+    /// calling thread. Defaults to ``defaultMaximumQueryThreads``.
     ///
-    /// A query that must test every row of a large class (no index answers it) splits the
-    /// table by object key into parts of at least 16,384 rows and tests them at once, each
-    /// part in a read transaction of its own at the same version. Only reads outside a write
-    /// transaction are split, and only filters on the object's own properties, unsorted or
-    /// sorted with a limit (`sorted(byKeyPath:).prefix(n)`). Results are the same either way.
+    /// A query that must test every row of a class of at least 32,768 objects (no index
+    /// answers it) splits the range of object keys into parts of equal width, at most one per
+    /// 16,384 objects, and tests them at once, each part in a read transaction of its own at
+    /// the same version. It splits only outside write transactions, when every comparison of
+    /// the filter compares a property of the object itself with a constant, and when the
+    /// query needs every match: unsorted, or sorted by one number, date or bool property with
+    /// a limit (`sorted(byKeyPath: "score").prefix(10)`). Results are the same either way.
+    /// See `Docs/Queries.md` for the exact rules.
     ///
     /// ```swift
     /// var config = Configuration(fileURL: url)
@@ -73,10 +76,9 @@ public struct Configuration: Sendable {
         #endif
     }
 
-    /// The default ``maximumQueryThreads``: the number of active processors, at most 8.
-    public static var defaultMaximumQueryThreads: Int {
-        Swift.min(Swift.max(ProcessInfo.processInfo.activeProcessorCount, 1), 8)
-    }
+    /// The default ``maximumQueryThreads``: the number of active processors when the process
+    /// started, at most 8.
+    public static let defaultMaximumQueryThreads = Swift.min(Swift.max(ProcessInfo.processInfo.activeProcessorCount, 1), 8)
 
     /// Creates a configuration.
     public init(

@@ -42,6 +42,9 @@ public final class Database {
     @exclusivity(unchecked) var snapshot: ReadTransaction?
     /// The write transaction in progress.
     @exclusivity(unchecked) var writeContext: WriteContext?
+    /// Number of query scans this instance split among threads (see ``ParallelScan``), which
+    /// tests read to know which way a query ran.
+    @exclusivity(unchecked) var splitScanCount = 0
     /// Changes whenever the visible data may have changed: a new snapshot, the start or end of a
     /// write transaction, or any write inside one. Objects cache row locations per generation.
     var generation: UInt64 {

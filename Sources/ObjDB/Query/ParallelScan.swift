@@ -18,7 +18,8 @@ struct ParallelScan {
     /// more to start than they save.
     static let minimumRowsPerPart = 16_384
 
-    private let txn: Txn
+    /// The snapshot the query reads, which the first part reads through.
+    private let snapshot: ReadTransaction
     private let table: Table
     /// The first key of each part after the first.
     private let starts: [UInt64]
@@ -46,14 +47,15 @@ struct ParallelScan {
             guard let helper = snapshot.sameVersion() else { return nil }
             helpers.append(helper)
         }
-        self.txn = txn
+        self.snapshot = snapshot
         table = info.objectsTable
         starts = (1..<parts).map { first + span * UInt64($0) }
         self.helpers = helpers
     }
 
     /// Runs `part` for every part at once and returns the results in key order; `nil` if a
-    /// part's cursor could not be opened (scan on one thread instead).
+    /// part's cursor could not be opened or positioned (scan on one thread instead, which meets
+    /// the same error in its own way rather than leaving a part out).
     ///
     /// `part` gets the part's first entry (`nil` if it has none), the cursor positioned there,
     /// and the last key of the part. It runs on several threads at once: it must read nothing
@@ -87,13 +89,14 @@ struct ParallelScan {
         let results: UnsafeMutableBufferPointer<Part?>
         let part: (_ first: CursorEntry?, _ cursor: borrowing Cursor, _ last: UInt64) -> Part
 
-        /// Scans part `index`; leaves its result `nil` if its cursor cannot be opened.
+        /// Scans part `index`; leaves its result `nil` if its cursor cannot be opened or positioned.
         func run(_ index: Int) {
-            let txn = index == 0 ? scan.txn : scan.helpers[index - 1].txn
-            guard let cursor = try? Cursor(txn, scan.table) else { return }
-            let first = index == 0 ? try? cursor.first() : try? cursor.seek(atLeast: scan.starts[index - 1])
+            let txn = index == 0 ? scan.snapshot.txn : scan.helpers[index - 1].txn
+            guard let cursor = try? Cursor(txn, scan.table),
+                let first = try? (index == 0 ? cursor.first() : cursor.seek(atLeast: scan.starts[index - 1]))
+            else { return }
             let last = index < scan.starts.count ? scan.starts[index] - 1 : UInt64.max
-            results[index] = part(first ?? nil, cursor, last)
+            results[index] = part(first, cursor, last)
         }
     }
 }

@@ -78,10 +78,12 @@ extension Results {
                         }
                         if let parts {
                             top = parts.dropFirst().reduce(into: parts[0]) { $0.merge($1) }
+                            database.splitScanCount += 1
                             break
                         }
                     } else if let parts = scan.map({ first, cursor, last in Self.scanKeys(from: first, cursor, through: last, passing: rowTest) }) {
                         keys = Array(parts.joined())
+                        database.splitScanCount += 1
                         break
                     }
                 }

@@ -4,9 +4,9 @@
 ///
 /// - Complexity: O(n log limit) for n matches, O(min(n, limit)) memory.
 struct TopWords {
-    /// One kept match. `rank` breaks ties of `word`: its top bit orders `nil` against `Int.min`
-    /// (whose words are equal), the rest is the match's visit position.
-    private typealias Entry = (word: UInt64, rank: UInt64, key: UInt64)
+    /// One kept match. Ties of `word` are broken by `late`, which orders `nil` against `Int.min`
+    /// (whose words are equal), then by the match's visit position.
+    private typealias Entry = (word: UInt64, late: Bool, position: UInt64, key: UInt64)
 
     private let column: WordColumn
     private let limit: Int
@@ -25,7 +25,7 @@ struct TopWords {
 
     @inline(__always)
     private static func before(_ a: Entry, _ b: Entry) -> Bool {
-        a.word != b.word ? a.word < b.word : a.rank < b.rank
+        a.word != b.word ? a.word < b.word : a.late != b.late ? !a.late : a.position < b.position
     }
 
     /// Offers the match `key`, whose row is `row`; its visit position is the number of matches
@@ -37,7 +37,7 @@ struct TopWords {
         offer(key, row, position: position)
     }
 
-    /// Offers the match `key`, whose row is `row`, with `position` breaking ties (below 2⁶³).
+    /// Offers the match `key`, whose row is `row`, with `position` breaking ties.
     @inline(__always)
     private mutating func offer(_ key: UInt64, _ row: RowView, position: UInt64) {
         let (ascendingWord, isNull) = column.ascendingWord(row)
@@ -45,8 +45,7 @@ struct TopWords {
         // Most matches lose to the worst one kept on the word alone.
         if heap.count == limit, limit == 0 || word > heap[0].word { return }
         // Ascending: nil, then Int.min (same word). Descending reverses both.
-        let late: UInt64 = isNull == column.ascending ? 0 : 1 << 63
-        keep((word, late | position, key))
+        keep((word, isNull != column.ascending, position, key))
     }
 
     /// Offers the row of `entry` and of every entry after it through `cursor` (a table scan) up
@@ -61,8 +60,7 @@ struct TopWords {
             let key = current.objectKey
             guard key <= last else { return }
             let row = RowView(current.value) ?? .damaged
-            // Object keys are allocated from 1 and stay far below 2⁶³, the tie bit.
-            if test?(row) ?? true { offer(key, row, position: key & ((1 << 63) - 1)) }
+            if test?(row) ?? true { offer(key, row, position: key) }
             entry = try? cursor.next()
         }
     }

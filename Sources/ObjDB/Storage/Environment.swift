@@ -173,6 +173,26 @@ final class Environment: @unchecked Sendable {
         stateLock.withLock { counterFloors[id] ?? 0 }
     }
 
+    /// Reader slots taken by the extra read transactions of queries split among threads
+    /// (``ReadTransaction/sameVersion()``); guarded by `stateLock`.
+    private var extraReaders = 0
+
+    /// Takes a reader slot for an extra read transaction of a split query, if fewer than a
+    /// quarter of the slots are taken by such transactions: whatever queries do, the other
+    /// three quarters stay free for every instance and process that opens the file.
+    func reserveExtraReader() -> Bool {
+        stateLock.withLock {
+            guard extraReaders < options.maxReaders / 4 else { return false }
+            extraReaders += 1
+            return true
+        }
+    }
+
+    /// Gives back a slot taken by ``reserveExtraReader()``.
+    func releaseExtraReader() {
+        stateLock.withLock { extraReaders -= 1 }
+    }
+
     /// The id of the newest committed transaction, without opening one.
     func lastCommittedTransactionID() -> Int {
         var info = MDB_envinfo()

@@ -13,10 +13,20 @@ final class ReadTransaction: @unchecked Sendable {
     /// The LMDB transaction id this snapshot reads (the id of the last commit it sees).
     let id: Int
 
-    init(_ lease: EnvironmentLease) throws {
+    /// Whether the transaction holds one of the environment's extra reader slots.
+    private let isExtra: Bool
+
+    /// Begins a snapshot of the newest version.
+    convenience init(_ lease: EnvironmentLease) throws {
+        try self.init(lease, extra: false)
+    }
+
+    /// `extra`: the transaction fills an extra reader slot, already reserved.
+    private init(_ lease: EnvironmentLease, extra: Bool) throws {
         self.lease = lease
         handle = try lease.environment.beginTransaction(readOnly: true)
         id = mdb_txn_id(handle)
+        isExtra = extra
     }
 
     /// A borrowed view for reading.
@@ -25,13 +35,23 @@ final class ReadTransaction: @unchecked Sendable {
     /// Another read transaction of the same version, for use on another thread; `nil` if the
     /// file moved to a newer version since this one began (LMDB begins reads at the newest
     /// version only) or no reader slot is free.
+    ///
+    /// It takes one of the slots reserved for such transactions (a quarter of the reader table)
+    /// and begins nothing when they are all taken, or when the file has a newer commit.
     func sameVersion() -> ReadTransaction? {
-        guard let other = try? ReadTransaction(lease), other.id == id else { return nil }
-        return other
+        let environment = lease.environment
+        guard environment.lastCommittedTransactionID() == id, environment.reserveExtraReader() else { return nil }
+        guard let other = try? ReadTransaction(lease, extra: true) else {
+            environment.releaseExtraReader()
+            return nil
+        }
+        // A commit may still land between the check above and the begin.
+        return other.id == id ? other : nil
     }
 
     deinit {
         mdb_txn_abort(handle)
         lease.environment.transactionEnded(readOnly: true)
+        if isExtra { lease.environment.releaseExtraReader() }
     }
 }
