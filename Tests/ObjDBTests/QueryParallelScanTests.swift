@@ -211,6 +211,24 @@ struct QueryParallelScanTests {
         }
     }
 
+    @Test func extraReadTransactionsTakeAtMostAQuarterOfTheReaderSlots() throws {
+        let directory = TemporaryDirectory()
+        let db = try directory.open([ScanSample.self])
+        let environment = db.lease.environment
+        let quota = environment.options.maxReaders / 4
+        _ = db.readableTxn()
+        let snapshot = try #require(db.snapshot)
+        var extra = [try #require(snapshot.sameVersion())]
+        for _ in 1..<quota { #expect(environment.reserveExtraReader()) }
+        // The quota is spent: no more extra transactions, however many a query would want.
+        #expect(!environment.reserveExtraReader())
+        #expect(snapshot.sameVersion() == nil)
+        // Ending one gives its slot back.
+        extra.removeAll()
+        #expect(snapshot.sameVersion() != nil)
+        for _ in 1..<quota { environment.releaseExtraReader() }
+    }
+
     @Test func smallTablesAndOneThreadNeverSplit() throws {
         let directory = TemporaryDirectory()
         let rows = Array(Self.makeRows().prefix(2 * ParallelScan.minimumRowsPerPart - 1))
