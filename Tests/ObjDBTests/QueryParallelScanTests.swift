@@ -134,10 +134,17 @@ struct QueryParallelScanTests {
                 let filtered = try split.objects(ScanSample.self).filter("group < 2").sorted(byKeyPath: "score", ascending: ascending)
                 #expect(filtered.prefix(limit).map(\.id) == Array(grouped.prefix(limit)), "group < 2, ascending \(ascending), limit \(limit)")
             }
-            // `first` of sorted results keeps the best one while it scans: split too.
+            // `first` of sorted results keeps the best one while it scans, and a full sort by
+            // one number gathers each part's order words: both split.
             let count = split.splitScanCount
             #expect(split.objects(ScanSample.self).sorted(byKeyPath: "score", ascending: ascending).first?.id == all.first)
-            #expect(split.splitScanCount == count + 1)
+            #expect(split.objects(ScanSample.self).sorted(byKeyPath: "score", ascending: ascending).map(\.id) == all)
+            #expect(try split.objects(ScanSample.self).filter("group < 2").sorted(byKeyPath: "score", ascending: ascending).map(\.id) == grouped)
+            #expect(split.splitScanCount == count + 3)
+            // A sort by strings compares values read from the rows: one thread.
+            let byName = kept.sorted { a, b in a.name != b.name ? Array(a.name.utf8).lexicographicallyPrecedes(Array(b.name.utf8)) == ascending : a.id < b.id }
+            #expect(split.objects(ScanSample.self).sorted(byKeyPath: "name", ascending: ascending).map(\.id) == byName.map(\.id))
+            #expect(split.splitScanCount == count + 3)
         }
     }
 

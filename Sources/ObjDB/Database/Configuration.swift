@@ -56,8 +56,9 @@ public struct Configuration: Sendable {
     /// 16,384 objects, and tests them at once, each part in a read transaction of its own at
     /// the same version. It splits only outside write transactions, when every comparison of
     /// the filter compares a property of the object itself with a constant, and when the
-    /// query needs every match: unsorted, or sorted by one number, date or bool property with
-    /// a limit (`sorted(byKeyPath: "score").prefix(10)`). Results are the same either way.
+    /// query needs every match: unsorted, or sorted by one number, date or bool property
+    /// (`sorted(byKeyPath: "score")`, with or without `prefix(10)`). Results are the same
+    /// either way.
     /// See `Docs/Queries.md` for the exact rules.
     ///
     /// ```swift

@@ -135,6 +135,17 @@ struct SortValues {
         wordColumn = WordColumn(paths)
     }
 
+    /// Whether the values are order words (a sort by one ``WordColumn``): plain numbers, which
+    /// parts of a split scan can gather on their own and ``append(_:)`` together.
+    var sortsByWord: Bool { wordColumn != nil }
+
+    /// Adds the values `other` gathered after this one's, for matches that come after.
+    mutating func append(_ other: SortValues) {
+        words.append(contentsOf: other.words)
+        scalars.append(contentsOf: other.scalars)
+        wordless = wordless || other.wordless
+    }
+
     /// Records the values of the match `key`, whose row is `row`.
     mutating func add(_ key: UInt64, _ row: RowView, _ evaluator: QueryEvaluator) {
         if let wordColumn {

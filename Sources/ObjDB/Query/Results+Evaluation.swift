@@ -68,9 +68,24 @@ extension Results {
                 let rowTest: ((RowView) -> Bool)? = if let predicate { QueryEvaluator.compileRowTest(predicate) } else { { _ in true } }
                 let topTest = predicate == nil ? nil : rowTest
                 // A large table is split among threads when every row must be read and each
-                // part's result can be joined: keys in key order, or the best of each part.
-                if let rowTest, earlyLimit == nil, sortValues == nil, let scan = ParallelScan(database, info) {
-                    if let start = top {
+                // part's result can be joined: keys (and sort words) in key order, or the best
+                // of each part. Sort values other than words may point into a part's snapshot.
+                if let rowTest, earlyLimit == nil, sortValues?.sortsByWord ?? true, let scan = ParallelScan(database, info) {
+                    if let start = sortValues {
+                        let parts = scan.map { first, cursor, last in
+                            var values = start
+                            let keys = Self.scanKeys(from: first, cursor, through: last, passing: rowTest) { key, row in
+                                values.add(key, row, evaluator)
+                            }
+                            return (keys: keys, values: values)
+                        }
+                        if let parts {
+                            keys = Array(parts.map(\.keys).joined())
+                            sortValues = parts.dropFirst().reduce(into: parts[0].values) { $0.append($1.values) }
+                            database.splitScanCount += 1
+                            break
+                        }
+                    } else if let start = top {
                         let parts = scan.map { first, cursor, last in
                             var part = start
                             part.offerRows(from: first, cursor, through: last, passing: topTest)
