@@ -10,9 +10,9 @@ import Dispatch
 /// table gives.
 ///
 /// Only a read snapshot splits (a write transaction's uncommitted rows are visible to it alone),
-/// and only a table with at least ``minimumRowsPerPart`` rows per part. Parts split the range of
-/// keys evenly, so a table whose deletions left one range sparse gets uneven parts; the result
-/// is the same.
+/// into at most one part per ``minimumRowsPerPart`` rows, so only tables of at least twice that
+/// many. Parts split the range of keys evenly, so a table whose deletions left one range sparse
+/// gets uneven parts, even empty ones; the result is the same.
 struct ParallelScan {
     /// The fewest rows worth a part of their own: below this, a thread and a transaction cost
     /// more to start than they save.
@@ -28,8 +28,9 @@ struct ParallelScan {
 
     /// The split of `info`'s table for a query in `database`'s current version, or `nil` when
     /// one thread should scan it: inside a write transaction, with one query thread allowed, for
-    /// a small table, or when a commit since the snapshot began leaves no transaction of its
-    /// version to begin.
+    /// a small table, when a commit since the snapshot began leaves no transaction of its
+    /// version to begin, or when the reader slots for extra transactions are all taken
+    /// (``ReadTransaction/sameVersion()``).
     init?(_ database: Database, _ info: ClassInfo) {
         let threads = database.configuration.maximumQueryThreads
         guard threads > 1, database.writeContext == nil, let snapshot = database.snapshot else { return nil }
