@@ -36,4 +36,24 @@ struct QueryInListTests {
         #expect(try items.filter("id IN %@ AND score IN %@", values, values).count
             == rows.filter { wanted.contains($0.id) && wanted.contains(Int($0.score)) }.count)
     }
+
+    @Test func optionalAndMixedListsTakeTheGeneralPath() throws {
+        let directory = TemporaryDirectory()
+        let db = try directory.open([QItem.self, QOwner.self])
+        let ages: [Int?] = [nil, 0, 3, nil, 7, Int.min, 12]
+        try db.write {
+            for (i, age) in ages.enumerated() {
+                let item = QItem()
+                (item.id, item.age, item.score) = (i + 1, age, Double(i) / 2)
+                try db.add(item)
+            }
+        }
+        let items = db.objects(QItem.self)
+        // `[Int?]` through the DSL: nil matches the nil ages (1 and 4).
+        #expect(items.where { $0.age.in([nil, 3, Int.min] as [Int?]) }.map(\.id) == [1, 3, 4, 6])
+        // Integers and doubles mixed against a double column: 1 is 1.0 (id 3), 2.5 is id 6.
+        #expect(try items.filter("score IN {1, 2.5, 99}").map(\.id) == [3, 6])
+        // Integers against a double column through BETWEEN: 1.0 … 2.0 (ids 3, 4, 5).
+        #expect(try items.filter("score BETWEEN {1, 2}").map(\.id) == [3, 4, 5])
+    }
 }
