@@ -39,6 +39,19 @@ extension Database {
         return info
     }
 
+    /// The name of a model class in schemas, found without calling its `className` again: the
+    /// default implementation prints the type's name, thousands of instructions, and queries
+    /// such as `objects(Person.self)` need the name every time.
+    ///
+    /// - Complexity: O(1) for the class used last; else one lookup in the process-wide cache
+    ///   of class layouts.
+    func className(of type: ObjectBase.Type) -> String {
+        let id = ObjectIdentifier(type)
+        if let last = lastClassLookup, last.type == id { return last.info.name }
+        if let info = catalog.byType[id] { return info.name }
+        return (try? SchemaDiscovery.layout(of: type).className) ?? type.className
+    }
+
     /// ``classInfo(for:)`` for APIs that cannot throw: a class that cannot be used here is a
     /// programmer error (the model changed without a migration, or is not configured).
     func classInfoForRead(_ type: ObjectBase.Type) -> ClassInfo? {

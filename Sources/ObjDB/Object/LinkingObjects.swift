@@ -53,7 +53,7 @@ public struct LinkingObjects<Origin: ObjectBase>: RandomAccessCollection, Custom
 
     private func originInfo(_ database: Database) -> ClassInfo? {
         if let info = try? database.classInfo(for: Origin.self) { return info }
-        return database.classInfo(named: Origin.className)
+        return database.classInfo(named: database.className(of: Origin.self))
     }
 
     /// `0`.

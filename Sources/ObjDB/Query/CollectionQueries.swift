@@ -80,7 +80,7 @@ extension _ObjDBQueryableCollection {
 extension CollectionHome {
     /// Results over this collection's objects; querying an unmanaged collection is a programmer error.
     func results<T: ObjectBase>(_ type: T.Type) -> Results<T> {
-        Results(database: database, query: ResultsQuery(className: T.className, source: .collection(self)))
+        Results(database: database, query: ResultsQuery(className: database.className(of: T.self), source: .collection(self)))
     }
 }
 
@@ -106,9 +106,10 @@ extension LinkingObjects: _ObjDBQueryableCollection {
         guard let target, let database = target._objdbDatabase else {
             preconditionFailure("Only the linking objects of a managed object can be queried")
         }
+        let origin = database.className(of: Origin.self)
         return Results(
             database: database,
-            query: ResultsQuery(className: Origin.className, source: .linkingObjects(target: target, origin: Origin.className, property: propertyName)))
+            query: ResultsQuery(className: origin, source: .linkingObjects(target: target, origin: origin, property: propertyName)))
     }
 }
 

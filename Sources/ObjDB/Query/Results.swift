@@ -26,7 +26,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
 
     /// Every object of `Element`'s class.
     init(database: Database) {
-        self.init(database: database, query: ResultsQuery(className: Element.className))
+        self.init(database: database, query: ResultsQuery(className: database.className(of: Element.self)))
     }
 
     /// The class's runtime information, `nil` while the file has no objects of the class yet.
