@@ -58,8 +58,7 @@ public struct Configuration: Sendable {
     /// the filter compares a property of the object itself with a constant, and when the
     /// query needs every match: unsorted, or sorted by one number, date or bool property
     /// (`sorted(byKeyPath: "score")`, with or without `prefix(10)`). Results are the same
-    /// either way.
-    /// See `Docs/Queries.md` for the exact rules.
+    /// either way. See `Docs/Queries.md` for the exact rules.
     ///
     /// ```swift
     /// var config = Configuration(fileURL: url)
@@ -77,8 +76,8 @@ public struct Configuration: Sendable {
         #endif
     }
 
-    /// The default ``maximumQueryThreads``: the number of active processors when the process
-    /// started, at most 8.
+    /// The default ``maximumQueryThreads``: the number of active processors, at most 8, read
+    /// once, when it is first used.
     public static let defaultMaximumQueryThreads = Swift.min(Swift.max(ProcessInfo.processInfo.activeProcessorCount, 1), 8)
 
     /// Creates a configuration.
