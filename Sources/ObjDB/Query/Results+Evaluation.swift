@@ -103,7 +103,7 @@ extension Results {
                     }
                 }
                 guard let cursor = try? Cursor(txn, info.objectsTable) else { break }
-                var entry = try? cursor.first()
+                let entry = try? cursor.first()
                 if rowTest != nil, top != nil {
                     // A sorted prefix by one column.
                     top?.offerRows(from: entry, cursor, passing: topTest)
@@ -116,9 +116,7 @@ extension Results {
                     }
                     break
                 }
-                while let current = entry, consider(current.objectKey, RowView(current.value) ?? .damaged) {
-                    entry = try? cursor.next()
-                }
+                cursor.forEachRow(from: entry, consider)
             default:
                 guard let (candidates, exact) = try? QueryPlanner.candidates(plan, txn: txn) else { break }
                 if plan.covers && exact && top == nil {
@@ -161,17 +159,11 @@ extension Results {
         limit: Int = .max, match: (UInt64, RowView) -> Void = { _, _ in }
     ) -> [UInt64] {
         var keys: [UInt64] = []
-        var entry = entry
-        while let current = entry {
-            let key = current.objectKey
-            guard key <= last else { break }
-            let row = RowView(current.value) ?? .damaged
-            if test(row) {
-                keys.append(key)
-                match(key, row)
-                if keys.count >= limit { break }
-            }
-            entry = try? cursor.next()
+        cursor.forEachRow(from: entry, through: last) { key, row in
+            guard test(row) else { return true }
+            keys.append(key)
+            match(key, row)
+            return keys.count < limit
         }
         return keys
     }

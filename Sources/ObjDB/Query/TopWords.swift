@@ -55,13 +55,9 @@ struct TopWords {
     /// heaps of scans over separate key ranges can be merged (``merge(_:)``) into the heap of one
     /// scan over all of them.
     mutating func offerRows(from entry: CursorEntry?, _ cursor: borrowing Cursor, through last: UInt64 = .max, passing test: ((RowView) -> Bool)?) {
-        var entry = entry
-        while let current = entry {
-            let key = current.objectKey
-            guard key <= last else { return }
-            let row = RowView(current.value) ?? .damaged
+        cursor.forEachRow(from: entry, through: last) { key, row in
             if test?(row) ?? true { offer(key, row, position: key) }
-            entry = try? cursor.next()
+            return true
         }
     }
 

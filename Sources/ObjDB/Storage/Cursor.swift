@@ -100,6 +100,19 @@ struct Cursor: ~Copyable {
         var key = key
         return try withUnsafeBytes(of: &key) { try seek(atLeast: $0) }
     }
+
+    /// Walks a table of rows (object key → row) from `entry` on, calling `body` with each key and
+    /// row up to the key `last`, until `body` returns `false`. Bytes that are not a row come as
+    /// ``RowView/damaged``; a cursor error ends the walk.
+    @inline(__always)
+    func forEachRow(from entry: CursorEntry?, through last: UInt64 = .max, _ body: (UInt64, RowView) -> Bool) {
+        var entry = entry
+        while let current = entry {
+            let key = current.objectKey
+            guard key <= last, body(key, RowView(current.value) ?? .damaged) else { return }
+            entry = try? next()
+        }
+    }
 }
 
 extension Txn {
