@@ -13,24 +13,14 @@ struct QueryEvaluator {
     /// A test of a row alone.
     typealias RowTest = (RowView) -> Bool
 
-    /// Compiles `predicate`. Two operands are combined by one closure each; longer `AND`/`OR`
-    /// lists loop over their parts, so a predicate with thousands of operands needs no deep
-    /// recursion, neither to compile nor to test a row.
+    /// Compiles `predicate` in both forms, in one pass: the test of a row alone when every
+    /// comparison in it has one (``BoundComparison/fast``), and the general form (which wraps
+    /// the row test when there is one). Two operands are combined by one closure each; longer
+    /// `AND`/`OR` lists loop over their parts, so a predicate with thousands of operands needs
+    /// no deep recursion, neither to compile nor to test a row.
     ///
     /// - Complexity: O(n) for n nodes.
-    static func compile(_ predicate: BoundPredicate) -> Compiled {
-        compileParts(predicate).compiled
-    }
-
-    /// The predicate as a test of the row alone, when each of its comparisons has a compiled form
-    /// (``BoundComparison/fast``); `nil` otherwise.
-    static func compileRowTest(_ predicate: BoundPredicate) -> RowTest? {
-        compileParts(predicate).rowTest
-    }
-
-    /// Both compiled forms of `predicate`, built in one pass: the row test when every
-    /// comparison in it has one, and the general form (which wraps the row test when there is one).
-    private static func compileParts(_ predicate: BoundPredicate) -> (rowTest: RowTest?, compiled: Compiled) {
+    static func compileForms(_ predicate: BoundPredicate) -> (rowTest: RowTest?, compiled: Compiled) {
         switch predicate {
         case .constant(let value):
             return ({ _ in value }, { _, _, _ in value })
@@ -39,7 +29,7 @@ struct QueryEvaluator {
         case .or(let operands):
             return combine(operands, and: false)
         case .not(let operand):
-            let part = compileParts(operand)
+            let part = compileForms(operand)
             if let test = part.rowTest { return wrap { !test($0) } }
             let compiled = part.compiled
             return (nil, { e, k, r in !compiled(e, k, r) })
@@ -63,16 +53,16 @@ struct QueryEvaluator {
         case 0:
             return wrap { _ in and }
         case 1:
-            return compileParts(operands[0])
+            return compileForms(operands[0])
         case 2:
-            let (first, second) = (compileParts(operands[0]), compileParts(operands[1]))
+            let (first, second) = (compileForms(operands[0]), compileForms(operands[1]))
             if let a = first.rowTest, let b = second.rowTest {
                 return wrap(and ? { a($0) && b($0) } : { a($0) || b($0) })
             }
             let (a, b) = (first.compiled, second.compiled)
             return (nil, and ? { e, k, r in a(e, k, r) && b(e, k, r) } : { e, k, r in a(e, k, r) || b(e, k, r) })
         default:
-            let parts = operands.map(compileParts)
+            let parts = operands.map(compileForms)
             let tests = parts.compactMap(\.rowTest)
             if tests.count == parts.count {
                 return wrap(and

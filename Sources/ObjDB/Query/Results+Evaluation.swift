@@ -34,7 +34,8 @@ extension Results {
         // A sorted prefix by one column keeps only its best matches; other sorts keep values.
         var top = sortPaths.flatMap { TopWords($0, limit: query.distinct.isEmpty ? limitAny : nil) }
         var sortValues = top == nil ? sortPaths.map(SortValues.init) : nil
-        // Compiled when a row is first tested: an index that answers the query tests none.
+        // Compiled when a row is first tested (an index that answers the query tests none), or
+        // with the row test of a table scan.
         var compiled: QueryEvaluator.Compiled?
         func consider(_ key: UInt64, _ row: RowView) -> Bool {
             // Not `compiled ?? …`: passing a closure through a generic function wraps it in
@@ -43,7 +44,7 @@ extension Results {
             if let compiled {
                 test = compiled
             } else {
-                test = predicate.map { QueryEvaluator.compile($0) } ?? { _, _, _ in true }
+                test = predicate.map { QueryEvaluator.compileForms($0).compiled } ?? { _, _, _ in true }
                 compiled = test
             }
             if test(evaluator, key, row) {
@@ -64,8 +65,14 @@ extension Results {
             case .none:
                 break
             case .scan:
-                // No filter, or a filter of the row alone.
-                let rowTest: ((RowView) -> Bool)? = if let predicate { QueryEvaluator.compileRowTest(predicate) } else { { _ in true } }
+                // No filter, or a filter of the row alone; else the general form, compiled in
+                // the same pass.
+                var rowTest: QueryEvaluator.RowTest? = { _ in true }
+                if let predicate {
+                    let forms = QueryEvaluator.compileForms(predicate)
+                    rowTest = forms.rowTest
+                    compiled = forms.compiled
+                }
                 let topTest = predicate == nil ? nil : rowTest
                 // A large table is split among threads when every row must be read and each
                 // part's result can be joined: keys (and sort words) in key order, or the best
