@@ -57,6 +57,37 @@ extension Results {
             }
             return earlyLimit.map { keys.count < $0 } ?? true
         }
+        // A table scan split among threads (see `ParallelScan`): each part gathers its keys (with
+        // their sort words for a full sort) or its best matches for a sorted prefix, joined in key
+        // order. `false` if a part failed: the scan then runs on one thread.
+        func split(_ scan: ParallelScan, _ rowTest: QueryEvaluator.RowTest, _ topTest: QueryEvaluator.RowTest?) -> Bool {
+            if let start = top {
+                guard let parts = scan.map({ first, cursor, last in
+                    var part = start
+                    part.offerRows(from: first, cursor, through: last, passing: topTest)
+                    return part
+                }) else { return false }
+                top = parts.dropFirst().reduce(into: parts[0]) { $0.merge($1) }
+            } else {
+                let start = sortValues
+                guard let parts = scan.map({ first, cursor, last in
+                    var values = start
+                    let keys = Self.scanKeys(from: first, cursor, through: last, passing: rowTest) { key, row in
+                        values?.add(key, row, evaluator)
+                    }
+                    return (keys: keys, values: values)
+                }) else { return false }
+                keys = Array(parts.map(\.keys).joined())
+                if var merged = parts[0].values {
+                    for part in parts.dropFirst() {
+                        if let values = part.values { merged.append(values) }
+                    }
+                    sortValues = merged
+                }
+            }
+            database.splitScanCount += 1
+            return true
+        }
         if earlyLimit == 0 { return [] }
         switch query.source {
         case .table:
@@ -74,40 +105,12 @@ extension Results {
                     compiled = forms.compiled
                 }
                 let topTest = predicate == nil ? nil : rowTest
-                // A large table is split among threads when every row must be read and each
-                // part's result can be joined: keys (and sort words) in key order, or the best
-                // of each part. Sort values other than words may point into a part's snapshot.
-                if let rowTest, earlyLimit == nil, sortValues?.sortsByWord ?? true, let scan = ParallelScan(database, info) {
-                    if let start = sortValues {
-                        let parts = scan.map { first, cursor, last in
-                            var values = start
-                            let keys = Self.scanKeys(from: first, cursor, through: last, passing: rowTest) { key, row in
-                                values.add(key, row, evaluator)
-                            }
-                            return (keys: keys, values: values)
-                        }
-                        if let parts {
-                            keys = Array(parts.map(\.keys).joined())
-                            sortValues = parts.dropFirst().reduce(into: parts[0].values) { $0.append($1.values) }
-                            database.splitScanCount += 1
-                            break
-                        }
-                    } else if let start = top {
-                        let parts = scan.map { first, cursor, last in
-                            var part = start
-                            part.offerRows(from: first, cursor, through: last, passing: topTest)
-                            return part
-                        }
-                        if let parts {
-                            top = parts.dropFirst().reduce(into: parts[0]) { $0.merge($1) }
-                            database.splitScanCount += 1
-                            break
-                        }
-                    } else if let parts = scan.map({ first, cursor, last in Self.scanKeys(from: first, cursor, through: last, passing: rowTest) }) {
-                        keys = Array(parts.joined())
-                        database.splitScanCount += 1
-                        break
-                    }
+                // A large table is split among threads when every row must be read. Sort values
+                // other than words may point into a part's snapshot: those scan on one thread.
+                if let rowTest, earlyLimit == nil, sortValues?.sortsByWord ?? true, let scan = ParallelScan(database, info),
+                    split(scan, rowTest, topTest)
+                {
+                    break
                 }
                 guard let cursor = try? Cursor(txn, info.objectsTable) else { break }
                 let entry = try? cursor.first()
