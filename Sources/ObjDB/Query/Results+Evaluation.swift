@@ -71,9 +71,12 @@ extension Results {
             } else {
                 let start = sortValues
                 guard let parts = scan.map({ first, cursor, last in
-                    var values = start
+                    // Without sort values the loop calls no closure per match.
+                    guard var values = start else {
+                        return (keys: Self.scanKeys(from: first, cursor, through: last, passing: rowTest), values: start)
+                    }
                     let keys = Self.scanKeys(from: first, cursor, through: last, passing: rowTest) { key, row in
-                        values?.add(key, row, evaluator)
+                        values.add(key, row, evaluator)
                     }
                     return (keys: keys, values: values)
                 }) else { return false }
