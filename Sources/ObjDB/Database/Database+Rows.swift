@@ -261,7 +261,7 @@ extension Database {
             let oldRange = old.map { encode($0.column(column), column) }
             let newRange = new.map { encode($0.column(column), column) }
             if let oldRange, let newRange,
-                context.keyUpdates.bytes.bytes(oldRange).elementsEqual(context.keyUpdates.bytes.bytes(newRange))
+                sameBytes(context.keyUpdates.bytes.bytes(oldRange), context.keyUpdates.bytes.bytes(newRange))
             {
                 return
             }
