@@ -8,8 +8,21 @@ open class ObjectBase {
     @usableFromInline @exclusivity(unchecked) final var _objdbDatabase: Database?
     /// The class's runtime information in that database. Not retained: the database keeps
     /// every `ClassInfo` it created alive for as long as it lives, and the object retains the
-    /// database.
-    @exclusivity(unchecked) final unowned(unsafe) var _objdbInfo: ClassInfo?
+    /// database. Kept as `Unmanaged` so that ``_objdbHasInfo(_:)`` compares it without the
+    /// retain and release that loading an `unowned(unsafe)` reference costs.
+    @exclusivity(unchecked) final var _objdbInfoRef: Unmanaged<ClassInfo>?
+
+    /// The class's runtime information in the owning database; `nil` while unmanaged.
+    final var _objdbInfo: ClassInfo? {
+        get { _objdbInfoRef?.takeUnretainedValue() }
+        set { _objdbInfoRef = newValue.map { Unmanaged.passUnretained($0) } }
+    }
+
+    /// Whether the object belongs to `info`, compared by identity without retaining either.
+    @inline(__always)
+    final func _objdbHasInfo(_ info: Unmanaged<ClassInfo>) -> Bool {
+        _objdbInfoRef?.toOpaque() == info.toOpaque()
+    }
     /// The object key, unique per class and never reused.
     @exclusivity(unchecked) final var _objdbKey: UInt64 = 0
     /// The row, valid while `_objdbRowGeneration` equals the database's generation.

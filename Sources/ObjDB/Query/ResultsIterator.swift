@@ -6,7 +6,10 @@ extension Results {
     /// the loop body), the walk continues in the new version after the last key it returned.
     public struct Iterator: IteratorProtocol {
         private let database: Database
+        /// Keeps the class information alive while the iterator lives.
         private let info: ClassInfo?
+        /// `info`, lent to each step without a retain and a release per object.
+        private let infoRef: Unmanaged<ClassInfo>?
         private var walk: SnapshotWalk?
         private var writeWalk: WriteWalk?
         private var lastKey: UInt64?
@@ -21,12 +24,24 @@ extension Results {
         init(database: Database, info: ClassInfo?, keys: [UInt64]? = nil) {
             self.database = database
             self.info = info
+            infoRef = info.map { Unmanaged.passUnretained($0) }
             self.keys = keys
         }
 
         /// The next object, or `nil` at the end.
         public mutating func next() -> Element? {
-            guard !finished, let info, !info.isDiscarded else { return nil }
+            guard !finished, let infoRef, !infoRef._withUnsafeGuaranteedRef({ $0.isDiscarded }) else { return nil }
+            // The steps return `ObjectBase`: in this unspecialized code an `Element?` result
+            // would look up `Optional<Element>` metadata on every call.
+            guard let object = step(infoRef) else { return nil }
+            return unsafeDowncast(object, to: Element.self)
+        }
+
+        /// The next object of the class `info` describes. The steps take `info` unretained and
+        /// use it in place on the per-object path: `ClassInfo` is a class, and holding it would
+        /// cost an atomic retain and release per object.
+        @inline(__always)
+        private mutating func step(_ info: Unmanaged<ClassInfo>) -> ObjectBase? {
             if let keys { return keyedStep(keys, info) }
             if let context = database.writeContext {
                 walk = nil
@@ -35,7 +50,7 @@ extension Results {
             writeWalk = nil
             if walk == nil || walk?.generation != database.generation {
                 guard let txn = database.readableTxn(), let snapshot = database.snapshot,
-                    let cursor = try? Cursor(txn, info.tables.objects)
+                    let cursor = try? Cursor(txn, info.takeUnretainedValue().tables.objects)
                 else { return finish() }
                 walk = SnapshotWalk(snapshot: snapshot, cursor: cursor, generation: database.generation)
                 let entry = try? (lastKey.map { try walk?.cursor?.seek(atLeast: $0 &+ 1) } ?? walk?.cursor?.first())
@@ -46,19 +61,19 @@ extension Results {
 
         /// The next object of an evaluated query. Outside writes, one cursor seeks the keys: when
         /// they ascend (unsorted results), each seek usually stays in the page of the last one.
-        private mutating func keyedStep(_ keys: [UInt64], _ info: ClassInfo) -> Element? {
+        private mutating func keyedStep(_ keys: [UInt64], _ info: Unmanaged<ClassInfo>) -> ObjectBase? {
             // Objects deleted since the query was evaluated are skipped.
             while position < keys.count {
                 let key = keys[position]
                 position += 1
                 if database.writeContext != nil {
                     walk = nil
-                    if let object = database.object(Element.self, info, key: key) { return object }
+                    if let object = database.object(Element.self, info.takeUnretainedValue(), key: key) { return object }
                     continue
                 }
                 if walk == nil || walk?.generation != database.generation {
                     guard let txn = database.readableTxn(), let snapshot = database.snapshot,
-                        let cursor = try? Cursor(txn, info.tables.objects)
+                        let cursor = try? Cursor(txn, info.takeUnretainedValue().tables.objects)
                     else { return finish() }
                     walk = SnapshotWalk(snapshot: snapshot, cursor: cursor, generation: database.generation)
                 }
@@ -71,7 +86,7 @@ extension Results {
 
         /// In a write transaction the cursor stays valid while the loop body writes (LMDB adjusts
         /// its cursors), until the transaction ends; a new or closed cursor seeks past the last key.
-        private mutating func writeStep(_ info: ClassInfo, _ context: WriteContext) -> Element? {
+        private mutating func writeStep(_ info: Unmanaged<ClassInfo>, _ context: WriteContext) -> ObjectBase? {
             // `isOpen` first: a walk is closed before its transaction ends, and only then may
             // its context be gone.
             if let walk = writeWalk, walk.isOpen, walk.context === context {
@@ -79,15 +94,16 @@ extension Results {
                     return yield(entry, info)
                 }
             }
-            guard let txn = context.txn, let cursor = try? Cursor(txn, info.objectsTable) else { return finish() }
-            let walk = WriteWalk(cursor: cursor, table: info.objectsTable, context: context)
+            let table = info.takeUnretainedValue().objectsTable
+            guard let txn = context.txn, let cursor = try? Cursor(txn, table) else { return finish() }
+            let walk = WriteWalk(cursor: cursor, table: table, context: context)
             context.register(walk)
             writeWalk = walk
             let entry = try? (lastKey.map { try walk.cursor?.seek(atLeast: $0 &+ 1) } ?? walk.cursor?.first())
             return yield(entry ?? nil, info)
         }
 
-        private mutating func yield(_ entry: CursorEntry?, _ info: ClassInfo) -> Element? {
+        private mutating func yield(_ entry: CursorEntry?, _ info: Unmanaged<ClassInfo>) -> ObjectBase? {
             guard let entry else { return finish() }
             let key = entry.objectKey
             if let lastKey, key <= lastKey { return finish() }
@@ -97,23 +113,22 @@ extension Results {
 
         /// The object of `key`, whose row is `row`.
         @inline(__always)
-        private mutating func produce(_ key: UInt64, _ row: RowView, _ info: ClassInfo) -> Element? {
+        private mutating func produce(_ key: UInt64, _ row: RowView, _ info: Unmanaged<ClassInfo>) -> ObjectBase? {
             // Reuse the previous object if nothing but this iterator holds it: no allocation,
             // initialisation or deallocation per row. Classes with plain stored properties are
             // never reused, since those would carry values from one object to the next.
-            if info.canRecycleObjects, var object = recycled.take(), isKnownUniquelyReferenced(&object),
-                object._objdbInfo === info
-            {
+            let recycles = info._withUnsafeGuaranteedRef { $0.canRecycleObjects }
+            if recycles, var object = recycled.take(), isKnownUniquelyReferenced(&object), object._objdbHasInfo(info) {
                 database.reattach(object, key: key, row: row)
                 recycled = object
-                return unsafeDowncast(object, to: Element.self)
+                return object
             }
-            let object = database.materialize(Element.self, info, key: key, row: row)
-            if info.canRecycleObjects { recycled = object }
+            let object = database.materialize(Element.self, info.takeUnretainedValue(), key: key, row: row)
+            if recycles { recycled = object }
             return object
         }
 
-        private mutating func finish() -> Element? {
+        private mutating func finish() -> ObjectBase? {
             finished = true
             walk = nil
             writeWalk = nil
