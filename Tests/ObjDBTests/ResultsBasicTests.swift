@@ -119,4 +119,28 @@ struct ResultsBasicTests {
         #expect(count == 20_000)
         #expect(firstSeen == nil)
     }
+
+    /// The iterator reuses an object nobody else holds for the next row. A weak reference to
+    /// an object the loop body let go of must see it freed (nil), never another row.
+    @Test func aWeakReferenceNeverSeesAnotherRow() throws {
+        let db = try directory.open([Note.self])
+        try db.write {
+            for i in 0..<100 {
+                let note = Note()
+                note.text = "N\(i)"
+                try db.add(note)
+            }
+        }
+        weak var weakFirst: Note?
+        var texts: [String] = []
+        var seenThroughWeak: Set<String> = []
+        for note in db.objects(Note.self) {
+            if texts.isEmpty { weakFirst = note }
+            texts.append(note.text)
+            if let text = weakFirst?.text { seenThroughWeak.insert(text) }
+        }
+        #expect(texts == (0..<100).map { "N\($0)" })
+        #expect(seenThroughWeak == ["N0"])
+        #expect(weakFirst == nil)
+    }
 }

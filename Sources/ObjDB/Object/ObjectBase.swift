@@ -18,6 +18,16 @@ open class ObjectBase {
         set { _objdbInfoRef = newValue.map { Unmanaged.passUnretained($0) } }
     }
 
+    /// Whether `object` is the only reference to its object: no other strong, weak or unowned
+    /// reference. Only such an object may be re-pointed at another stored object, since nobody
+    /// could see it change.
+    @inline(__always)
+    static func _objdbIsOnlyReference(_ object: inout ObjectBase) -> Bool {
+        // A weak reference gives the object a side table (weak count above 1); an unowned one
+        // raises the unowned count above the 1 that all strong references share.
+        isKnownUniquelyReferenced(&object) && _getWeakRetainCount(object) <= 1 && _getUnownedRetainCount(object) <= 1
+    }
+
     /// Whether the object belongs to `info`, compared by identity without retaining either.
     @inline(__always)
     final func _objdbHasInfo(_ info: Unmanaged<ClassInfo>) -> Bool {
