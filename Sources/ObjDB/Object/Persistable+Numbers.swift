@@ -16,7 +16,7 @@ extension _Persistable where Self: FixedWidthInteger & SignedInteger {
     }
 
     /// Values written for a wider type are clamped to this one's range.
-    @inlinable
+    @inlinable @inline(__always)
     public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Self? {
         guard let bytes, let value = ColumnCodec.integer(bytes) else { return nil }
         return Self(clamping: value)

@@ -47,7 +47,7 @@ extension Results {
                 walk = nil
                 return writeStep(info, context)
             }
-            writeWalk = nil
+            if writeWalk != nil { writeWalk = nil }
             if walk == nil || walk?.generation != database.generation {
                 guard let txn = database.readableTxn(), let snapshot = database.snapshot,
                     let cursor = try? Cursor(txn, info.takeUnretainedValue().tables.objects)
@@ -103,6 +103,7 @@ extension Results {
             return yield(entry ?? nil, info)
         }
 
+        @inline(__always)
         private mutating func yield(_ entry: CursorEntry?, _ info: Unmanaged<ClassInfo>) -> ObjectBase? {
             guard let entry else { return finish() }
             let key = entry.objectKey

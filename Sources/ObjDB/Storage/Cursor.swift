@@ -43,20 +43,32 @@ struct Cursor: ~Copyable {
         return CursorEntry(key: k.bytes, value: v.bytes)
     }
 
+    /// Performs one cursor operation that takes no key (a move); `nil` when LMDB reports
+    /// `MDB_NOTFOUND`. Kept apart from ``step(_:key:value:)``: a row walk calls it once per row.
+    @inline(__always)
+    private func move(_ op: MDB_cursor_op) throws -> CursorEntry? {
+        var k = MDB_val()
+        var v = MDB_val()
+        let rc = mdb_cursor_get(handle, &k, &v, op)
+        if rc == MDB_SUCCESS { return CursorEntry(key: k.bytes, value: v.bytes) }
+        if rc == MDB_NOTFOUND { return nil }
+        throw ObjDBError.lmdb(rc, operation: "mdb_cursor_get", path: environment.path)
+    }
+
     /// The first entry of the table.
-    func first() throws -> CursorEntry? { try step(MDB_FIRST) }
+    func first() throws -> CursorEntry? { try move(MDB_FIRST) }
     /// The last entry of the table.
-    func last() throws -> CursorEntry? { try step(MDB_LAST) }
+    func last() throws -> CursorEntry? { try move(MDB_LAST) }
     /// The next entry (next duplicate, then next key).
-    func next() throws -> CursorEntry? { try step(MDB_NEXT) }
+    func next() throws -> CursorEntry? { try move(MDB_NEXT) }
     /// The previous entry.
-    func previous() throws -> CursorEntry? { try step(MDB_PREV) }
+    func previous() throws -> CursorEntry? { try move(MDB_PREV) }
     /// The next duplicate of the current key, or `nil` at its last one.
-    func nextDuplicate() throws -> CursorEntry? { try step(MDB_NEXT_DUP) }
+    func nextDuplicate() throws -> CursorEntry? { try move(MDB_NEXT_DUP) }
     /// The first entry of the next key.
-    func nextKey() throws -> CursorEntry? { try step(MDB_NEXT_NODUP) }
+    func nextKey() throws -> CursorEntry? { try move(MDB_NEXT_NODUP) }
     /// The entry at the cursor.
-    func current() throws -> CursorEntry? { try step(MDB_GET_CURRENT) }
+    func current() throws -> CursorEntry? { try move(MDB_GET_CURRENT) }
 
     /// Positions at exactly `key` (its first duplicate).
     func seek(exactly key: UnsafeRawBufferPointer) throws -> CursorEntry? { try step(MDB_SET_KEY, key: key) }
