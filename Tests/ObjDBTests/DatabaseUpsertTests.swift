@@ -234,6 +234,34 @@ struct DatabaseUpsertTests {
     }
 }
 
+/// Integer primary-key lookups build their key directly; every integer type, the extremes and
+/// the boxed (`Any`) path must find the same objects.
+struct PrimaryKeyLookupTests {
+    let directory = TemporaryDirectory()
+
+    @Test func integerKeysOfEveryWidthFindTheSameObjects() throws {
+        let db = try directory.open()
+        let ids = [Int.min, -1, 0, 1, 255, 256, 70_000, Int(Int32.max) + 1, Int.max]
+        try db.write { try db.add(ids.map { person($0, "P\($0)") }) }
+        for id in ids {
+            #expect(db.object(ofType: Person.self, forPrimaryKey: id)?.name == "P\(id)")
+            #expect(db.object(ofType: Person.self, forPrimaryKey: Int64(id))?.name == "P\(id)")
+            #expect(db.object(ofType: Person.self, forPrimaryKey: id as Any)?.name == "P\(id)")
+            if let narrow = Int32(exactly: id) {
+                #expect(db.object(ofType: Person.self, forPrimaryKey: narrow)?.name == "P\(id)")
+            }
+            if let narrow = Int8(exactly: id) {
+                #expect(db.object(ofType: Person.self, forPrimaryKey: narrow)?.name == "P\(id)")
+            }
+        }
+        #expect(db.object(ofType: Person.self, forPrimaryKey: 2) == nil)
+        #expect(db.object(ofType: Person.self, forPrimaryKey: Int64.min + 1) == nil)
+        #expect(db.object(ofType: Person.self, forPrimaryKey: "1") == nil)       // wrong type: no match
+        try db.write { db.delete(try #require(db.object(ofType: Person.self, forPrimaryKey: 256))) }
+        #expect(db.object(ofType: Person.self, forPrimaryKey: 256) == nil)
+    }
+}
+
 extension Results where Element == Person {
     /// Position of the person with that name (test helper).
     func index(matching name: String) -> Int? { firstIndex { $0.name == name } }

@@ -54,10 +54,17 @@ extension Database {
             return object(ofType: type, forPrimaryKey: key as Any)
         }
         guard let txn = readableTxn() else { return nil }
-        lookupValue.buffer.reset()
-        let isValue = key._objdbEncode(into: &lookupValue)
-        let buffer = lookupValue.buffer.bytes
-        let found = (try? objectKey(forPrimaryKey: isValue ? .value(buffer) : .null, info, txn: txn, scratch: lookupKey)) ?? nil
+        let found: UInt64?
+        if let integer = key._objdbInteger, let table = info.primaryKeyTable, !info.isDiscarded {
+            // An integer's key is 9 bytes, built here without the column form in between.
+            var encoded = KeyEncoding.IntegerKey(integer)
+            found = withUnsafeBytes(of: &encoded) { (try? objectKey(forWholePrimaryKey: $0, table, txn: txn)) ?? nil }
+        } else {
+            lookupValue.buffer.reset()
+            let isValue = key._objdbEncode(into: &lookupValue)
+            let buffer = lookupValue.buffer.bytes
+            found = (try? objectKey(forPrimaryKey: isValue ? .value(buffer) : .null, info, txn: txn, scratch: lookupKey)) ?? nil
+        }
         guard let found, let row = fetchRow(info, key: found) else { return nil }
         return materialize(type, info, key: found, row: row)
     }

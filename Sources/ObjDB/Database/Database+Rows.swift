@@ -27,10 +27,7 @@ extension Database {
         _ = KeyEncoding.append(value, kind: info.scalarKinds[column], to: &sink)
         let truncated = KeyEncoding.mayBeTruncated(count: scratch.count)
         let key = scratch.bytes
-        if !truncated {
-            guard let found = try txn.get(table, key: key), found.count == 8 else { return nil }
-            return found.loadUnaligned(as: UInt64.self)
-        }
+        if !truncated { return try objectKey(forWholePrimaryKey: key, table, txn: txn) }
         // A cut key may be shared by several values: compare the candidates' rows.
         let cursor = try Cursor(txn, table)
         var entry = try cursor.seek(exactly: key)
@@ -44,6 +41,14 @@ extension Database {
             entry = try cursor.nextDuplicate()
         }
         return nil
+    }
+
+    /// The object key stored under `key` in the primary-key table `table`, for a key that was
+    /// not cut (see ``KeyEncoding/mayBeTruncated(count:)``), so that equal keys mean equal values.
+    @inline(__always)
+    func objectKey(forWholePrimaryKey key: UnsafeRawBufferPointer, _ table: Table, txn: Txn) throws -> UInt64? {
+        guard let found = try txn.get(table, key: key), found.count == 8 else { return nil }
+        return found.loadUnaligned(as: UInt64.self)
     }
 
     /// Encodes the primary-key or index key of a column into the write context's key buffer;

@@ -8,6 +8,8 @@ extension _Persistable where Self: FixedWidthInteger & SignedInteger {
     public static var _objdbBitWidth: Int { Self.bitWidth }
     /// Zero.
     public static func _objdbDefaultValue() -> Self { 0 }
+    /// The value itself.
+    public var _objdbInteger: Int64? { Int64(self) }
 
     /// The shortest little-endian form.
     public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {

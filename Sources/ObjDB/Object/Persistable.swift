@@ -28,6 +28,9 @@ public protocol _Persistable {
     static func _objdbSet(_ object: ObjectBase, _ column: Int, _ value: Self)
     /// The model class of a link (an object, or an optional object); `nil` for other types.
     static var _objdbObjectType: ObjectBase.Type? { get }
+    /// The value of a (non-optional) integer type as an `Int64`; `nil` for other types. Lets a
+    /// primary-key lookup build its key directly.
+    var _objdbInteger: Int64? { get }
     /// Encodes the value stored at `field` (the inside of a `@Persisted` wrapper of this type).
     static func _objdbEncodeField(at field: UnsafeRawPointer, into bytes: inout _ObjDBBytes) -> Bool
     /// The value stored at `field`, boxed.
@@ -62,6 +65,9 @@ extension _Persistable {
 
     /// Not a link by default.
     public static var _objdbObjectType: ObjectBase.Type? { nil }
+
+    /// Not an integer by default.
+    public var _objdbInteger: Int64? { nil }
 
     /// The value itself.
     public var _objdbAnyValue: Any? { self }
