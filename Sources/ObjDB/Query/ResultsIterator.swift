@@ -116,8 +116,9 @@ extension Results {
         @inline(__always)
         private mutating func produce(_ key: UInt64, _ row: RowView, _ info: Unmanaged<ClassInfo>) -> ObjectBase? {
             // Reuse the previous object if nothing but this iterator holds it (no strong, weak or
-            // unowned reference elsewhere): no allocation, initialisation or deallocation per row. Classes with plain stored properties are
-            // never reused, since those would carry values from one object to the next.
+            // unowned reference elsewhere): no allocation, initialisation or deallocation per row.
+            // Classes with plain stored properties are never reused, since those would carry
+            // values from one object to the next.
             let recycles = info._withUnsafeGuaranteedRef { $0.canRecycleObjects }
             if recycles, var object = recycled.take(), ObjectBase._objdbIsOnlyReference(&object), object._objdbHasInfo(info) {
                 database.reattach(object, key: key, row: row)
