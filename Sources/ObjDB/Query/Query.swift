@@ -322,8 +322,22 @@ extension QueryValue {
     /// The constant for a persistable value, converted through its column encoding: no dynamic
     /// casts, one small buffer.
     init<T: _Persistable>(_ value: T) {
-        var scratch = _ObjDBBytes()
-        self.init(value, scratch: &scratch)
+        // The usual constants skip the column encoding and its buffer: one comparison of type
+        // metadata each, whether or not this code was specialized for `T`.
+        if T.self == String.self {
+            self = .string(unsafeBitCast(value, to: String.self))
+        } else if T.self == Int.self {
+            self = .int(Int64(unsafeBitCast(value, to: Int.self)))
+        } else if T.self == Double.self {
+            self = .double(unsafeBitCast(value, to: Double.self))
+        } else if T.self == Bool.self {
+            self = .bool(unsafeBitCast(value, to: Bool.self))
+        } else if T.self == Date.self {
+            self = .date(unsafeBitCast(value, to: Date.self))
+        } else {
+            var scratch = _ObjDBBytes()
+            self.init(value, scratch: &scratch)
+        }
     }
 
     /// ``init(_:)`` with a reusable buffer.
