@@ -2,11 +2,14 @@ import Foundation
 
 /// A predicate bound to a class: key paths resolved to columns, constants converted to the types
 /// they are compared with, and every operator checked against its operands' types.
-indirect enum BoundPredicate {
+///
+/// Only the cases that nest the enum in itself are `indirect`: an `indirect` case is a heap box,
+/// and every query built and freed one per comparison.
+enum BoundPredicate {
     case constant(Bool)
     case and([BoundPredicate])
     case or([BoundPredicate])
-    case not(BoundPredicate)
+    indirect case not(BoundPredicate)
     case comparison(BoundComparison)
 }
 
@@ -235,8 +238,8 @@ struct ComparandSet {
     }
 }
 
-/// One side of a bound comparison.
-indirect enum BoundOperand {
+/// One side of a bound comparison. Only the recursive case is `indirect` (a heap box).
+enum BoundOperand {
     /// Values reached through a key path.
     case path(BoundPath)
     /// One constant.
@@ -246,7 +249,7 @@ indirect enum BoundOperand {
     /// An aggregate of the values of a to-many path (`@count` counts elements).
     case aggregate(BoundPath, QueryAggregate)
     /// The number of elements of a collection of objects that match a predicate on the element class.
-    case subqueryCount(BoundPath, BoundPredicate)
+    indirect case subqueryCount(BoundPath, BoundPredicate)
 }
 
 /// A key path resolved against the stored schema: one step per property. A class, so that

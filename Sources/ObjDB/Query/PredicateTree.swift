@@ -73,8 +73,10 @@ enum QueryQuantifier: String, Equatable, Sendable {
     case none = "NONE"
 }
 
-/// One side of a comparison.
-indirect enum QueryExpression: Equatable, Sendable {
+/// One side of a comparison. Only the case that holds a predicate is `indirect` (a heap box);
+/// ``QueryPredicate`` stays `indirect` throughout, which measured cheaper than copying its
+/// comparisons inline.
+enum QueryExpression: Equatable, Sendable {
     /// A key path from the object (or, inside a subquery, from its variable).
     case keyPath(QueryKeyPath)
     /// A constant.
@@ -84,7 +86,7 @@ indirect enum QueryExpression: Equatable, Sendable {
     /// An aggregate over a to-many key path: `dogs.@count`, `dogs.@sum.age`, `tags.@max`.
     case aggregate(QueryKeyPath, QueryAggregate, property: String?)
     /// `SUBQUERY(collection, $variable, predicate).@count`.
-    case subqueryCount(collection: QueryKeyPath, variable: String, predicate: QueryPredicate)
+    indirect case subqueryCount(collection: QueryKeyPath, variable: String, predicate: QueryPredicate)
 }
 
 /// A key path: property names joined by dots, optionally starting at a subquery variable.

@@ -32,8 +32,9 @@ public struct Query<Value> {
     var keyPath: QueryKeyPath { QueryKeyPath(components: path) }
 }
 
-/// What a ``Query`` expression holds.
-indirect enum QueryNode {
+/// What a ``Query`` expression holds. Not `indirect`: ``QueryPredicate`` already boxes its
+/// cases, and a box per `Query` value cost an allocation at every step of a `where { }`.
+enum QueryNode {
     /// A property, through links and collections.
     case keyPath([String])
     /// A complete predicate.
