@@ -101,7 +101,7 @@ struct QuerySamples {
             let logGrowth = log(Double(large.size)) / log(Double(small.size))
             let lmdb = spread(LMDBSystem.name).map { ", LMDB \(fixed($0, 2))×" } ?? ""
             table.append([
-                "indexed lookup O(log n): max/min µs/lookup ≤ 2 × log n growth (\(fixed(logGrowth, 2))×), far from linear (\(formatCount(large.size / small.size))×)",
+                "indexed lookup O(log n): max/min µs/lookup ≤ 2 × log n growth (2 × \(fixed(logGrowth, 2)) = \(fixed(2 * logGrowth, 2))×), far from linear (\(formatCount(large.size / small.size))×)",
                 "lookup-index \(formatCount(small.size))–\(formatCount(large.size))",
                 fixed(value, 2) + "×" + lmdb, value <= 2 * logGrowth ? "met" : "MISSED",
             ])
