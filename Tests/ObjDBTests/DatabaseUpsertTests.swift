@@ -260,6 +260,33 @@ struct PrimaryKeyLookupTests {
         try db.write { db.delete(try #require(db.object(ofType: Person.self, forPrimaryKey: 256))) }
         #expect(db.object(ofType: Person.self, forPrimaryKey: 256) == nil)
     }
+
+    /// A narrow integer key column: keys outside its range find nothing, the extremes are found
+    /// with keys of any width, and lookups inside a write see its uncommitted objects.
+    @Test func narrowAndOptionalIntegerKeys() throws {
+        let db = try directory.open([Int8Keyed.self, OptionalKeyed.self])
+        try db.write {
+            for key in [Int8.min, -1, 0, Int8.max] {
+                let object = Int8Keyed()
+                object.key = key
+                try db.add(object)
+            }
+            let none = OptionalKeyed(); none.value = 1
+            let seven = OptionalKeyed(); seven.key = 7; seven.value = 2
+            try db.add([none, seven])
+            #expect(db.object(ofType: OptionalKeyed.self, forPrimaryKey: 7)?.value == 2)     // uncommitted
+        }
+        #expect(db.object(ofType: Int8Keyed.self, forPrimaryKey: 127)?.key == 127)
+        #expect(db.object(ofType: Int8Keyed.self, forPrimaryKey: Int64(-128))?.key == -128)
+        #expect(db.object(ofType: Int8Keyed.self, forPrimaryKey: Int8(-1))?.key == -1)
+        #expect(db.object(ofType: Int8Keyed.self, forPrimaryKey: 128) == nil)
+        #expect(db.object(ofType: Int8Keyed.self, forPrimaryKey: -129) == nil)
+        #expect(db.object(ofType: Int8Keyed.self, forPrimaryKey: 300) == nil)
+        #expect(db.object(ofType: OptionalKeyed.self, forPrimaryKey: Int32(7))?.value == 2)
+        #expect(db.object(ofType: OptionalKeyed.self, forPrimaryKey: Optional(7))?.value == 2)
+        #expect(db.object(ofType: OptionalKeyed.self, forPrimaryKey: nil as Int?)?.value == 1)
+        #expect(db.object(ofType: OptionalKeyed.self, forPrimaryKey: 8) == nil)
+    }
 }
 
 extension Results where Element == Person {

@@ -143,4 +143,30 @@ struct ResultsBasicTests {
         #expect(seenThroughWeak == ["N0"])
         #expect(weakFirst == nil)
     }
+
+    /// An unowned reference also keeps the iterator from reusing an object: the next row gets a
+    /// new instance (the old one's memory stays allocated while the unowned reference exists).
+    @Test func anUnownedReferenceKeepsTheObjectFromBeingReused() throws {
+        struct Holder { unowned let note: Note }
+        let db = try directory.open([Note.self])
+        try db.write {
+            for i in 0..<3 {
+                let note = Note()
+                note.text = "N\(i)"
+                try db.add(note)
+            }
+        }
+        var iterator = db.objects(Note.self).makeIterator()
+        var first: Note? = iterator.next()
+        let firstNote = try #require(first)
+        let firstID = ObjectIdentifier(firstNote)
+        let holders = [Holder(note: firstNote)]
+        first = nil
+        _ = consume firstNote
+        let next = iterator.next()
+        let second = try #require(next)
+        #expect(ObjectIdentifier(second) != firstID)
+        #expect(second.text == "N1")
+        #expect(holders.count == 1)
+    }
 }
