@@ -18,6 +18,24 @@ struct QueryLongPredicateTests {
         return (directory, db)
     }
 
+    /// `reduce(||)` and `reduce(&&)` in the DSL: the chain is flattened into one operator, so
+    /// 10,000 operands do not nest 10,000 deep (which overflowed the stack in debug builds).
+    @Test func aDSLChainOfTenThousandOperands() throws {
+        let (directory, db) = try openWithItems()
+        _ = directory
+        let scores = (0..<10_000).map { Double($0 + 10) }
+        let items = db.objects(QItem.self)
+        let misses = items.where { item in scores.map { item.score == $0 }.reduce(item.score == -1, ||) }
+        #expect(misses.count == 0)
+        let hit = items.where { item in scores.map { item.score == $0 }.reduce(item.score == 1, ||) }
+        #expect(hit.map(\.id) == [2])
+        // Every operand holds for items 2 and 3 (scores 1 and 2), not for item 1 (score 0).
+        let all = items.where { item in scores.map { item.score < $0 }.reduce(item.score > 0.5, &&) }
+        #expect(all.map(\.id) == [2, 3])
+        let grouped = items.where { ($0.score == 0 || $0.score == 2) && ($0.id > 1 || $0.rank == -1) }
+        #expect(grouped.map(\.id).sorted() == [1, 3])
+    }
+
     @Test func aFlatOrOfTwentyThousandComparisons() throws {
         let (directory, db) = try openWithItems()
         _ = directory

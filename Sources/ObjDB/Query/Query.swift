@@ -32,6 +32,30 @@ public struct Query<Value> {
     var keyPath: QueryKeyPath { QueryKeyPath(components: path) }
 }
 
+extension QueryPredicate {
+    /// The operands of `lhs AND rhs` (`isAnd`) or `lhs OR rhs`, with operands of the same operator
+    /// taken in: `a || b || c` becomes one `OR` of three, not nested pairs. A chain built with
+    /// `reduce` would otherwise be as deep as it is long, and binding, evaluating and freeing it
+    /// recurse once per level. Two plain operands cost one array, as before.
+    fileprivate static func operands(_ lhs: QueryPredicate, _ rhs: QueryPredicate, isAnd: Bool) -> [QueryPredicate] {
+        var operands: [QueryPredicate]
+        switch lhs {
+        case .and(let inner) where isAnd: operands = inner
+        case .or(let inner) where !isAnd: operands = inner
+        default:
+            operands = []
+            operands.reserveCapacity(2)
+            operands.append(lhs)
+        }
+        switch rhs {
+        case .and(let inner) where isAnd: operands.append(contentsOf: inner)
+        case .or(let inner) where !isAnd: operands.append(contentsOf: inner)
+        default: operands.append(rhs)
+        }
+        return operands
+    }
+}
+
 /// What a ``Query`` expression holds. Not `indirect`: ``QueryPredicate`` already boxes its
 /// cases, and a box per `Query` value cost an allocation at every step of a `where { }`.
 enum QueryNode {
@@ -59,12 +83,12 @@ extension Query where Value == Bool {
 
     /// Both hold.
     public static func && (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> {
-        Query(node: .predicate(.and([lhs.predicate(), rhs.predicate()])))
+        Query(node: .predicate(.and(QueryPredicate.operands(lhs.predicate(), rhs.predicate(), isAnd: true))))
     }
 
     /// Either holds.
     public static func || (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> {
-        Query(node: .predicate(.or([lhs.predicate(), rhs.predicate()])))
+        Query(node: .predicate(.or(QueryPredicate.operands(lhs.predicate(), rhs.predicate(), isAnd: false))))
     }
 
     /// It does not hold.
