@@ -123,14 +123,7 @@ struct ResultsBasicTests {
     /// The iterator reuses an object nobody else holds for the next row. A weak reference to
     /// an object the loop body let go of must see it freed (nil), never another row.
     @Test func aWeakReferenceNeverSeesAnotherRow() throws {
-        let db = try directory.open([Note.self])
-        try db.write {
-            for i in 0..<100 {
-                let note = Note()
-                note.text = "N\(i)"
-                try db.add(note)
-            }
-        }
+        let db = try openWithNotes(100)
         weak var weakFirst: Note?
         var texts: [String] = []
         var seenThroughWeak: Set<String> = []
@@ -148,14 +141,7 @@ struct ResultsBasicTests {
     /// new instance (the old one's memory stays allocated while the unowned reference exists).
     @Test func anUnownedReferenceKeepsTheObjectFromBeingReused() throws {
         struct Holder { unowned let note: Note }
-        let db = try directory.open([Note.self])
-        try db.write {
-            for i in 0..<3 {
-                let note = Note()
-                note.text = "N\(i)"
-                try db.add(note)
-            }
-        }
+        let db = try openWithNotes(3)
         var iterator = db.objects(Note.self).makeIterator()
         var first: Note? = iterator.next()
         let firstNote = try #require(first)
@@ -168,5 +154,18 @@ struct ResultsBasicTests {
         #expect(ObjectIdentifier(second) != firstID)
         #expect(second.text == "N1")
         #expect(holders.count == 1)
+    }
+
+    /// A database with `count` notes whose texts are "N0", "N1", …, in key order.
+    private func openWithNotes(_ count: Int) throws -> Database {
+        let db = try directory.open([Note.self])
+        try db.write {
+            for i in 0..<count {
+                let note = Note()
+                note.text = "N\(i)"
+                try db.add(note)
+            }
+        }
+        return db
     }
 }
