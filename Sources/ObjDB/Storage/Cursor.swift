@@ -33,21 +33,11 @@ struct Cursor: ~Copyable {
 
     deinit { mdb_cursor_close(handle) }
 
-    /// Performs one cursor operation; `nil` when LMDB reports `MDB_NOTFOUND`.
-    private func step(_ op: MDB_cursor_op, key: UnsafeRawBufferPointer? = nil, value: UnsafeRawBufferPointer? = nil) throws -> CursorEntry? {
-        var k = key.map { MDB_val(bytes: $0) } ?? MDB_val()
-        var v = value.map { MDB_val(bytes: $0) } ?? MDB_val()
-        let rc = mdb_cursor_get(handle, &k, &v, op)
-        if rc == MDB_NOTFOUND { return nil }
-        try lmdbCheck(rc, "mdb_cursor_get", path: environment.path)
-        return CursorEntry(key: k.bytes, value: v.bytes)
-    }
-
-    /// Performs one cursor operation that takes no key (a move); `nil` when LMDB reports
-    /// `MDB_NOTFOUND`. Kept apart from ``step(_:key:value:)``: a row walk calls it once per row.
+    /// Performs one cursor operation with `key` as its input (none for a move); `nil` when
+    /// LMDB reports `MDB_NOTFOUND`. Inlined: a row walk moves once per row.
     @inline(__always)
-    private func move(_ op: MDB_cursor_op) throws -> CursorEntry? {
-        var k = MDB_val()
+    private func get(_ op: MDB_cursor_op, _ key: MDB_val = MDB_val()) throws -> CursorEntry? {
+        var k = key
         var v = MDB_val()
         let rc = mdb_cursor_get(handle, &k, &v, op)
         if rc == MDB_SUCCESS { return CursorEntry(key: k.bytes, value: v.bytes) }
@@ -56,24 +46,24 @@ struct Cursor: ~Copyable {
     }
 
     /// The first entry of the table.
-    func first() throws -> CursorEntry? { try move(MDB_FIRST) }
+    func first() throws -> CursorEntry? { try get(MDB_FIRST) }
     /// The last entry of the table.
-    func last() throws -> CursorEntry? { try move(MDB_LAST) }
+    func last() throws -> CursorEntry? { try get(MDB_LAST) }
     /// The next entry (next duplicate, then next key).
-    func next() throws -> CursorEntry? { try move(MDB_NEXT) }
+    func next() throws -> CursorEntry? { try get(MDB_NEXT) }
     /// The previous entry.
-    func previous() throws -> CursorEntry? { try move(MDB_PREV) }
+    func previous() throws -> CursorEntry? { try get(MDB_PREV) }
     /// The next duplicate of the current key, or `nil` at its last one.
-    func nextDuplicate() throws -> CursorEntry? { try move(MDB_NEXT_DUP) }
+    func nextDuplicate() throws -> CursorEntry? { try get(MDB_NEXT_DUP) }
     /// The first entry of the next key.
-    func nextKey() throws -> CursorEntry? { try move(MDB_NEXT_NODUP) }
+    func nextKey() throws -> CursorEntry? { try get(MDB_NEXT_NODUP) }
     /// The entry at the cursor.
-    func current() throws -> CursorEntry? { try move(MDB_GET_CURRENT) }
+    func current() throws -> CursorEntry? { try get(MDB_GET_CURRENT) }
 
     /// Positions at exactly `key` (its first duplicate).
-    func seek(exactly key: UnsafeRawBufferPointer) throws -> CursorEntry? { try step(MDB_SET_KEY, key: key) }
+    func seek(exactly key: UnsafeRawBufferPointer) throws -> CursorEntry? { try get(MDB_SET_KEY, MDB_val(bytes: key)) }
     /// Positions at the first key greater than or equal to `key`.
-    func seek(atLeast key: UnsafeRawBufferPointer) throws -> CursorEntry? { try step(MDB_SET_RANGE, key: key) }
+    func seek(atLeast key: UnsafeRawBufferPointer) throws -> CursorEntry? { try get(MDB_SET_RANGE, MDB_val(bytes: key)) }
 
     /// Replaces the value at the cursor, whose key must be `key`, with `count` reserved bytes to
     /// fill (`MDB_CURRENT | MDB_RESERVE`): no search. Only in write transactions.
