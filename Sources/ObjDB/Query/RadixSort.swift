@@ -70,9 +70,10 @@ enum RadixSort {
         return source
     }
 
-    /// `values` in ascending order (through the order-preserving words of their sign-flipped bits).
+    /// `values` in ascending order, sorted by the order-preserving words of their sign-flipped
+    /// bits (no copies of the list into words and back).
     static func sorted(_ values: [Int64]) -> [Int64] {
-        let flip: UInt64 = 1 << 63
-        return sorted(values.map { UInt64(bitPattern: $0) ^ flip }).map { Int64(bitPattern: $0 ^ flip) }
+        guard values.count >= minimumCount else { return values.sorted() }
+        return sorted(values) { UInt64(bitPattern: $0) ^ (1 << 63) }
     }
 }
