@@ -248,8 +248,8 @@ extension Query {
 
     /// `self op list` as a predicate.
     func compare<T: _Persistable>(_ op: QueryOperator, list values: [T]) -> Query<Bool> {
-        // `Int`, the usual element of a long `IN` list, skips the generic conversion through the
-        // column encoding (this code runs unspecialized, called from the application's module).
+        // `Int`, the usual element of a long `IN` list, is converted for the whole list at once:
+        // per element, this unspecialized code would cost a generic call (about 400 instructions).
         if T.self == Int.self {
             return compare(op, .list(unsafeBitCast(values, to: [Int].self).map { .int(Int64($0)) }))
         }
@@ -344,29 +344,36 @@ public struct StringOptions: OptionSet, Sendable, Hashable {
 }
 
 extension QueryValue {
-    /// The constant for a persistable value, converted through its column encoding: no dynamic
-    /// casts, one small buffer.
+    /// The constant for a persistable value.
     init<T: _Persistable>(_ value: T) {
-        // The usual constants skip the column encoding and its buffer: one comparison of type
-        // metadata each, whether or not this code was specialized for `T`.
-        if T.self == String.self {
-            self = .string(unsafeBitCast(value, to: String.self))
-        } else if T.self == Int.self {
-            self = .int(Int64(unsafeBitCast(value, to: Int.self)))
-        } else if T.self == Double.self {
-            self = .double(unsafeBitCast(value, to: Double.self))
-        } else if T.self == Bool.self {
-            self = .bool(unsafeBitCast(value, to: Bool.self))
-        } else if T.self == Date.self {
-            self = .date(unsafeBitCast(value, to: Date.self))
+        if let direct = Self.direct(value) {
+            self = direct
         } else {
             var scratch = _ObjDBBytes()
-            self.init(value, scratch: &scratch)
+            self.init(encoding: value, scratch: &scratch)
         }
     }
 
-    /// ``init(_:)`` with a reusable buffer.
+    /// ``init(_:)`` with a reusable buffer, for the values of a list.
     init<T: _Persistable>(_ value: T, scratch: inout _ObjDBBytes) {
+        self = Self.direct(value) ?? Self(encoding: value, scratch: &scratch)
+    }
+
+    /// The usual constants, taken as they are: one comparison of type metadata each, whether or
+    /// not this code was specialized for `T` (called from the application's module, it often is
+    /// not); `nil` for other types, which go through their column encoding.
+    @inline(__always)
+    private static func direct<T: _Persistable>(_ value: T) -> QueryValue? {
+        if T.self == String.self { return .string(unsafeBitCast(value, to: String.self)) }
+        if T.self == Int.self { return .int(Int64(unsafeBitCast(value, to: Int.self))) }
+        if T.self == Double.self { return .double(unsafeBitCast(value, to: Double.self)) }
+        if T.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
+        if T.self == Date.self { return .date(unsafeBitCast(value, to: Date.self)) }
+        return nil
+    }
+
+    /// The constant for `value`, through its column encoding written into `scratch`.
+    private init<T: _Persistable>(encoding value: T, scratch: inout _ObjDBBytes) {
         if T._objdbObjectType != nil {
             guard let object = value._objdbAnyValue as? ObjectBase else {
                 self = .null
