@@ -56,7 +56,7 @@ let querySettings = """
     `created`. The lookup and count-index rows run on a database with indexes on `name` and `age`; all other rows on one \
     with the primary key only. Every result is checked against the data.
     - ObjDB: classes `IndexedPerson` (`@Persisted(indexed: true)` on `name` and `age`) and `PlainPerson` (no index), \
-    `id` the primary key in both; queries through the typed `where { }` DSL; the default     `maximumQueryThreads` (\(Configuration.defaultMaximumQueryThreads) here), so scans of at least 32,768 rows     without an early stop are split among that many threads. LMDB and GRDB scan on one thread.
+    `id` the primary key in both; queries through the typed `where { }` DSL; the default `maximumQueryThreads` (\(Configuration.defaultMaximumQueryThreads) here), so scans of at least 32,768 rows without an early stop are split among that many threads. LMDB and GRDB scan on one thread.
     - LMDB: table `person` as above (id → 24-byte header + UTF-8 name); indexed: `person_name` \
     (`MDB_DUPSORT|MDB_INTEGERDUP|MDB_DUPFIXED`, UTF-8 name → id) and `person_age` (as above). Each query is one read txn.
     - GRDB: table `person` as above; indexed: `CREATE INDEX` on `name` and on `age`. Each scenario is one `read { }`.
