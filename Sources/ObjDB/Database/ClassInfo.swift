@@ -88,6 +88,9 @@ final class ClassInfo {
     /// Set when the write transaction that created the class was rolled back: its table handles
     /// are closed, and objects of it are invalid.
     var isDiscarded = false
+    /// Where integer primary keys are likely stored: lets a lookup by primary key skip the
+    /// primary-key table while objects were added in key order.
+    @exclusivity(unchecked) var keyDistance = KeyDistanceHint()
 
     /// The class name.
     var name: String { stored.name }

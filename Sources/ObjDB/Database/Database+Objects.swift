@@ -56,9 +56,19 @@ extension Database {
         guard let txn = readableTxn() else { return nil }
         let found: UInt64?
         if let integer = key._objdbInteger, let table = info.primaryKeyTable, !info.isDiscarded {
+            // Objects added in key order: the row at the guessed key is the object if it holds
+            // the key (primary keys are unique), and the primary-key table is not searched.
+            if let guess = info.keyDistance.guess(integer) {
+                if let row = fetchRow(info, key: guess), Self.primaryKey(of: row, info) == integer {
+                    info.keyDistance.confirm()
+                    return materialize(type, info, key: guess, row: row)
+                }
+                info.keyDistance.distrust()
+            }
             // An integer's key is 9 bytes, built here without the column form in between.
             var encoded = KeyEncoding.IntegerKey(integer)
             found = withUnsafeBytes(of: &encoded) { (try? objectKey(forWholePrimaryKey: $0, table, txn: txn)) ?? nil }
+            if let found { info.keyDistance.learn(integer, at: found) }
         } else {
             lookupValue.buffer.reset()
             let isValue = key._objdbEncode(into: &lookupValue)
@@ -67,5 +77,12 @@ extension Database {
         }
         guard let found, let row = fetchRow(info, key: found) else { return nil }
         return materialize(type, info, key: found, row: row)
+    }
+
+    /// The integer primary key stored in `row`, or `nil` if it is null, absent or not an integer.
+    @inline(__always)
+    private static func primaryKey(of row: RowView, _ info: ClassInfo) -> Int64? {
+        guard let column = info.primaryKeyColumn, case .value(let bytes) = row.column(column) else { return nil }
+        return ColumnCodec.integer(bytes)
     }
 }
