@@ -19,13 +19,27 @@ struct WordColumn {
 
     /// The ascending word of the column's value in `row` (see ``QuerySort/ascendingWord(_:)``),
     /// and whether the value is `nil` (`Int.min` has the same word).
+    /// Decoded straight from the column's bytes, as ``QuerySort/ascendingWord(_:)`` does from
+    /// the column's ``QueryScalar``: a sorted prefix computes one per row.
     @inline(__always)
     func ascendingWord(_ row: RowView) -> (word: UInt64, isNull: Bool) {
-        let value = self.value(row)
-        guard let word = QuerySort.ascendingWord(value) else {
-            preconditionFailure("WordColumn: a value of the \(type) column \(column) has no sort word")
+        guard case .value(let bytes) = row.column(column) else { return (0, true) }
+        switch type {
+        case .int:
+            guard let v = ColumnCodec.integer(bytes) else { return (0, true) }
+            return (UInt64(bitPattern: v) ^ (1 << 63), false)
+        case .double, .date:
+            guard let v = ColumnCodec.double(bytes) else { return (0, true) }
+            return (QuerySort.doubleWord(v), false)
+        case .float:
+            guard let v = ColumnCodec.float(bytes) else { return (0, true) }
+            return (QuerySort.doubleWord(Double(v)), false)
+        case .bool:
+            guard let v = ColumnCodec.bool(bytes) else { return (0, true) }
+            return (v ? 2 : 1, false)
+        default:
+            preconditionFailure("WordColumn: the \(type) column \(column) has no sort word")
         }
-        return (word, value.isNull)
     }
 
     /// The column's value in `row`.

@@ -67,7 +67,8 @@ struct RowView {
     var columnCount: Int { Int(storedColumnCount) }
     @inlinable var endsStart: Int { Int(storedEndsStart) }
 
-    /// Parses the header; `nil` if the bytes cannot be a row.
+    /// Parses the header; `nil` if the bytes cannot be a row. Inlined: scans create one per row.
+    @inline(__always)
     init?(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count >= RowFormat.fixedHeaderSize, bytes.count <= Int(UInt32.max) else { return nil }
         // Flags 0, 1, 2: offsets of 1, 2 or 4 bytes; anything else is not a row.
