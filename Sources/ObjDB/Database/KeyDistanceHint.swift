@@ -3,27 +3,39 @@
 /// While they do, a lookup by primary key can read the row at the guessed object key and skip the
 /// search of the primary-key table.
 ///
-/// A guess is only a hint: the caller takes the row at the guessed key only if its primary-key
-/// column holds the key looked up. Primary keys are unique, so that row is the object; any other
+/// The caller takes the row at the guessed key only if its primary-key column holds the key
+/// looked up: a file keeps one object per primary key, so that row is the object. Any other
 /// outcome (no row, another key, a damaged row) falls back to the primary-key table.
 ///
-/// Guessing starts after two table lookups in a row found the same distance, and stops at the
-/// first wrong guess, so keys with no such pattern cost one comparison per lookup and almost never
-/// a wasted read.
+/// Guessing starts once consecutive lookups agree on the distance: two at first, twice as many
+/// after each wrong guess (up to 64), and half as many again after as many right guesses in a
+/// row as were needed. So keys with no pattern cost one comparison per lookup, lookups that keep
+/// missing (absent keys between present ones) waste at most one read per 64 table lookups, and a
+/// class that goes back to being looked up in key order soon guesses at every lookup again.
 ///
 /// State of one ``Database`` instance's ``ClassInfo``, used only in its isolation domain.
 struct KeyDistanceHint {
+    /// Agreements needed before guessing, at most.
+    static let maximumRequired = 64
     /// Object key minus primary key (wrapping), from the last table lookup; `nil` before the first.
     private var distance: UInt64?
-    /// Whether the last two lookups agreed on ``distance`` (or the last guess was right).
-    private var isTrusted = false
+    /// Lookups since the distance was last set or a guess failed that found their object at it.
+    private var agreements = 0
+    /// Agreements needed before guessing: 1 (two lookups in a row), doubled by each wrong guess,
+    /// halved after as many right guesses in a row.
+    private var required = 1
+    /// Right guesses since the last wrong one or the last halving of ``required``.
+    private var rightStreak = 0
     /// Guesses that found the object, and guesses that did not (tests read them).
     private(set) var rightGuesses = 0, wrongGuesses = 0
+    /// Guess at every lookup once a distance is known, trusted or not: tests set it to check as
+    /// many guesses as possible against the primary-key table.
+    var guessesAlways = false
 
     /// The object key to try for `primaryKey`, or `nil` while the distance is not trusted.
     @inline(__always)
     func guess(_ primaryKey: Int64) -> UInt64? {
-        guard isTrusted, let distance else { return nil }
+        guard agreements >= required || guessesAlways, let distance else { return nil }
         return UInt64(bitPattern: primaryKey) &+ distance
     }
 
@@ -31,20 +43,31 @@ struct KeyDistanceHint {
     @inline(__always)
     mutating func learn(_ primaryKey: Int64, at objectKey: UInt64) {
         let seen = objectKey &- UInt64(bitPattern: primaryKey)
-        isTrusted = seen == distance
-        distance = seen
+        if seen == distance {
+            agreements &+= 1
+        } else {
+            distance = seen
+            agreements = 0
+        }
     }
 
     /// Records a right guess: `primaryKey` was at the guessed key.
     @inline(__always)
     mutating func confirm() {
         rightGuesses &+= 1
+        rightStreak += 1
+        if rightStreak >= required, required > 1 {
+            required /= 2
+            rightStreak = 0
+        }
     }
 
-    /// Records a wrong guess: no more guesses until two lookups agree again.
+    /// Records a wrong guess: no more guesses until twice as many lookups as needed before agree.
     @inline(__always)
     mutating func distrust() {
-        isTrusted = false
+        agreements = 0
+        rightStreak = 0
+        required = Swift.min(required * 2, Self.maximumRequired)
         wrongGuesses &+= 1
     }
 }

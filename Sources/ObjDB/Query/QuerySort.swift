@@ -149,7 +149,7 @@ struct SortValues {
     /// Records the values of the match `key`, whose row is `row`.
     mutating func add(_ key: UInt64, _ row: RowView, _ evaluator: QueryEvaluator) {
         if let wordColumn {
-            if let word = QuerySort.word(wordColumn.value(row), ascending: wordColumn.ascending) { words.append(word) } else { wordless = true }
+            if let word = wordColumn.word(row) { words.append(word) } else { wordless = true }
         } else {
             for (path, _) in paths { scalars.append(evaluator.firstValue(path, key, row)) }
         }

@@ -42,9 +42,12 @@ struct WordColumn {
         }
     }
 
-    /// The column's value in `row`.
+    /// The word of the column's value in `row` in the sort's direction (see
+    /// ``QuerySort/word(_:ascending:)``), or `nil` for `Int.min`, whose word is nil's.
     @inline(__always)
-    func value(_ row: RowView) -> QueryScalar {
-        QueryScalar(row.column(column), type)
+    func word(_ row: RowView) -> UInt64? {
+        let (word, isNull) = ascendingWord(row)
+        if word == 0, !isNull { return nil }
+        return ascending ? word : ~word
     }
 }

@@ -49,7 +49,9 @@ struct Cursor: ~Copyable {
     func first() throws -> CursorEntry? { try get(MDB_FIRST) }
     /// The last entry of the table.
     func last() throws -> CursorEntry? { try get(MDB_LAST) }
-    /// The next entry (next duplicate, then next key).
+    /// The next entry (next duplicate, then next key). Inlined, so that a row walk calls LMDB
+    /// directly (not through one shared out-of-line copy of ``get(_:_:)``).
+    @inline(__always)
     func next() throws -> CursorEntry? { try get(MDB_NEXT) }
     /// The previous entry.
     func previous() throws -> CursorEntry? { try get(MDB_PREV) }

@@ -28,3 +28,5 @@ struct SeededRandom {
     /// A random element of a non-empty array.
     mutating func pick<T>(_ array: [T]) -> T { array[below(array.count)] }
 }
+
+extension SeededRandom: RandomNumberGenerator {}
