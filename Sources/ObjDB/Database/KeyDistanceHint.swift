@@ -55,8 +55,9 @@ struct KeyDistanceHint {
     @inline(__always)
     mutating func confirm() {
         rightGuesses &+= 1
+        guard required > 1 else { return }
         rightStreak += 1
-        if rightStreak >= required, required > 1 {
+        if rightStreak >= required {
             required /= 2
             rightStreak = 0
         }
