@@ -19,6 +19,7 @@ struct WordColumn {
 
     /// The ascending word of the column's value in `row` (see ``QuerySort/ascendingWord(_:)``),
     /// and whether the value is `nil` (`Int.min` has the same word).
+    ///
     /// Decoded straight from the column's bytes, as ``QuerySort/ascendingWord(_:)`` does from
     /// the column's ``QueryScalar``: a sorted prefix computes one per row.
     @inline(__always)
