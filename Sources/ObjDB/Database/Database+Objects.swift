@@ -59,7 +59,7 @@ extension Database {
             // Objects added in key order: the row at the guessed key is the object if it holds
             // the key (primary keys are unique), and the primary-key table is not searched.
             if let guess = info.keyDistance.guess(integer) {
-                if let row = fetchRow(info, key: guess), Self.primaryKey(of: row, info) == integer {
+                if let row = fetchRow(info, key: guess, txn: txn), Self.primaryKey(of: row, info) == integer {
                     info.keyDistance.confirm()
                     return materialize(type, info, key: guess, row: row)
                 }
@@ -75,7 +75,8 @@ extension Database {
             let buffer = lookupValue.buffer.bytes
             found = (try? objectKey(forPrimaryKey: isValue ? .value(buffer) : .null, info, txn: txn, scratch: lookupKey)) ?? nil
         }
-        guard let found, let row = fetchRow(info, key: found) else { return nil }
+        // A key was found, so the class is not discarded.
+        guard let found, let row = fetchRow(info, key: found, txn: txn) else { return nil }
         return materialize(type, info, key: found, row: row)
     }
 

@@ -7,9 +7,15 @@ extension Database {
 
     /// The row of an object in the current version, or `nil` if it does not exist.
     func fetchRow(_ info: ClassInfo, key: UInt64) -> RowView? {
-        guard !info.isDiscarded, let txn = readableTxn(),
-            let bytes = try? txn.get(info.objectsTable, key: key)
-        else { return nil }
+        guard !info.isDiscarded, let txn = readableTxn() else { return nil }
+        return fetchRow(info, key: key, txn: txn)
+    }
+
+    /// ``fetchRow(_:key:)`` in `txn`, the database's readable transaction, for a class known not
+    /// to be discarded.
+    @inline(__always)
+    func fetchRow(_ info: ClassInfo, key: UInt64, txn: Txn) -> RowView? {
+        guard let bytes = try? txn.get(info.objectsTable, key: key) else { return nil }
         return RowView(bytes) ?? .damaged
     }
 

@@ -50,8 +50,14 @@ enum QuerySort {
     @inline(__always)
     static func word(_ value: QueryScalar, ascending: Bool) -> UInt64? {
         guard let word = ascendingWord(value) else { return nil }
-        // `Int.min`'s word is nil's.
-        if word == 0, !value.isNull { return nil }
+        return directed(word, isNull: value.isNull, ascending: ascending)
+    }
+
+    /// The sort word in a direction, from the ascending word of a value; `nil` for `Int.min`,
+    /// whose word is nil's.
+    @inline(__always)
+    static func directed(_ word: UInt64, isNull: Bool, ascending: Bool) -> UInt64? {
+        if word == 0, !isNull { return nil }
         return ascending ? word : ~word
     }
 
@@ -63,15 +69,24 @@ enum QuerySort {
         case .null:
             return 0
         case .int(let v):
-            return UInt64(bitPattern: v) ^ (1 << 63)
+            return integerWord(v)
         case .double(let v), .date(let v):
             return doubleWord(v)
         case .bool(let v):
-            return v ? 2 : 1
+            return boolWord(v)
         case .decimal, .bytes, .object:
             return nil
         }
     }
+
+    /// The ascending word of an integer: its bits with the sign bit flipped (`Int.min` is 0,
+    /// like nil).
+    @inline(__always)
+    static func integerWord(_ v: Int64) -> UInt64 { UInt64(bitPattern: v) ^ (1 << 63) }
+
+    /// The ascending word of a bool, after nil's 0.
+    @inline(__always)
+    static func boolWord(_ v: Bool) -> UInt64 { v ? 2 : 1 }
 
     /// The ascending word of a double or date: NaN largest, `-0.0` as `0.0`.
     @inline(__always)

@@ -74,6 +74,6 @@ enum RadixSort {
     /// bits (no copies of the list into words and back).
     static func sorted(_ values: [Int64]) -> [Int64] {
         guard values.count >= minimumCount else { return values.sorted() }
-        return sorted(values) { UInt64(bitPattern: $0) ^ (1 << 63) }
+        return sorted(values, word: QuerySort.integerWord)
     }
 }

@@ -20,15 +20,15 @@ struct WordColumn {
     /// The ascending word of the column's value in `row` (see ``QuerySort/ascendingWord(_:)``),
     /// and whether the value is `nil` (`Int.min` has the same word).
     ///
-    /// Decoded straight from the column's bytes, as ``QuerySort/ascendingWord(_:)`` does from
-    /// the column's ``QueryScalar``: a sorted prefix computes one per row.
+    /// Decoded straight from the column's bytes, with the words of ``QuerySort/ascendingWord(_:)``
+    /// but no ``QueryScalar`` in between: a sorted prefix computes one per row.
     @inline(__always)
     func ascendingWord(_ row: RowView) -> (word: UInt64, isNull: Bool) {
         guard case .value(let bytes) = row.column(column) else { return (0, true) }
         switch type {
         case .int:
             guard let v = ColumnCodec.integer(bytes) else { return (0, true) }
-            return (UInt64(bitPattern: v) ^ (1 << 63), false)
+            return (QuerySort.integerWord(v), false)
         case .double, .date:
             guard let v = ColumnCodec.double(bytes) else { return (0, true) }
             return (QuerySort.doubleWord(v), false)
@@ -37,7 +37,7 @@ struct WordColumn {
             return (QuerySort.doubleWord(Double(v)), false)
         case .bool:
             guard let v = ColumnCodec.bool(bytes) else { return (0, true) }
-            return (v ? 2 : 1, false)
+            return (QuerySort.boolWord(v), false)
         default:
             preconditionFailure("WordColumn: the \(type) column \(column) has no sort word")
         }
@@ -48,7 +48,6 @@ struct WordColumn {
     @inline(__always)
     func word(_ row: RowView) -> UInt64? {
         let (word, isNull) = ascendingWord(row)
-        if word == 0, !isNull { return nil }
-        return ascending ? word : ~word
+        return QuerySort.directed(word, isNull: isNull, ascending: ascending)
     }
 }
