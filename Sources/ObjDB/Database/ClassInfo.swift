@@ -91,6 +91,9 @@ final class ClassInfo {
     /// Where integer primary keys are likely stored: lets a lookup by primary key skip the
     /// primary-key table while objects were added in key order.
     @exclusivity(unchecked) var keyDistance = KeyDistanceHint()
+    /// Query key paths of one value property, bound once (they depend on `stored` alone), by
+    /// property name: a query binds its paths again for every `where`.
+    @exclusivity(unchecked) var valuePaths: [String: BoundPath] = [:]
 
     /// The class name.
     var name: String { stored.name }

@@ -36,8 +36,12 @@ final class BoundComparison {
         return ComparandSet(constants)
     }()
     /// For the most common shape — one number, date, bool or string column against a constant —
-    /// the test compiled into a closure over the row, with the constant decoded once.
-    let fast: ((RowView) -> Bool)?
+    /// the test compiled into a closure over the row, with the constant decoded once. Made when
+    /// the first row is tested: a query an index answers tests none.
+    lazy var fast: ((RowView) -> Bool)? = {
+        guard let column = simpleColumn, options.isEmpty, case .constant(let constant) = right else { return nil }
+        return FastComparison.make(column: column, type: type, op: op, constant)
+    }()
 
     init(left: BoundOperand, op: QueryOperator, right: BoundOperand, options: QueryStringOptions, quantifier: QueryQuantifier, type: PropertyType) {
         self.left = left
@@ -50,11 +54,6 @@ final class BoundComparison {
             simpleColumn = column
         } else {
             simpleColumn = nil
-        }
-        if let column = simpleColumn, options.isEmpty, case .constant(let constant) = right {
-            fast = FastComparison.make(column: column, type: type, op: op, constant)
-        } else {
-            fast = nil
         }
     }
 }

@@ -6,12 +6,22 @@ import Foundation
 struct PredicateBinder {
     /// The class the predicate is about.
     let rootClass: String
-    /// The stored description of a class, by name.
-    let lookup: (String) -> StoredClass?
-    /// The runtime information of a class, by name, for evaluation; `nil` when only checking.
-    var infoLookup: (String) -> ClassInfo? = { _ in nil }
+    /// The database whose classes the predicate is bound against.
+    let database: Database
+    /// The model classes the file does not store yet, for checking a query when it is built;
+    /// `nil` to bind against the file's classes alone.
+    var models: ModelClasses?
     /// Inside a subquery: its variable.
     var variable: String?
+
+    /// The stored description of a class, by name: the file's, else the model's.
+    func lookup(_ name: String) -> StoredClass? {
+        if let info = database.classInfo(named: name) { return info.stored }
+        return models?.storedClass(named: name)
+    }
+
+    /// The runtime information of a class of the file, by name.
+    func infoLookup(_ name: String) -> ClassInfo? { database.classInfo(named: name) }
 
     /// Binds a whole predicate.
     func bind(_ predicate: QueryPredicate) throws -> BoundPredicate {
@@ -86,7 +96,7 @@ struct PredicateBinder {
             guard path.isToMany, path.leafType == .object, let element = path.leafClass else {
                 throw error(collection.position ?? c.position, "SUBQUERY needs a collection of objects, and '\(collection)' is not one")
             }
-            let inner = PredicateBinder(rootClass: element, lookup: lookup, infoLookup: infoLookup, variable: variable)
+            let inner = PredicateBinder(rootClass: element, database: database, models: models, variable: variable)
             return (.subqueryCount(path, try inner.bind(predicate)), .int, false, nil, false)
         case .value, .list:
             throw error(c.position, "a comparison needs a key path on its left")
@@ -152,6 +162,18 @@ struct PredicateBinder {
         guard !keyPath.components.isEmpty else {
             throw error(keyPath.position, "'\(keyPath)' names no property; compare $\(keyPath.variable ?? "x").property")
         }
+        // One value property of a class of the file: bound before, or kept for next time.
+        let rootInfo = keyPath.variable == nil && keyPath.components.count == 1 ? infoLookup(rootClass) : nil
+        if let rootInfo, let path = rootInfo.valuePaths[keyPath.components[0]] { return path }
+        let path = try bindSteps(keyPath)
+        if let rootInfo, path.steps.count == 1, path.steps[0].kind == .column(.value) {
+            rootInfo.valuePaths[keyPath.components[0]] = path
+        }
+        return path
+    }
+
+    /// ``bindPath(_:)`` for a key path that passed its checks, one step per component.
+    private func bindSteps(_ keyPath: QueryKeyPath) throws -> BoundPath {
         var className = rootClass
         var steps: [BoundPath.Step] = []
         var toMany = false

@@ -32,6 +32,15 @@ public struct Query<Value> {
     var keyPath: QueryKeyPath { QueryKeyPath(components: path) }
 }
 
+extension Array where Element == String {
+    /// The path with one more property: one array, not a literal and a concatenation.
+    func appending(_ name: String) -> [String] {
+        var path = self
+        path.append(name)
+        return path
+    }
+}
+
 extension QueryPredicate {
     /// The operands of `lhs AND rhs` (`isAnd`) or `lhs OR rhs`, with operands of the same operator
     /// taken in: `a || b || c` becomes one `OR` of three, not nested pairs. A chain built with
@@ -102,7 +111,7 @@ extension Query where Value == Bool {
 extension Query where Value: ObjectBase {
     /// A property of the object.
     public subscript<V>(dynamicMember keyPath: KeyPath<Value, V>) -> Query<V> {
-        Query<V>(path: path + [KeyPathNames.require(keyPath, "where")])
+        Query<V>(path: path.appending(KeyPathNames.require(keyPath, "where")))
     }
 }
 
@@ -120,7 +129,7 @@ extension Optional: _QueryOptionalObject where Wrapped: ObjectBase {
 extension Query where Value: _QueryOptionalObject {
     /// A property of the linked object; a `nil` link reads as `nil`.
     public subscript<V>(dynamicMember keyPath: KeyPath<Value._QueryWrapped, V>) -> Query<V> {
-        Query<V>(path: path + [KeyPathNames.require(keyPath, "where")])
+        Query<V>(path: path.appending(KeyPathNames.require(keyPath, "where")))
     }
 }
 
@@ -163,7 +172,7 @@ extension Query where Value: _QueryCollection {
 extension Query where Value: _QueryCollection, Value._QueryElement: ObjectBase {
     /// A property of the elements: comparisons hold when they hold for some element (ANY).
     public subscript<V>(dynamicMember keyPath: KeyPath<Value._QueryElement, V>) -> Query<V> {
-        Query<V>(path: path + [KeyPathNames.require(keyPath, "where")])
+        Query<V>(path: path.appending(KeyPathNames.require(keyPath, "where")))
     }
 
     /// The elements that match a predicate; compare its `count`.

@@ -3,11 +3,7 @@
 extension Results {
     /// A binder for this query's class against the file's current schema.
     func binder() -> PredicateBinder {
-        let database = self.database
-        return PredicateBinder(
-            rootClass: query.className,
-            lookup: { database.catalog.stored.storedClass(named: $0) },
-            infoLookup: { database.classInfo(named: $0) })
+        PredicateBinder(rootClass: query.className, database: database)
     }
 
     /// Evaluates the query in the current version. With `limitOverride` (for `first` and
@@ -273,25 +269,23 @@ extension Results {
 
     /// A binder that also knows the model classes the file does not store yet, for checking a
     /// query when it is built.
-    func checkingBinder(_ models: ModelClasses = ModelClasses()) -> PredicateBinder {
-        let database = self.database
-        let isDynamic = query.isDynamic
-        return PredicateBinder(
-            rootClass: query.className,
-            lookup: { name in
-                if let stored = database.catalog.stored.storedClass(named: name) { return stored }
-                guard !isDynamic else { return nil }
-                return models.storedClass(named: name, linkedFrom: Element.self)
-            },
-            infoLookup: { database.classInfo(named: $0) })
+    func checkingBinder() -> PredicateBinder {
+        PredicateBinder(rootClass: query.className, database: database, models: query.isDynamic ? nil : ModelClasses(Element.self))
     }
 
     /// Checks the filters against the schema (throwing ``ObjDBError/Code/invalidQuery``) and, when
     /// the file has every class involved, keeps the bound form for the first evaluation.
     func checkPredicates() throws {
-        let models = ModelClasses()
-        let bound = try checkingBinder(models).bind(query.predicate)
-        if !models.used {
+        // Bound against the file's classes alone, as most queries are, it is also checked: a
+        // binding that finds every class in the file does not look at the models.
+        if let bound = try? binder().bind(query.predicate) {
+            cache.bound = bound
+            cache.boundGeneration = database.generation
+            return
+        }
+        let binder = checkingBinder()
+        let bound = try binder.bind(query.predicate)
+        if !(binder.models?.used ?? false) {
             cache.bound = bound
             cache.boundGeneration = database.generation
         }
@@ -325,15 +319,21 @@ extension Results {
 /// The model classes linked from a class, described as the file would store them: what checks a
 /// query on a class the file does not have yet. Computed on first need.
 final class ModelClasses {
+    /// The model class the others are linked from.
+    private let root: ObjectBase.Type
     private var classes: [String: StoredClass]?
     /// Whether a class was looked up here (so a binding used classes the file lacks).
     private(set) var used = false
 
-    func storedClass(named name: String, linkedFrom type: ObjectBase.Type) -> StoredClass? {
+    /// The classes linked from `root`.
+    init(_ root: ObjectBase.Type) { self.root = root }
+
+    /// The stored description of the model class named `name`, if `root` links to it.
+    func storedClass(named name: String) -> StoredClass? {
         used = true
         if classes == nil {
             var found: [String: StoredClass] = [:]
-            for layout in (try? SchemaDiscovery.layoutsLinked(from: [type])) ?? [] {
+            for layout in (try? SchemaDiscovery.layoutsLinked(from: [root])) ?? [] {
                 var scratch = StoredSchema()
                 found[layout.className] = scratch.addClass(layout.schema)
             }
