@@ -92,8 +92,11 @@ final class ClassInfo {
     /// primary-key table while objects were added in key order.
     @exclusivity(unchecked) var keyDistance = KeyDistanceHint()
     /// Query key paths of one value property, bound once (they depend on `stored` alone), by
-    /// property name: a query binds its paths again for every `where`.
-    @exclusivity(unchecked) var valuePaths: [String: BoundPath] = [:]
+    /// column: a query binds its paths again for every `where`.
+    @exclusivity(unchecked) var valuePaths: [BoundPath?]
+    /// The property names, in column order, for finding a column by name without copying
+    /// properties.
+    let columnNames: [String]
 
     /// The class name.
     var name: String { stored.name }
@@ -114,6 +117,8 @@ final class ClassInfo {
         primaryKeyColumn = properties.firstIndex { $0.primaryKey }
         indexedColumns = properties.indices.filter { tables.indexes[$0] != nil }
         scalarKinds = properties.map(\.type.scalarKind)
+        columnNames = properties.map(\.name)
+        valuePaths = Array(repeating: nil, count: properties.count)
         columnKinds = properties.map(ColumnKind.init)
         linkColumns = properties.indices.filter { properties[$0].type == .object }
         linkTargets = properties.map { $0.type == .object ? $0.objectClass : nil }

@@ -13,6 +13,9 @@ struct PredicateBinder {
     var models: ModelClasses?
     /// Inside a subquery: its variable.
     var variable: String?
+    /// The runtime information of `rootClass`, when the caller has it at hand (saves looking it
+    /// up by name).
+    var rootInfo: ClassInfo?
 
     /// The stored description of a class, by name: the file's, else the model's.
     func lookup(_ name: String) -> StoredClass? {
@@ -37,8 +40,11 @@ struct PredicateBinder {
     // MARK: Comparisons
 
     private func bind(_ c: QueryComparison) throws -> BoundComparison {
-        switch (c.left, c.right) {
-        case (.value, .keyPath), (.list, .keyPath):
+        // Matched without binding payloads, which would copy both sides.
+        if c.left.isConstant {
+            guard case .keyPath = c.right else {
+                throw error(c.position, "a comparison needs a key path, an aggregate or a SUBQUERY on its left")
+            }
             guard let mirrored = c.op.mirrored else {
                 throw error(c.position, "put the key path on the left of \(c.op.rawValue)")
             }
@@ -47,10 +53,6 @@ struct PredicateBinder {
             swapped.right = c.left
             swapped.op = mirrored
             return try bind(swapped)
-        case (.value, _), (.list, _):
-            throw error(c.position, "a comparison needs a key path, an aggregate or a SUBQUERY on its left")
-        default:
-            break
         }
         let (left, type, toMany, leafClass, leafOptional) = try bindLeft(c)
         if c.quantifier != .any && !toMany {
@@ -163,12 +165,12 @@ struct PredicateBinder {
             throw error(keyPath.position, "'\(keyPath)' names no property; compare $\(keyPath.variable ?? "x").property")
         }
         // One value property of a class of the file: bound before, or kept for next time.
-        let rootInfo = keyPath.variable == nil && keyPath.components.count == 1 ? infoLookup(rootClass) : nil
-        if let rootInfo, let path = rootInfo.valuePaths[keyPath.components[0]] { return path }
+        guard keyPath.variable == nil, keyPath.components.count == 1, let info = rootInfo ?? infoLookup(rootClass),
+            let column = info.columnNames.firstIndex(of: keyPath.components[0])
+        else { return try bindSteps(keyPath) }
+        if let path = info.valuePaths[column] { return path }
         let path = try bindSteps(keyPath)
-        if let rootInfo, path.steps.count == 1, path.steps[0].kind == .column(.value) {
-            rootInfo.valuePaths[keyPath.components[0]] = path
-        }
+        if path.steps.count == 1, path.steps[0].kind == .column(.value) { info.valuePaths[column] = path }
         return path
     }
 

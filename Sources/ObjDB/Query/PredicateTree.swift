@@ -90,6 +90,16 @@ enum QueryExpression: Equatable, Sendable {
 }
 
 /// A key path: property names joined by dots, optionally starting at a subquery variable.
+extension QueryExpression {
+    /// Whether the expression is a value or a list of values (no key path).
+    var isConstant: Bool {
+        switch self {
+        case .value, .list: true
+        case .keyPath, .aggregate, .subqueryCount: false
+        }
+    }
+}
+
 struct QueryKeyPath: Equatable, Sendable, CustomStringConvertible {
     /// The property names, in order (`["owner", "name"]`).
     var components: [String]

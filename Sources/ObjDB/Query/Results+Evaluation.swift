@@ -3,7 +3,17 @@
 extension Results {
     /// A binder for this query's class against the file's current schema.
     func binder() -> PredicateBinder {
-        PredicateBinder(rootClass: query.className, database: database)
+        PredicateBinder(rootClass: query.className, database: database, rootInfo: storedClassInfo)
+    }
+
+    /// The file's runtime information of the query's class, found the cheapest way: what
+    /// ``Database/classInfo(named:)`` gives for it, without hashing its name when the model class
+    /// was the last one looked up.
+    var storedClassInfo: ClassInfo? {
+        guard !query.isDynamic else { return database.classInfo(named: query.className) }
+        let type = ObjectIdentifier(Element.self)
+        if let last = database.lastClassLookup, last.type == type { return last.info }
+        return database.catalog.byType[type]
     }
 
     /// Evaluates the query in the current version. With `limitOverride` (for `first` and
@@ -270,7 +280,9 @@ extension Results {
     /// A binder that also knows the model classes the file does not store yet, for checking a
     /// query when it is built.
     func checkingBinder() -> PredicateBinder {
-        PredicateBinder(rootClass: query.className, database: database, models: query.isDynamic ? nil : ModelClasses(Element.self))
+        PredicateBinder(
+            rootClass: query.className, database: database, models: query.isDynamic ? nil : ModelClasses(Element.self),
+            rootInfo: storedClassInfo)
     }
 
     /// Checks the filters against the schema (throwing ``ObjDBError/Code/invalidQuery``) and, when
