@@ -115,45 +115,48 @@ enum QueryPlanner {
         guard case .path(let path) = c.left, let column = path.directColumn, c.quantifier == .any,
             c.options.isEmpty, info.columnKinds[column] == .value
         else { return nil }
-        let property = info.stored.properties[column]
-        let kind = property.type.scalarKind
-        guard keyEncodable(property.type) else { return nil }
-        func key(_ comparand: Comparand) -> [UInt8]? { encodedKey(comparand, type: property.type, kind: kind) }
+        // The comparison's type is the column's (its left side is the column); the name and the
+        // type are read apart, without copying the stored property.
+        let type = c.type
+        let name = info.columnNames[column]
+        let kind = info.scalarKinds[column]
+        guard keyEncodable(type) else { return nil }
+        func key(_ comparand: Comparand) -> [UInt8]? { encodedKey(comparand, type: type, kind: kind) }
         let isPrimary = column == info.primaryKeyColumn
         let table = isPrimary ? info.primaryKeyTable : info.tables.indexes[column]
         guard let table else { return nil }
         switch (c.op, c.right) {
         case (.equal, .constant(let comparand)):
             guard let k = key(comparand) else { return nil }
-            return (isPrimary ? Rank.primaryKey : Rank.indexEquality, .lookup(primary: isPrimary, property: property.name, table: table, keys: .encoded([k])))
+            return (isPrimary ? Rank.primaryKey : Rank.indexEquality, .lookup(primary: isPrimary, property: name, table: table, keys: .encoded([k])))
         case (.in, .list(let comparands)):
             let lookup: LookupKeys
-            if property.type == .int, let integers = integers(comparands) {
+            if type == .int, let integers = integers(comparands) {
                 lookup = .integers(integers)
             } else {
                 let keys = comparands.compactMap(key)
                 guard keys.count == comparands.count else { return nil }
                 lookup = .encoded(sortedUnique(keys))
             }
-            return (isPrimary ? Rank.primaryKey : Rank.indexIn + lookup.count, .lookup(primary: isPrimary, property: property.name, table: table, keys: lookup))
+            return (isPrimary ? Rank.primaryKey : Rank.indexIn + lookup.count, .lookup(primary: isPrimary, property: name, table: table, keys: lookup))
         case (.less, .constant(let comparand)), (.lessOrEqual, .constant(let comparand)):
             guard let k = key(comparand), !comparand.isNull else { return nil }
             let high = QueryPlan.Bound(key: k, inclusive: c.op == .lessOrEqual)
             // Dates: NaN keys sort outside ±infinity and match no comparison.
-            let low = property.type == .date ? key(.date(-.infinity)) : [KeyEncoding.valueTag]
-            return (Rank.range, .range(property: property.name, table: table, low: low.map { QueryPlan.Bound(key: $0, inclusive: true) }, high: high))
+            let low = type == .date ? key(.date(-.infinity)) : [KeyEncoding.valueTag]
+            return (Rank.range, .range(property: name, table: table, low: low.map { QueryPlan.Bound(key: $0, inclusive: true) }, high: high))
         case (.greater, .constant(let comparand)), (.greaterOrEqual, .constant(let comparand)):
             guard let k = key(comparand), !comparand.isNull else { return nil }
-            let high = property.type == .date ? key(.date(.infinity)).map { QueryPlan.Bound(key: $0, inclusive: true) } : nil
-            return (Rank.range, .range(property: property.name, table: table, low: QueryPlan.Bound(key: k, inclusive: c.op == .greaterOrEqual), high: high))
+            let high = type == .date ? key(.date(.infinity)).map { QueryPlan.Bound(key: $0, inclusive: true) } : nil
+            return (Rank.range, .range(property: name, table: table, low: QueryPlan.Bound(key: k, inclusive: c.op == .greaterOrEqual), high: high))
         case (.between, .list(let bounds)) where bounds.count == 2, (.betweenHalfOpen, .list(let bounds)) where bounds.count == 2:
             guard let low = key(bounds[0]), let high = key(bounds[1]), !bounds[0].isNull, !bounds[1].isNull else { return nil }
             return (Rank.between, .range(
-                property: property.name, table: table,
+                property: name, table: table,
                 low: QueryPlan.Bound(key: low, inclusive: true), high: QueryPlan.Bound(key: high, inclusive: c.op == .between)))
-        case (.beginsWith, .constant(.bytes(let prefix))) where property.type == .string:
+        case (.beginsWith, .constant(.bytes(let prefix))) where type == .string:
             let cut = Array(prefix.prefix(KeyEncoding.maxLength - 1))
-            return (Rank.range, .prefix(property: property.name, table: table, prefix: [KeyEncoding.valueTag] + cut))
+            return (Rank.range, .prefix(property: name, table: table, prefix: [KeyEncoding.valueTag] + cut))
         default:
             return nil
         }
