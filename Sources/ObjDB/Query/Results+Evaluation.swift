@@ -141,7 +141,7 @@ extension Results {
                 if plan.covers && exact && top == nil {
                     // The index answered the whole predicate: no row needs a look (a sorted
                     // prefix reads each candidate's sort value below).
-                    keys = earlyLimit.map { Array(candidates.prefix($0)) } ?? candidates
+                    keys = earlyLimit.map { candidates.count > $0 ? Array(candidates.prefix($0)) : candidates } ?? candidates
                     break
                 }
                 for key in candidates {
