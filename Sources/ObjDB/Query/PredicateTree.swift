@@ -89,7 +89,6 @@ enum QueryExpression: Equatable, Sendable {
     indirect case subqueryCount(collection: QueryKeyPath, variable: String, predicate: QueryPredicate)
 }
 
-/// A key path: property names joined by dots, optionally starting at a subquery variable.
 extension QueryExpression {
     /// Whether the expression is a value or a list of values (no key path).
     var isConstant: Bool {
@@ -100,6 +99,7 @@ extension QueryExpression {
     }
 }
 
+/// A key path: property names joined by dots, optionally starting at a subquery variable.
 struct QueryKeyPath: Equatable, Sendable, CustomStringConvertible {
     /// The property names, in order (`["owner", "name"]`).
     var components: [String]
