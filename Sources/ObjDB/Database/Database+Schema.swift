@@ -46,10 +46,18 @@ extension Database {
     /// - Complexity: O(1) for the class used last; else one lookup in the process-wide cache
     ///   of class layouts.
     func className(of type: ObjectBase.Type) -> String {
-        let id = ObjectIdentifier(type)
-        if let last = lastClassLookup, last.type == id { return last.info.name }
-        if let info = catalog.byType[id] { return info.name }
+        if let info = boundClassInfo(of: type) { return info.name }
         return (try? SchemaDiscovery.layout(of: type).className) ?? type.className
+    }
+
+    /// The runtime information a model class is already bound to (the same as
+    /// ``classInfo(named:)`` gives for its name), without binding it or hashing its name.
+    ///
+    /// - Complexity: O(1): the class used last, else one lookup by type.
+    func boundClassInfo(of type: ObjectBase.Type) -> ClassInfo? {
+        let id = ObjectIdentifier(type)
+        if let last = lastClassLookup, last.type == id { return last.info }
+        return catalog.byType[id]
     }
 
     /// ``classInfo(for:)`` for APIs that cannot throw: a class that cannot be used here is a

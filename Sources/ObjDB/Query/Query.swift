@@ -32,12 +32,13 @@ public struct Query<Value> {
     var keyPath: QueryKeyPath { QueryKeyPath(components: path) }
 }
 
-extension Array where Element == String {
-    /// The path with one more property: one array, not a literal and a concatenation.
-    func appending(_ name: String) -> [String] {
-        var path = self
-        path.append(name)
-        return path
+extension Query {
+    /// The property `keyPath` names, one step further along this expression's key path (one
+    /// array, not a literal and a concatenation).
+    func member<Root: ObjectBase, V>(_ keyPath: KeyPath<Root, V>) -> Query<V> {
+        var components = path
+        components.append(KeyPathNames.require(keyPath, "where"))
+        return Query<V>(path: components)
     }
 }
 
@@ -111,7 +112,7 @@ extension Query where Value == Bool {
 extension Query where Value: ObjectBase {
     /// A property of the object.
     public subscript<V>(dynamicMember keyPath: KeyPath<Value, V>) -> Query<V> {
-        Query<V>(path: path.appending(KeyPathNames.require(keyPath, "where")))
+        member(keyPath)
     }
 }
 
@@ -129,7 +130,7 @@ extension Optional: _QueryOptionalObject where Wrapped: ObjectBase {
 extension Query where Value: _QueryOptionalObject {
     /// A property of the linked object; a `nil` link reads as `nil`.
     public subscript<V>(dynamicMember keyPath: KeyPath<Value._QueryWrapped, V>) -> Query<V> {
-        Query<V>(path: path.appending(KeyPathNames.require(keyPath, "where")))
+        member(keyPath)
     }
 }
 
@@ -172,7 +173,7 @@ extension Query where Value: _QueryCollection {
 extension Query where Value: _QueryCollection, Value._QueryElement: ObjectBase {
     /// A property of the elements: comparisons hold when they hold for some element (ANY).
     public subscript<V>(dynamicMember keyPath: KeyPath<Value._QueryElement, V>) -> Query<V> {
-        Query<V>(path: path.appending(KeyPathNames.require(keyPath, "where")))
+        member(keyPath)
     }
 
     /// The elements that match a predicate; compare its `count`.

@@ -6,14 +6,10 @@ extension Results {
         PredicateBinder(rootClass: query.className, database: database, rootInfo: storedClassInfo)
     }
 
-    /// The file's runtime information of the query's class, found the cheapest way: what
-    /// ``Database/classInfo(named:)`` gives for it, without hashing its name when the model class
-    /// was the last one looked up.
+    /// The file's runtime information of the query's class (what ``Database/classInfo(named:)``
+    /// gives for it), without hashing its name for a model class.
     var storedClassInfo: ClassInfo? {
-        guard !query.isDynamic else { return database.classInfo(named: query.className) }
-        let type = ObjectIdentifier(Element.self)
-        if let last = database.lastClassLookup, last.type == type { return last.info }
-        return database.catalog.byType[type]
+        query.isDynamic ? database.classInfo(named: query.className) : database.boundClassInfo(of: Element.self)
     }
 
     /// Evaluates the query in the current version. With `limitOverride` (for `first` and
@@ -290,17 +286,17 @@ extension Results {
     func checkPredicates() throws {
         // Bound against the file's classes alone, as most queries are, it is also checked: a
         // binding that finds every class in the file does not look at the models.
-        if let bound = try? binder().bind(query.predicate) {
-            cache.bound = bound
-            cache.boundGeneration = database.generation
-            return
+        let bound: BoundPredicate
+        if let plain = try? binder().bind(query.predicate) {
+            bound = plain
+        } else {
+            let binder = checkingBinder()
+            bound = try binder.bind(query.predicate)
+            // Bound with classes the file lacks: evaluation binds again once the file has them.
+            if binder.models?.used ?? false { return }
         }
-        let binder = checkingBinder()
-        let bound = try binder.bind(query.predicate)
-        if !(binder.models?.used ?? false) {
-            cache.bound = bound
-            cache.boundGeneration = database.generation
-        }
+        cache.bound = bound
+        cache.boundGeneration = database.generation
     }
 
     /// The plan the query uses in the current version (for tests and tools).
