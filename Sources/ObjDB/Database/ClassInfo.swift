@@ -97,6 +97,9 @@ final class ClassInfo {
     /// The property names, in column order, for finding a column by name without copying
     /// properties.
     let columnNames: [String]
+    /// Each column alone (`[c]` at `c`): the changed columns of a one-column write, so that
+    /// setting a property allocates no array.
+    let singleColumns: [[Int]]
 
     /// The class name.
     var name: String { stored.name }
@@ -118,6 +121,7 @@ final class ClassInfo {
         indexedColumns = properties.indices.filter { tables.indexes[$0] != nil }
         scalarKinds = properties.map(\.type.scalarKind)
         columnNames = properties.map(\.name)
+        singleColumns = properties.indices.map { [$0] }
         valuePaths = Array(repeating: nil, count: properties.count)
         columnKinds = properties.map(ColumnKind.init)
         linkColumns = properties.indices.filter { properties[$0].type == .object }

@@ -16,7 +16,7 @@ extension Database {
             preconditionFailure("Database.delete: the \(type(of: object)) is not managed; only stored objects can be deleted")
         }
         precondition(owner === self, "Database.delete: the \(info.name) belongs to another Database instance")
-        guard context.failure == nil, !info.isDiscarded else { return }
+        guard !context.isDoomed, !info.isDiscarded else { return }
         object._objdbSettleInsert()
         _ = dooming(context) {
             try flushPendingCollections(context)
@@ -32,7 +32,7 @@ extension Database {
     /// Deletes every object of live results, without reading them into objects.
     public func delete<T: Object>(_ results: Results<T>) {
         let context = requireWriteForDelete()
-        guard let info = results.classInfo, context.failure == nil else { return }
+        guard let info = results.classInfo, !context.isDoomed else { return }
         _ = dooming(context) {
             try flushPendingCollections(context)
             if results.query.isPlainTable && !info.hasLinks && incomingLinks(info).isEmpty {
@@ -46,7 +46,7 @@ extension Database {
     /// Deletes every object of every class. The schema stays.
     public func deleteAll() {
         let context = requireWriteForDelete()
-        guard context.failure == nil else { return }
+        guard !context.isDoomed else { return }
         context.pending.removeAll()
         for info in catalog.byName.values where !info.isDiscarded {
             let emptied: Void? = try? context.storage { txn in

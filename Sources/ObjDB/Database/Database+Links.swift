@@ -53,7 +53,7 @@ extension Database {
             preconditionFailure(
                 "Cannot set '\(info.name).\(info.stored.properties[column].name)' outside a write transaction; wrap the change in db.write { }")
         }
-        guard context.failure == nil, context.txn != nil else { return }
+        guard !context.isDoomed, context.txn != nil else { return }
         guard let value else {
             setColumn(of: object, column: column) { _ in false }
             return

@@ -276,14 +276,14 @@ extension Database {
             {
                 return
             }
-            if let oldRange { context.keyUpdates.entries.append((table, oldRange, false, column)) }
-            if let newRange { context.keyUpdates.entries.append((table, newRange, true, column)) }
+            if let oldRange { context.keyUpdates.append(.init(table: table, range: oldRange, add: false, column: column)) }
+            if let newRange { context.keyUpdates.append(.init(table: table, range: newRange, add: true, column: column)) }
         }
         if let column = info.primaryKeyColumn, let table = info.tables.primaryKeys { consider(column, table) }
         for column in info.indexedColumns {
             if let table = info.tables.indexes[column] { consider(column, table) }
         }
-        guard !context.keyUpdates.entries.isEmpty else { return }
+        guard context.keyUpdates.count > 0 else { return }
         let changes = try known ?? classChanges(info, context, txn)
         var objectKey = key
         let buffer = context.keyUpdates.bytes
@@ -405,7 +405,7 @@ extension Database {
         do {
             return try body()
         } catch {
-            if context.failure == nil { context.failure = Self.objdbError(error, path: path) }
+            if !context.isDoomed { context.failure = Self.objdbError(error, path: path) }
             return nil
         }
     }
@@ -418,7 +418,7 @@ extension Database {
                 "Cannot set '\(info.name).\(info.stored.properties[column].name)' outside a write transaction; wrap the change in db.write { }")
         }
         // A doomed transaction ignores writes; commitWrite() reports why.
-        guard context.failure == nil, context.txn != nil else { return }
+        guard !context.isDoomed, context.txn != nil else { return }
         guard let old = object._objdbCurrentRow() else { object._objdbInvalidatedAccess() }
         context.value.buffer.reset()
         let isValue = encode(&context.value)
@@ -449,7 +449,7 @@ extension Database {
             patch.append(bytes: old.bytes)
             patch.overwrite(at: oldStart - old.base, with: value)
             if let new = RowView(patch.bytes) {
-                return try replaceRow(info, key: key, old: old, encoded: new, changed: [column], context)
+                return try replaceRow(info, key: key, old: old, encoded: new, changed: info.singleColumns[column], context)
             }
         }
         context.row.reset()
@@ -462,7 +462,7 @@ extension Database {
                 context.row.append(old.column(c))
             }
         }
-        return try replaceRow(info, key: key, old: old, changed: [column], context)
+        return try replaceRow(info, key: key, old: old, changed: info.singleColumns[column], context)
     }
 }
 

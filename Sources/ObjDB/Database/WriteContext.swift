@@ -8,7 +8,12 @@ final class WriteContext {
     let txn: Txn?
     /// An error that dooms the transaction: LMDB refuses further operations after a failed
     /// write (for example a full map). Every later write throws it and commit rolls back.
-    @exclusivity(unchecked) var failure: ObjDBError?
+    @exclusivity(unchecked) var failure: ObjDBError? {
+        didSet { isDoomed = failure != nil }
+    }
+    /// Whether ``failure`` is set. Kept apart so that the check every write makes reads one
+    /// `Bool` instead of copying the optional error.
+    @exclusivity(unchecked) private(set) var isDoomed = false
     /// The catalog before the transaction, restored if it rolls back.
     let savedCatalog: Catalog
     /// Classes whose tables this transaction created.
@@ -44,6 +49,7 @@ final class WriteContext {
         transaction = nil
         txn = nil
         self.failure = failure
+        isDoomed = true
         savedCatalog = catalog
     }
 
@@ -99,7 +105,7 @@ final class WriteContext {
 
     /// The transaction, or the error that doomed it.
     func requireTxn() throws -> Txn {
-        if let failure { throw failure }
+        if isDoomed, let failure { throw failure }
         guard let txn else { throw ObjDBError(.notInWriteTransaction, "The write transaction has ended") }
         return txn
     }
@@ -129,8 +135,12 @@ final class ClassChanges {
     /// Objects that existed before the transaction and were deleted.
     @exclusivity(unchecked) var deletions: Set<UInt64> = []
     /// Writes to objects that existed before the transaction, in order: appending is cheaper
-    /// than a dictionary update per write. ``modifications`` merges it.
-    @exclusivity(unchecked) private var modificationLog: [(key: UInt64, columns: ColumnSet)] = []
+    /// than a dictionary update per write. ``modifications`` merges it. Plain words, so that
+    /// appending and freeing entries is a copy of bytes; columns from 64 up (rare) are logged in
+    /// ``wideModificationLog``.
+    @exclusivity(unchecked) private var modificationLog: [(key: UInt64, low: UInt64)] = []
+    /// Writes to columns from 64 up, as (key, column).
+    @exclusivity(unchecked) private var wideModificationLog: [(key: UInt64, column: Int)] = []
     /// Whether the class was emptied by `deleteAll()`.
     var cleared = false
     /// Per column: an upper bound of the largest key in the column's primary-key or index table,
@@ -159,16 +169,21 @@ final class ClassChanges {
 
     func modified(_ key: UInt64, columns: some Sequence<Int>) {
         guard !isNew(key) else { return }
-        var set = ColumnSet()
-        set.formUnion(columns)
-        modificationLog.append((key, set))
+        var low: UInt64 = 0
+        for column in columns {
+            if column < 64 { low |= 1 << UInt64(column) } else { wideModificationLog.append((key, column)) }
+        }
+        modificationLog.append((key, low))
     }
 
     /// Objects that existed before the transaction and still exist, with the columns written.
     var modifications: [UInt64: ColumnSet] {
         var merged: [UInt64: ColumnSet] = [:]
         for entry in modificationLog where !deletions.contains(entry.key) {
-            merged[entry.key, default: ColumnSet()].formUnion(entry.columns)
+            merged[entry.key, default: ColumnSet()].formUnion(low: entry.low)
+        }
+        for entry in wideModificationLog where !deletions.contains(entry.key) {
+            merged[entry.key, default: ColumnSet()].formUnion(CollectionOfOne(entry.column))
         }
         return merged
     }
@@ -219,6 +234,11 @@ struct ColumnSet: Equatable, Sendable {
         }
     }
 
+    /// Adds the columns below 64 whose bits are set in `low`.
+    mutating func formUnion(low bits: UInt64) {
+        low |= bits
+    }
+
     /// Adds the columns of another set.
     mutating func formUnion(_ other: ColumnSet) {
         low |= other.low
@@ -234,14 +254,34 @@ struct ColumnSet: Equatable, Sendable {
 
 /// Primary-key and index entries to remove and add for one row change, in reusable buffers.
 struct KeyUpdates {
+    /// One entry: its table, its bytes in ``bytes``, whether it is added (else removed), and the
+    /// column it indexes.
+    struct Entry {
+        let table: Table
+        let range: Range<Int>
+        let add: Bool
+        let column: Int
+    }
+
     /// The encoded keys, concatenated.
     let bytes = ScratchBuffer()
-    /// Each entry: its table, its bytes in ``bytes``, whether it is added (else removed), and
-    /// the column it indexes.
-    var entries: [(table: Table, range: Range<Int>, add: Bool, column: Int)] = []
+    /// The entries; only the first ``count`` are current (the rest are kept for their storage,
+    /// since emptying an array through the standard library costs more than the update).
+    private var storage: [Entry] = []
+    /// Number of current entries.
+    private(set) var count = 0
+
+    /// The current entries.
+    var entries: ArraySlice<Entry> { storage[..<count] }
+
+    /// Adds an entry.
+    mutating func append(_ entry: Entry) {
+        if count < storage.count { storage[count] = entry } else { storage.append(entry) }
+        count += 1
+    }
 
     mutating func reset() {
         bytes.reset()
-        entries.removeAll(keepingCapacity: true)
+        count = 0
     }
 }

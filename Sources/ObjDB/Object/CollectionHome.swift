@@ -43,7 +43,7 @@ struct CollectionHome {
         guard let context = database.writeContext else {
             preconditionFailure("Cannot modify '\(propertyName)' outside a write transaction; wrap the change in db.write { }")
         }
-        guard context.failure == nil, context.txn != nil else { return nil }
+        guard !context.isDoomed, context.txn != nil else { return nil }
         guard !isInvalidated else { parent._objdbInvalidatedAccess() }
         // Cached query results over this data are stale from now on.
         database.collectionEpoch &+= 1
