@@ -12,6 +12,19 @@ struct ClassTables {
     let backlinks: [Table?]
 }
 
+/// A column with a primary-key or index table (see ``ClassInfo/keySlots``).
+struct KeySlot {
+    /// The column.
+    let column: Int
+    /// Its primary-key or index table. The primary-key column has no index table, so a column
+    /// has at most one slot.
+    let table: Table
+    /// How its values are encoded as keys.
+    let kind: ScalarKind
+    /// Whether the table is the primary-key table.
+    let isPrimary: Bool
+}
+
 /// How a column is stored and maintained.
 enum ColumnKind: Equatable {
     /// A single value.
@@ -97,6 +110,9 @@ final class ClassInfo {
     /// The property names, in column order, for finding a column by name without copying
     /// properties.
     let columnNames: [String]
+    /// The columns with a primary-key or index table, the primary key first, each with its
+    /// table and key kind: what a row write walks to keep those tables current.
+    let keySlots: [KeySlot]
     /// Each column alone (`[c]` at `c`): the changed columns of a one-column write, so that
     /// setting a property allocates no array.
     let singleColumns: [[Int]]
@@ -122,6 +138,16 @@ final class ClassInfo {
         scalarKinds = properties.map(\.type.scalarKind)
         columnNames = properties.map(\.name)
         singleColumns = properties.indices.map { [$0] }
+        var slots: [KeySlot] = []
+        if let column = primaryKeyColumn, let table = tables.primaryKeys {
+            slots.append(KeySlot(column: column, table: table, kind: scalarKinds[column], isPrimary: true))
+        }
+        for column in indexedColumns {
+            if let table = tables.indexes[column] {
+                slots.append(KeySlot(column: column, table: table, kind: scalarKinds[column], isPrimary: false))
+            }
+        }
+        keySlots = slots
         valuePaths = Array(repeating: nil, count: properties.count)
         columnKinds = properties.map(ColumnKind.init)
         linkColumns = properties.indices.filter { properties[$0].type == .object }

@@ -57,16 +57,16 @@ extension Database {
         return found.loadUnaligned(as: UInt64.self)
     }
 
-    /// Encodes the primary-key or index key of a column into the write context's key buffer;
-    /// returns its range there. A column that does not decode is keyed as `nil`.
-    private func encodeKey(_ read: ColumnRead, kind: ScalarKind, _ context: WriteContext) -> Range<Int> {
-        var sink = context.keyUpdates.bytes
-        let start = sink.count
-        if !KeyEncoding.append(read, kind: kind, to: &sink) {
-            sink.truncate(to: start)
-            sink.append(KeyEncoding.nullTag)
+    /// Encodes the primary-key or index key of a column into `buffer` (the write context's key
+    /// buffer); returns its range there. A column that does not decode is keyed as `nil`.
+    @inline(__always)
+    private func encodeKey(_ read: ColumnRead, kind: ScalarKind, into buffer: inout ScratchBuffer) -> Range<Int> {
+        let start = buffer.count
+        if !KeyEncoding.append(read, kind: kind, to: &buffer) {
+            buffer.truncate(to: start)
+            buffer.append(KeyEncoding.nullTag)
         }
-        return start..<sink.count
+        return start..<buffer.count
     }
 
     // MARK: Writing
@@ -264,29 +264,24 @@ extension Database {
         _ context: WriteContext, txn: Txn, changes known: ClassChanges? = nil, uniquePrimaryKey: Bool = false
     ) throws {
         context.keyUpdates.reset()
-        func encode(_ read: ColumnRead, _ column: Int) -> Range<Int> {
-            encodeKey(read, kind: info.scalarKinds[column], context)
-        }
-        func consider(_ column: Int, _ table: Table) {
-            guard columns?.contains(column) ?? true else { return }
-            let oldRange = old.map { encode($0.column(column), column) }
-            let newRange = new.map { encode($0.column(column), column) }
-            if let oldRange, let newRange,
-                sameBytes(context.keyUpdates.bytes.bytes(oldRange), context.keyUpdates.bytes.bytes(newRange))
-            {
-                return
-            }
-            if let oldRange { context.keyUpdates.append(.init(table: table, range: oldRange, add: false, column: column)) }
-            if let newRange { context.keyUpdates.append(.init(table: table, range: newRange, add: true, column: column)) }
-        }
-        if let column = info.primaryKeyColumn, let table = info.tables.primaryKeys { consider(column, table) }
-        for column in info.indexedColumns {
-            if let table = info.tables.indexes[column] { consider(column, table) }
+        // The buffer is taken once: each access through the context would retain it.
+        var buffer = context.keyUpdates.bytes
+        // The primary key's entry comes first: its put refuses a taken key before anything else
+        // is written.
+        for slot in info.keySlots {
+            let column = slot.column
+            if let columns, !columns.contains(column) { continue }
+            var oldRange: Range<Int>?
+            var newRange: Range<Int>?
+            if let old { oldRange = encodeKey(old.column(column), kind: slot.kind, into: &buffer) }
+            if let new { newRange = encodeKey(new.column(column), kind: slot.kind, into: &buffer) }
+            if let oldRange, let newRange, sameBytes(buffer.bytes(oldRange), buffer.bytes(newRange)) { continue }
+            if let oldRange { context.keyUpdates.append(.init(table: slot.table, range: oldRange, add: false, column: column, isPrimary: slot.isPrimary)) }
+            if let newRange { context.keyUpdates.append(.init(table: slot.table, range: newRange, add: true, column: column, isPrimary: slot.isPrimary)) }
         }
         guard context.keyUpdates.count > 0 else { return }
         let changes = try known ?? classChanges(info, context, txn)
         var objectKey = key
-        let buffer = context.keyUpdates.bytes
         try withUnsafeBytes(of: &objectKey) { value in
             for entry in context.keyUpdates.entries where !entry.add {
                 _ = try txn.delete(entry.table, key: buffer.bytes(entry.range), value: value)
@@ -294,9 +289,8 @@ extension Database {
             for entry in context.keyUpdates.entries where entry.add {
                 let keyBytes = buffer.bytes(entry.range)
                 // The primary-key entry comes first; `.noOverwrite` refuses a taken key.
-                let isPrimary = entry.table == info.primaryKeyTable
-                let unique = uniquePrimaryKey && isPrimary
-                let column = isPrimary ? info.primaryKeyColumn ?? 0 : entry.column
+                let unique = uniquePrimaryKey && entry.isPrimary
+                let column = entry.column
                 // Above every key in the table: append without a search (and the key is free).
                 // Should LMDB refuse (the bound was stale), the ordinary put below decides.
                 if try appendsAtEnd(keyBytes, table: entry.table, column: column, changes, txn: txn),

@@ -30,7 +30,7 @@ final class WriteContext {
     @exclusivity(unchecked) var key = ScratchBuffer()
     @exclusivity(unchecked) var value = _ObjDBBytes(ScratchBuffer(capacity: 256))
     let patch = ScratchBuffer(capacity: 256)
-    @exclusivity(unchecked) var keyUpdates = KeyUpdates()
+    let keyUpdates = KeyUpdates()
     /// Steps of the active savepoints (see ``Database/withSavepoint(_:_:)``), oldest first.
     @exclusivity(unchecked) var undo: [UndoStep] = []
     /// Number of nested savepoints; steps are recorded only while it is positive.
@@ -253,35 +253,56 @@ struct ColumnSet: Equatable, Sendable {
 }
 
 /// Primary-key and index entries to remove and add for one row change, in reusable buffers.
-struct KeyUpdates {
-    /// One entry: its table, its bytes in ``bytes``, whether it is added (else removed), and the
-    /// column it indexes.
+///
+/// A class over raw memory, owned by one write transaction, like ``ScratchBuffer``: adding and
+/// walking entries retains nothing.
+final class KeyUpdates {
+    /// One entry: its table, its bytes in ``bytes``, whether it is added (else removed), the
+    /// column it keys, and whether the table is the primary-key table.
     struct Entry {
         let table: Table
         let range: Range<Int>
         let add: Bool
         let column: Int
+        let isPrimary: Bool
     }
 
     /// The encoded keys, concatenated.
     let bytes = ScratchBuffer()
-    /// The entries; only the first ``count`` are current (the rest are kept for their storage,
-    /// since emptying an array through the standard library costs more than the update).
-    private var storage: [Entry] = []
-    /// Number of current entries.
-    private(set) var count = 0
+    @exclusivity(unchecked) private var storage: UnsafeMutablePointer<Entry>
+    @exclusivity(unchecked) private var capacity = 8
+    /// Number of entries.
+    @exclusivity(unchecked) private(set) var count = 0
 
-    /// The current entries.
-    var entries: ArraySlice<Entry> { storage[..<count] }
+    init() {
+        storage = .allocate(capacity: capacity)
+    }
+
+    deinit {
+        storage.deinitialize(count: count)
+        storage.deallocate()
+    }
+
+    /// The entries, in the order they were added.
+    var entries: UnsafeBufferPointer<Entry> { UnsafeBufferPointer(start: storage, count: count) }
 
     /// Adds an entry.
-    mutating func append(_ entry: Entry) {
-        if count < storage.count { storage[count] = entry } else { storage.append(entry) }
+    func append(_ entry: Entry) {
+        if count == capacity {
+            let grown = UnsafeMutablePointer<Entry>.allocate(capacity: capacity * 2)
+            grown.moveInitialize(from: storage, count: count)
+            storage.deallocate()
+            storage = grown
+            capacity *= 2
+        }
+        (storage + count).initialize(to: entry)
         count += 1
     }
 
-    mutating func reset() {
+    /// Removes every entry and key, keeping the memory.
+    func reset() {
         bytes.reset()
+        storage.deinitialize(count: count)
         count = 0
     }
 }
