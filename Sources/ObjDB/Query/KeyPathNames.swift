@@ -59,8 +59,9 @@ enum KeyPathNames {
 /// when it grows past ``identityLimit``, for key paths built anew each time (`appending(path:)`).
 private final class NameCache: @unchecked Sendable {
     private let lock = NSLock()
-    private var names: [AnyKeyPath: String] = [:]
-    private var byIdentity: [ObjectIdentifier: (keyPath: AnyKeyPath, name: String)] = [:]
+    // Guarded by `lock`: the run-time exclusivity checks would only repeat it.
+    @exclusivity(unchecked) private var names: [AnyKeyPath: String] = [:]
+    @exclusivity(unchecked) private var byIdentity: [ObjectIdentifier: (keyPath: AnyKeyPath, name: String)] = [:]
     private let identityLimit = 4096
 
     func get(_ keyPath: AnyKeyPath) -> String? {

@@ -152,10 +152,14 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
 }
 
 /// Keys cached by a ``Results`` for one version of the data (``Database/resultsStamp``).
+///
+/// Used only in its `Results`' isolation domain, like the `Results` itself, and never while
+/// another access to it is under way: the properties skip the run-time exclusivity checks,
+/// which cost more than the reads they guard on an indexed lookup.
 final class ResultsCache {
-    var stamp: (UInt64, UInt64) = (0, 0)
-    var keys: [UInt64]?
+    @exclusivity(unchecked) var stamp: (UInt64, UInt64) = (0, 0)
+    @exclusivity(unchecked) var keys: [UInt64]?
     /// The filters bound at `boundGeneration`.
-    var bound: BoundPredicate?
-    var boundGeneration: UInt64 = 0
+    @exclusivity(unchecked) var bound: BoundPredicate?
+    @exclusivity(unchecked) var boundGeneration: UInt64 = 0
 }
