@@ -13,7 +13,13 @@ enum KeyPathNames {
     /// The name of the property `keyPath` reads, or `nil` if it reads no `@Persisted` property
     /// (a computed property that reads none, or a key path through a link).
     static func name<Root: ObjectBase>(of keyPath: PartialKeyPath<Root>) -> String? {
-        if let name = cache.get(keyPath) { return name }
+        path(of: keyPath)?.first
+    }
+
+    /// The name of the property `keyPath` reads as a one-component key path (`["age"]`), kept
+    /// with the name so that a `where { }` member on the root allocates no array.
+    static func path<Root: ObjectBase>(of keyPath: PartialKeyPath<Root>) -> [String]? {
+        if let path = cache.get(keyPath) { return path }
         guard let layout = try? SchemaDiscovery.layout(of: Root.self) else { return nil }
         let probe = Root()
         probe._objdbGeneration = UnsafePointer(probeGeneration)
@@ -30,17 +36,22 @@ enum KeyPathNames {
         let valueType = type(of: keyPath).valueType
         let fieldType = layout.fields[read].valueType
         guard valueType == fieldType else { return nil }
-        let name = layout.fields[read].name
-        cache.put(keyPath, name)
-        return name
+        let path = [layout.fields[read].name]
+        cache.put(keyPath, path)
+        return path
     }
 
     /// The name of `keyPath`'s property; a key path that names none is a programmer error.
     static func require<Root: ObjectBase>(_ keyPath: PartialKeyPath<Root>, _ function: String) -> String {
-        guard let name = name(of: keyPath) else {
+        requirePath(keyPath, function)[0]
+    }
+
+    /// ``path(of:)``; a key path that names no property is a programmer error.
+    static func requirePath<Root: ObjectBase>(_ keyPath: PartialKeyPath<Root>, _ function: String) -> [String] {
+        guard let path = path(of: keyPath) else {
             preconditionFailure("\(function): the key path does not name a @Persisted property of \(Root.className) (key paths through links are written as strings: \"owner.name\")")
         }
-        return name
+        return path
     }
 
     /// The generation probes compare against: never equal to their row generation (0).
@@ -60,28 +71,29 @@ enum KeyPathNames {
 private final class NameCache: @unchecked Sendable {
     private let lock = NSLock()
     // Guarded by `lock`: the run-time exclusivity checks would only repeat it.
-    @exclusivity(unchecked) private var names: [AnyKeyPath: String] = [:]
-    @exclusivity(unchecked) private var byIdentity: [ObjectIdentifier: (keyPath: AnyKeyPath, name: String)] = [:]
+    /// Each key path's property name, as a one-component path.
+    @exclusivity(unchecked) private var names: [AnyKeyPath: [String]] = [:]
+    @exclusivity(unchecked) private var byIdentity: [ObjectIdentifier: (keyPath: AnyKeyPath, path: [String])] = [:]
     private let identityLimit = 4096
 
-    func get(_ keyPath: AnyKeyPath) -> String? {
+    func get(_ keyPath: AnyKeyPath) -> [String]? {
         lock.withLock {
-            if let known = byIdentity[ObjectIdentifier(keyPath)] { return known.name }
-            guard let name = names[keyPath] else { return nil }
-            remember(keyPath, name)
-            return name
+            if let known = byIdentity[ObjectIdentifier(keyPath)] { return known.path }
+            guard let path = names[keyPath] else { return nil }
+            remember(keyPath, path)
+            return path
         }
     }
 
-    func put(_ keyPath: AnyKeyPath, _ name: String) {
+    func put(_ keyPath: AnyKeyPath, _ path: [String]) {
         lock.withLock {
-            names[keyPath] = name
-            remember(keyPath, name)
+            names[keyPath] = path
+            remember(keyPath, path)
         }
     }
 
-    private func remember(_ keyPath: AnyKeyPath, _ name: String) {
+    private func remember(_ keyPath: AnyKeyPath, _ path: [String]) {
         if byIdentity.count >= identityLimit { byIdentity.removeAll(keepingCapacity: true) }
-        byIdentity[ObjectIdentifier(keyPath)] = (keyPath, name)
+        byIdentity[ObjectIdentifier(keyPath)] = (keyPath, path)
     }
 }

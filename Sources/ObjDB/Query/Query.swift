@@ -33,11 +33,13 @@ public struct Query<Value> {
 }
 
 extension Query {
-    /// The property `keyPath` names, one step further along this expression's key path (one
-    /// array, not a literal and a concatenation).
+    /// The property `keyPath` names, one step further along this expression's key path. On the
+    /// root (the common case) the path is the one cached with the name: no array is built.
     func member<Root: ObjectBase, V>(_ keyPath: KeyPath<Root, V>) -> Query<V> {
+        let step = KeyPathNames.requirePath(keyPath, "where")
+        if path.isEmpty { return Query<V>(path: step) }
         var components = path
-        components.append(KeyPathNames.require(keyPath, "where"))
+        components.append(step[0])
         return Query<V>(path: components)
     }
 }

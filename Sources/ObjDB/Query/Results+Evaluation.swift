@@ -19,7 +19,7 @@ extension Results {
         database.flushPendingCollectionsIfWriting()
         guard let info = classInfo, !info.isDiscarded, let txn = database.readableTxn() else { return [] }
         var predicate: BoundPredicate?
-        if !query.predicates.isEmpty {
+        if query.filter != nil {
             // Checked when the query was built; failing now means the schema changed since.
             guard let bound = boundPredicate() else { return [] }
             predicate = bound
@@ -303,7 +303,7 @@ extension Results {
     var plan: QueryPlan {
         guard let info = classInfo, let txn = database.readableTxn() else { return .scan }
         guard case .table = query.source else { return .scan }
-        guard !query.predicates.isEmpty, let bound = boundPredicate() else { return .scan }
+        guard query.filter != nil, let bound = boundPredicate() else { return .scan }
         return QueryPlanner.plan(bound, info, txn: txn)
     }
 
@@ -311,7 +311,7 @@ extension Results {
     /// index answers exactly; `nil` otherwise.
     func indexCount() -> Int? {
         guard case .table = query.source, query.sort.isEmpty, query.distinct.isEmpty, query.limit == nil,
-            query.predicates.count == 1, let info = classInfo, !info.isDiscarded
+            query.filter != nil, let info = classInfo, !info.isDiscarded
         else { return nil }
         database.flushPendingCollectionsIfWriting()
         guard let txn = database.readableTxn(), let bound = boundPredicate() else { return nil }

@@ -27,7 +27,7 @@ extension Results {
     /// ``filter(_:_:)`` with the arguments as an array.
     public func filter(_ predicateFormat: String, argumentArray arguments: [Any?]) throws -> Results<Element> {
         let predicate = try PredicateParser.parse(predicateFormat, arguments: arguments)
-        let results = with { $0.predicates.append(predicate) }
+        let results = with { $0.addFilter(predicate) }
         try results.checkPredicates()
         return results
     }
@@ -43,7 +43,7 @@ extension Results {
     /// programmer error.
     public func `where`(_ build: (Query<Element>) -> Query<Bool>) -> Results<Element> {
         let predicate = build(Query<Element>(path: [])).predicate()
-        let results = with { $0.predicates.append(predicate) }
+        let results = with { $0.addFilter(predicate) }
         do {
             try results.checkPredicates()
         } catch {

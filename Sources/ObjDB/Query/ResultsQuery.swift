@@ -46,8 +46,9 @@ struct ResultsQuery {
     var isDynamic = false
     /// Where the objects come from.
     var source: ResultsSource = .table
-    /// The filters; an object must match all of them.
-    var predicates: [QueryPredicate] = []
+    /// The filters joined with `AND` (an object must match all of them), `nil` without any. One
+    /// predicate rather than an array: a `where { }` allocates no list for its one filter.
+    var filter: QueryPredicate?
     /// The sort keys, most significant first.
     var sort: [SortDescriptor] = []
     /// Key paths whose combined values must be distinct; the first object of each wins.
@@ -58,12 +59,19 @@ struct ResultsQuery {
     /// Whether the results are the whole class table, unfiltered and in key order: the case
     /// with O(1) counts and cursor iteration.
     var isPlainTable: Bool {
-        if case .table = source { return predicates.isEmpty && sort.isEmpty && distinct.isEmpty && limit == nil }
+        if case .table = source { return filter == nil && sort.isEmpty && distinct.isEmpty && limit == nil }
         return false
     }
 
-    /// The filters as one predicate.
-    var predicate: QueryPredicate {
-        predicates.count == 1 ? predicates[0] : .and(predicates)
+    /// The filters as one predicate (`TRUEPREDICATE` without any).
+    var predicate: QueryPredicate { filter ?? .constant(true) }
+
+    /// Adds a filter: the results also have to match `predicate`.
+    mutating func addFilter(_ predicate: QueryPredicate) {
+        switch filter {
+        case nil: filter = predicate
+        case .and(let operands)?: filter = .and(operands + [predicate])
+        case let existing?: filter = .and([existing, predicate])
+        }
     }
 }
