@@ -229,7 +229,9 @@ extension Database {
             }
             return row
         }
-        context.row = newRow
+        // Into the context's builder (a constant, so that the hot paths borrow it unretained).
+        context.row.reset()
+        for column in 0..<info.columnCount { context.row.append(newRow.column(column)) }
         let row = try updateRow(info, key: existing, policy: update, context)
         attach(object, info, key: existing, row: row)
         recordUndo(context, .attached(object))

@@ -26,8 +26,8 @@ final class WriteContext {
     /// because LMDB frees write cursors itself at commit and abort.
     @exclusivity(unchecked) var cursors: [WriteWalk] = []
     /// Scratch buffers, reused by every operation of the transaction.
-    @exclusivity(unchecked) var row = RowBuilder()
-    @exclusivity(unchecked) var key = ScratchBuffer()
+    let row = RowBuilder()
+    let key = ScratchBuffer()
     @exclusivity(unchecked) var value = _ObjDBBytes(ScratchBuffer(capacity: 256))
     let patch = ScratchBuffer(capacity: 256)
     let keyUpdates = KeyUpdates()
