@@ -128,7 +128,7 @@ enum QueryPlanner {
         switch (c.op, c.right) {
         case (.equal, .constant(let comparand)):
             guard let k = key(comparand) else { return nil }
-            return (isPrimary ? Rank.primaryKey : Rank.indexEquality, .lookup(primary: isPrimary, property: name, table: table, keys: .encoded([k])))
+            return (isPrimary ? Rank.primaryKey : Rank.indexEquality, .lookup(primary: isPrimary, property: name, table: table, keys: .one(k)))
         case (.in, .list(let comparands)):
             let lookup: LookupKeys
             if type == .int, let integers = integers(comparands) {
@@ -334,6 +334,8 @@ enum QueryPlanner {
 
 /// The keys a lookup seeks, in byte order without repeats.
 enum LookupKeys {
+    /// One encoded key: an equality, the most common lookup, without a list around it.
+    case one([UInt8])
     /// Encoded keys.
     case encoded([[UInt8]])
     /// Integers, ascending, each encoded (``KeyEncoding/integerKey(_:)``) only when it is sought:
@@ -343,6 +345,7 @@ enum LookupKeys {
     /// The number of keys.
     var count: Int {
         switch self {
+        case .one: 1
         case .encoded(let keys): keys.count
         case .integers(let values): values.count
         }
@@ -351,6 +354,8 @@ enum LookupKeys {
     /// Calls `body` with each encoded key in order until it returns `false`.
     func forEach(_ body: (UnsafeRawBufferPointer) throws -> Bool) rethrows {
         switch self {
+        case .one(let key):
+            _ = try key.withUnsafeBytes(body)
         case .encoded(let keys):
             for key in keys where try !key.withUnsafeBytes(body) { return }
         case .integers(let values):
