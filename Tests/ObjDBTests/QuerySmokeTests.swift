@@ -95,6 +95,33 @@ struct QuerySmokeTests {
         #expect(try people.filter("name > 'B' AND name < 'D'").map(\.id) == [2, 3])
     }
 
+    @Test func limitedLookupsOnARepeatedIndexedValueGiveTheFirstMatchesInKeyOrder() throws {
+        let db = try directory.open([Person.self])
+        // Long names share their first 600 characters, past the longest index key: their keys
+        // are cut to the same bytes, and only the rows can tell them apart.
+        let stem = String(repeating: "x", count: 600)
+        try db.write {
+            for id in 1...60 {
+                let name = id % 3 == 0 ? "dup" : (id % 3 == 1 ? stem + "a" : stem + "b")
+                try db.add(person(id, name, age: id))
+            }
+        }
+        let people = db.objects(Person.self)
+        let dups = people.where { $0.name == "dup" }
+        #expect(dups.queryPlan.contains("index lookup on name"))
+        #expect(dups.first?.id == 3)
+        #expect(dups.prefix(4).map(\.id) == [3, 6, 9, 12])
+        #expect(dups.count == 20)
+        // The index answers only part of a conjunction: its rows are checked, so all are needed.
+        #expect(people.where { $0.name == "dup" && $0.age > 10 }.first?.id == 12)
+        // The cut key holds both long names: a limited lookup still checks the rows.
+        let longB = people.where { $0.name == stem + "b" }
+        #expect(longB.first?.id == 2)
+        #expect(longB.prefix(3).map(\.id) == [2, 5, 8])
+        #expect(longB.count == 20)
+        #expect(people.where { $0.name == "none" }.first == nil)
+    }
+
     @Test func badPredicatesThrow() throws {
         let db = try filled()
         let people = db.objects(Person.self)

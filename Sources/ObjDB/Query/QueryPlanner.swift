@@ -294,14 +294,21 @@ enum QueryPlanner {
 
     /// The object keys a plan yields, ascending and without repeats, and whether they are all
     /// exact matches of the served comparison.
-    static func candidates(_ plan: QueryPlan, txn: Txn) throws -> (keys: [UInt64], exact: Bool) {
+    ///
+    /// With a `limit`, a plan that seeks one key and answers its whole predicate stops after the
+    /// first `limit` entries of an uncut key: those come ascending, so they are the answer.
+    /// (`where { $0.age == 30 }.first` reads one index entry, not every object aged 30.)
+    static func candidates(_ plan: QueryPlan, txn: Txn, limit: Int? = nil) throws -> (keys: [UInt64], exact: Bool) {
         var keys: [UInt64] = []
+        var stopAt = Int.max
+        if let limit, plan.covers, case .lookup(_, _, _, .one) = plan.access { stopAt = limit }
         // The entries under one index key come ascending: often nothing is left to sort.
         var ascending = true
-        let exact = try walk(plan, txn: txn) { key, _ in
+        let exact = try walk(plan, txn: txn) { key, cut in
             if let last = keys.last, key <= last { ascending = false }
             keys.append(key)
-            return true
+            // A cut key's entries are checked on their rows afterwards: all of them are needed.
+            return cut || keys.count < stopAt
         }
         if ascending { return (keys, exact) }
         keys.sort()

@@ -133,7 +133,7 @@ extension Results {
                 }
                 cursor.forEachRow(from: entry, consider)
             default:
-                guard let (candidates, exact) = try? QueryPlanner.candidates(plan, txn: txn) else { break }
+                guard let (candidates, exact) = try? QueryPlanner.candidates(plan, txn: txn, limit: earlyLimit) else { break }
                 if plan.covers && exact && top == nil {
                     // The index answered the whole predicate: no row needs a look (a sorted
                     // prefix reads each candidate's sort value below).
