@@ -1,6 +1,7 @@
 import Foundation
+import Synchronization
 import Testing
-import ObjDB
+@testable import ObjDB
 
 struct ObjectIdTests {
     @Test func stringFormRoundTrips() throws {
@@ -30,6 +31,27 @@ struct ObjectIdTests {
         // Within one second the counter makes them increase; across a second boundary the timestamp does.
         #expect(zip(ids, ids.dropFirst()).allSatisfy { $0 < $1 || $0.timestamp < $1.timestamp })
         #expect(ids.allSatisfy { $0.timestamp.timeIntervalSince1970 >= before && $0.timestamp.timeIntervalSince1970 <= after })
+    }
+
+    @Test func idsKeepIncreasingWhenTheCounterWrapsWithinASecond() {
+        // A counter two steps from wrapping in the second of the last identifier, and a clock
+        // stuck on that second.
+        let generator = ObjectIdGenerator(random: 7, counter: 0xFF_FFFD, lastSeconds: 1_700_000_000, clock: { 1_700_000_000 })
+        let ids = (0..<5).map { _ in generator.next() }
+        #expect(zip(ids, ids.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(Set(ids).count == 5)
+        // Past the wrap it moved on to the next second rather than go back.
+        #expect(ids.map { Int($0.timestamp.timeIntervalSince1970) } == [1_700_000_000, 1_700_000_000, 1_700_000_001, 1_700_000_001, 1_700_000_001])
+    }
+
+    @Test func idsDoNotGoBackWhenTheClockDoes() {
+        let seconds = Mutex<UInt32>(1_700_000_010)
+        let generator = ObjectIdGenerator(random: 7, counter: 5, clock: { seconds.withLock { $0 } })
+        let first = generator.next()
+        seconds.withLock { $0 = 1_700_000_000 }
+        let second = generator.next()
+        #expect(first < second)
+        #expect(second.timestamp == first.timestamp)
     }
 
     @Test func ordersByBytes() throws {

@@ -22,7 +22,7 @@ public struct ObjectId: Sendable, Hashable, Comparable, Codable, CustomStringCon
     /// A new identifier; same as ``generate()``.
     public init() { self = ObjectIdGenerator.shared.next() }
 
-    /// A new identifier, greater than every identifier this process made before in the same second.
+    /// A new identifier, greater than every identifier this process made before.
     public static func generate() -> ObjectId { ObjectIdGenerator.shared.next() }
 
     /// Parses the 24-character hexadecimal form (either case); `nil` for anything else.
@@ -117,20 +117,48 @@ public struct ObjectId: Sendable, Hashable, Comparable, Codable, CustomStringCon
 }
 
 /// Makes ``ObjectId``s: the per-process random part and the counter, under a lock.
+///
+/// Each identifier is greater than the one made before it. Within a second the counter
+/// increases. At a new second a counter in its upper half restarts at a random value in its lower
+/// half, so it cannot wrap within a second unless more than 8 million identifiers are made in
+/// that second; if it does, the generator moves on to the next second (running ahead of the clock
+/// for that second) rather than go back. A clock that steps back does not make identifiers go
+/// back either: the last second used is kept until the clock passes it.
 final class ObjectIdGenerator: @unchecked Sendable {
     static let shared = ObjectIdGenerator()
 
     private let lock = NSLock()
-    private let random = UInt64.random(in: 0..<(1 << 40))
-    private var counter = UInt32.random(in: 0..<(1 << 24))
+    private let random: UInt64
+    private let clock: @Sendable () -> UInt32
+    // Guarded by `lock`.
+    private var counter: UInt32
+    private var lastSeconds: UInt32 = 0
+
+    /// A generator with the given parts (for tests: a counter and the second of the last
+    /// identifier made); by default random ones and the system clock.
+    init(
+        random: UInt64 = .random(in: 0..<(1 << 40)), counter: UInt32 = .random(in: 0..<(1 << 23)), lastSeconds: UInt32 = 0,
+        clock: @escaping @Sendable () -> UInt32 = { UInt32(clamping: Int64(Date().timeIntervalSince1970)) }
+    ) {
+        self.random = random
+        self.counter = counter & 0xFF_FFFF
+        self.lastSeconds = lastSeconds
+        self.clock = clock
+    }
 
     func next() -> ObjectId {
-        let seconds = UInt32(clamping: Int64(Date().timeIntervalSince1970))
-        let count = lock.withLock {
+        lock.withLock {
+            var seconds = max(clock(), lastSeconds)
+            if seconds != lastSeconds, counter >= 1 << 23 { counter = UInt32.random(in: 0..<(1 << 23)) }
             counter = (counter &+ 1) & 0xFF_FFFF
-            return counter
+            if counter == 0 && seconds == lastSeconds {
+                // Wrapped within one second: the next second is still greater than every id so far.
+                seconds = lastSeconds &+ 1
+                counter = UInt32.random(in: 0..<(1 << 23))
+            }
+            lastSeconds = seconds
+            return ObjectId(seconds: seconds, random: random, counter: counter)
         }
-        return ObjectId(seconds: seconds, random: random, counter: count)
     }
 }
 
