@@ -117,9 +117,8 @@ extension Database {
             if info.hasLinks { _ = try updateBacklinks(info, key: key, old: nil, new: context.row, columns: nil, txn: txn) }
             // Reserve the row last: the returned pointer is valid until the next write.
             let size = context.row.encodedSize
-            var space = try txn.reserve(info.tables.objects, key: key, count: size, flags: .append)
-            if space == nil { space = try txn.reserve(info.tables.objects, key: key, count: size, flags: .noOverwrite) }
-            guard let space else {
+            let table = info.tables.objects
+            guard let space = try context.insertCursor(table, txn).cursor?.reserve(key: key, count: size, flags: .noOverwrite) else {
                 throw ObjDBError(
                     .corruptFile, "Object key \(key) of class '\(info.name)' is already in use; the file's key counter is damaged",
                     className: info.name, key: "\(key)", path: path)
@@ -290,6 +289,15 @@ extension Database {
                 let keyBytes = buffer.bytes(entry.range)
                 // The primary-key entry comes first; `.noOverwrite` refuses a taken key.
                 let unique = uniquePrimaryKey && entry.isPrimary
+                if entry.isPrimary {
+                    // Through the table's insert cursor: primary keys that grow need no search.
+                    let walk = try context.insertCursor(entry.table, txn)
+                    guard let stored = try walk.cursor?.put(key: keyBytes, value: value, flags: unique ? .noOverwrite : []) else {
+                        throw ObjDBError(.notInWriteTransaction, "The write transaction has ended", path: path)
+                    }
+                    if !stored && unique { throw PrimaryKeyTaken() }
+                    continue
+                }
                 let column = entry.column
                 // Above every key in the table: append without a search (and the key is free).
                 // Should LMDB refuse (the bound was stale), the ordinary put below decides.

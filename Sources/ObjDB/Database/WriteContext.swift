@@ -25,6 +25,8 @@ final class WriteContext {
     /// Cursors of iterators walking tables during the transaction; closed before it ends,
     /// because LMDB frees write cursors itself at commit and abort.
     @exclusivity(unchecked) var cursors: [WriteWalk] = []
+    /// The insert cursors (see ``insertCursor(_:_:)``), also in ``cursors``.
+    @exclusivity(unchecked) private var insertWalks: [WriteWalk] = []
     /// Scratch buffers, reused by every operation of the transaction.
     let row = RowBuilder()
     let key = ScratchBuffer()
@@ -97,10 +99,24 @@ final class WriteContext {
         cursors = kept
     }
 
-    /// Closes every iterator cursor of the transaction.
+    /// Closes every cursor of the transaction.
     func closeCursors() {
         for walk in cursors { walk.close() }
         cursors.removeAll()
+        insertWalks.removeAll()
+    }
+
+    /// The cursor inserts into `table` go through, opened on first use and kept (with the
+    /// iterators' cursors, so that it is closed before the transaction ends). Left on the entry it
+    /// wrote last, it makes inserts of ascending keys — new objects, primary keys that grow —
+    /// skip LMDB's search from the root. LMDB keeps a transaction's open cursors valid through
+    /// every other write, so the position is never stale: another write only moves it.
+    func insertCursor(_ table: Table, _ txn: Txn) throws -> WriteWalk {
+        for walk in insertWalks where walk.table == table && walk.isOpen { return walk }
+        let walk = WriteWalk(cursor: try Cursor(txn, table), table: table, context: self)
+        insertWalks.append(walk)
+        cursors.append(walk)
+        return walk
     }
 
     /// The transaction, or the error that doomed it.

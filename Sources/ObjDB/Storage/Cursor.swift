@@ -79,6 +79,35 @@ struct Cursor: ~Copyable {
         }
     }
 
+    /// Stores `value` under `key` through the cursor (`mdb_cursor_put`), which is left on the new
+    /// entry. LMDB first looks at the cursor's own page: a key past the last one of the table's
+    /// last page, as when keys ascend, is placed there without a search from the root. Only in
+    /// write transactions.
+    /// - Returns: `false` if `flags` forbid overwriting (or duplicating) and the entry exists.
+    func put(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: PutFlags = []) throws -> Bool {
+        var k = MDB_val(bytes: key)
+        var v = MDB_val(bytes: value)
+        let rc = mdb_cursor_put(handle, &k, &v, flags.rawValue)
+        if rc == MDB_KEYEXIST { return false }
+        try lmdbCheck(rc, "mdb_cursor_put", path: environment.path)
+        return true
+    }
+
+    /// Reserves `count` bytes under the object key `key` through the cursor (`MDB_RESERVE`; see
+    /// ``put(key:value:flags:)``) and returns the space to fill, or `nil` if `flags` forbid
+    /// overwriting and the key exists.
+    func reserve(key: UInt64, count: Int, flags: PutFlags = []) throws -> UnsafeMutableRawBufferPointer? {
+        var key = key
+        return try withUnsafeMutableBytes(of: &key) { keyBytes in
+            var k = MDB_val(bytes: UnsafeRawBufferPointer(keyBytes))
+            var v = MDB_val(mv_size: count, mv_data: nil)
+            let rc = mdb_cursor_put(handle, &k, &v, flags.union(.reserve).rawValue)
+            if rc == MDB_KEYEXIST { return nil }
+            try lmdbCheck(rc, "mdb_cursor_put", path: environment.path)
+            return UnsafeMutableRawBufferPointer(start: v.mv_data, count: count)
+        }
+    }
+
     /// Deletes the entry at the cursor (`mdb_cursor_del`); ``next()`` then returns the entry
     /// that followed it. Only in write transactions.
     func deleteCurrent() throws {
