@@ -101,6 +101,19 @@ struct DatabaseInsertCursorTests {
         try expectMatches(db, model)
     }
 
+    @Test func aDatabaseReleasedInsideAWriteClosesItsCursorsAndKeepsNothing() throws {
+        do {
+            let db = try directory.open([Person.self])
+            db.beginWrite()
+            for id in 1...300 { try db.add(person(id, "p\(id)")) }
+            // Released here, inside the write: its insert cursors must close before the abort.
+        }
+        let reopened = try directory.open([Person.self])
+        #expect(reopened.objects(Person.self).isEmpty)
+        try reopened.write { for id in 1...10 { try reopened.add(person(id, "q\(id)")) } }
+        try expectMatches(reopened, Dictionary(uniqueKeysWithValues: (1...10).map { ($0, (name: "q\($0)", age: Int?.none)) }))
+    }
+
     /// Every object of `model` is found by primary key and by name with its values, nothing
     /// else is there, and iteration visits them in insertion (key) order.
     private func expectMatches(_ db: Database, _ model: Model) throws {

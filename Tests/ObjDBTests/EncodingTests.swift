@@ -211,17 +211,4 @@ struct RowBuilderReuseTests {
             }
         }
     }
-
-    @Test func keyBoundsCompareBytewise() {
-        let empty = KeyBound(largest: nil)
-        [UInt8]([0]).withUnsafeBytes { #expect(empty.isBelow($0)) }
-        let bound = [UInt8]([1, 5, 9]).withUnsafeBytes { KeyBound(largest: $0) }
-        [UInt8]([1, 5, 9]).withUnsafeBytes { #expect(!bound.isBelow($0)) }
-        [UInt8]([1, 5, 9, 0]).withUnsafeBytes { #expect(bound.isBelow($0)) }
-        [UInt8]([1, 6]).withUnsafeBytes { #expect(bound.isBelow($0)) }
-        [UInt8]([1, 5]).withUnsafeBytes { #expect(!bound.isBelow($0)) }
-        [UInt8]([0, 255, 255, 255]).withUnsafeBytes { #expect(!bound.isBelow($0)) }
-        [UInt8]([2]).withUnsafeBytes { bound.raise(to: $0) }
-        [UInt8]([1, 9]).withUnsafeBytes { #expect(!bound.isBelow($0)) }
-    }
 }

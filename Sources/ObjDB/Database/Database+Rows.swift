@@ -112,7 +112,7 @@ extension Database {
             let changes = try classChanges(info, context, txn)
             let key = preallocated ?? changes.allocateKey()
             try updateKeys(
-                info, key: key, old: nil, new: context.row, columns: nil, context, txn: txn, changes: changes,
+                info, key: key, old: nil, new: context.row, columns: nil, context, txn: txn,
                 uniquePrimaryKey: uniquePrimaryKey)
             if info.hasLinks { _ = try updateBacklinks(info, key: key, old: nil, new: context.row, columns: nil, txn: txn) }
             // Reserve the row last: the returned pointer is valid until the next write.
@@ -185,7 +185,7 @@ extension Database {
         changes.modified(key, columns: changed)
         // Everything `old` says is read before the first write.
         let links = backlinkChanges(info, old: old, new: new, columns: changed)
-        try updateKeys(info, key: key, old: old, new: new, columns: changed, context, txn: txn, changes: changes)
+        try updateKeys(info, key: key, old: old, new: new, columns: changed, context, txn: txn)
         return try apply(links, key: key, txn: txn)
     }
 
@@ -260,7 +260,7 @@ extension Database {
     /// written, because a write invalidates row pointers into the map.
     private func updateKeys<New: ColumnSource>(
         _ info: ClassInfo, key: UInt64, old: RowView?, new: New?, columns: [Int]?,
-        _ context: WriteContext, txn: Txn, changes known: ClassChanges? = nil, uniquePrimaryKey: Bool = false
+        _ context: WriteContext, txn: Txn, uniquePrimaryKey: Bool = false
     ) throws {
         context.keyUpdates.reset()
         // The buffer is taken once: each access through the context would retain it.
@@ -279,51 +279,23 @@ extension Database {
             if let newRange { context.keyUpdates.append(.init(table: slot.table, range: newRange, add: true, column: column, isPrimary: slot.isPrimary)) }
         }
         guard context.keyUpdates.count > 0 else { return }
-        let changes = try known ?? classChanges(info, context, txn)
         var objectKey = key
         try withUnsafeBytes(of: &objectKey) { value in
             for entry in context.keyUpdates.entries where !entry.add {
                 _ = try txn.delete(entry.table, key: buffer.bytes(entry.range), value: value)
             }
             for entry in context.keyUpdates.entries where entry.add {
-                let keyBytes = buffer.bytes(entry.range)
                 // The primary-key entry comes first; `.noOverwrite` refuses a taken key.
                 let unique = uniquePrimaryKey && entry.isPrimary
-                if entry.isPrimary {
-                    // Through the table's insert cursor: primary keys that grow need no search.
-                    let walk = try context.insertCursor(entry.table, txn)
-                    guard let stored = try walk.cursor?.put(key: keyBytes, value: value, flags: unique ? .noOverwrite : []) else {
-                        throw ObjDBError(.notInWriteTransaction, "The write transaction has ended", path: path)
-                    }
-                    if !stored && unique { throw PrimaryKeyTaken() }
-                    continue
+                // Through the table's insert cursor: keys that grow (new primary keys, indexed
+                // values that ascend) need no search from the root.
+                let walk = try context.insertCursor(entry.table, txn)
+                guard let stored = try walk.cursor?.put(key: buffer.bytes(entry.range), value: value, flags: unique ? .noOverwrite : []) else {
+                    throw ObjDBError(.notInWriteTransaction, "The write transaction has ended", path: path)
                 }
-                let column = entry.column
-                // Above every key in the table: append without a search (and the key is free).
-                // Should LMDB refuse (the bound was stale), the ordinary put below decides.
-                if try appendsAtEnd(keyBytes, table: entry.table, column: column, changes, txn: txn),
-                    try txn.put(entry.table, key: keyBytes, value: value, flags: .append)
-                {
-                    changes.keyBounds[column]?.raise(to: keyBytes)
-                    continue
-                }
-                let stored = try txn.put(entry.table, key: keyBytes, value: value, flags: unique ? .noOverwrite : [])
                 if !stored && unique { throw PrimaryKeyTaken() }
             }
         }
-    }
-
-    /// Whether `key` sorts after every key of `table` (the primary-key or index table of
-    /// `column`), looking the largest key up once per transaction.
-    private func appendsAtEnd(_ key: UnsafeRawBufferPointer, table: Table, column: Int, _ changes: ClassChanges, txn: Txn) throws -> Bool {
-        if changes.keyBounds.count <= column {
-            changes.keyBounds.append(contentsOf: repeatElement(nil, count: column + 1 - changes.keyBounds.count))
-        }
-        if let bound = changes.keyBounds[column] { return bound.isBelow(key) }
-        let cursor = try Cursor(txn, table)
-        let bound = KeyBound(largest: try cursor.last()?.key)
-        changes.keyBounds[column] = bound
-        return bound.isBelow(key)
     }
 
     /// The transaction's record of a class, loading its key counter on first use. Keys increase

@@ -25,7 +25,7 @@ final class WriteContext {
     /// Cursors of iterators walking tables during the transaction; closed before it ends,
     /// because LMDB frees write cursors itself at commit and abort.
     @exclusivity(unchecked) var cursors: [WriteWalk] = []
-    /// The insert cursors (see ``insertCursor(_:_:)``), also in ``cursors``.
+    /// The insert cursors (see ``insertCursor(_:_:)``), one per table.
     @exclusivity(unchecked) private var insertWalks: [WriteWalk] = []
     /// Scratch buffers, reused by every operation of the transaction.
     let row = RowBuilder()
@@ -45,6 +45,10 @@ final class WriteContext {
         self.transaction = consume transaction
         savedCatalog = catalog
     }
+
+    /// A context dropped without ending its transaction (its database was released inside a
+    /// write) closes its cursors first: the transaction's abort frees them in LMDB.
+    deinit { closeCursors() }
 
     /// A context for a write transaction that could not begin.
     init(failure: ObjDBError, catalog: Catalog) {
@@ -103,11 +107,12 @@ final class WriteContext {
     func closeCursors() {
         for walk in cursors { walk.close() }
         cursors.removeAll()
+        for walk in insertWalks { walk.close() }
         insertWalks.removeAll()
     }
 
-    /// The cursor inserts into `table` go through, opened on first use and kept (with the
-    /// iterators' cursors, so that it is closed before the transaction ends). Left on the entry it
+    /// The cursor inserts into `table` go through, opened on first use and kept until the
+    /// transaction ends (``closeCursors()`` closes it first). Left on the entry it
     /// wrote last, it makes inserts of ascending keys — new objects, primary keys that grow —
     /// skip LMDB's search from the root. LMDB keeps a transaction's open cursors valid through
     /// every other write, so the position is never stale: another write only moves it.
@@ -115,7 +120,6 @@ final class WriteContext {
         for walk in insertWalks where walk.table == table && walk.isOpen { return walk }
         let walk = WriteWalk(cursor: try Cursor(txn, table), table: table, context: self)
         insertWalks.append(walk)
-        cursors.append(walk)
         return walk
     }
 
@@ -159,10 +163,6 @@ final class ClassChanges {
     @exclusivity(unchecked) private var wideModificationLog: [(key: UInt64, column: Int)] = []
     /// Whether the class was emptied by `deleteAll()`.
     var cleared = false
-    /// Per column: an upper bound of the largest key in the column's primary-key or index table,
-    /// once known. A key above it can be appended (`MDB_APPEND`) without a search. Deletes may
-    /// leave the bound too high, which only costs a missed append, never a wrong one.
-    @exclusivity(unchecked) var keyBounds: [KeyBound?] = []
 
     init(nextKey: UInt64) {
         firstNewKey = nextKey
@@ -202,39 +202,6 @@ final class ClassChanges {
             merged[entry.key, default: ColumnSet()].formUnion(CollectionOfOne(entry.column))
         }
         return merged
-    }
-}
-
-/// What a write transaction knows about the largest key of a primary-key or index table: no
-/// key is greater than ``bytes``, or the table is empty.
-final class KeyBound {
-    /// Whether the table is empty.
-    @exclusivity(unchecked) var isEmpty: Bool
-    /// The bound, when the table is not empty.
-    let bytes = ScratchBuffer(capacity: 64)
-
-    init(largest: UnsafeRawBufferPointer?) {
-        isEmpty = largest == nil
-        if let largest { bytes.append(bytes: largest) }
-    }
-
-    /// Whether `key` sorts after every key of the table.
-    func isBelow(_ key: UnsafeRawBufferPointer) -> Bool {
-        if isEmpty { return true }
-        let bound = bytes.bytes
-        let common = min(bound.count, key.count)
-        if common > 0, let b = bound.baseAddress, let k = key.baseAddress {
-            let order = memcmp(b, k, common)
-            if order != 0 { return order < 0 }
-        }
-        return bound.count < key.count
-    }
-
-    /// Records `key` as the new largest key.
-    func raise(to key: UnsafeRawBufferPointer) {
-        isEmpty = false
-        bytes.reset()
-        bytes.append(bytes: key)
     }
 }
 
