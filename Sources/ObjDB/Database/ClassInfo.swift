@@ -72,8 +72,6 @@ final class ClassInfo {
     let fieldOfColumn: [Int]
     /// The primary-key column, if any.
     let primaryKeyColumn: Int?
-    /// Columns that have an index table.
-    let indexedColumns: [Int]
     /// Key-encoding kind of each column.
     let scalarKinds: [ScalarKind]
     /// For each persisted field of the model class, the offset of its `_column` word in an
@@ -134,7 +132,6 @@ final class ClassInfo {
         let properties = stored.properties
         primaryKeyType = properties.first { $0.primaryKey }?.type
         primaryKeyColumn = properties.firstIndex { $0.primaryKey }
-        indexedColumns = properties.indices.filter { tables.indexes[$0] != nil }
         scalarKinds = properties.map(\.type.scalarKind)
         columnNames = properties.map(\.name)
         singleColumns = properties.indices.map { [$0] }
@@ -142,10 +139,8 @@ final class ClassInfo {
         if let column = primaryKeyColumn, let table = tables.primaryKeys {
             slots.append(KeySlot(column: column, table: table, kind: scalarKinds[column], isPrimary: true))
         }
-        for column in indexedColumns {
-            if let table = tables.indexes[column] {
-                slots.append(KeySlot(column: column, table: table, kind: scalarKinds[column], isPrimary: false))
-            }
+        for (column, table) in tables.indexes.enumerated() {
+            if let table { slots.append(KeySlot(column: column, table: table, kind: scalarKinds[column], isPrimary: false)) }
         }
         keySlots = slots
         valuePaths = Array(repeating: nil, count: properties.count)

@@ -275,8 +275,8 @@ extension Database {
             if let old { oldRange = encodeKey(old.column(column), kind: slot.kind, into: &buffer) }
             if let new { newRange = encodeKey(new.column(column), kind: slot.kind, into: &buffer) }
             if let oldRange, let newRange, sameBytes(buffer.bytes(oldRange), buffer.bytes(newRange)) { continue }
-            if let oldRange { context.keyUpdates.append(.init(table: slot.table, range: oldRange, add: false, column: column, isPrimary: slot.isPrimary)) }
-            if let newRange { context.keyUpdates.append(.init(table: slot.table, range: newRange, add: true, column: column, isPrimary: slot.isPrimary)) }
+            if let oldRange { context.keyUpdates.append(.init(table: slot.table, range: oldRange, add: false, isPrimary: slot.isPrimary)) }
+            if let newRange { context.keyUpdates.append(.init(table: slot.table, range: newRange, add: true, isPrimary: slot.isPrimary)) }
         }
         guard context.keyUpdates.count > 0 else { return }
         var objectKey = key

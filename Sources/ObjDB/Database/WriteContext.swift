@@ -81,7 +81,7 @@ final class WriteContext {
             guard walk.isOpen, walk.table == table,
                 let current = try walk.cursor?.current(), current.objectKey == key
             else { continue }
-            return try walk.cursor?.reserveCurrent(key: key, count: count)
+            return try walk.cursor?.reserve(key: key, count: count, flags: .current)
         }
         return nil
     }
@@ -240,13 +240,12 @@ struct ColumnSet: Equatable, Sendable {
 /// A class over raw memory, owned by one write transaction, like ``ScratchBuffer``: adding and
 /// walking entries retains nothing.
 final class KeyUpdates {
-    /// One entry: its table, its bytes in ``bytes``, whether it is added (else removed), the
-    /// column it keys, and whether the table is the primary-key table.
+    /// One entry: its table, its bytes in ``bytes``, whether it is added (else removed), and
+    /// whether the table is the primary-key table.
     struct Entry {
         let table: Table
         let range: Range<Int>
         let add: Bool
-        let column: Int
         let isPrimary: Bool
     }
 

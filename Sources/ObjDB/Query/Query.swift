@@ -49,7 +49,7 @@ extension QueryPredicate {
     /// taken in: `a || b || c` becomes one `OR` of three, not nested pairs. A chain built with
     /// `reduce` would otherwise be as deep as it is long, and binding, evaluating and freeing it
     /// recurse once per level. Two plain operands cost one array, as before.
-    fileprivate static func operands(_ lhs: QueryPredicate, _ rhs: QueryPredicate, isAnd: Bool) -> [QueryPredicate] {
+    static func operands(_ lhs: QueryPredicate, _ rhs: QueryPredicate, isAnd: Bool) -> [QueryPredicate] {
         var operands: [QueryPredicate]
         switch lhs {
         case .and(let inner) where isAnd: operands = inner

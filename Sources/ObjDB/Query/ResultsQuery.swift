@@ -68,10 +68,6 @@ struct ResultsQuery {
 
     /// Adds a filter: the results also have to match `predicate`.
     mutating func addFilter(_ predicate: QueryPredicate) {
-        switch filter {
-        case nil: filter = predicate
-        case .and(let operands)?: filter = .and(operands + [predicate])
-        case let existing?: filter = .and([existing, predicate])
-        }
+        filter = filter.map { .and(QueryPredicate.operands($0, predicate, isAnd: true)) } ?? predicate
     }
 }

@@ -67,18 +67,6 @@ struct Cursor: ~Copyable {
     /// Positions at the first key greater than or equal to `key`.
     func seek(atLeast key: UnsafeRawBufferPointer) throws -> CursorEntry? { try get(MDB_SET_RANGE, MDB_val(bytes: key)) }
 
-    /// Replaces the value at the cursor, whose key must be `key`, with `count` reserved bytes to
-    /// fill (`MDB_CURRENT | MDB_RESERVE`): no search. Only in write transactions.
-    func reserveCurrent(key: UInt64, count: Int) throws -> UnsafeMutableRawBufferPointer {
-        var key = key
-        return try withUnsafeMutableBytes(of: &key) { keyBytes in
-            var k = MDB_val(bytes: UnsafeRawBufferPointer(keyBytes))
-            var v = MDB_val(mv_size: count, mv_data: nil)
-            try lmdbCheck(mdb_cursor_put(handle, &k, &v, UInt32(MDB_CURRENT | MDB_RESERVE)), "mdb_cursor_put", path: environment.path)
-            return UnsafeMutableRawBufferPointer(start: v.mv_data, count: count)
-        }
-    }
-
     /// Stores `value` under `key` through the cursor (`mdb_cursor_put`), which is left on the new
     /// entry. LMDB first looks at the cursor's own page: a key past the last one of the table's
     /// last page, as when keys ascend, is placed there without a search from the root. Only in
@@ -95,7 +83,8 @@ struct Cursor: ~Copyable {
 
     /// Reserves `count` bytes under the object key `key` through the cursor (`MDB_RESERVE`; see
     /// ``put(key:value:flags:)``) and returns the space to fill, or `nil` if `flags` forbid
-    /// overwriting and the key exists.
+    /// overwriting and the key exists. With ``PutFlags/current`` it replaces the value at the
+    /// cursor, whose key must be `key`, without a search.
     func reserve(key: UInt64, count: Int, flags: PutFlags = []) throws -> UnsafeMutableRawBufferPointer? {
         var key = key
         return try withUnsafeMutableBytes(of: &key) { keyBytes in

@@ -36,5 +36,6 @@ struct PutFlags: OptionSet, Sendable {
     static let noOverwrite = PutFlags(rawValue: UInt32(MDB_NOOVERWRITE))
     static let noDuplicateData = PutFlags(rawValue: UInt32(MDB_NODUPDATA))
     static let reserve = PutFlags(rawValue: UInt32(MDB_RESERVE))
-    static let append = PutFlags(rawValue: UInt32(MDB_APPEND))
+    /// Replace the entry at the cursor, whose key must be the one given (`MDB_CURRENT`): no search.
+    static let current = PutFlags(rawValue: UInt32(MDB_CURRENT))
 }
