@@ -36,12 +36,19 @@ final class BoundComparison {
         return ComparandSet(constants)
     }()
     /// For the most common shape — one number, date, bool or string column against a constant —
-    /// the test compiled into a closure over the row, with the constant decoded once. Made when
-    /// the first row is tested: a query an index answers tests none.
-    lazy var fast: ((RowView) -> Bool)? = {
+    /// the test compiled with the constant decoded once (see ``ColumnTest``). Made when the first
+    /// row is tested: a query an index answers tests none.
+    private(set) lazy var columnTest: ColumnTest? = {
         guard let column = simpleColumn, options.isEmpty, case .constant(let constant) = right else { return nil }
-        return FastComparison.make(column: column, type: type, op: op, constant)
+        if case .bytes(let bytes) = constant {
+            let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
+            bytes.withUnsafeBytes { copy.copyMemory(from: $0) }
+            constantBytes = copy
+        }
+        return ColumnTest(column: column, type: type, op: op, constant, bytes: UnsafeRawBufferPointer(constantBytes ?? .init(start: nil, count: 0)))
     }()
+    /// The bytes ``columnTest`` compares with, owned here.
+    private var constantBytes: UnsafeMutableRawBufferPointer?
 
     init(left: BoundOperand, op: QueryOperator, right: BoundOperand, options: QueryStringOptions, quantifier: QueryQuantifier, type: PropertyType) {
         self.left = left
@@ -56,133 +63,9 @@ final class BoundComparison {
             simpleColumn = nil
         }
     }
-}
 
-/// Compiled tests of one column against a constant: the value is decoded from the row bytes and
-/// compared without building a ``QueryScalar``. The semantics are those of the general path
-/// (exact integer/double comparison, nil never ordered, NaN equal to nothing).
-enum FastComparison {
-    /// A compiled test, or `nil` for shapes the general path handles.
-    static func make(column: Int, type: PropertyType, op: QueryOperator, _ constant: Comparand) -> ((RowView) -> Bool)? {
-        switch (type, constant) {
-        case (.int, .int(let k)):
-            return ordered(op, k, column, IntegerColumn.self)
-        case (.int, .double(let k)):
-            guard !k.isNaN else { return nil }
-            return integer(column, op) { QueryOrder.compareExactly($0, k) ?? 0 }
-        case (.double, .double(let k)), (.date, .date(let k)):
-            // NaN equals nothing and is unordered: read as nil.
-            guard !k.isNaN else { return nil }
-            return ordered(op, k, column, DoubleColumn.self)
-        case (.float, .double(let k)):
-            guard !k.isNaN else { return nil }
-            return floating(column, op, width: 4) { $0 < k ? -1 : $0 == k ? 0 : 1 }
-        case (.double, .int(let k)):
-            return floating(column, op, width: 8) { value in QueryOrder.compareExactly(k, value).map { -$0 } ?? 0 }
-        case (.bool, .bool(let k)) where op == .equal || op == .notEqual:
-            let wanted = op == .equal
-            return { row in
-                guard case .value(let bytes) = row.column(column), let v = ColumnCodec.bool(bytes) else { return !wanted }
-                return (v == k) == wanted
-            }
-        case (.string, .bytes(let k)) where op == .equal || op == .notEqual:
-            let wanted = op == .equal
-            return { row in
-                guard case .value(let bytes) = row.column(column) else { return !wanted }
-                return k.withUnsafeBytes { sameBytes(bytes, $0) } == wanted
-            }
-        default:
-            return nil
-        }
-    }
-
-    /// `op` applied to the sign of `compare(value)`; a nil column is unequal and unordered.
-    @inline(__always)
-    private static func holds(_ op: QueryOperator, _ sign: Int?) -> Bool {
-        guard let sign else { return op == .notEqual }
-        switch op {
-        case .equal: return sign == 0
-        case .notEqual: return sign != 0
-        case .less: return sign < 0
-        case .lessOrEqual: return sign <= 0
-        case .greater: return sign > 0
-        case .greaterOrEqual: return sign >= 0
-        default: return false
-        }
-    }
-
-    /// `op` between a column's value and `k`, with one closure per operator and the column read
-    /// inlined, so that nothing but the read and one comparison runs per row; a nil value is
-    /// unequal and unordered.
-    private static func ordered<Reader: OrderedColumnReader>(
-        _ op: QueryOperator, _ k: Reader.Value, _ column: Int, _: Reader.Type
-    ) -> ((RowView) -> Bool)? {
-        switch op {
-        case .equal: return { row in Reader.read(row, column).map { $0 == k } ?? false }
-        case .notEqual: return { row in Reader.read(row, column).map { $0 != k } ?? true }
-        case .less: return { row in Reader.read(row, column).map { $0 < k } ?? false }
-        case .lessOrEqual: return { row in Reader.read(row, column).map { $0 <= k } ?? false }
-        case .greater: return { row in Reader.read(row, column).map { $0 > k } ?? false }
-        case .greaterOrEqual: return { row in Reader.read(row, column).map { $0 >= k } ?? false }
-        default: return nil
-        }
-    }
-
-    private static func supported(_ op: QueryOperator) -> Bool {
-        switch op {
-        case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual: true
-        default: false
-        }
-    }
-
-    private static func integer(_ column: Int, _ op: QueryOperator, _ compare: @escaping (Int64) -> Int) -> ((RowView) -> Bool)? {
-        guard supported(op) else { return nil }
-        return { row in
-            guard case .value(let bytes) = row.column(column), let v = ColumnCodec.integer(bytes) else { return holds(op, nil) }
-            return holds(op, compare(v))
-        }
-    }
-
-    private static func floating(_ column: Int, _ op: QueryOperator, width: Int, _ compare: @escaping (Double) -> Int) -> ((RowView) -> Bool)? {
-        guard supported(op) else { return nil }
-        return { row in
-            guard case .value(let bytes) = row.column(column) else { return holds(op, nil) }
-            let v: Double
-            if width == 8, let d = ColumnCodec.double(bytes) {
-                v = d
-            } else if width == 4, let f = ColumnCodec.float(bytes) {
-                v = Double(f)
-            } else {
-                return holds(op, nil)
-            }
-            // NaN equals nothing and is unordered.
-            return v.isNaN ? op == .notEqual : holds(op, compare(v))
-        }
-    }
-}
-
-/// Reads one ordered value from a row column for ``FastComparison``: `nil` for a null, damaged or
-/// unordered (NaN) value.
-protocol OrderedColumnReader {
-    associatedtype Value: Comparable
-    static func read(_ row: RowView, _ column: Int) -> Value?
-}
-
-/// An integer column of any width.
-enum IntegerColumn: OrderedColumnReader {
-    @inline(__always)
-    static func read(_ row: RowView, _ column: Int) -> Int64? {
-        guard case .value(let bytes) = row.column(column) else { return nil }
-        return ColumnCodec.integer(bytes)
-    }
-}
-
-/// A `Double` or `Date` column; NaN reads as `nil`, since it equals nothing and is unordered.
-enum DoubleColumn: OrderedColumnReader {
-    @inline(__always)
-    static func read(_ row: RowView, _ column: Int) -> Double? {
-        guard case .value(let bytes) = row.column(column), let v = ColumnCodec.double(bytes), !v.isNaN else { return nil }
-        return v
+    deinit {
+        constantBytes?.deallocate()
     }
 }
 

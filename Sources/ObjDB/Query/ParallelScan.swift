@@ -25,6 +25,10 @@ struct ParallelScan {
     private let starts: [UInt64]
     /// The transactions of the parts after the first, at the snapshot's version.
     private let helpers: [ReadTransaction]
+    /// The number of rows in the table.
+    let rows: Int
+    /// The table's last object key.
+    let lastKey: UInt64
 
     /// The split of `info`'s table for a query in `database`'s current version, or `nil` when
     /// one thread should scan it: inside a write transaction, with one query thread allowed, for
@@ -49,9 +53,20 @@ struct ParallelScan {
             helpers.append(helper)
         }
         self.snapshot = snapshot
+        self.rows = rows
+        lastKey = last
         table = info.objectsTable
         starts = (1..<parts).map { first + span * UInt64($0) }
         self.helpers = helpers
+    }
+
+    /// The number of threads the scan runs on.
+    var threads: Int { helpers.count + 1 }
+
+    /// A cursor on the table for thread `index` (0 the calling thread, which reads through the
+    /// snapshot; the others each through a transaction of their own).
+    func cursor(forThread index: Int) throws -> Cursor {
+        try Cursor(index == 0 ? snapshot.txn : helpers[index - 1].txn, table)
     }
 
     /// Runs `part` for every part at once and returns the results in key order; `nil` if a
@@ -92,8 +107,7 @@ struct ParallelScan {
 
         /// Scans part `index`; leaves its result `nil` if its cursor cannot be opened or positioned.
         func run(_ index: Int) {
-            let txn = index == 0 ? scan.snapshot.txn : scan.helpers[index - 1].txn
-            guard let cursor = try? Cursor(txn, scan.table),
+            guard let cursor = try? scan.cursor(forThread: index),
                 let first = try? (index == 0 ? cursor.first() : cursor.seek(atLeast: scan.starts[index - 1]))
             else { return }
             let last = index < scan.starts.count ? scan.starts[index] - 1 : UInt64.max

@@ -14,7 +14,7 @@ struct QueryEvaluator {
     typealias RowTest = (RowView) -> Bool
 
     /// Compiles `predicate` in both forms, in one pass: the test of a row alone when every
-    /// comparison in it has one (``BoundComparison/fast``), and the general form (which wraps
+    /// comparison in it has one (``BoundComparison/columnTest``), and the general form (which wraps
     /// the row test when there is one). Two operands are combined by one closure each; longer
     /// `AND`/`OR` lists loop over their parts, so a predicate with thousands of operands needs
     /// no deep recursion, neither to compile nor to test a row.
@@ -34,7 +34,8 @@ struct QueryEvaluator {
             let compiled = part.compiled
             return (nil, { e, k, r in !compiled(e, k, r) })
         case .comparison(let comparison):
-            if let fast = comparison.fast { return wrap(fast) }
+            // The closure keeps the comparison, whose memory the test's constant bytes are.
+            if let test = comparison.columnTest { return wrap { row in withExtendedLifetime(comparison) { test.holds(row) } } }
             return (nil, { e, k, r in e.evaluate(comparison, key: k, row: r) })
         }
     }
@@ -102,7 +103,7 @@ struct QueryEvaluator {
         case .not(let operand):
             return !matches(operand, key: key, row: row)
         case .comparison(let comparison):
-            if let fast = comparison.fast { return fast(row) }
+            if let test = comparison.columnTest { return test.holds(row) }
             return evaluate(comparison, key: key, row: row)
         }
     }

@@ -62,11 +62,11 @@ extension Results {
         // A table scan split among threads (see `ParallelScan`): each part gathers its keys (with
         // their sort words for a full sort) or its best matches for a sorted prefix, joined in key
         // order. `false` if a part failed: the scan then runs on one thread.
-        func split(_ scan: ParallelScan, _ rowTest: QueryEvaluator.RowTest, _ topTest: QueryEvaluator.RowTest?) -> Bool {
+        func split(_ scan: ParallelScan, _ filter: RowFilter) -> Bool {
             if let start = top {
                 guard let parts = scan.map({ first, cursor, last in
                     var part = start
-                    part.offerRows(from: first, cursor, through: last, passing: topTest)
+                    part.offerRows(from: first, cursor, through: last, passing: filter)
                     return part
                 }) else { return false }
                 top = parts.dropFirst().reduce(into: parts[0]) { $0.merge($1) }
@@ -75,9 +75,9 @@ extension Results {
                 guard let parts = scan.map({ first, cursor, last in
                     // Without sort values the loop calls no closure per match.
                     guard var values = start else {
-                        return (keys: Self.scanKeys(from: first, cursor, through: last, passing: rowTest), values: start)
+                        return (keys: Self.scanKeys(from: first, cursor, through: last, passing: filter), values: start)
                     }
-                    let keys = Self.scanKeys(from: first, cursor, through: last, passing: rowTest) { key, row in
+                    let keys = Self.scanKeys(from: first, cursor, through: last, passing: filter) { key, row in
                         values.add(key, row, evaluator)
                     }
                     return (keys: keys, values: values)
@@ -101,32 +101,30 @@ extension Results {
             case .none:
                 break
             case .scan:
-                // No filter, or a filter of the row alone; else the general form, compiled in
-                // the same pass.
-                var rowTest: QueryEvaluator.RowTest? = { _ in true }
-                if let predicate {
-                    let forms = QueryEvaluator.compileForms(predicate)
-                    rowTest = forms.rowTest
-                    compiled = forms.compiled
-                }
-                let topTest = predicate == nil ? nil : rowTest
+                // No filter, or a filter of the row alone (see `RowFilter`); else the general
+                // form, compiled when the first row is tested.
+                let filter: RowFilter? = if let predicate { RowFilter(predicate) } else { RowFilter() }
                 // A large table is split among threads when every row must be read. Sort values
                 // other than words may point into a part's snapshot: those scan on one thread.
-                if let rowTest, earlyLimit == nil, sortValues?.sortsByWord ?? true, let scan = ParallelScan(database, info),
-                    split(scan, rowTest, topTest)
+                if let filter, earlyLimit == nil, sortValues?.sortsByWord ?? true, let scan = ParallelScan(database, info),
+                    split(scan, filter)
                 {
                     break
                 }
                 guard let cursor = try? Cursor(txn, info.objectsTable) else { break }
                 let entry = try? cursor.first()
-                if rowTest != nil, top != nil {
+                if let filter, top != nil {
                     // A sorted prefix by one column.
-                    top?.offerRows(from: entry, cursor, passing: topTest)
+                    top?.offerRows(from: entry, cursor, passing: filter)
                     break
                 }
-                if let rowTest {
+                if let filter, let earlyLimit {
+                    keys = firstKeys(from: entry, cursor, passing: filter, limit: earlyLimit, info)
+                    break
+                }
+                if let filter {
                     // The common case, kept tight.
-                    keys = Self.scanKeys(from: entry, cursor, passing: rowTest, limit: earlyLimit ?? .max) { key, row in
+                    keys = Self.scanKeys(from: entry, cursor, passing: filter) { key, row in
                         sortValues?.add(key, row, evaluator)
                     }
                     break
@@ -167,20 +165,57 @@ extension Results {
     }
 
     /// The keys of the rows from `entry` on through `cursor` (a table scan), up to the key `last`
-    /// or `limit` matches, that pass `test`; `match` sees each one.
+    /// or `limit` matches, that pass `filter`; `match` sees each one.
     @inline(__always)
     private static func scanKeys(
-        from entry: CursorEntry?, _ cursor: borrowing Cursor, through last: UInt64 = .max, passing test: (RowView) -> Bool,
+        from entry: CursorEntry?, _ cursor: borrowing Cursor, through last: UInt64 = .max, passing filter: RowFilter,
         limit: Int = .max, match: (UInt64, RowView) -> Void = { _, _ in }
     ) -> [UInt64] {
         var keys: [UInt64] = []
         cursor.forEachRow(from: entry, through: last) { key, row in
-            guard test(row) else { return true }
+            guard filter.matches(row) else { return true }
             keys.append(key)
             match(key, row)
             return keys.count < limit
         }
         return keys
+    }
+
+    /// The first `limit` keys of a table scan of `info`'s table from `entry` on through
+    /// `cursor` whose rows pass `filter`.
+    ///
+    /// The first ``ParallelScan/rowsPerChunk`` keys are read on this thread: most queries that
+    /// stop early find their matches there, with no thread or transaction to start. The rest is
+    /// split among threads by ``ParallelScan/firstKeys(from:limit:_:)`` when the table is large
+    /// enough, and read on this thread otherwise.
+    private func firstKeys(
+        from entry: CursorEntry?, _ cursor: borrowing Cursor, passing filter: RowFilter, limit: Int, _ info: ClassInfo
+    ) -> [UInt64] {
+        guard let firstKey = entry?.objectKey else { return [] }
+        let (rest, overflow) = firstKey.addingReportingOverflow(UInt64(ParallelScan.rowsPerChunk))
+        let keys = Self.scanKeys(from: entry, cursor, through: rest &- 1, passing: filter, limit: limit)
+        guard keys.count < limit, !overflow else { return keys }
+        let wanted = limit - keys.count
+        if let scan = ParallelScan(database, info),
+            let more = scan.firstKeys(from: rest, limit: wanted, { first, cursor, last, limit, isAbandoned in
+                var keys: [UInt64] = []
+                var visited = 0
+                cursor.forEachRow(from: first, through: last) { key, row in
+                    if filter.matches(row) {
+                        keys.append(key)
+                        if keys.count >= limit { return false }
+                    }
+                    visited &+= 1
+                    return visited & 1023 != 0 || !isAbandoned()
+                }
+                return keys
+            })
+        {
+            database.splitScanCount += 1
+            return keys + more
+        }
+        guard let next = try? cursor.seek(atLeast: rest) else { return keys }
+        return keys + Self.scanKeys(from: next, cursor, passing: filter, limit: wanted)
     }
 
     /// The filters bound to the current schema, bound once per database generation.

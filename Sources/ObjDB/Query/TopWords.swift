@@ -49,14 +49,14 @@ struct TopWords {
     }
 
     /// Offers the row of `entry` and of every entry after it through `cursor` (a table scan) up
-    /// to the key `last`, if it passes `test` (every row without one).
+    /// to the key `last`, if it passes `filter`.
     ///
     /// A table scan visits keys in ascending order, so the key itself is the visit position:
     /// heaps of scans over separate key ranges can be merged (``merge(_:)``) into the heap of one
     /// scan over all of them.
-    mutating func offerRows(from entry: CursorEntry?, _ cursor: borrowing Cursor, through last: UInt64 = .max, passing test: ((RowView) -> Bool)?) {
+    mutating func offerRows(from entry: CursorEntry?, _ cursor: borrowing Cursor, through last: UInt64 = .max, passing filter: RowFilter) {
         cursor.forEachRow(from: entry, through: last) { key, row in
-            if test?(row) ?? true { offer(key, row, position: key) }
+            if filter.matches(row) { offer(key, row, position: key) }
             return true
         }
     }

@@ -1,0 +1,192 @@
+/// A comparison of one value column of a row with a constant, decoded once: the test a table scan
+/// makes per row for the most common shape of predicate (a number, date, bool or string column
+/// against a constant, without string options).
+///
+/// A plain value (the constant's bytes are borrowed from the ``BoundComparison`` that made it),
+/// so that ``RowFilter`` keeps its tests in one buffer and runs them in a loop, with no closure
+/// call or reference count per row. The semantics are those of the general path: exact
+/// integer/double comparison, `nil` never ordered, NaN equal to nothing.
+struct ColumnTest {
+    /// How the column's bytes are read and compared.
+    enum Kind: UInt8 {
+        /// An integer column of any width against ``integer``.
+        case integer
+        /// An integer column against ``double`` (a fraction compares exactly).
+        case integerVersusDouble
+        /// A `Double` or `Date` column against ``double``.
+        case double
+        /// A `Float` column against ``double``.
+        case float
+        /// A `Double` column against ``integer``.
+        case doubleVersusInteger
+        /// A `Bool` column against ``integer`` (0 or 1); equality only.
+        case bool
+        /// A column's bytes against ``bytes``; equality only.
+        case bytes
+    }
+
+    /// The column read.
+    let column: Int
+    /// How it is compared.
+    let kind: Kind
+    /// Bit `sign + 1` is set when the test holds for a value below (-1), equal to (0) or above
+    /// (1) the constant.
+    let holdingSigns: UInt8
+    /// The result for a value that is `nil`, NaN or unreadable: only `!=` holds.
+    let holdsForNil: Bool
+    /// The constant of the integer kinds.
+    let integer: Int64
+    /// The constant of the floating-point kinds.
+    let double: Double
+    /// The constant of ``Kind/bytes``: memory owned by the comparison that made the test.
+    let bytes: UnsafeRawBufferPointer
+
+    /// The test of `column` of stored type `type` with `op` against `constant`, or `nil` for
+    /// shapes the general path handles (other operators or types, a NaN constant).
+    ///
+    /// `bytes` must be the constant's bytes for a `.bytes` constant, kept alive as long as the test.
+    init?(column: Int, type: PropertyType, op: QueryOperator, _ constant: Comparand, bytes: UnsafeRawBufferPointer) {
+        guard let signs = Self.holdingSigns(op) else { return nil }
+        var integer: Int64 = 0
+        var double = 0.0
+        let kind: Kind
+        switch (type, constant) {
+        case (.int, .int(let k)):
+            (kind, integer) = (.integer, k)
+        case (.int, .double(let k)) where !k.isNaN:
+            (kind, double) = (.integerVersusDouble, k)
+        case (.double, .double(let k)) where !k.isNaN, (.date, .date(let k)) where !k.isNaN:
+            (kind, double) = (.double, k)
+        case (.float, .double(let k)) where !k.isNaN:
+            (kind, double) = (.float, k)
+        case (.double, .int(let k)):
+            (kind, integer) = (.doubleVersusInteger, k)
+        case (.bool, .bool(let k)) where op == .equal || op == .notEqual:
+            (kind, integer) = (.bool, k ? 1 : 0)
+        case (.string, .bytes) where op == .equal || op == .notEqual:
+            kind = .bytes
+        default:
+            return nil
+        }
+        self.column = column
+        self.kind = kind
+        holdingSigns = signs
+        holdsForNil = op == .notEqual
+        self.integer = integer
+        self.double = double
+        self.bytes = kind == .bytes ? bytes : UnsafeRawBufferPointer(start: nil, count: 0)
+    }
+
+    /// The signs for which `op` holds (see ``holdingSigns``), or `nil` for an operator that is
+    /// not a plain comparison.
+    private static func holdingSigns(_ op: QueryOperator) -> UInt8? {
+        switch op {
+        case .equal: 0b010
+        case .notEqual: 0b101
+        case .less: 0b001
+        case .lessOrEqual: 0b011
+        case .greater: 0b100
+        case .greaterOrEqual: 0b110
+        default: nil
+        }
+    }
+
+    /// Whether the test holds for `row`.
+    @inline(__always)
+    func holds(_ row: RowView) -> Bool {
+        guard case .value(let value) = row.column(column), let sign = sign(of: value) else { return holdsForNil }
+        return holdingSigns & (1 << UInt8(truncatingIfNeeded: sign + 1)) != 0
+    }
+
+    /// -1, 0 or 1 as the column's value is below, equal to or above the constant; `nil` for a
+    /// value that is NaN or cannot be read.
+    @inline(__always)
+    private func sign(of value: UnsafeRawBufferPointer) -> Int? {
+        switch kind {
+        case .integer:
+            guard let v = ColumnCodec.integer(value) else { return nil }
+            return v < integer ? -1 : v == integer ? 0 : 1
+        case .double:
+            guard let v = ColumnCodec.double(value), !v.isNaN else { return nil }
+            return v < double ? -1 : v == double ? 0 : 1
+        case .integerVersusDouble:
+            guard let v = ColumnCodec.integer(value) else { return nil }
+            return QueryOrder.compareExactly(v, double)
+        case .float:
+            guard let f = ColumnCodec.float(value), !f.isNaN else { return nil }
+            let v = Double(f)
+            return v < double ? -1 : v == double ? 0 : 1
+        case .doubleVersusInteger:
+            guard let v = ColumnCodec.double(value), !v.isNaN, let sign = QueryOrder.compareExactly(integer, v) else { return nil }
+            return -sign
+        case .bool:
+            guard let v = ColumnCodec.bool(value) else { return nil }
+            return (v ? 1 : 0) == integer ? 0 : 1
+        case .bytes:
+            return sameBytes(value, bytes) ? 0 : 1
+        }
+    }
+}
+
+/// The test of a table scan's rows: a conjunction of ``ColumnTest``s, run first in a loop, and of
+/// the rest of the predicate as one closure.
+///
+/// A final class whose tests sit in one buffer it owns, so a scan calls it directly (no closure
+/// call per row) and copies nothing per test.
+final class RowFilter {
+    /// The column tests.
+    private let tests: UnsafeMutableBufferPointer<ColumnTest>
+    /// The rest of the conjunction, if any.
+    private let rest: QueryEvaluator.RowTest?
+    /// The comparisons whose constants the tests borrow.
+    private let owners: [BoundComparison]
+
+    /// A filter that every row passes.
+    convenience init() {
+        self.init(comparisons: [], rest: nil)
+    }
+
+    /// A filter of `comparisons` (each with a ``BoundComparison/columnTest``) and `rest`.
+    private init(comparisons: [BoundComparison], rest: QueryEvaluator.RowTest?) {
+        tests = .allocate(capacity: comparisons.count)
+        _ = tests.initialize(from: comparisons.compactMap(\.columnTest))
+        self.rest = rest
+        owners = comparisons
+    }
+
+    deinit {
+        tests.deallocate()
+    }
+
+    /// The row test of `predicate`, or `nil` if part of it needs more than the row (a link, a
+    /// collection, the object key).
+    ///
+    /// The operands of a top-level `AND` (or the one comparison) that are column tests go into
+    /// the loop; the others are compiled into one closure.
+    convenience init?(_ predicate: BoundPredicate) {
+        let operands: [BoundPredicate]
+        if case .and(let list) = predicate { operands = list } else { operands = [predicate] }
+        var comparisons: [BoundComparison] = []
+        var others: [BoundPredicate] = []
+        for operand in operands {
+            if case .comparison(let comparison) = operand, comparison.columnTest != nil {
+                comparisons.append(comparison)
+            } else {
+                others.append(operand)
+            }
+        }
+        var rest: QueryEvaluator.RowTest?
+        if !others.isEmpty {
+            guard let test = QueryEvaluator.compileForms(others.count == 1 ? others[0] : .and(others)).rowTest else { return nil }
+            rest = test
+        }
+        self.init(comparisons: comparisons, rest: rest)
+    }
+
+    /// Whether `row` passes.
+    @inline(__always)
+    func matches(_ row: RowView) -> Bool {
+        for index in tests.indices where !tests[index].holds(row) { return false }
+        return rest?(row) ?? true
+    }
+}
