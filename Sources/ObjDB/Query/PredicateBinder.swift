@@ -58,7 +58,7 @@ struct PredicateBinder {
         if c.quantifier != .any && !toMany {
             throw error(c.position, "\(c.quantifier.rawValue) needs a to-many key path (a list, set, map or linking objects)")
         }
-        try check(c.op, type: type, options: c.options, c.position, describe(c.left))
+        try check(c.op, type: type, options: c.options, c.position, c.left)
         let right = try bindRight(c, type: type, leafClass: leafClass, leafOptional: leafOptional)
         return BoundComparison(left: left, op: c.op, right: right, options: c.options, quantifier: c.quantifier, type: type)
     }
@@ -106,7 +106,6 @@ struct PredicateBinder {
     }
 
     private func bindRight(_ c: QueryComparison, type: PropertyType, leafClass: String?, leafOptional: Bool) throws -> BoundOperand {
-        func subject() -> String { describe(c.left) }
         switch c.right {
         case .keyPath(let keyPath):
             let path = try bindPath(keyPath)
@@ -114,14 +113,14 @@ struct PredicateBinder {
                 throw error(keyPath.position ?? c.position, "the right side '\(keyPath)' is to-many; compare with ANY/ALL on the left instead")
             }
             guard compatible(type, path.leafType), type != .object || leafClass == path.leafClass else {
-                throw error(keyPath.position ?? c.position, "\(subject()) (\(type)) cannot be compared with '\(keyPath)' (\(path.leafType))")
+                throw error(keyPath.position ?? c.position, "\(describe(c.left)) (\(type)) cannot be compared with '\(keyPath)' (\(path.leafType))")
             }
             return .path(path)
         case .value(let value):
             if c.op == .between || c.op == .betweenHalfOpen || c.op == .in {
                 throw error(c.position, "\(c.op.rawValue) needs a list of values on its right, like {1, 2}")
             }
-            return .constant(try comparand(value, type: type, leafClass: leafClass, options: c.options, subject, c.position))
+            return .constant(try comparand(value, type: type, leafClass: leafClass, options: c.options, c.left, c.position))
         case .list(let values):
             guard c.op == .between || c.op == .betweenHalfOpen || c.op == .in else {
                 throw error(c.position, "\(c.op.rawValue) compares with one value, not a list")
@@ -138,7 +137,7 @@ struct PredicateBinder {
                 if numeric, case .int(let v) = value {
                     comparands.append(.int(v))
                 } else {
-                    comparands.append(try comparand(value, type: type, leafClass: leafClass, options: c.options, subject, c.position))
+                    comparands.append(try comparand(value, type: type, leafClass: leafClass, options: c.options, c.left, c.position))
                 }
             }
             return .list(comparands)
@@ -222,7 +221,8 @@ struct PredicateBinder {
     // MARK: Types
 
     /// Checks that `op` (with `options`) applies to values of `type`.
-    private func check(_ op: QueryOperator, type: PropertyType, options: QueryStringOptions, _ position: Int?, _ subject: @autoclosure () -> String) throws {
+    private func check(_ op: QueryOperator, type: PropertyType, options: QueryStringOptions, _ position: Int?, _ left: QueryExpression) throws {
+        func subject() -> String { describe(left) }
         if !options.isEmpty && type != .string {
             throw error(position, "[c] and [d] apply to strings, and \(subject()) is \(type)")
         }
@@ -250,10 +250,10 @@ struct PredicateBinder {
 
     /// `value` as a constant comparable with values of `type`.
     private func comparand(
-        _ value: QueryValue, type: PropertyType, leafClass: String?, options: QueryStringOptions, _ subject: () -> String, _ position: Int?
+        _ value: QueryValue, type: PropertyType, leafClass: String?, options: QueryStringOptions, _ subject: QueryExpression, _ position: Int?
     ) throws -> Comparand {
         func mismatch() -> ObjDBError {
-            error(position, "\(subject()) (\(type == .object ? leafClass ?? "object" : "\(type)")) cannot be compared with \(value)")
+            error(position, "\(describe(subject)) (\(type == .object ? leafClass ?? "object" : "\(type)")) cannot be compared with \(value)")
         }
         if case .null = value { return .null }
         switch type {
