@@ -63,6 +63,26 @@ struct EncodingTests {
         [UInt8]().withUnsafeBytes { #expect(sameBytes(UnsafeRawBufferPointer(start: nil, count: 0), $0)) }
     }
 
+    @Test func sameBytesSeesADifferenceAtEveryPositionOfEveryLength() {
+        // Each length compares in its own way (bytes, two 4-byte words, two 8-byte words,
+        // memcmp); the buffers sit at odd offsets, so the word loads are unaligned.
+        for count in 0...40 {
+            let a = (0..<count + 1).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            a.withUnsafeBytes { x in
+                let left = UnsafeRawBufferPointer(rebasing: x[1...])
+                var same = a
+                same.withUnsafeBytes { #expect(sameBytes(left, UnsafeRawBufferPointer(rebasing: $0[1...])), "length \(count)") }
+                for position in 1..<count + 1 {
+                    same = a
+                    same[position] ^= 0x80
+                    same.withUnsafeBytes {
+                        #expect(!sameBytes(left, UnsafeRawBufferPointer(rebasing: $0[1...])), "length \(count), byte \(position - 1)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func randomBytesNeverReadOutOfBounds() {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<20_000 {

@@ -195,11 +195,29 @@ func compareBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> I
     return a.count - b.count
 }
 
-/// Whether two byte buffers hold the same bytes: lengths first, then one `memcmp`.
+/// Whether two byte buffers hold the same bytes: lengths first, then, up to 16 bytes, two
+/// overlapping word loads from each (short strings, the common case, cost no call), else one
+/// `memcmp`.
 @inline(__always)
 func sameBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
-    guard a.count == b.count else { return false }
+    let count = a.count
+    guard count == b.count else { return false }
     // Equal lengths: both empty (either may lack an address), or both have one.
     guard let pa = a.baseAddress, let pb = b.baseAddress else { return true }
-    return memcmp(pa, pb, a.count) == 0
+    switch count {
+    case 8...16:
+        // The first 8 bytes and the last 8, which overlap below 16.
+        return pa.loadUnaligned(as: UInt64.self) == pb.loadUnaligned(as: UInt64.self)
+            && pa.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) == pb.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+    case 4..<8:
+        return pa.loadUnaligned(as: UInt32.self) == pb.loadUnaligned(as: UInt32.self)
+            && pa.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self) == pb.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+    case 0..<4:
+        for offset in 0..<count where pa.load(fromByteOffset: offset, as: UInt8.self) != pb.load(fromByteOffset: offset, as: UInt8.self) {
+            return false
+        }
+        return true
+    default:
+        return memcmp(pa, pb, count) == 0
+    }
 }
