@@ -65,20 +65,25 @@ struct EncodingTests {
 
     @Test func sameBytesSeesADifferenceAtEveryPositionOfEveryLength() {
         // Each length compares in its own way (bytes, two 4-byte words, two 8-byte words,
-        // memcmp); the buffers sit at odd offsets, so the word loads are unaligned.
-        for count in 0...40 {
-            let a = (0..<count + 1).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
-            a.withUnsafeBytes { x in
-                let left = UnsafeRawBufferPointer(rebasing: x[1...])
-                var same = a
-                same.withUnsafeBytes { #expect(sameBytes(left, UnsafeRawBufferPointer(rebasing: $0[1...])), "length \(count)") }
-                for position in 1..<count + 1 {
-                    same = a
-                    same[position] ^= 0x80
-                    same.withUnsafeBytes {
-                        #expect(!sameBytes(left, UnsafeRawBufferPointer(rebasing: $0[1...])), "length \(count), byte \(position - 1)")
-                    }
+        // memcmp). The buffers start at an odd offset, so the word loads are unaligned, and sit
+        // between guard bytes that differ from one side to the other: a load outside a buffer
+        // would change the answer.
+        func compare(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+            let x = [0xAA] + a + Array(repeating: 0xAA, count: 8)
+            let y = [0x55] + b + Array(repeating: 0x55, count: 8)
+            return x.withUnsafeBytes { x in
+                y.withUnsafeBytes { y in
+                    sameBytes(UnsafeRawBufferPointer(rebasing: x[1..<1 + a.count]), UnsafeRawBufferPointer(rebasing: y[1..<1 + b.count]))
                 }
+            }
+        }
+        for count in 0...40 {
+            let a = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            #expect(compare(a, a), "length \(count)")
+            for position in 0..<count {
+                var b = a
+                b[position] ^= 0x80
+                #expect(!compare(a, b), "length \(count), byte \(position)")
             }
         }
     }

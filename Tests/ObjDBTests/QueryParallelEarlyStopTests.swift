@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ObjDB
+import ObjDBTestModels
 
 /// Table scans that stop early (`first`, `prefix(n)`) split into chunks among threads
 /// (``ParallelScan/firstKeys(from:limit:_:)``): the first matches in key order, as the rows
@@ -104,5 +105,57 @@ struct QueryParallelEarlyStopTests {
         // Committed, a later read splits and finds it.
         #expect(db.objects(ScanSample.self).where { $0.group == 42 }.first?.id == 39_000)
         #expect(db.splitScanCount == 1)
+    }
+
+    /// Object keys near `UInt64.max` (a file whose key counter is that high): the first
+    /// part's end, 4,096 keys on, would overflow.
+    @Test func keysNearTheTopOfTheRangeStillGiveTheirFirstMatches() throws {
+        let directory = TemporaryDirectory()
+        let db = try directory.open([Person.self])
+        let info = try #require(try db.classInfo(for: Person.self))
+        db.environment.raiseCounterFloor(info.classID, to: UInt64.max - 100)
+        try db.write {
+            for i in 1...3 { try db.add(person(i, "P\(i)", age: i)) }
+        }
+        let all = db.objects(Person.self)
+        #expect(all.count == 3)
+        #expect(Array(all.map(\.id)) == [1, 2, 3])
+        #expect(all.first?.id == 1, "first")
+        #expect(!all.isEmpty, "isEmpty")
+        #expect(try all.filter("age > 1").first?.id == 2, "filtered first")
+        #expect(Array(try all.filter("age > 0").prefix(2).map(\.id)) == [1, 2], "prefix")
+        #expect(try !all.filter("age > 2").isEmpty, "filtered isEmpty")
+    }
+
+    /// Random early stops over a larger file split four ways, with a deleted stretch: the first
+    /// matches of conjunctions of int, bool, string and double tests, at limits around the
+    /// number of matches.
+    @Test func randomEarlyStopsGiveWhatTheDataGives() throws {
+        let directory = TemporaryDirectory()
+        let rows = QueryParallelScanTests.makeRows(100_000)
+        let deleted = 40_001...55_000
+        let config = try QueryParallelScanTests.makeFile(directory, rows, deleted: deleted, threads: 4)
+        let kept = rows.filter { !deleted.contains($0.id) }
+        let db = try Database(configuration: config)
+        #expect(try QueryParallelScanTests.splits(db))
+        var rng = SeededRandom(seed: 77)
+        let cases: [(String, (QueryParallelScanTests.Row) -> Bool)] = [
+            ("group == 3 AND flag == true", { $0.group == 3 && $0.flag }),
+            ("name == 'Cy' AND flag == true AND level == 7", { $0.name == "Cy" && $0.flag && $0.level == 7 }),
+            ("name == 'Åsa' AND group == 9 AND score > 0.97", { $0.name == "Åsa" && $0.group == 9 && ($0.score ?? -1) > 0.97 }),
+            ("flag == true AND level == 0 AND score < 0.02", { $0.flag && $0.level == 0 && ($0.score ?? 2) < 0.02 }),
+        ]
+        var splits = 0
+        for round in 0..<60 {
+            let (text, test) = cases[round % cases.count]
+            let all = kept.filter(test).map(\.id)
+            let limit = [1, 2, 3, 5, 17, all.count, all.count + 1, max(1, all.count - 1), rng.below(all.count + 2) + 1][round % 9]
+            let before = db.splitScanCount
+            let got = try db.objects(ScanSample.self).filter(text).prefix(limit).map(\.id)
+            if db.splitScanCount > before { splits += 1 }
+            #expect(Array(got) == Array(all.prefix(limit)), "\(text) limit \(limit) total \(all.count)")
+            #expect(try db.objects(ScanSample.self).filter(text).first?.id == all.first, "\(text)")
+        }
+        #expect(splits > 0)
     }
 }

@@ -38,14 +38,19 @@ final class BoundComparison {
     /// For the most common shape — one number, date, bool or string column against a constant —
     /// the test compiled with the constant decoded once (see ``ColumnTest``). Made when the first
     /// row is tested: a query an index answers tests none.
+    ///
+    /// A string test borrows its constant's bytes from this comparison: keep the comparison
+    /// alive as long as any copy of the test is used.
     private(set) lazy var columnTest: ColumnTest? = {
-        guard let column = simpleColumn, options.isEmpty, case .constant(let constant) = right else { return nil }
-        if case .bytes(let bytes) = constant {
-            let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
-            bytes.withUnsafeBytes { copy.copyMemory(from: $0) }
-            constantBytes = copy
-        }
-        return ColumnTest(column: column, type: type, op: op, constant, bytes: UnsafeRawBufferPointer(constantBytes ?? .init(start: nil, count: 0)))
+        guard let column = simpleColumn, options.isEmpty, case .constant(let constant) = right,
+            let test = ColumnTest(column: column, type: type, op: op, constant, bytes: UnsafeRawBufferPointer(start: nil, count: 0))
+        else { return nil }
+        guard test.kind == .bytes, case .bytes(let bytes) = constant else { return test }
+        // Only a test that compares bytes needs them, copied to memory that stays put.
+        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
+        bytes.withUnsafeBytes { copy.copyMemory(from: $0) }
+        constantBytes = copy
+        return ColumnTest(column: column, type: type, op: op, constant, bytes: UnsafeRawBufferPointer(copy))
     }()
     /// The bytes ``columnTest`` compares with, owned here.
     private var constantBytes: UnsafeMutableRawBufferPointer?

@@ -55,7 +55,12 @@ extension ParallelScan {
         func run(_ thread: Int) {
             guard let cursor = try? scan.cursor(forThread: thread) else { return queue.fail() }
             while let chunk = queue.take() {
-                guard let first = try? cursor.seek(atLeast: chunk.first) else { return queue.fail() }
+                let first: CursorEntry?
+                do {
+                    first = try cursor.seek(atLeast: chunk.first)
+                } catch {
+                    return queue.fail()
+                }
                 let keys = scanChunk(first, cursor, chunk.last, chunk.limit) { queue.isAbandoned(chunk.index) }
                 queue.finish(chunk.index, keys)
             }
@@ -124,7 +129,8 @@ private final class ChunkQueue: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         found[index] = keys
-        while finished < found.count, let keys = found[finished] {
+        // Once the limit is reached, later chunks (abandoned part-way) count for nothing.
+        while needed == .max, finished < found.count, let keys = found[finished] {
             finished += 1
             finishedKeys += keys.count
             if finishedKeys >= limit {

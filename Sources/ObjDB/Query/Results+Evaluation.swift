@@ -192,8 +192,9 @@ extension Results {
         from entry: CursorEntry?, _ cursor: borrowing Cursor, passing filter: RowFilter, limit: Int, _ info: ClassInfo
     ) -> [UInt64] {
         guard let firstKey = entry?.objectKey else { return [] }
+        // Keys near the top of the range: the first part reaches the end of the table.
         let (rest, overflow) = firstKey.addingReportingOverflow(UInt64(ParallelScan.rowsPerChunk))
-        let keys = Self.scanKeys(from: entry, cursor, through: rest &- 1, passing: filter, limit: limit)
+        let keys = Self.scanKeys(from: entry, cursor, through: overflow ? .max : rest - 1, passing: filter, limit: limit)
         guard keys.count < limit, !overflow else { return keys }
         let wanted = limit - keys.count
         if let scan = ParallelScan(database, info),

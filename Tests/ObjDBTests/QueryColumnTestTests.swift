@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+@testable import ObjDB
+import ObjDBTestModels
+
+/// ``ColumnTest``, the row test of table scans, agrees with the general evaluation of the same
+/// comparison.
+struct QueryColumnTestTests {
+    /// Every comparison that gets a column test, against the general evaluator, row by row:
+    /// nil, NaN, infinities, the integer extremes, 2^53 + 1, -0.0, Float 0.1, strings of every
+    /// comparison width.
+    @Test func columnTestsAgreeWithTheGeneralEvaluator() throws {
+        let directory = TemporaryDirectory()
+        let db = try directory.open([AllTypes.self])
+        let ints: [Int?] = [nil, 0, 1, 2, 3, -1, Int.max, Int.min, 9_007_199_254_740_993]
+        let doubles: [Double?] = [nil, 0, -0.0, 1, 2.5, 3, .nan, .infinity, -.infinity, 9_007_199_254_740_992, 1e300]
+        let floats: [Float?] = [nil, 0, 0.1, 1, 2.5, .nan, .infinity, -.infinity, 16_777_216]
+        let bools: [Bool?] = [nil, true, false]
+        let strings: [String?] = [nil, "", "a", "ab", "abcd", "abcdefgh", "abcdefghijklmnop", "abcdefghijklmnopq", "Ann"]
+        var id = 0
+        try db.write {
+            for i in 0..<20 {
+                id += 1
+                let o = AllTypes()
+                o.id = id
+                o.optInt = ints[i % ints.count]
+                o.int8 = Int8(truncatingIfNeeded: i * 13)
+                o.optDouble = doubles[i % doubles.count]
+                o.optFloat = floats[i % floats.count]
+                o.optBool = bools[i % bools.count]
+                o.optString = strings[i % strings.count]
+                o.string = strings[(i + 3) % strings.count] ?? ""
+                o.optDate = doubles[(i + 1) % doubles.count].map { Date(timeIntervalSince1970: $0) }
+                o.float = floats[(i + 2) % floats.count] ?? 0
+                try db.add(o)
+            }
+        }
+        let info = try #require(try db.classInfo(for: AllTypes.self))
+        let txn = try #require(db.readableTxn())
+        let evaluator = QueryEvaluator(txn: txn)
+        let ops = ["==", "!=", "<", "<=", ">", ">="]
+        var predicates: [(String, [Any?])] = []
+        for op in ops {
+            for k in ["0", "1", "2.5", "-1", "3", "9007199254740992", "9223372036854775807", "1e300", "-1e300"] {
+                predicates.append(("optInt \(op) \(k)", []))
+                predicates.append(("int8 \(op) \(k)", []))
+                predicates.append(("optDouble \(op) \(k)", []))
+                predicates.append(("optFloat \(op) \(k)", []))
+                predicates.append(("float \(op) \(k)", []))
+            }
+            predicates.append(("optDouble \(op) %@", [Double.infinity]))
+            predicates.append(("optFloat \(op) %@", [Double.infinity]))
+            predicates.append(("optInt \(op) %@", [Double.infinity]))
+            predicates.append(("optDouble \(op) %@", [Double.nan]))
+            predicates.append(("optDate \(op) %@", [Date(timeIntervalSince1970: 1)]))
+            predicates.append(("optDate \(op) %@", [Date(timeIntervalSince1970: 2.5)]))
+            predicates.append(("optFloat \(op) %@", [Double(Float(0.1))]))
+            predicates.append(("optFloat \(op) %@", [0.1]))
+            predicates.append(("optInt \(op) nil", []))
+        }
+        for op in ["==", "!="] {
+            for s in ["", "a", "ab", "abcd", "abcdefgh", "abcdefghijklmnop", "abcdefghijklmnopq", "Ann", "abcdefghijklmnoq"] {
+                predicates.append(("optString \(op) %@", [s]))
+                predicates.append(("string \(op) %@", [s]))
+            }
+            predicates.append(("optBool \(op) true", []))
+            predicates.append(("optBool \(op) false", []))
+            predicates.append(("optString \(op) nil", []))
+        }
+        var tested = 0
+        for (text, args) in predicates {
+            let results = try db.objects(AllTypes.self).filter(text, argumentArray: args)
+            guard let bound = results.boundPredicate(), case .comparison(let c) = bound else { continue }
+            guard let test = c.columnTest else { continue }
+            tested += 1
+            for key in 1...UInt64(id) {
+                let row = try #require(evaluator.fetch(info, key))
+                #expect(test.holds(row) == evaluator.evaluate(c, key: key, row: row), "\(text) \(args) key \(key)")
+            }
+        }
+        // Every shape but `nil` constants (and NaN or a string order) has a test.
+        #expect(tested >= 250, "\(tested) of \(predicates.count)")
+    }
+}
