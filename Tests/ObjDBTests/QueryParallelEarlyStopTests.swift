@@ -52,6 +52,10 @@ struct QueryParallelEarlyStopTests {
             ("group == 51 AND flag == false", [1, 2], { $0.group == 51 && !$0.flag }),
             ("group == 52", [1, 2, 3, 4], { $0.group == 52 }),
             ("group == 99", [1, 50], { _ in false }),
+            // One string equality or inequality: a loop of its own (`BytesEquality`).
+            ("name == 'Cy'", [1, 3_000], { $0.name == "Cy" }),
+            ("name != 'Ann'", [1, 5_000], { $0.name != "Ann" }),
+            ("name == 'Nobody'", [1], { _ in false }),
             // A conjunction with a part that is not a column test (NOT over an OR).
             ("group > 5 AND NOT (name == 'Ann' OR name == 'Bob')", [1, 4_000], { $0.group > 5 && $0.name != "Ann" && $0.name != "Bob" }),
         ]
@@ -61,7 +65,7 @@ struct QueryParallelEarlyStopTests {
                 let results = try db.objects(ScanSample.self).filter(text)
                 let before = db.splitScanCount
                 #expect(results.prefix(limit).map(\.id) == want, "\(text), limit \(limit)")
-                // The scan splits exactly when the first 4,096 keys do not hold the matches.
+                // The scan splits exactly when the first 1,024 keys do not hold the matches.
                 let withinFirstKeys = want.count == limit && (want.last ?? .max) <= ParallelScan.rowsPerChunk
                 #expect(db.splitScanCount == before + (withinFirstKeys ? 0 : 1), "\(text), limit \(limit)")
                 if limit == 1 { #expect(try db.objects(ScanSample.self).filter(text).first?.id == want.first, "\(text)") }
@@ -108,7 +112,7 @@ struct QueryParallelEarlyStopTests {
     }
 
     /// Object keys near `UInt64.max` (a file whose key counter is that high): the first
-    /// part's end, 4,096 keys on, would overflow.
+    /// part's end, 1,024 keys on, would overflow.
     @Test func keysNearTheTopOfTheRangeStillGiveTheirFirstMatches() throws {
         let directory = TemporaryDirectory()
         let db = try directory.open([Person.self])

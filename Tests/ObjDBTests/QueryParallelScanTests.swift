@@ -101,6 +101,8 @@ struct QueryParallelScanTests {
             ("NOT (group < 5) OR flag == true", true, { $0.group >= 5 || $0.flag }),
             ("name == 'Åsa' OR name != 'Bob' AND score >= 0.9", true, { $0.name == "Åsa" || $0.name != "Bob" && ($0.score ?? 0) >= 0.9 }),
             ("group == 99", true, { _ in false }),
+            ("name == 'Åsa'", true, { $0.name == "Åsa" }),
+            ("name != 'Bob'", true, { $0.name != "Bob" }),
             // No row-only form (nil, IN, string options): one thread.
             ("score == nil", false, { $0.score == nil }),
             ("group IN {1, 2}", false, { $0.group == 1 || $0.group == 2 }),

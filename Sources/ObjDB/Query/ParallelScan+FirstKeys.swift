@@ -13,7 +13,7 @@ import Foundation
 extension ParallelScan {
     /// The rows in a chunk, on average: enough that the seek and the lock per chunk cost nothing
     /// in comparison, few enough that work past the last needed match is small.
-    static let rowsPerChunk = 4_096
+    static let rowsPerChunk = 1_024
 
     /// The first `limit` keys, in key order, from the key `start` to the table's end that
     /// `scanChunk` finds; `nil` if a thread's cursor failed (scan on one thread instead).

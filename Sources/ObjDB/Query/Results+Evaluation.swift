@@ -75,9 +75,9 @@ extension Results {
                 guard let parts = scan.map({ first, cursor, last in
                     // Without sort values the loop calls no closure per match.
                     guard var values = start else {
-                        return (keys: Self.scanKeys(from: first, cursor, through: last, passing: filter), values: start)
+                        return (keys: TableScan.allKeys(from: first, cursor, through: last, passing: filter), values: start)
                     }
-                    let keys = Self.scanKeys(from: first, cursor, through: last, passing: filter) { key, row in
+                    let keys = TableScan.keys(from: first, cursor, through: last, passing: filter) { key, row in
                         values.add(key, row, evaluator)
                     }
                     return (keys: keys, values: values)
@@ -119,12 +119,16 @@ extension Results {
                     break
                 }
                 if let filter, let earlyLimit {
-                    keys = firstKeys(from: entry, cursor, passing: filter, limit: earlyLimit, info)
+                    keys = TableScan.firstKeys(database, info, from: entry, cursor, passing: filter, limit: earlyLimit)
+                    break
+                }
+                if let filter, sortValues == nil {
+                    // The common case, kept tight.
+                    keys = TableScan.allKeys(from: entry, cursor, passing: filter)
                     break
                 }
                 if let filter {
-                    // The common case, kept tight.
-                    keys = Self.scanKeys(from: entry, cursor, passing: filter) { key, row in
+                    keys = TableScan.keys(from: entry, cursor, passing: filter) { key, row in
                         sortValues?.add(key, row, evaluator)
                     }
                     break
@@ -162,61 +166,6 @@ extension Results {
         if !query.distinct.isEmpty { keys = distinct(keys, info, evaluator, binder()) }
         if let limit = limitAny, keys.count > limit { keys.removeSubrange(limit...) }
         return keys
-    }
-
-    /// The keys of the rows from `entry` on through `cursor` (a table scan), up to the key `last`
-    /// or `limit` matches, that pass `filter`; `match` sees each one.
-    @inline(__always)
-    private static func scanKeys(
-        from entry: CursorEntry?, _ cursor: borrowing Cursor, through last: UInt64 = .max, passing filter: RowFilter,
-        limit: Int = .max, match: (UInt64, RowView) -> Void = { _, _ in }
-    ) -> [UInt64] {
-        var keys: [UInt64] = []
-        cursor.forEachRow(from: entry, through: last) { key, row in
-            guard filter.matches(row) else { return true }
-            keys.append(key)
-            match(key, row)
-            return keys.count < limit
-        }
-        return keys
-    }
-
-    /// The first `limit` keys of a table scan of `info`'s table from `entry` on through
-    /// `cursor` whose rows pass `filter`.
-    ///
-    /// The first ``ParallelScan/rowsPerChunk`` keys are read on this thread: most queries that
-    /// stop early find their matches there, with no thread or transaction to start. The rest is
-    /// split among threads by ``ParallelScan/firstKeys(from:limit:_:)`` when the table is large
-    /// enough, and read on this thread otherwise.
-    private func firstKeys(
-        from entry: CursorEntry?, _ cursor: borrowing Cursor, passing filter: RowFilter, limit: Int, _ info: ClassInfo
-    ) -> [UInt64] {
-        guard let firstKey = entry?.objectKey else { return [] }
-        // Keys near the top of the range: the first part reaches the end of the table.
-        let (rest, overflow) = firstKey.addingReportingOverflow(UInt64(ParallelScan.rowsPerChunk))
-        let keys = Self.scanKeys(from: entry, cursor, through: overflow ? .max : rest - 1, passing: filter, limit: limit)
-        guard keys.count < limit, !overflow else { return keys }
-        let wanted = limit - keys.count
-        if let scan = ParallelScan(database, info),
-            let more = scan.firstKeys(from: rest, limit: wanted, { first, cursor, last, limit, isAbandoned in
-                var keys: [UInt64] = []
-                var visited = 0
-                cursor.forEachRow(from: first, through: last) { key, row in
-                    if filter.matches(row) {
-                        keys.append(key)
-                        if keys.count >= limit { return false }
-                    }
-                    visited &+= 1
-                    return visited & 1023 != 0 || !isAbandoned()
-                }
-                return keys
-            })
-        {
-            database.splitScanCount += 1
-            return keys + more
-        }
-        guard let next = try? cursor.seek(atLeast: rest) else { return keys }
-        return keys + Self.scanKeys(from: next, cursor, passing: filter, limit: wanted)
     }
 
     /// The filters bound to the current schema, bound once per database generation.

@@ -128,12 +128,36 @@ struct ColumnTest {
     }
 }
 
+/// A test of a row alone, for scan loops specialized by shape: the loop is generic over it, so
+/// the test is inlined into it.
+protocol RowPredicate {
+    /// Whether `row` passes.
+    func matches(_ row: RowView) -> Bool
+}
+
+/// `column == constant` (or `!=`) on a string column: the most common lookup without an index,
+/// with its column and constant held in the loop rather than read from a list of tests per row.
+struct BytesEquality: RowPredicate {
+    /// The column read.
+    let column: Int
+    /// The constant: memory owned by the comparison the filter keeps.
+    let bytes: UnsafeRawBufferPointer
+    /// `true` for `==`, `false` for `!=` (a `nil` value is unequal to every constant).
+    let equal: Bool
+
+    @inline(__always)
+    func matches(_ row: RowView) -> Bool {
+        guard case .value(let value) = row.column(column) else { return !equal }
+        return sameBytes(value, bytes) == equal
+    }
+}
+
 /// The test of a table scan's rows: a conjunction of ``ColumnTest``s, run first in a loop, and of
 /// the rest of the predicate as one closure.
 ///
 /// A final class whose tests sit in one buffer it owns, so a scan calls it directly (no closure
 /// call per row) and copies nothing per test.
-final class RowFilter {
+final class RowFilter: RowPredicate {
     /// The column tests.
     private let tests: UnsafeMutableBufferPointer<ColumnTest>
     /// The rest of the conjunction, if any.
@@ -188,5 +212,11 @@ final class RowFilter {
     func matches(_ row: RowView) -> Bool {
         for index in tests.indices where !tests[index].holds(row) { return false }
         return rest?(row) ?? true
+    }
+
+    /// The filter as one string equality, when that is all it is; valid while the filter lives.
+    var bytesEquality: BytesEquality? {
+        guard tests.count == 1, rest == nil, tests[0].kind == .bytes else { return nil }
+        return BytesEquality(column: tests[0].column, bytes: tests[0].bytes, equal: !tests[0].holdsForNil)
     }
 }
