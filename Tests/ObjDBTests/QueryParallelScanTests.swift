@@ -102,6 +102,11 @@ struct QueryParallelScanTests {
             ("name == 'Åsa' OR name != 'Bob' AND score >= 0.9", true, { $0.name == "Åsa" || $0.name != "Bob" && ($0.score ?? 0) >= 0.9 }),
             ("group == 99", true, { _ in false }),
             ("name == 'Åsa'", true, { $0.name == "Åsa" }),
+            // Two number comparisons, each pair of kinds a loop of its own.
+            ("group > 2 AND group < 7", true, { $0.group > 2 && $0.group < 7 }),
+            ("score > 0.2 AND score <= 0.5", true, { ($0.score ?? -1) > 0.2 && ($0.score ?? 9) <= 0.5 }),
+            ("score >= 0.5 AND group == 1", true, { ($0.score ?? -1) >= 0.5 && $0.group == 1 }),
+            ("score != 0.25", true, { $0.score != 0.25 }),
             ("name != 'Bob'", true, { $0.name != "Bob" }),
             // No row-only form (nil, IN, string options): one thread.
             ("score == nil", false, { $0.score == nil }),

@@ -128,30 +128,6 @@ struct ColumnTest {
     }
 }
 
-/// A test of a row alone, for scan loops specialized by shape: the loop is generic over it, so
-/// the test is inlined into it.
-protocol RowPredicate {
-    /// Whether `row` passes.
-    func matches(_ row: RowView) -> Bool
-}
-
-/// `column == constant` (or `!=`) on a string column: the most common lookup without an index,
-/// with its column and constant held in the loop rather than read from a list of tests per row.
-struct BytesEquality: RowPredicate {
-    /// The column read.
-    let column: Int
-    /// The constant: memory owned by the comparison the filter keeps.
-    let bytes: UnsafeRawBufferPointer
-    /// `true` for `==`, `false` for `!=` (a `nil` value is unequal to every constant).
-    let equal: Bool
-
-    @inline(__always)
-    func matches(_ row: RowView) -> Bool {
-        guard case .value(let value) = row.column(column) else { return !equal }
-        return sameBytes(value, bytes) == equal
-    }
-}
-
 /// The test of a table scan's rows: a conjunction of ``ColumnTest``s, run first in a loop, and of
 /// the rest of the predicate as one closure.
 ///
@@ -214,9 +190,34 @@ final class RowFilter: RowPredicate {
         return rest?(row) ?? true
     }
 
-    /// The filter as one string equality, when that is all it is; valid while the filter lives.
-    var bytesEquality: BytesEquality? {
-        guard tests.count == 1, rest == nil, tests[0].kind == .bytes else { return nil }
-        return BytesEquality(column: tests[0].column, bytes: tests[0].bytes, equal: !tests[0].holdsForNil)
+    /// Calls `visitor` with `cursor` and the filter in the most specialized shape it has (see
+    /// ``RowPredicateVisitor``): one string equality, one or two integer or double tests, or
+    /// else the filter itself. The shapes borrow the filter's constants: the filter lives until
+    /// the visit returns.
+    func specialized<Visitor: RowPredicateVisitor>(_ visitor: Visitor, _ cursor: borrowing Cursor) -> Visitor.Result {
+        withExtendedLifetime(self) {
+            guard rest == nil else { return visitor.visit(self, cursor) }
+            switch tests.count {
+            case 1:
+                let test = tests[0]
+                switch test.kind {
+                case .bytes: return visitor.visit(BytesEquality(test), cursor)
+                case .integer: return visitor.visit(IntegerTest(test), cursor)
+                case .double: return visitor.visit(DoubleTest(test), cursor)
+                default: return visitor.visit(self, cursor)
+                }
+            case 2:
+                let (first, second) = (tests[0], tests[1])
+                switch (first.kind, second.kind) {
+                case (.integer, .integer): return visitor.visit(BothTests(IntegerTest(first), IntegerTest(second)), cursor)
+                case (.integer, .double): return visitor.visit(BothTests(IntegerTest(first), DoubleTest(second)), cursor)
+                case (.double, .integer): return visitor.visit(BothTests(DoubleTest(first), IntegerTest(second)), cursor)
+                case (.double, .double): return visitor.visit(BothTests(DoubleTest(first), DoubleTest(second)), cursor)
+                default: return visitor.visit(self, cursor)
+                }
+            default:
+                return visitor.visit(self, cursor)
+            }
+        }
     }
 }

@@ -1,15 +1,24 @@
 /// Table scans: the keys of the rows of a class's table that pass a row test, in key order.
 ///
 /// Not part of the generic `Results`, so that each loop is compiled for the concrete shape of its
-/// test (``RowFilter``, or ``BytesEquality`` for the most common one) with the test inlined.
+/// test with the test inlined: one string equality, one or two integer or double comparisons
+/// (see ``RowFilter/specialized(_:_:)``), or else the general ``RowFilter``.
 enum TableScan {
     /// The keys of the rows from `entry` on through `cursor` (a table scan), up to the key `last`,
-    /// that pass `filter`, through a loop of its own for a filter of the most common shape.
+    /// that pass `filter`, through a loop compiled for the filter's shape
+    /// (``RowFilter/specialized(_:_:)``).
     static func allKeys(from entry: CursorEntry?, _ cursor: borrowing Cursor, through last: UInt64 = .max, passing filter: RowFilter) -> [UInt64] {
-        if let equality = filter.bytesEquality {
-            return withExtendedLifetime(filter) { keys(from: entry, cursor, through: last, passing: equality) }
+        filter.specialized(AllKeys(entry: entry, last: last), cursor)
+    }
+
+    /// ``allKeys(from:_:through:passing:)`` for one shape of filter.
+    private struct AllKeys: RowPredicateVisitor {
+        let entry: CursorEntry?
+        let last: UInt64
+
+        func visit<Predicate: RowPredicate>(_ predicate: Predicate, _ cursor: borrowing Cursor) -> [UInt64] {
+            TableScan.keys(from: entry, cursor, through: last, passing: predicate)
         }
-        return keys(from: entry, cursor, through: last, passing: filter)
     }
 
     /// The keys of the rows from `entry` on through `cursor` (a table scan), up to the key `last`
@@ -39,15 +48,23 @@ enum TableScan {
     static func firstKeys(
         _ database: Database, _ info: ClassInfo, from entry: CursorEntry?, _ cursor: borrowing Cursor, passing filter: RowFilter, limit: Int
     ) -> [UInt64] {
-        // A loop of its own for the most common shape, with the test inlined.
-        if let equality = filter.bytesEquality {
-            return withExtendedLifetime(filter) { scanFirstKeys(database, info, from: entry, cursor, passing: equality, limit: limit) }
+        filter.specialized(FirstKeys(database: database, info: info, entry: entry, limit: limit), cursor)
+    }
+
+    /// ``firstKeys(_:_:from:_:passing:limit:)`` for one shape of filter.
+    private struct FirstKeys: RowPredicateVisitor {
+        let database: Database
+        let info: ClassInfo
+        let entry: CursorEntry?
+        let limit: Int
+
+        func visit<Predicate: RowPredicate>(_ predicate: Predicate, _ cursor: borrowing Cursor) -> [UInt64] {
+            TableScan.scanFirstKeys(database, info, from: entry, cursor, passing: predicate, limit: limit)
         }
-        return scanFirstKeys(database, info, from: entry, cursor, passing: filter, limit: limit)
     }
 
     /// ``firstKeys(_:_:from:_:passing:limit:)`` with the filter's shape known to the compiler.
-    private static func scanFirstKeys<Filter: RowPredicate>(
+    fileprivate static func scanFirstKeys<Filter: RowPredicate>(
         _ database: Database, _ info: ClassInfo, from entry: CursorEntry?, _ cursor: borrowing Cursor, passing filter: Filter, limit: Int
     ) -> [UInt64] {
         guard let firstKey = entry?.objectKey else { return [] }

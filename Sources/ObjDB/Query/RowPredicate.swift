@@ -1,0 +1,99 @@
+/// A test of a row alone, for scan loops specialized by shape: a loop generic over it is
+/// compiled with the test inlined.
+protocol RowPredicate {
+    /// Whether `row` passes.
+    func matches(_ row: RowView) -> Bool
+}
+
+/// A table scan run with a ``RowFilter`` in its most specialized shape
+/// (``RowFilter/specialized(_:_:)``): Swift has no generic closures, so a scan that wants a
+/// loop per shape is a visitor.
+protocol RowPredicateVisitor {
+    associatedtype Result
+    /// Scans through `cursor` with `predicate`, whose concrete type the compiler knows.
+    func visit<Predicate: RowPredicate>(_ predicate: Predicate, _ cursor: borrowing Cursor) -> Result
+}
+
+/// `column == constant` (or `!=`) on a string column: the most common lookup without an index.
+/// The constant is memory owned by the comparison its filter keeps.
+struct BytesEquality: RowPredicate {
+    let column: Int
+    let bytes: UnsafeRawBufferPointer
+    /// `true` for `==`, `false` for `!=` (a `nil` value is unequal to every constant).
+    let equal: Bool
+
+    /// The shape of `test`, a ``ColumnTest/Kind/bytes`` test.
+    init(_ test: ColumnTest) {
+        column = test.column
+        bytes = test.bytes
+        equal = !test.holdsForNil
+    }
+
+    @inline(__always)
+    func matches(_ row: RowView) -> Bool {
+        guard case .value(let value) = row.column(column) else { return !equal }
+        return sameBytes(value, bytes) == equal
+    }
+}
+
+/// An integer column against an integer constant (``ColumnTest/Kind/integer``).
+struct IntegerTest: RowPredicate {
+    let column: Int
+    let constant: Int64
+    let holdingSigns: UInt8
+    let holdsForNil: Bool
+
+    init(_ test: ColumnTest) {
+        column = test.column
+        constant = test.integer
+        holdingSigns = test.holdingSigns
+        holdsForNil = test.holdsForNil
+    }
+
+    @inline(__always)
+    func matches(_ row: RowView) -> Bool {
+        guard case .value(let bytes) = row.column(column), let value = ColumnCodec.integer(bytes) else { return holdsForNil }
+        // Bit 0, 1 or 2 of the signs: below, equal to or above the constant.
+        let bit: UInt8 = value < constant ? 1 : value == constant ? 2 : 4
+        return holdingSigns & bit != 0
+    }
+}
+
+/// A `Double` or `Date` column against a floating-point constant (``ColumnTest/Kind/double``);
+/// NaN is unordered, as `nil`.
+struct DoubleTest: RowPredicate {
+    let column: Int
+    let constant: Double
+    let holdingSigns: UInt8
+    let holdsForNil: Bool
+
+    init(_ test: ColumnTest) {
+        column = test.column
+        constant = test.double
+        holdingSigns = test.holdingSigns
+        holdsForNil = test.holdsForNil
+    }
+
+    @inline(__always)
+    func matches(_ row: RowView) -> Bool {
+        guard case .value(let bytes) = row.column(column), let value = ColumnCodec.double(bytes), !value.isNaN else { return holdsForNil }
+        let bit: UInt8 = value < constant ? 1 : value == constant ? 2 : 4
+        return holdingSigns & bit != 0
+    }
+}
+
+/// Two tests, both of which must hold.
+struct BothTests<First: RowPredicate, Second: RowPredicate>: RowPredicate {
+    let first: First
+    let second: Second
+
+    init(_ first: First, _ second: Second) {
+        self.first = first
+        self.second = second
+    }
+
+    @inline(__always)
+    func matches(_ row: RowView) -> Bool {
+        first.matches(row) && second.matches(row)
+    }
+}
