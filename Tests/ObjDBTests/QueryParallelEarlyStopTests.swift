@@ -14,6 +14,14 @@ struct QueryParallelEarlyStopTests {
         Array(kept.lazy.filter(test).prefix(limit).map(\.id))
     }
 
+    /// A database of `rows` generated rows without the ids in `deleted`, queried with `threads`
+    /// threads, and the rows it keeps.
+    static func makeDatabase(_ directory: TemporaryDirectory, rows count: Int, deleted: ClosedRange<Int>, threads: Int) throws -> (Database, [Row]) {
+        let rows = QueryParallelScanTests.makeRows(count)
+        let config = try QueryParallelScanTests.makeFile(directory, rows, deleted: deleted, threads: threads)
+        return (try Database(configuration: config), rows.filter { !deleted.contains($0.id) })
+    }
+
     /// Sets `group` to `marker` on the objects `ids` of `db`, and in `rows`.
     static func mark(_ ids: [Int], group marker: Int, _ db: Database, _ rows: inout [Row]) throws {
         try db.write {
@@ -30,12 +38,8 @@ struct QueryParallelEarlyStopTests {
 
     @Test func earlyStopsFindTheFirstMatchesWhereverTheyLie() throws {
         let directory = TemporaryDirectory()
-        let rows = QueryParallelScanTests.makeRows(60_000)
         // Keys 20,001…30,000 gone: a sparse stretch in the middle, chunks with no rows.
-        let deleted = 20_001...30_000
-        let config = try QueryParallelScanTests.makeFile(directory, rows, deleted: deleted, threads: 3)
-        var kept = rows.filter { !deleted.contains($0.id) }
-        let db = try Database(configuration: config)
+        var (db, kept) = try Self.makeDatabase(directory, rows: 60_000, deleted: 20_001...30_000, threads: 3)
         // Markers: 50 only past the deleted stretch, 51 only in the last rows, 52 in the first
         // keys and then far on.
         try Self.mark([31_000, 31_001, 45_123, 59_000], group: 50, db, &kept)
@@ -136,11 +140,7 @@ struct QueryParallelEarlyStopTests {
     /// number of matches.
     @Test func randomEarlyStopsGiveWhatTheDataGives() throws {
         let directory = TemporaryDirectory()
-        let rows = QueryParallelScanTests.makeRows(100_000)
-        let deleted = 40_001...55_000
-        let config = try QueryParallelScanTests.makeFile(directory, rows, deleted: deleted, threads: 4)
-        let kept = rows.filter { !deleted.contains($0.id) }
-        let db = try Database(configuration: config)
+        let (db, kept) = try Self.makeDatabase(directory, rows: 100_000, deleted: 40_001...55_000, threads: 4)
         #expect(try QueryParallelScanTests.splits(db))
         var rng = SeededRandom(seed: 77)
         let cases: [(String, (QueryParallelScanTests.Row) -> Bool)] = [

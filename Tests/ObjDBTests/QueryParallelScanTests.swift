@@ -106,6 +106,7 @@ struct QueryParallelScanTests {
             ("group > 2 AND group < 7", true, { $0.group > 2 && $0.group < 7 }),
             ("score > 0.2 AND score <= 0.5", true, { ($0.score ?? -1) > 0.2 && ($0.score ?? 9) <= 0.5 }),
             ("score >= 0.5 AND group == 1", true, { ($0.score ?? -1) >= 0.5 && $0.group == 1 }),
+            ("group == 1 AND score < 0.5", true, { $0.group == 1 && ($0.score ?? 9) < 0.5 }),
             ("score != 0.25", true, { $0.score != 0.25 }),
             ("name != 'Bob'", true, { $0.name != "Bob" }),
             // No row-only form (nil, IN, string options): one thread.

@@ -36,51 +36,57 @@ struct BytesEquality: RowPredicate {
     }
 }
 
-/// An integer column against an integer constant (``ColumnTest/Kind/integer``).
-struct IntegerTest: RowPredicate {
+/// A number type a ``NumberTest`` reads from a column and compares.
+protocol ColumnNumber: Comparable {
+    /// The column's value; `nil` for one that cannot be read or is unordered (NaN).
+    static func read(_ bytes: UnsafeRawBufferPointer) -> Self?
+    /// The constant of `test`.
+    static func constant(of test: ColumnTest) -> Self
+}
+
+extension Int64: ColumnNumber {
+    @inline(__always)
+    static func read(_ bytes: UnsafeRawBufferPointer) -> Int64? { ColumnCodec.integer(bytes) }
+    static func constant(of test: ColumnTest) -> Int64 { test.integer }
+}
+
+extension Double: ColumnNumber {
+    @inline(__always)
+    static func read(_ bytes: UnsafeRawBufferPointer) -> Double? {
+        guard let value = ColumnCodec.double(bytes), !value.isNaN else { return nil }
+        return value
+    }
+    static func constant(of test: ColumnTest) -> Double { test.double }
+}
+
+/// A number column against a constant of its type: ``ColumnTest/Kind/integer`` (``IntegerTest``)
+/// or ``ColumnTest/Kind/double`` (``DoubleTest``, `Double` and `Date` columns).
+struct NumberTest<Value: ColumnNumber>: RowPredicate {
     let column: Int
-    let constant: Int64
+    let constant: Value
     let holdingSigns: UInt8
     let holdsForNil: Bool
 
     init(_ test: ColumnTest) {
         column = test.column
-        constant = test.integer
+        constant = Value.constant(of: test)
         holdingSigns = test.holdingSigns
         holdsForNil = test.holdsForNil
     }
 
     @inline(__always)
     func matches(_ row: RowView) -> Bool {
-        guard case .value(let bytes) = row.column(column), let value = ColumnCodec.integer(bytes) else { return holdsForNil }
+        guard case .value(let bytes) = row.column(column), let value = Value.read(bytes) else { return holdsForNil }
         // Bit 0, 1 or 2 of the signs: below, equal to or above the constant.
         let bit: UInt8 = value < constant ? 1 : value == constant ? 2 : 4
         return holdingSigns & bit != 0
     }
 }
 
-/// A `Double` or `Date` column against a floating-point constant (``ColumnTest/Kind/double``);
-/// NaN is unordered, as `nil`.
-struct DoubleTest: RowPredicate {
-    let column: Int
-    let constant: Double
-    let holdingSigns: UInt8
-    let holdsForNil: Bool
-
-    init(_ test: ColumnTest) {
-        column = test.column
-        constant = test.double
-        holdingSigns = test.holdingSigns
-        holdsForNil = test.holdsForNil
-    }
-
-    @inline(__always)
-    func matches(_ row: RowView) -> Bool {
-        guard case .value(let bytes) = row.column(column), let value = ColumnCodec.double(bytes), !value.isNaN else { return holdsForNil }
-        let bit: UInt8 = value < constant ? 1 : value == constant ? 2 : 4
-        return holdingSigns & bit != 0
-    }
-}
+/// An integer column against an integer constant.
+typealias IntegerTest = NumberTest<Int64>
+/// A `Double` or `Date` column against a floating-point constant; NaN is unordered, as `nil`.
+typealias DoubleTest = NumberTest<Double>
 
 /// Two tests, both of which must hold.
 struct BothTests<First: RowPredicate, Second: RowPredicate>: RowPredicate {
