@@ -118,7 +118,10 @@ extension Database {
             // Reserve the row last: the returned pointer is valid until the next write.
             let size = context.row.encodedSize
             let table = info.tables.objects
-            guard let space = try context.insertCursor(table, txn).cursor?.reserve(key: key, count: size, flags: .noOverwrite) else {
+            let space = try context.insertCursor(table, txn)._withUnsafeGuaranteedRef {
+                try $0.cursor?.reserve(key: key, count: size, flags: .noOverwrite)
+            }
+            guard let space else {
                 throw ObjDBError(
                     .corruptFile, "Object key \(key) of class '\(info.name)' is already in use; the file's key counter is damaged",
                     className: info.name, key: "\(key)", path: path)
@@ -289,8 +292,10 @@ extension Database {
                 let unique = uniquePrimaryKey && entry.isPrimary
                 // Through the table's insert cursor: keys that grow (new primary keys, indexed
                 // values that ascend) need no search from the root.
-                let walk = try context.insertCursor(entry.table, txn)
-                guard let stored = try walk.cursor?.put(key: buffer.bytes(entry.range), value: value, flags: unique ? .noOverwrite : []) else {
+                let stored = try context.insertCursor(entry.table, txn)._withUnsafeGuaranteedRef {
+                    try $0.cursor?.put(key: buffer.bytes(entry.range), value: value, flags: unique ? .noOverwrite : [])
+                }
+                guard let stored else {
                     throw ObjDBError(.notInWriteTransaction, "The write transaction has ended", path: path)
                 }
                 if !stored && unique { throw PrimaryKeyTaken() }
