@@ -29,8 +29,8 @@ struct ColumnTest {
     let column: Int
     /// How it is compared.
     let kind: Kind
-    /// Bit `sign + 1` is set when the test holds for a value below (-1), equal to (0) or above
-    /// (1) the constant.
+    /// Bit 0, 1 or 2 is set when the test holds for a value below, equal to or above the constant
+    /// (``orderBit(_:_:)``).
     let holdingSigns: UInt8
     /// The result for a value that is `nil`, NaN or unreadable: only `!=` holds.
     let holdsForNil: Bool
@@ -94,36 +94,46 @@ struct ColumnTest {
     /// Whether the test holds for `row`.
     @inline(__always)
     func holds(_ row: RowView) -> Bool {
-        guard case .value(let value) = row.column(column), let sign = sign(of: value) else { return holdsForNil }
-        return holdingSigns & (1 << UInt8(truncatingIfNeeded: sign + 1)) != 0
+        guard case .value(let value) = row.column(column), let bit = orderBit(of: value) else { return holdsForNil }
+        return holdingSigns & bit != 0
     }
 
-    /// -1, 0 or 1 as the column's value is below, equal to or above the constant; `nil` for a
+    /// The bit of ``holdingSigns`` for `value` against `constant` (neither NaN): 1 below, 2
+    /// equal, 4 above.
+    @inline(__always)
+    static func orderBit<Value: Comparable>(_ value: Value, _ constant: Value) -> UInt8 {
+        value < constant ? 1 : value == constant ? 2 : 4
+    }
+
+    /// The bit of ``holdingSigns`` for a comparison's sign (-1, 0 or 1).
+    @inline(__always)
+    private static func orderBit(sign: Int) -> UInt8 {
+        1 << UInt8(truncatingIfNeeded: sign + 1)
+    }
+
+    /// The bit of ``holdingSigns`` for the column's value (see ``orderBit(_:_:)``); `nil` for a
     /// value that is NaN or cannot be read.
     @inline(__always)
-    private func sign(of value: UnsafeRawBufferPointer) -> Int? {
+    private func orderBit(of value: UnsafeRawBufferPointer) -> UInt8? {
         switch kind {
         case .integer:
-            guard let v = ColumnCodec.integer(value) else { return nil }
-            return v < integer ? -1 : v == integer ? 0 : 1
+            return Int64.read(value).map { Self.orderBit($0, integer) }
         case .double:
-            guard let v = ColumnCodec.double(value), !v.isNaN else { return nil }
-            return v < double ? -1 : v == double ? 0 : 1
+            return Double.read(value).map { Self.orderBit($0, double) }
         case .integerVersusDouble:
-            guard let v = ColumnCodec.integer(value) else { return nil }
-            return QueryOrder.compareExactly(v, double)
+            guard let v = ColumnCodec.integer(value), let sign = QueryOrder.compareExactly(v, double) else { return nil }
+            return Self.orderBit(sign: sign)
         case .float:
             guard let f = ColumnCodec.float(value), !f.isNaN else { return nil }
-            let v = Double(f)
-            return v < double ? -1 : v == double ? 0 : 1
+            return Self.orderBit(Double(f), double)
         case .doubleVersusInteger:
             guard let v = ColumnCodec.double(value), !v.isNaN, let sign = QueryOrder.compareExactly(integer, v) else { return nil }
-            return -sign
+            return Self.orderBit(sign: -sign)
         case .bool:
             guard let v = ColumnCodec.bool(value) else { return nil }
-            return (v ? 1 : 0) == integer ? 0 : 1
+            return (v ? 1 : 0) == integer ? 2 : 4
         case .bytes:
-            return sameBytes(value, bytes) ? 0 : 1
+            return sameBytes(value, bytes) ? 2 : 4
         }
     }
 }
@@ -192,32 +202,30 @@ final class RowFilter: RowPredicate {
 
     /// Calls `visitor` with `cursor` and the filter in the most specialized shape it has (see
     /// ``RowPredicateVisitor``): one string equality, one or two integer or double tests, or
-    /// else the filter itself. The shapes borrow the filter's constants: the filter lives until
-    /// the visit returns.
+    /// else the filter itself. The shapes borrow the filter's constants, which the filter keeps
+    /// alive through this call, and so through the visit.
     func specialized<Visitor: RowPredicateVisitor>(_ visitor: Visitor, _ cursor: borrowing Cursor) -> Visitor.Result {
-        withExtendedLifetime(self) {
-            guard rest == nil else { return visitor.visit(self, cursor) }
-            switch tests.count {
-            case 1:
-                let test = tests[0]
-                switch test.kind {
-                case .bytes: return visitor.visit(BytesEquality(test), cursor)
-                case .integer: return visitor.visit(IntegerTest(test), cursor)
-                case .double: return visitor.visit(DoubleTest(test), cursor)
-                default: return visitor.visit(self, cursor)
-                }
-            case 2:
-                let (first, second) = (tests[0], tests[1])
-                switch (first.kind, second.kind) {
-                case (.integer, .integer): return visitor.visit(BothTests(IntegerTest(first), IntegerTest(second)), cursor)
-                case (.integer, .double): return visitor.visit(BothTests(IntegerTest(first), DoubleTest(second)), cursor)
-                case (.double, .integer): return visitor.visit(BothTests(DoubleTest(first), IntegerTest(second)), cursor)
-                case (.double, .double): return visitor.visit(BothTests(DoubleTest(first), DoubleTest(second)), cursor)
-                default: return visitor.visit(self, cursor)
-                }
-            default:
-                return visitor.visit(self, cursor)
+        guard rest == nil else { return visitor.visit(self, cursor) }
+        switch tests.count {
+        case 1:
+            let test = tests[0]
+            switch test.kind {
+            case .bytes: return visitor.visit(BytesEquality(test), cursor)
+            case .integer: return visitor.visit(IntegerTest(test), cursor)
+            case .double: return visitor.visit(DoubleTest(test), cursor)
+            default: return visitor.visit(self, cursor)
             }
+        case 2:
+            let (first, second) = (tests[0], tests[1])
+            switch (first.kind, second.kind) {
+            case (.integer, .integer): return visitor.visit(BothTests(IntegerTest(first), IntegerTest(second)), cursor)
+            case (.integer, .double): return visitor.visit(BothTests(IntegerTest(first), DoubleTest(second)), cursor)
+            case (.double, .integer): return visitor.visit(BothTests(DoubleTest(first), IntegerTest(second)), cursor)
+            case (.double, .double): return visitor.visit(BothTests(DoubleTest(first), DoubleTest(second)), cursor)
+            default: return visitor.visit(self, cursor)
+            }
+        default:
+            return visitor.visit(self, cursor)
         }
     }
 }

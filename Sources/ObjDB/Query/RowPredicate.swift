@@ -77,9 +77,7 @@ struct NumberTest<Value: ColumnNumber>: RowPredicate {
     @inline(__always)
     func matches(_ row: RowView) -> Bool {
         guard case .value(let bytes) = row.column(column), let value = Value.read(bytes) else { return holdsForNil }
-        // Bit 0, 1 or 2 of the signs: below, equal to or above the constant.
-        let bit: UInt8 = value < constant ? 1 : value == constant ? 2 : 4
-        return holdingSigns & bit != 0
+        return holdingSigns & ColumnTest.orderBit(value, constant) != 0
     }
 }
 
