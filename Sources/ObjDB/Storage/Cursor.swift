@@ -21,6 +21,9 @@ struct CursorEntry {
 struct Cursor: ~Copyable {
     private let handle: OpaquePointer
     private unowned(unsafe) let environment: Environment
+    /// The file's page size if ``forEachRow(from:through:_:)`` may read leaf pages in place
+    /// (``LeafPage``), else 0.
+    let leafPageSize: Int
 
     /// Opens a cursor on `table` in `txn`.
     init(_ txn: Txn, _ table: Table) throws {
@@ -29,6 +32,7 @@ struct Cursor: ~Copyable {
         guard let cursor else { throw ObjDBError(.storage, "mdb_cursor_open returned no handle") }
         handle = cursor
         environment = txn.environment
+        leafPageSize = txn.isReadOnly && txn.environment.readsLeafPages ? txn.environment.pageSize : 0
     }
 
     deinit { mdb_cursor_close(handle) }
@@ -126,13 +130,13 @@ struct Cursor: ~Copyable {
     /// Walks a table of rows (object key → row) from `entry` on, calling `body` with each key and
     /// row up to the key `last`, until `body` returns `false`. Bytes that are not a row come as
     /// ``RowView/damaged``; a cursor error ends the walk.
+    ///
+    /// In a read-only transaction each leaf page is read in place (see ``RowWalk``).
     @inline(__always)
     func forEachRow(from entry: CursorEntry?, through last: UInt64 = .max, _ body: (UInt64, RowView) -> Bool) {
-        var entry = entry
-        while let current = entry {
-            let key = current.objectKey
-            guard key <= last, body(key, RowView(current.value) ?? .damaged) else { return }
-            entry = try? next()
+        var walk = RowWalk(from: entry, pageSize: leafPageSize)
+        while let (key, value) = walk.next(self) {
+            guard key <= last, body(key, RowView(value) ?? .damaged) else { return }
         }
     }
 }

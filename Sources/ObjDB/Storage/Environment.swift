@@ -31,6 +31,8 @@ final class Environment: @unchecked Sendable {
     let options: EnvironmentOptions
     /// Page size of the file, for size computations.
     let pageSize: Int
+    /// Whether scans in read-only transactions read leaf pages in place (``LeafPage``).
+    let readsLeafPages: Bool
 
     /// Number of live `EnvironmentLease`s; guarded by the registry's lock.
     var leaseCount = 0
@@ -72,6 +74,7 @@ final class Environment: @unchecked Sendable {
             var dead: Int32 = 0
             try lmdbCheck(mdb_reader_check(env, &dead), "mdb_reader_check", path: path)
             pageSize = try Self.checkNotTruncated(env, path: path)
+            readsLeafPages = LeafPage.isSupported(pageSize: pageSize)
         } catch {
             mdb_env_close(env)
             // Do not leave a stray lock file beside a file we could not open.

@@ -30,7 +30,7 @@ final class ReadTransaction: @unchecked Sendable {
     }
 
     /// A borrowed view for reading.
-    var txn: Txn { Txn(handle, environment: lease.environment) }
+    var txn: Txn { Txn(handle, environment: lease.environment, isReadOnly: true) }
 
     /// Another read transaction of the same version, for use on another thread; `nil` if the
     /// file moved to a newer version since this one began (LMDB begins reads at the newest

@@ -10,10 +10,13 @@ struct Txn {
     let handle: OpaquePointer
     /// The environment, for error context.
     unowned(unsafe) let environment: Environment
+    /// Whether the transaction is read-only: every page it reads lies in the memory map.
+    let isReadOnly: Bool
 
-    init(_ handle: OpaquePointer, environment: Environment) {
+    init(_ handle: OpaquePointer, environment: Environment, isReadOnly: Bool) {
         self.handle = handle
         self.environment = environment
+        self.isReadOnly = isReadOnly
     }
 
     /// The LMDB transaction id.

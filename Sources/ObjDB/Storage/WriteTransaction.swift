@@ -18,7 +18,7 @@ struct WriteTransaction: ~Copyable {
     }
 
     /// A borrowed view for reading and writing.
-    var txn: Txn { Txn(handle, environment: environment) }
+    var txn: Txn { Txn(handle, environment: environment, isReadOnly: false) }
 
     /// Opens (creating if needed) a table in this transaction; the handle becomes visible to
     /// other transactions when this one commits.

@@ -1,0 +1,151 @@
+import CLMDB
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A leaf page of a table of rows (object key → row), read in place from the memory map so that
+/// a table scan steps from row to row without a cursor call per row.
+///
+/// LMDB's cursor step costs about 130 instructions per entry; reading the next node of the
+/// page directly costs about 15. A scan therefore walks each leaf page itself and uses the
+/// cursor only to move from one page to the next (see ``Cursor/forEachRow(from:through:_:)``).
+///
+/// The page layout is LMDB 0.9's on-disk format, which is not part of `lmdb.h` (`mdb.c` defines
+/// it, and the format has not changed within 0.9):
+///
+/// | offset | size | field |
+/// |---:|---:|:---|
+/// | 0 | 8 | page number |
+/// | 8 | 2 | padding |
+/// | 10 | 2 | flags (`P_LEAF` = 0x02) |
+/// | 12 | 2 | `lower`: the end of the node offsets, so the node count is `(lower - 16) / 2` |
+/// | 14 | 2 | `upper`: the start of the node area |
+/// | 16 | 2 each | offsets of the nodes from the page start, in key order |
+///
+/// and each node: the value size in two 16-bit halves (low first), 16-bit flags (`F_BIGDATA` =
+/// 0x01 when the value lives on overflow pages), the 16-bit key size, the key, then the value.
+///
+/// Nothing is assumed that is not checked first, and whatever does not check out is left to the
+/// cursor: pages are read in place only in read-only transactions (whose pages all lie in the
+/// map, at page-size-aligned addresses), only with LMDB 0.9 on a 64-bit little-endian machine
+/// whose page size is at least the file's, and only once the node the cursor returned has been
+/// found at the exact address of the key and value the cursor gave. Every further node is
+/// bounds-checked against the page before it is read.
+struct LeafPage {
+    /// The start of the page.
+    private let base: UnsafeRawPointer
+    /// The page size of the file.
+    private let size: Int
+    /// The start of the node area; every node offset lies at or above it.
+    private let upper: Int
+    /// The number of nodes on the page.
+    let count: Int
+    /// The index of the node of the entry the page was found from.
+    let index: Int
+
+    /// Whether pages of `environment`'s file can be read in place at all: LMDB 0.9 (whose page
+    /// layout this type reads), a 64-bit little-endian machine, and a file page size that is a
+    /// power of two no larger than the machine's page size, so that the page-aligned memory
+    /// map puts every page at a multiple of the file's page size.
+    static func isSupported(pageSize: Int) -> Bool {
+        #if _endian(little) && _pointerBitWidth(_64)
+        var major: Int32 = 0
+        var minor: Int32 = 0
+        var patch: Int32 = 0
+        _ = mdb_version(&major, &minor, &patch)
+        let machinePage = Int(getpagesize())
+        return major == 0 && minor == 9 && pageSize >= 512 && pageSize & (pageSize - 1) == 0 && pageSize <= machinePage
+        #else
+        return false
+        #endif
+    }
+
+    /// The page of `entry`, an entry a cursor just returned in a read-only transaction; `nil`
+    /// when the page is not one this type can read (see the type's notes).
+    ///
+    /// - Complexity: O(1) when the entry is the page's first, O(n) in the page's nodes otherwise.
+    @inline(__always)
+    init?(holding entry: CursorEntry, pageSize: Int) {
+        guard entry.key.count == 8, let key = entry.key.baseAddress else { return nil }
+        let node = key - Self.nodeHeader
+        let base = UnsafeRawPointer(bitPattern: UInt(bitPattern: node) & ~UInt(pageSize - 1))
+        guard let base else { return nil }
+        let flags = base.loadUnaligned(fromByteOffset: 10, as: UInt16.self)
+        let lower = Int(base.loadUnaligned(fromByteOffset: 12, as: UInt16.self))
+        let upper = Int(base.loadUnaligned(fromByteOffset: 14, as: UInt16.self))
+        guard flags & Self.leaf != 0, flags & Self.notLeaf == 0,
+            lower >= Self.pageHeader, lower & 1 == 0, lower <= upper, upper <= pageSize
+        else { return nil }
+        let count = (lower - Self.pageHeader) / 2
+        let offset = node - base
+        guard count > 0, offset >= upper, offset + 2 * Self.nodeHeader <= pageSize else { return nil }
+        self.base = base
+        self.size = pageSize
+        self.upper = upper
+        self.count = count
+        // The node's index: its offset is in the page's table of node offsets.
+        var index = 0
+        while index < count, Int(base.loadUnaligned(fromByteOffset: Self.pageHeader + 2 * index, as: UInt16.self)) != offset {
+            index += 1
+        }
+        guard index < count else { return nil }
+        self.index = index
+        // The node must describe the entry exactly: an 8-byte key, and either the value in place
+        // (at the address and of the size the cursor gave) or a value on overflow pages.
+        let header = node.loadUnaligned(as: UInt64.self)
+        switch header >> 32 {
+        case Self.plainNode:
+            guard entry.value.baseAddress == key + 8, entry.value.count == Int(truncatingIfNeeded: header & 0xFFFF_FFFF) else { return nil }
+        case Self.bigNode:
+            break
+        default:
+            return nil
+        }
+    }
+
+    /// One node of the page, read in place.
+    enum Node {
+        /// A row stored on the page.
+        case row(key: UInt64, value: UnsafeRawBufferPointer)
+        /// A row on overflow pages: read it through the cursor.
+        case big(key: UInt64)
+    }
+
+    /// The node at `index`; `nil` if it is not a node of a table of rows or does not fit in the
+    /// page.
+    @inline(__always)
+    func node(at index: Int) -> Node? {
+        let offset = Int(base.loadUnaligned(fromByteOffset: Self.pageHeader + 2 * index, as: UInt16.self))
+        guard offset >= upper, offset + 2 * Self.nodeHeader <= size else { return nil }
+        let node = base + offset
+        let header = node.loadUnaligned(as: UInt64.self)
+        let key = node.loadUnaligned(fromByteOffset: Self.nodeHeader, as: UInt64.self)
+        switch header >> 32 {
+        case Self.plainNode:
+            let length = Int(truncatingIfNeeded: header & 0xFFFF_FFFF)
+            guard length <= size - offset - 2 * Self.nodeHeader else { return nil }
+            return .row(key: key, value: UnsafeRawBufferPointer(start: node + 2 * Self.nodeHeader, count: length))
+        case Self.bigNode:
+            return .big(key: key)
+        default:
+            return nil
+        }
+    }
+
+    /// The size of a page header (`PAGEHDRSZ`).
+    private static let pageHeader = 16
+    /// The size of a node header (`NODESIZE`), and of an object key.
+    private static let nodeHeader = 8
+    /// `P_LEAF`.
+    private static let leaf: UInt16 = 0x02
+    /// `P_BRANCH | P_OVERFLOW | P_META | P_LEAF2 | P_SUBP`.
+    private static let notLeaf: UInt16 = 0x01 | 0x04 | 0x08 | 0x20 | 0x40
+    /// A node's flags and key size (the upper half of its first word) for an 8-byte key and a
+    /// value on the page.
+    private static let plainNode: UInt64 = 8 << 16
+    /// The same with `F_BIGDATA`: the value is on overflow pages.
+    private static let bigNode: UInt64 = 8 << 16 | 0x01
+}

@@ -1,0 +1,79 @@
+/// The position of a walk through a table of rows (object key → row), handing out one row at a
+/// time (``Cursor/forEachRow(from:through:_:)``).
+///
+/// In a read-only transaction it reads each leaf page in place (``LeafPage``): the next row of
+/// the page is a few loads, and the cursor is used only to move to the next page (to the page's
+/// last key, which LMDB finds on the cursor's own page without a search from the root, then one
+/// step on) and to read rows stored on overflow pages. Otherwise, and from the first page that
+/// cannot be read in place on, every row is one cursor step.
+struct RowWalk {
+    /// The page being read in place, if any.
+    private var page: LeafPage?
+    /// The index on `page` of the next node to hand out.
+    private var index = 0
+    /// The key of the last row handed out.
+    private var lastKey: UInt64 = 0
+    /// Without a page: the entry to hand out next, or (with `stepFirst`) the one handed out last.
+    private var entry: CursorEntry?
+    /// Without a page: whether `entry` was handed out already, so the cursor steps first.
+    private var stepFirst = false
+    /// The file's page size while pages may be read in place, else 0.
+    private var pageSize: Int
+
+    /// A walk from `entry` (where a cursor stands) on; `pageSize` 0 walks with the cursor only.
+    init(from entry: CursorEntry?, pageSize: Int) {
+        self.entry = entry
+        self.pageSize = pageSize
+    }
+
+    /// The next row's key and bytes, or `nil` at the end of the table or on a cursor error.
+    @inline(__always)
+    mutating func next(_ cursor: borrowing Cursor) -> (UInt64, UnsafeRawBufferPointer)? {
+        if let page, index < page.count, case .row(let key, let value)? = page.node(at: index) {
+            index += 1
+            lastKey = key
+            return (key, value)
+        }
+        return advance(cursor)
+    }
+
+    /// ``next(_:)`` at a page's end, at a row on overflow pages, and without a page.
+    @inline(never)
+    private mutating func advance(_ cursor: borrowing Cursor) -> (UInt64, UnsafeRawBufferPointer)? {
+        if let page {
+            if index < page.count, let node = page.node(at: index) {
+                // A row on overflow pages (rows on the page are handed out by `next`).
+                let key: UInt64
+                switch node {
+                case .row(let rowKey, _), .big(let rowKey): key = rowKey
+                }
+                guard let entry = try? cursor.seek(exactly: key) else { return nil }
+                index += 1
+                lastKey = key
+                return (key, entry.value)
+            }
+            self.page = nil
+            if index < page.count {
+                // A node that does not read as expected: the cursor takes over for good.
+                pageSize = 0
+                entry = lastKey == .max ? nil : try? cursor.seek(atLeast: lastKey + 1)
+            } else {
+                guard (try? cursor.seek(exactly: lastKey)) != nil else { return nil }
+                entry = try? cursor.next()
+            }
+        } else if stepFirst {
+            entry = try? cursor.next()
+        }
+        guard let current = entry else { return nil }
+        let key = current.objectKey
+        if pageSize != 0, let page = LeafPage(holding: current, pageSize: pageSize) {
+            self.page = page
+            index = page.index + 1
+            lastKey = key
+            stepFirst = false
+        } else {
+            stepFirst = true
+        }
+        return (key, current.value)
+    }
+}
