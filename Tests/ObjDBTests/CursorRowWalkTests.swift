@@ -15,10 +15,21 @@ struct CursorRowWalkTests {
         let bytes: [UInt8]
     }
 
+    /// The texts ``makeNotes()`` leaves, in key order.
+    private static func noteTexts() -> [String] {
+        var rng = SeededRandom(seed: 0x9A6E)
+        return (0..<4_000).compactMap { i -> String? in
+            let length = rng.below(25) == 0 ? 2_000 + rng.below(9_000) : rng.below(300)
+            let text = String(repeating: Character(UnicodeScalar(UInt8(97 + i % 26))), count: length)
+            return i % 7 == 3 || (1_000..<1_400).contains(i) ? nil : text
+        }
+    }
+
     /// A file of notes whose rows range from empty to several pages long (stored on overflow
-    /// pages), with gaps in the keys.
-    private func makeNotes() throws -> Database {
-        let db = try directory.open([Note.self])
+    /// pages), with gaps in the keys: 4,000 added, then every seventh from the fourth on and a
+    /// stretch of 400 deleted (``noteTexts()``).
+    private func makeNotes(name: String = "test.objdb") throws -> Database {
+        let db = try directory.open([Note.self], name: name)
         var rng = SeededRandom(seed: 0x9A6E)
         try db.write {
             for i in 0..<4_000 {
@@ -33,6 +44,47 @@ struct CursorRowWalkTests {
             for (i, note) in notes.enumerated() where i % 7 == 3 || (1_000..<1_400).contains(i) { db.delete(note) }
         }
         return db
+    }
+
+    /// The first index where `a` and `b` differ (their common length if one is a prefix).
+    private static func firstDifference(_ a: [String], _ b: [String]) -> Int {
+        (0..<min(a.count, b.count)).first { a[$0] != b[$0] } ?? min(a.count, b.count)
+    }
+
+    @Test func iteratingResultsReadsEveryRowOnceInKeyOrder() throws {
+        let db = try makeNotes()
+        let expected = Self.noteTexts()
+        var texts: [String] = []
+        for note in db.objects(Note.self) { texts.append(note.text) }
+        #expect(texts.count == expected.count)
+        let same = texts == expected   // compared apart: a failure would print every text
+        #expect(same, "first difference at \(Self.firstDifference(texts, expected))")
+    }
+
+    @Test func iterationThatMovesToANewVersionMidPageGoesOnAfterTheLastRow() throws {
+        let db = try makeNotes()
+        let other = try directory.open([Note.self])
+        var expected = Self.noteTexts()
+        var texts: [String] = []
+        var seen = 0
+        for note in db.objects(Note.self) {
+            texts.append(note.text)
+            seen += 1
+            if seen == 1_234 {
+                // Another instance deletes the next ten notes and adds one at the end.
+                try other.write {
+                    for doomed in Array(other.objects(Note.self))[1_234..<1_244] { other.delete(doomed) }
+                    let note = Note()
+                    note.text = "added"
+                    try other.add(note)
+                }
+                db.refresh()
+            }
+        }
+        expected.removeSubrange(1_234..<1_244)
+        expected.append("added")
+        let same = texts == expected   // compared apart: a failure would print every text
+        #expect(same, "first difference at \(Self.firstDifference(texts, expected))")
     }
 
     /// Every row of `table`, one cursor step each.

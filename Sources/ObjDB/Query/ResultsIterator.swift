@@ -52,11 +52,12 @@ extension Results {
                 guard let txn = database.readableTxn(), let snapshot = database.snapshot,
                     let cursor = try? Cursor(txn, info.takeUnretainedValue().tables.objects)
                 else { return finish() }
-                walk = SnapshotWalk(snapshot: snapshot, cursor: cursor, generation: database.generation)
-                let entry = try? (lastKey.map { try walk?.cursor?.seek(atLeast: $0 &+ 1) } ?? walk?.cursor?.first())
-                return yield(entry ?? nil, info)
+                let walk = SnapshotWalk(snapshot: snapshot, cursor: cursor, generation: database.generation)
+                self.walk = walk
+                let entry = try? (lastKey.map { try walk.cursor?.seek(atLeast: $0 &+ 1) } ?? walk.cursor?.first())
+                walk.rows = RowWalk(from: entry ?? nil, pageSize: walk.cursor?.leafPageSize ?? 0)
             }
-            return yield((try? walk?.cursor?.next()) ?? nil, info)
+            return yield(walk?.nextRow(), info)
         }
 
         /// The next object of an evaluated query. Outside writes, one cursor seeks the keys: when
@@ -91,7 +92,7 @@ extension Results {
             // its context be gone.
             if let walk = writeWalk, walk.isOpen, walk.context === context {
                 if let entry = (try? walk.cursor?.next()) ?? nil, lastKey.map({ entry.objectKey > $0 }) ?? true {
-                    return yield(entry, info)
+                    return yield((entry.objectKey, entry.value), info)
                 }
             }
             let table = info.takeUnretainedValue().objectsTable
@@ -100,16 +101,17 @@ extension Results {
             context.register(walk)
             writeWalk = walk
             let entry = try? (lastKey.map { try walk.cursor?.seek(atLeast: $0 &+ 1) } ?? walk.cursor?.first())
-            return yield(entry ?? nil, info)
+            return yield((entry ?? nil).map { ($0.objectKey, $0.value) }, info)
         }
 
+        /// The object of a row (key and bytes) a walk reached; the end of the walk at `nil` or at
+        /// a key that does not ascend.
         @inline(__always)
-        private mutating func yield(_ entry: CursorEntry?, _ info: Unmanaged<ClassInfo>) -> ObjectBase? {
-            guard let entry else { return finish() }
-            let key = entry.objectKey
-            if let lastKey, key <= lastKey { return finish() }
-            lastKey = key
-            return produce(key, RowView(entry.value) ?? .damaged, info)
+        private mutating func yield(_ row: (key: UInt64, bytes: UnsafeRawBufferPointer)?, _ info: Unmanaged<ClassInfo>) -> ObjectBase? {
+            guard let row else { return finish() }
+            if let lastKey, row.key <= lastKey { return finish() }
+            lastKey = row.key
+            return produce(row.key, RowView(row.bytes) ?? .damaged, info)
         }
 
         /// The object of `key`, whose row is `row`.
@@ -148,11 +150,20 @@ final class SnapshotWalk {
     @exclusivity(unchecked) var cursor: Cursor?
     /// The database generation the cursor belongs to.
     let generation: UInt64
+    /// The position in the table, reading leaf pages in place (``RowWalk``).
+    @exclusivity(unchecked) var rows = RowWalk(from: nil, pageSize: 0)
 
     init(snapshot: ReadTransaction, cursor: consuming Cursor, generation: UInt64) {
         self.snapshot = snapshot
         self.cursor = consume cursor
         self.generation = generation
+    }
+
+    /// The next row of the walk; `nil` at the end or on a cursor error.
+    @inline(__always)
+    func nextRow() -> (key: UInt64, bytes: UnsafeRawBufferPointer)? {
+        guard let row = cursor?.next(in: &rows) else { return nil }
+        return (row.0, row.1)
     }
 
     deinit { cursor = nil }

@@ -127,6 +127,10 @@ struct Cursor: ~Copyable {
         return try withUnsafeBytes(of: &key) { try seek(atLeast: $0) }
     }
 
+    /// The next row of `walk`, a walk through this cursor's table (see ``RowWalk``).
+    @inline(__always)
+    func next(in walk: inout RowWalk) -> (UInt64, UnsafeRawBufferPointer)? { walk.next(self) }
+
     /// Walks a table of rows (object key → row) from `entry` on, calling `body` with each key and
     /// row up to the key `last`, until `body` returns `false`. Bytes that are not a row come as
     /// ``RowView/damaged``; a cursor error ends the walk.
