@@ -13,6 +13,7 @@ enum QueryRun {
         defer { db.close() }
         try db.insert(work.people)
         try db.warmUp()
+        settleDisk()
         var result = QueryResult.count(-1)
         let nanoseconds: UInt64
         switch scenario {
@@ -39,15 +40,6 @@ enum QueryRun {
             throw CheckFailure(description: "\(system.name) \(scenario.rawValue) at \(formatCount(work.n)): got \(result), expected \(wanted)")
         }
         return nanoseconds
-    }
-
-    /// Runs `body` once untimed, then times it. A memory-mapped file's pages are mapped into the
-    /// process on first touch (for a 1M-object table, about 10 ms of page faults for ObjDB and raw
-    /// LMDB alike); SQLite reads the same pages into its own cache with `pread`. The warm-up gives
-    /// every system its steady state, as a query an application repeats sees it.
-    private static func timedAfterWarmUp(_ body: () throws -> Void) rethrows -> UInt64 {
-        try body()
-        return try timedRegion(body)
     }
 
     /// What the scenarios must give at one size, computed once from the workload.

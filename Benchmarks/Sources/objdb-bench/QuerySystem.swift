@@ -51,7 +51,7 @@ var allQuerySystems: [any QuerySystem.Type] { [ObjDBQueries.self, LMDBQueries.se
 
 /// What each system stores and does in the `--queries` scenarios, printed with the tables.
 let querySettings = """
-    Same settings as above (durable commits, fresh database per run, setup untimed; each timed query follows one untimed run of the same query). \
+    Same settings as above (durable commits, fresh database per run, setup untimed and followed by `sync`; each timed query follows one untimed run of the same query). \
     Data: ids 1…N, `name` unique (`user-` + 8 hex digits of the id scrambled), `age` 0..<100, `score` uniform in 0..<1, \
     `created`. The lookup and count-index rows run on a database with indexes on `name` and `age`; all other rows on one \
     with the primary key only. Every result is checked against the data.

@@ -36,7 +36,7 @@ var allRelationshipSystems: [any RelationshipSystem.Type] {
 
 /// What each system stores and does in the `--relationships` scenarios, printed with the tables.
 let relationshipSettings = """
-    Same settings as above (durable commits, fresh database per run, setup untimed).
+    Same settings as above (durable commits, fresh database per run, setup untimed and followed by `sync`; the lookups timed after one untimed run of themselves).
     - ObjDB: `Owner` (`id` primary key, `name`, `favorite: Pet?`, `pets: List<Pet>`) and `Pet` (`id` primary key, \
     `name`, `owners: LinkingObjects<Owner>` of `pets`, `fans: LinkingObjects<Owner>` of `favorite`).
     - LMDB: `MDB_INTEGERKEY` tables `owner` (id → favorite pet id + name), `pet` (id → name), `owner_pets` \

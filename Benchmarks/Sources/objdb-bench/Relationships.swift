@@ -15,6 +15,7 @@ enum RelationshipRun {
     private static func appendOnce(_ system: any RelationshipSystem.Type, _ work: ListWorkload, verifyBacklinks: Bool) throws -> UInt64 {
         try withFresh(system) { db in
             try db.prepareList(work)
+            settleDisk()
             let nanoseconds = try timedRegion { try db.appendPets() }
             let list = try db.readList()
             guard list == work.expected else {
@@ -34,8 +35,9 @@ enum RelationshipRun {
     private static func lookupOnce(_ system: any RelationshipSystem.Type, _ work: LinkWorkload, expected: LinkSum) throws -> UInt64 {
         try withFresh(system) { db in
             try db.prepareLinks(work)
+            settleDisk()
             var sum = LinkSum()
-            let nanoseconds = try timedRegion { sum = try db.sumLinkingOwners(lookups: work.lookups) }
+            let nanoseconds = try timedAfterWarmUp { sum = try db.sumLinkingOwners(lookups: work.lookups) }
             guard sum == expected else {
                 throw CheckFailure(
                     description: "\(system.name) linking objects at \(formatCount(work.owners)): got \(sum), expected \(expected)")

@@ -13,7 +13,7 @@ func header(_ options: Options) -> String {
 
         Machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(memory) GiB RAM, \
         \(ProcessInfo.processInfo.operatingSystemVersionString); build: \(build). \
-        Medians of \(options.repetitions) repetitions, systems interleaved, each on a fresh database in a temporary directory.
+        Medians of \(options.repetitions) repetitions, systems interleaved, each on a fresh database in a temporary directory. Before each timed region, `sync` writes back what earlier runs left dirty; read-only scenarios (read-all, lookups, counts, queries) are timed after one untimed run of themselves; cold start is not.
 
         \(systemSettings)
         """
