@@ -165,6 +165,40 @@ struct CursorRowWalkTests {
         #expect(pages.count > 20)
     }
 
+    /// A node that does not read as expected hands the rest of the walk to the cursor, from the
+    /// row after the last one handed out: nothing skipped, nothing twice (in debug builds a
+    /// test can make the reader refuse one key's node).
+    @Test func aNodeThatDoesNotReadHandsTheWalkToTheCursor() throws {
+        let db = try makeNotes()
+        let info = try #require(try db.classInfo(for: Note.self))
+        let txn = try db.requireReadableTxn()
+        let table = info.tables.objects
+        let expected = try steppedRows(txn, table)
+        // Keys in the middle of their page, not on overflow pages.
+        let cursor = try Cursor(txn, table)
+        var middles: [UInt64] = []
+        var entry = try cursor.first()
+        while let current = entry {
+            if let page = LeafPage(holding: current, pageSize: txn.environment.pageSize), page.index > 0,
+                page.index < page.count - 1, current.value.count < 1_000
+            {
+                middles.append(current.objectKey)
+            }
+            entry = try cursor.next()
+        }
+        #expect(middles.count > 100)
+        defer { txn.environment.refusedLeafKeyForTesting = nil }
+        for refused in [middles[3], middles[middles.count / 2], middles[middles.count - 1]] {
+            txn.environment.refusedLeafKeyForTesting = refused
+            #expect(try walkedRows(txn, table) == expected, "refusing \(refused)")
+            let from = refused - 1
+            #expect(try walkedRows(txn, table, from: from) == expected.filter { $0.key >= from }, "refusing \(refused)")
+            let texts = db.objects(Note.self).map(\.text)
+            let same = texts == Self.noteTexts()   // compared apart: a failure would print every text
+            #expect(same, "refusing \(refused): first difference at \(Self.firstDifference(texts, Self.noteTexts()))")
+        }
+    }
+
     @Test func writeTransactionsWalkWithTheCursor() throws {
         let db = try makeNotes()
         let info = try #require(try db.classInfo(for: Note.self))

@@ -24,6 +24,10 @@ struct Cursor: ~Copyable {
     /// The file's page size if ``forEachRow(from:through:_:)`` may read leaf pages in place
     /// (``LeafPage``), else 0.
     let leafPageSize: Int
+    #if DEBUG
+    /// Tests only: see ``Environment/refusedLeafKeyForTesting``.
+    let refusedLeafKey: UInt64?
+    #endif
 
     /// Opens a cursor on `table` in `txn`.
     init(_ txn: Txn, _ table: Table) throws {
@@ -33,6 +37,9 @@ struct Cursor: ~Copyable {
         handle = cursor
         environment = txn.environment
         leafPageSize = txn.isReadOnly && txn.environment.readsLeafPages ? txn.environment.pageSize : 0
+        #if DEBUG
+        refusedLeafKey = txn.environment.refusedLeafKeyForTesting
+        #endif
     }
 
     deinit { mdb_cursor_close(handle) }

@@ -33,6 +33,11 @@ final class Environment: @unchecked Sendable {
     let pageSize: Int
     /// Whether scans in read-only transactions read leaf pages in place (``LeafPage``).
     let readsLeafPages: Bool
+    #if DEBUG
+    /// Tests only: the key of a row whose leaf node walks treat as unreadable, so that the
+    /// cursor takes over from it (``RowWalk``).
+    var refusedLeafKeyForTesting: UInt64?
+    #endif
 
     /// Number of live `EnvironmentLease`s; guarded by the registry's lock.
     var leaseCount = 0
