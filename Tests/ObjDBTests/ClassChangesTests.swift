@@ -1,5 +1,6 @@
 import Testing
 @testable import ObjDB
+import ObjDBTestModels
 
 /// ``ClassChanges``: the per-class record of one write transaction.
 struct ClassChangesTests {
@@ -21,13 +22,36 @@ struct ClassChangesTests {
         #expect(merged[2]?.count == 2)
     }
 
-    @Test func keysAreAllocatedInOrderFromTheCounter() {
+    @Test func keysAreAllocatedInOrderFromTheCounter() throws {
         let changes = ClassChanges(nextKey: 7)
-        #expect(changes.allocateKey() == 7)
-        #expect(changes.allocateKey() == 8)
+        #expect(try changes.allocateKey() == 7)
+        #expect(try changes.allocateKey() == 8)
         #expect(changes.isNew(7) && !changes.isNew(6))
         changes.deleted(7)  // an insert deleted again leaves no trace
         changes.deleted(3)
         #expect(changes.deletions == [3])
+    }
+
+    /// A counter at the top of the range (only a damaged file holds one) throws instead of
+    /// overflowing; the key before it is the last one handed out.
+    @Test func anExhaustedKeyCounterThrows() throws {
+        let changes = ClassChanges(nextKey: .max - 1)
+        #expect(try changes.allocateKey() == .max - 1)
+        let error = try #require(throws: ObjDBError.self) { try changes.allocateKey() }
+        #expect(error.code == .corruptFile)
+        #expect(changes.nextKey == .max)
+    }
+
+    /// Through the database: a file whose counter is one below the top takes one more object,
+    /// then refuses the next with an error, and keeps what it had.
+    @Test func insertsIntoAFileWithAnExhaustedCounterThrowInsteadOfCrashing() throws {
+        let directory = TemporaryDirectory()
+        let db = try directory.open([Person.self])
+        let info = try #require(try db.classInfo(for: Person.self))
+        db.environment.raiseCounterFloor(info.classID, to: UInt64.max - 1)
+        try db.write { try db.add(person(1, "last key")) }
+        let error = try #require(throws: ObjDBError.self) { try db.write { try db.add(person(2, "no key left")) } }
+        #expect(error.code == .corruptFile)
+        #expect(db.objects(Person.self).map(\.name) == ["last key"])
     }
 }

@@ -123,6 +123,15 @@ struct CursorRowWalkTests {
         #expect(try Cursor(txn, table).leafPageSize == txn.environment.pageSize)
         #expect(try walkedRows(txn, table) == expected)
 
+        // The whole walk read its pages in place: no page or node handed it to the cursor.
+        let cursor = try Cursor(txn, table)
+        var walk = RowWalk(from: try cursor.first(), pageSize: cursor.leafPageSize)
+        var rows = 0
+        while cursor.next(in: &walk) != nil { rows += 1 }
+        #expect(rows == expected.count)
+        #expect(walk.readsPages)
+        #expect(walk.pagesRead > 20)
+
         // Walks that start, end and stop anywhere, including mid-page and past the last key.
         var rng = SeededRandom(seed: 0x3A1C)
         let top = expected[expected.count - 1].key
@@ -199,6 +208,42 @@ struct CursorRowWalkTests {
         }
     }
 
+    /// Pages of one row each (rows of ~1,900 bytes, two to a page, every other one deleted),
+    /// with object keys just below the top of the range.
+    @Test func singleRowPagesNearTheTopOfTheKeyRange() throws {
+        let db = try directory.open([Note.self])
+        let info = try #require(try db.classInfo(for: Note.self))
+        db.environment.raiseCounterFloor(info.classID, to: UInt64.max - 200)
+        try db.write {
+            for i in 0..<150 {
+                let note = Note()
+                note.text = String(repeating: "x", count: 1_880 + i % 7)
+                try db.add(note)
+            }
+        }
+        try db.write {
+            for (i, note) in Array(db.objects(Note.self)).enumerated() where i % 2 == 1 { db.delete(note) }
+        }
+        let txn = try db.requireReadableTxn()
+        let table = info.tables.objects
+        let expected = try steppedRows(txn, table)
+        #expect(expected.count == 75)
+        #expect(expected.first?.key == UInt64.max - 200)
+        let cursor = try Cursor(txn, table)
+        var entry = try cursor.first()
+        var singles = 0
+        while let current = entry {
+            if let page = LeafPage(holding: current, pageSize: txn.environment.pageSize), page.count == 1 { singles += 1 }
+            entry = try cursor.next()
+        }
+        #expect(singles > 50)
+        #expect(try walkedRows(txn, table) == expected)
+        for (start, limit) in [(UInt64.max - 101, 3), (UInt64.max - 60, Int.max), (UInt64.max - 51, 1), (UInt64.max, Int.max)] {
+            #expect(try walkedRows(txn, table, from: start, limit: limit) == Array(expected.filter { $0.key >= start }.prefix(limit)))
+        }
+        #expect(db.objects(Note.self).map(\.text.count) == expected.map { _ in 0 }.enumerated().map { 1_880 + (2 * $0.offset) % 7 })
+    }
+
     @Test func writeTransactionsWalkWithTheCursor() throws {
         let db = try makeNotes()
         let info = try #require(try db.classInfo(for: Note.self))
@@ -237,6 +282,7 @@ struct LeafPageParsingTests {
 
         init(flags: UInt16 = 0x02) {
             base.initializeMemory(as: UInt8.self, repeating: 0, count: LeafPageParsingTests.size)
+            base.storeBytes(of: UInt64(2), as: UInt64.self)   // the page number: the first after the meta pages
             set(10, flags)
             update()
         }
@@ -304,6 +350,17 @@ struct LeafPageParsingTests {
         // A dirty leaf is still a leaf.
         let dirty = Page(flags: 0x02 | 0x10)
         #expect(parse(dirty, dirty.entry(at: dirty.add(key: 1, length: 10))) != nil)
+    }
+
+    @Test func pageNumbersThatCannotBeThisPagesAreRefused() throws {
+        let page = Page()
+        let offset = page.add(key: 1, length: 10)
+        let leaf = try #require(parse(page, page.entry(at: offset)))
+        #expect(leaf.mapStart == UInt(bitPattern: page.base) - 2 * UInt(Self.size))
+        for number: UInt64 in [0, 1, UInt64(UInt(bitPattern: page.base) / UInt(Self.size)) + 1, .max / 4096 + 1, .max] {
+            page.base.storeBytes(of: number, as: UInt64.self)
+            #expect(parse(page, page.entry(at: offset)) == nil, "page number \(number)")
+        }
     }
 
     @Test func headerBoundsOutOfRangeAreRefused() {

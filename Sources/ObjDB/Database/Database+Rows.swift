@@ -110,7 +110,7 @@ extension Database {
     ) throws -> (key: UInt64, row: RowView) {
         let result = try context.storage { txn -> (UInt64, RowView) in
             let changes = try classChanges(info, context, txn)
-            let key = preallocated ?? changes.allocateKey()
+            let key = try preallocated ?? changes.allocateKey()
             try updateKeys(
                 info, key: key, old: nil, new: context.row, columns: nil, context, txn: txn,
                 uniquePrimaryKey: uniquePrimaryKey)
@@ -309,7 +309,8 @@ extension Database {
         try context.changes(for: info) {
             var next = try FileMeta.readUInt64(txn, metaTable, FileMeta.Key.nextKey(info.classID)) ?? 1
             let cursor = try Cursor(txn, info.tables.objects)
-            if let last = try cursor.last() { next = max(next, last.objectKey + 1) }
+            // A key at the top of the range (only a damaged file has one) leaves no key to allocate.
+            if let last = try cursor.last() { next = max(next, last.objectKey == .max ? .max : last.objectKey + 1) }
             // Keys of rolled-back inserts may still be held by invalidated objects.
             return max(next, environment.counterFloor(info.classID))
         }

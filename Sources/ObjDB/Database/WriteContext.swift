@@ -180,7 +180,13 @@ final class ClassChanges {
     func isNew(_ key: UInt64) -> Bool { key >= firstNewKey }
 
     /// Allocates an object key.
-    func allocateKey() -> UInt64 {
+    ///
+    /// - Throws: ``ObjDBError/Code/corruptFile`` once the counter reaches `UInt64.max`, which
+    ///   only a damaged file can hold (it takes 2^64 inserts); that key is never handed out.
+    func allocateKey() throws -> UInt64 {
+        guard nextKey < .max else {
+            throw ObjDBError(.corruptFile, "No object key is left: the class's key counter is at 2^64 - 1, which only a damaged file reaches")
+        }
         defer { nextKey += 1 }
         return nextKey
     }

@@ -30,10 +30,11 @@ import Darwin
 ///
 /// Nothing is assumed that is not checked first, and whatever does not check out is left to the
 /// cursor: pages are read in place only in read-only transactions (whose pages all lie in the
-/// map, at page-size-aligned addresses), only with LMDB 0.9 on a 64-bit little-endian machine
-/// whose page size is at least the file's, and only once the node the cursor returned has been
-/// found at the exact address of the key and value the cursor gave. Every further node is
-/// bounds-checked against the page before it is read.
+/// map, at page-size-aligned addresses), only with a release of LMDB 0.9 on a 64-bit
+/// little-endian machine whose page size is at least the file's, and only once the node the
+/// cursor returned has been found at the exact address of the key and value the cursor gave.
+/// Every page of a walk must put the map at the same address (``mapStart``, from its page
+/// number), and every further node is bounds-checked against the page before it is read.
 struct LeafPage {
     /// The start of the page.
     private let base: UnsafeRawPointer
@@ -41,6 +42,9 @@ struct LeafPage {
     private let size: Int
     /// The start of the node area; every node offset lies at or above it.
     private let upper: Int
+    /// Where page 0 would lie if this page is where its header's page number says: the start of
+    /// the memory map. Every page of one file gives the same address.
+    let mapStart: UInt
     /// The number of nodes on the page.
     let count: Int
     /// The index of the node of the entry the page was found from.
@@ -57,7 +61,10 @@ struct LeafPage {
         var patch: Int32 = 0
         _ = mdb_version(&major, &minor, &patch)
         let machinePage = Int(getpagesize())
-        return major == 0 && minor == 9 && pageSize >= 512 && pageSize & (pageSize - 1) == 0 && pageSize <= machinePage
+        // Releases only: LMDB's development branches also report 0.9 (0.9.70 and up) with
+        // other page layouts.
+        return major == 0 && minor == 9 && patch < 70
+            && pageSize >= 512 && pageSize & (pageSize - 1) == 0 && pageSize <= machinePage
         #else
         return false
         #endif
@@ -82,6 +89,11 @@ struct LeafPage {
         let count = (lower - Self.pageHeader) / 2
         let offset = node - base
         guard count > 0, offset >= upper, offset + 2 * Self.nodeHeader <= pageSize else { return nil }
+        // Pages 0 and 1 are LMDB's meta pages; a page number past the address is not this page's.
+        let number = base.loadUnaligned(as: UInt64.self)
+        let (distance, overflow) = UInt(truncatingIfNeeded: number).multipliedReportingOverflow(by: UInt(pageSize))
+        guard number >= 2, !overflow, distance <= UInt(bitPattern: base) else { return nil }
+        mapStart = UInt(bitPattern: base) - distance
         self.base = base
         self.size = pageSize
         self.upper = upper

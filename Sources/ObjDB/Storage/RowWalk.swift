@@ -19,6 +19,15 @@ struct RowWalk {
     private var stepFirst = false
     /// The file's page size while pages may be read in place, else 0.
     private var pageSize: Int
+    /// The start of the memory map according to the first page read in place; every later page
+    /// must agree (``LeafPage/mapStart``).
+    private var mapStart: UInt?
+    /// The number of leaf pages read in place so far.
+    private(set) var pagesRead = 0
+
+    /// Whether the walk still reads pages in place (it stops at the first page or node that
+    /// does not check out, and never starts in a write transaction).
+    var readsPages: Bool { pageSize != 0 }
 
     /// A walk from `entry` (where a cursor stands) on; `pageSize` 0 walks with the cursor only.
     init(from entry: CursorEntry?, pageSize: Int) {
@@ -79,12 +88,16 @@ struct RowWalk {
         }
         guard let current = entry else { return nil }
         let key = current.objectKey
-        if pageSize != 0, let page = LeafPage(holding: current, pageSize: pageSize) {
+        if pageSize != 0, let page = LeafPage(holding: current, pageSize: pageSize), page.mapStart == mapStart ?? page.mapStart {
             self.page = page
+            mapStart = page.mapStart
+            pagesRead += 1
             index = page.index + 1
             lastKey = key
             stepFirst = false
         } else {
+            // A page that does not check out: the cursor takes over for good.
+            pageSize = 0
             stepFirst = true
         }
         return (key, current.value)
