@@ -161,10 +161,7 @@ final class SnapshotWalk {
 
     /// The next row of the walk; `nil` at the end or on a cursor error.
     @inline(__always)
-    func nextRow() -> (key: UInt64, bytes: UnsafeRawBufferPointer)? {
-        guard let row = cursor?.next(in: &rows) else { return nil }
-        return (row.0, row.1)
-    }
+    func nextRow() -> (key: UInt64, bytes: UnsafeRawBufferPointer)? { cursor?.next(in: &rows) }
 
     deinit { cursor = nil }
 }

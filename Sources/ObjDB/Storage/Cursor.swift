@@ -136,7 +136,7 @@ struct Cursor: ~Copyable {
 
     /// The next row of `walk`, a walk through this cursor's table (see ``RowWalk``).
     @inline(__always)
-    func next(in walk: inout RowWalk) -> (UInt64, UnsafeRawBufferPointer)? { walk.next(self) }
+    func next(in walk: inout RowWalk) -> (key: UInt64, bytes: UnsafeRawBufferPointer)? { walk.next(self) }
 
     /// Walks a table of rows (object key → row) from `entry` on, calling `body` with each key and
     /// row up to the key `last`, until `body` returns `false`. Bytes that are not a row come as

@@ -87,8 +87,7 @@ struct LeafPage {
             lower >= Self.pageHeader, lower & 1 == 0, lower <= upper, upper <= pageSize
         else { return nil }
         let count = (lower - Self.pageHeader) / 2
-        let offset = node - base
-        guard count > 0, offset >= upper, offset + 2 * Self.nodeHeader <= pageSize else { return nil }
+        guard count > 0 else { return nil }
         // Pages 0 and 1 are LMDB's meta pages; a page number past the address is not this page's.
         let number = base.loadUnaligned(as: UInt64.self)
         let (distance, overflow) = UInt(truncatingIfNeeded: number).multipliedReportingOverflow(by: UInt(pageSize))
@@ -99,21 +98,21 @@ struct LeafPage {
         self.upper = upper
         self.count = count
         // The node's index: its offset is in the page's table of node offsets.
+        let offset = node - base
         var index = 0
         while index < count, Int(base.loadUnaligned(fromByteOffset: Self.pageHeader + 2 * index, as: UInt16.self)) != offset {
             index += 1
         }
         guard index < count else { return nil }
         self.index = index
-        // The node must describe the entry exactly: an 8-byte key, and either the value in place
-        // (at the address and of the size the cursor gave) or a value on overflow pages.
-        let header = node.loadUnaligned(as: UInt64.self)
-        switch header >> 32 {
-        case Self.plainNode:
-            guard entry.value.baseAddress == key + 8, entry.value.count == Int(truncatingIfNeeded: header & 0xFFFF_FFFF) else { return nil }
-        case Self.bigNode:
+        // The node must read as the entry exactly: in bounds, an 8-byte key, and either the value
+        // in place (at the address and of the size the cursor gave) or on overflow pages.
+        switch self.node(at: index) {
+        case .row(_, let value)?:
+            guard value.baseAddress == entry.value.baseAddress, value.count == entry.value.count else { return nil }
+        case .big?:
             break
-        default:
+        case nil:
             return nil
         }
     }
@@ -124,6 +123,13 @@ struct LeafPage {
         case row(key: UInt64, value: UnsafeRawBufferPointer)
         /// A row on overflow pages: read it through the cursor.
         case big(key: UInt64)
+
+        /// The row's object key.
+        var key: UInt64 {
+            switch self {
+            case .row(let key, _), .big(let key): key
+            }
+        }
     }
 
     /// The node at `index`; `nil` if it is not a node of a table of rows or does not fit in the

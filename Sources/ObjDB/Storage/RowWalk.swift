@@ -37,11 +37,8 @@ struct RowWalk {
 
     /// The next row's key and bytes, or `nil` at the end of the table or on a cursor error.
     @inline(__always)
-    mutating func next(_ cursor: borrowing Cursor) -> (UInt64, UnsafeRawBufferPointer)? {
-        if let page, index < page.count, case .row(let key, let value)? = page.node(at: index) {
-            #if DEBUG
-            if key == cursor.refusedLeafKey { return advance(cursor) }
-            #endif
+    mutating func next(_ cursor: borrowing Cursor) -> (key: UInt64, bytes: UnsafeRawBufferPointer)? {
+        if let page, index < page.count, case .row(let key, let value)? = readableNode(page, cursor) {
             index += 1
             lastKey = key
             return (key, value)
@@ -49,8 +46,9 @@ struct RowWalk {
         return advance(cursor)
     }
 
-    /// The node at `index` of `page`, as ``LeafPage/node(at:)`` reads it (in tests, `nil` for
-    /// the cursor's refused key).
+    /// The node at `index` of `page`, as ``LeafPage/node(at:)`` reads it (in debug builds, `nil`
+    /// for the cursor's refused key).
+    @inline(__always)
     private func readableNode(_ page: LeafPage, _ cursor: borrowing Cursor) -> LeafPage.Node? {
         let node = page.node(at: index)
         #if DEBUG
@@ -61,14 +59,11 @@ struct RowWalk {
 
     /// ``next(_:)`` at a page's end, at a row on overflow pages, and without a page.
     @inline(never)
-    private mutating func advance(_ cursor: borrowing Cursor) -> (UInt64, UnsafeRawBufferPointer)? {
+    private mutating func advance(_ cursor: borrowing Cursor) -> (key: UInt64, bytes: UnsafeRawBufferPointer)? {
         if let page {
             if index < page.count, let node = readableNode(page, cursor) {
                 // A row on overflow pages (rows on the page are handed out by `next`).
-                let key: UInt64
-                switch node {
-                case .row(let rowKey, _), .big(let rowKey): key = rowKey
-                }
+                let key = node.key
                 guard let entry = try? cursor.seek(exactly: key) else { return nil }
                 index += 1
                 lastKey = key
