@@ -114,6 +114,42 @@ struct DatabaseInsertCursorTests {
         try expectMatches(reopened, Dictionary(uniqueKeysWithValues: (1...10).map { ($0, (name: "q\($0)", age: Int?.none)) }))
     }
 
+    @Test func appendingRefusesAKeyBelowTheLastAndTheInsertThenSearches() throws {
+        let db = try directory.open([Person.self])
+        try db.write { for id in 1...400 { try db.add(person(id, "p\(id)")) } }
+        let info = try #require(try db.classInfo(for: Person.self))
+        let lastKey = try #require(db.objects(Person.self).last?._objdbKey)
+        let freed = try #require(db.object(ofType: Person.self, forPrimaryKey: 200)?._objdbKey)
+        try db.write { db.delete(try #require(db.object(ofType: Person.self, forPrimaryKey: 200))) }
+
+        // `.append` (MDB_APPEND) stores a key past the table's last one and refuses any other
+        // as if it were taken, even a free one; without it the same key is stored. Rolled back.
+        #expect(throws: ObjDBError.self) {
+            try db.write {
+                let cursor = try Cursor(try db.requireReadableTxn(), info.tables.objects)
+                #expect(try cursor.reserve(key: freed, count: 3, flags: [.noOverwrite, .append]) == nil)
+                #expect(try cursor.reserve(key: lastKey, count: 3, flags: [.noOverwrite, .append]) == nil)
+                #expect(try cursor.reserve(key: lastKey + 5, count: 3, flags: [.noOverwrite, .append]) != nil)
+                #expect(try cursor.reserve(key: lastKey + 2, count: 3, flags: [.noOverwrite, .append]) == nil)
+                #expect(try cursor.reserve(key: lastKey + 2, count: 3, flags: .noOverwrite) != nil)
+                throw ObjDBError(.invalidValue, "roll back")
+            }
+        }
+
+        // A row under a key below the last (as a graph's keys, handed out before the rows are
+        // written, could be) is refused by the append and stored by the search after it.
+        try db.write {
+            let context = try #require(db.writeContext)
+            db.encodeUnmanaged(person(200, "again"), info, into: context.row)
+            let inserted = try db.insertNew(info, key: freed, context)
+            #expect(inserted.key == freed)
+        }
+        let again = try #require(db.object(ofType: Person.self, forPrimaryKey: 200))
+        #expect(again.name == "again" && again._objdbKey == freed)
+        #expect(db.objects(Person.self).map(\.id) == Array(1...400))
+        #expect(db.objects(Person.self).where { $0.name == "again" }.map(\.id) == [200])
+    }
+
     /// Every object of `model` is found by primary key and by name with its values, nothing
     /// else is there, and iteration visits them in insertion (key) order.
     private func expectMatches(_ db: Database, _ model: Model) throws {

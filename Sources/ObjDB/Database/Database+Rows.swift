@@ -118,8 +118,11 @@ extension Database {
             // Reserve the row last: the returned pointer is valid until the next write.
             let size = context.row.encodedSize
             let table = info.tables.objects
-            let space = try context.insertCursor(table, txn)._withUnsafeGuaranteedRef {
-                try $0.cursor?.reserve(key: key, count: size, flags: .noOverwrite)
+            // Keys are handed out in ascending order, so a new row goes after the last one; a
+            // key below it (a damaged counter, or a key handed out earlier) takes the search.
+            let space = try context.insertCursor(table, txn)._withUnsafeGuaranteedRef { insert in
+                try insert.cursor?.reserve(key: key, count: size, flags: [.noOverwrite, .append])
+                    ?? insert.cursor?.reserve(key: key, count: size, flags: .noOverwrite)
             }
             guard let space else {
                 throw ObjDBError(
