@@ -185,6 +185,37 @@ struct QueryParallelScanTests {
         #expect(db.splitScanCount == before + 1 + columns.count * 2 * 3)
     }
 
+    @Test func morePartsThanThreadsAreEachScannedOnceAndJoinedInKeyOrder() throws {
+        let directory = TemporaryDirectory()
+        let rows = Self.makeRows(70_000)
+        let db = try Database(configuration: try Self.makeFile(directory, rows, threads: 2))
+        let info = try #require(db.classInfo(named: "ScanSample"))
+        _ = db.readableTxn()
+        // 70,000 rows: four parts (one per 16,384 rows, at most eight per thread) on two threads.
+        let scan = try #require(ParallelScan(db, info))
+        #expect(scan.threads == 2 && scan.parts == 4)
+        let parts = try #require(scan.map { first, cursor, last -> [UInt64] in
+            var keys: [UInt64] = []
+            cursor.forEachRow(from: first, through: last) { key, _ in
+                keys.append(key)
+                return true
+            }
+            return keys
+        })
+        // Four even key ranges of 1…70,000 (17,499 keys each, the last one the rest), every key once.
+        #expect(parts.map(\.count) == [17_499, 17_499, 17_499, 17_503])
+        #expect(parts.joined().elementsEqual(db.objects(ScanSample.self).map { $0._objdbKey }))
+        #expect(db.objects(ScanSample.self).where { $0.group == 2 }.map(\.id) == rows.filter { $0.group == 2 }.map(\.id))
+
+        // More threads than parts: one per part.
+        var config = db.configuration
+        config.maximumQueryThreads = 8
+        let wide = try Database(configuration: config)
+        _ = wide.readableTxn()
+        let wideScan = try #require(ParallelScan(wide, info))
+        #expect(wideScan.threads == 4 && wideScan.parts == 4)
+    }
+
     @Test func aCommitSinceTheSnapshotKeepsTheScanOnOneThread() throws {
         let directory = TemporaryDirectory()
         let rows = Self.makeRows()

@@ -1,13 +1,16 @@
 import Dispatch
+import Foundation
 
 /// A table scan split by object key into parts that run at once on several threads
 /// (``Configuration/maximumQueryThreads``).
 ///
-/// LMDB lets one thread at a time use a transaction and its cursors, so every part but the first
-/// reads through a read transaction of its own, begun at the snapshot's version; the first part
-/// reads through the snapshot itself. Each part is handed its first entry and the last key it
-/// covers, and the parts' results come back in key order: joined, they are what one walk of the
-/// table gives.
+/// LMDB lets one thread at a time use a transaction and its cursors, so every thread but the
+/// first reads through a read transaction of its own, begun at the snapshot's version; the first
+/// reads through the snapshot itself. There are several parts per thread, taken in turn by
+/// whichever thread is free: a thread that the system delays (another process on its core)
+/// holds back at most its last part, not half the scan. Each part is handed its first entry and
+/// the last key it covers, and the parts' results come back in key order: joined, they are what
+/// one walk of the table gives.
 ///
 /// Only a read snapshot splits (a write transaction's uncommitted rows are visible to it alone),
 /// into at most one part per ``minimumRowsPerPart`` rows, so only tables of at least twice that
@@ -17,13 +20,16 @@ struct ParallelScan {
     /// The fewest rows worth a part of their own: below this, a thread and a transaction cost
     /// more to start than they save.
     static let minimumRowsPerPart = 16_384
+    /// The most parts per thread: enough that a delayed thread holds the others back little,
+    /// few enough that a part's seek and result cost nothing next to its rows.
+    static let partsPerThread = 8
 
-    /// The snapshot the query reads, which the first part reads through.
+    /// The snapshot the query reads, which the first thread reads through.
     private let snapshot: ReadTransaction
     private let table: Table
     /// The first key of each part after the first.
     private let starts: [UInt64]
-    /// The transactions of the parts after the first, at the snapshot's version.
+    /// The transactions of the threads after the first, at the snapshot's version.
     private let helpers: [ReadTransaction]
     /// The number of rows in the table.
     let rows: Int
@@ -40,7 +46,7 @@ struct ParallelScan {
         guard threads > 1, database.writeContext == nil, let snapshot = database.snapshot else { return nil }
         let txn = snapshot.txn
         guard let rows = try? txn.entryCount(info.objectsTable) else { return nil }
-        let parts = Swift.min(threads, rows / Self.minimumRowsPerPart)
+        let parts = Swift.min(threads * Self.partsPerThread, rows / Self.minimumRowsPerPart)
         guard parts > 1, let cursor = try? Cursor(txn, info.objectsTable),
             let first = (try? cursor.first())??.objectKey, let last = (try? cursor.last())??.objectKey, last > first
         else { return nil }
@@ -48,7 +54,7 @@ struct ParallelScan {
         // last start is at most `last`.
         let span = (last - first) / UInt64(parts)
         var helpers: [ReadTransaction] = []
-        for _ in 1..<parts {
+        for _ in 1..<Swift.min(threads, parts) {
             guard let helper = snapshot.sameVersion() else { return nil }
             helpers.append(helper)
         }
@@ -69,49 +75,76 @@ struct ParallelScan {
         try Cursor(index == 0 ? snapshot.txn : helpers[index - 1].txn, table)
     }
 
-    /// Runs `part` for every part at once and returns the results in key order; `nil` if a
-    /// part's cursor could not be opened or positioned (scan on one thread instead, which meets
-    /// the same error in its own way rather than leaving a part out).
+    /// The number of parts ``map(_:)`` runs.
+    var parts: Int { starts.count + 1 }
+
+    /// Runs `part` for every part, on all threads at once, and returns the results in key order;
+    /// `nil` if a part's cursor could not be positioned, or no thread could open one (scan on
+    /// one thread instead, which meets the same error in its own way rather than leaving a part
+    /// out).
     ///
     /// `part` gets the part's first entry (`nil` if it has none), the cursor positioned there,
     /// and the last key of the part. It runs on several threads at once: it must read nothing
     /// but its arguments and immutable values, and write nothing but its result.
     func map<Part>(_ part: (_ first: CursorEntry?, _ cursor: borrowing Cursor, _ last: UInt64) -> Part) -> [Part]? {
-        let count = starts.count + 1
-        let results = UnsafeMutableBufferPointer<Part?>.allocate(capacity: count)
+        let results = UnsafeMutableBufferPointer<Part?>.allocate(capacity: parts)
         results.initialize(repeating: nil)
         defer {
             _ = results.deinitialize()
             results.deallocate()
         }
         withoutActuallyEscaping(part) { part in
-            let shared = Shared(scan: self, results: results, part: part)
-            DispatchQueue.concurrentPerform(iterations: count) { shared.run($0) }
+            let shared = Shared(scan: self, results: results, queue: PartQueue(count: parts), part: part)
+            DispatchQueue.concurrentPerform(iterations: threads) { shared.run($0) }
         }
-        var parts: [Part] = []
-        parts.reserveCapacity(count)
+        var joined: [Part] = []
+        joined.reserveCapacity(results.count)
         for result in results {
             guard let result else { return nil }
-            parts.append(result)
+            joined.append(result)
         }
-        return parts
+        return joined
     }
 
     /// What the threads of one ``map(_:)`` share. Unchecked: each thread uses only its own
-    /// part's transaction and cursor, and writes only its own result slot; `map` reads the
-    /// results after every thread is done.
+    /// transaction and cursor, and writes only the result slots of the parts the queue hands
+    /// it; `map` reads the results after every thread is done.
     private struct Shared<Part>: @unchecked Sendable {
         let scan: ParallelScan
         let results: UnsafeMutableBufferPointer<Part?>
+        let queue: PartQueue
         let part: (_ first: CursorEntry?, _ cursor: borrowing Cursor, _ last: UInt64) -> Part
 
-        /// Scans part `index`; leaves its result `nil` if its cursor cannot be opened or positioned.
-        func run(_ index: Int) {
-            guard let cursor = try? scan.cursor(forThread: index),
-                let first = try? (index == 0 ? cursor.first() : cursor.seek(atLeast: scan.starts[index - 1]))
-            else { return }
-            let last = index < scan.starts.count ? scan.starts[index] - 1 : UInt64.max
-            results[index] = part(first, cursor, last)
+        /// Scans parts in turn on thread `thread` until none is left; a part whose cursor cannot
+        /// be positioned keeps a `nil` result. A thread that cannot open its cursor leaves the
+        /// parts to the others.
+        func run(_ thread: Int) {
+            guard let cursor = try? scan.cursor(forThread: thread) else { return }
+            while let index = queue.take() {
+                guard let first = try? (index == 0 ? cursor.first() : cursor.seek(atLeast: scan.starts[index - 1])) else { continue }
+                let last = index < scan.starts.count ? scan.starts[index] - 1 : UInt64.max
+                results[index] = part(first, cursor, last)
+            }
         }
+    }
+}
+
+/// Hands out the parts of a ``ParallelScan/map(_:)`` in key order, each once, to whichever
+/// thread asks first.
+private final class PartQueue: @unchecked Sendable {
+    private let lock = NSLock()
+    private let count: Int
+    /// The next part to hand out.
+    private var next = 0
+
+    init(count: Int) { self.count = count }
+
+    /// The next part's index, or `nil` when every part is taken.
+    func take() -> Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard next < count else { return nil }
+        next += 1
+        return next - 1
     }
 }
