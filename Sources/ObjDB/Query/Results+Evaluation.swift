@@ -82,7 +82,11 @@ extension Results {
                     }
                     return (keys: keys, values: values)
                 }) else { return false }
-                keys = Array(parts.map(\.keys).joined())
+                // Part by part (a copy of memory each), not key by key through `joined()`.
+                var joined: [UInt64] = []
+                joined.reserveCapacity(parts.reduce(0) { $0 + $1.keys.count })
+                for part in parts { joined.append(contentsOf: part.keys) }
+                keys = joined
                 if var merged = parts[0].values {
                     for part in parts.dropFirst() {
                         if let values = part.values { merged.append(values) }
