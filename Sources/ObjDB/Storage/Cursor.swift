@@ -146,8 +146,9 @@ struct Cursor: ~Copyable {
     @inline(__always)
     func forEachRow(from entry: CursorEntry?, through last: UInt64 = .max, _ body: (UInt64, RowView) -> Bool) {
         var walk = RowWalk(from: entry, pageSize: leafPageSize)
-        while let (key, value) = walk.next(self) {
-            guard key <= last, body(key, RowView(value) ?? .damaged) else { return }
+        // A page's rows in a loop of their own; the walk steps between pages and reads the rest.
+        while walk.forEachRowOnPage(self, { key, value in key <= last && body(key, RowView(value) ?? .damaged) }) {
+            guard let (key, value) = walk.advance(self), key <= last, body(key, RowView(value) ?? .damaged) else { return }
         }
     }
 }

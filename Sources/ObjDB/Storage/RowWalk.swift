@@ -38,7 +38,7 @@ struct RowWalk {
     /// The next row's key and bytes, or `nil` at the end of the table or on a cursor error.
     @inline(__always)
     mutating func next(_ cursor: borrowing Cursor) -> (key: UInt64, bytes: UnsafeRawBufferPointer)? {
-        if let page, index < page.count, case .row(let key, let value)? = readableNode(page, cursor) {
+        if let page, index < page.count, case .row(let key, let value)? = readableNode(page, at: index, cursor) {
             index += 1
             lastKey = key
             return (key, value)
@@ -46,10 +46,34 @@ struct RowWalk {
         return advance(cursor)
     }
 
+    /// Hands `body` the rows that ``next(_:)`` would hand out from the current page, up to the
+    /// first that is not a row on the page or until `body` returns `false`, keeping the
+    /// position in locals (registers) rather than in the walk until it returns. Then
+    /// ``next(_:)`` (or ``advance(_:)``) goes on from there.
+    /// - Returns: `false` if `body` returned `false`.
+    @inline(__always)
+    mutating func forEachRowOnPage(_ cursor: borrowing Cursor, _ body: (UInt64, UnsafeRawBufferPointer) -> Bool) -> Bool {
+        guard let page else { return true }
+        var position = index
+        var last = lastKey
+        var going = true
+        while position < page.count, case .row(let key, let value)? = readableNode(page, at: position, cursor) {
+            position += 1
+            last = key
+            guard body(key, value) else {
+                going = false
+                break
+            }
+        }
+        index = position
+        lastKey = last
+        return going
+    }
+
     /// The node at `index` of `page`, as ``LeafPage/node(at:)`` reads it (in debug builds, `nil`
     /// for the cursor's refused key).
     @inline(__always)
-    private func readableNode(_ page: LeafPage, _ cursor: borrowing Cursor) -> LeafPage.Node? {
+    private func readableNode(_ page: LeafPage, at index: Int, _ cursor: borrowing Cursor) -> LeafPage.Node? {
         let node = page.node(at: index)
         #if DEBUG
         if case .row(let key, _)? = node, key == cursor.refusedLeafKey { return nil }
@@ -59,9 +83,9 @@ struct RowWalk {
 
     /// ``next(_:)`` at a page's end, at a row on overflow pages, and without a page.
     @inline(never)
-    private mutating func advance(_ cursor: borrowing Cursor) -> (key: UInt64, bytes: UnsafeRawBufferPointer)? {
+    mutating func advance(_ cursor: borrowing Cursor) -> (key: UInt64, bytes: UnsafeRawBufferPointer)? {
         if let page {
-            if index < page.count, let node = readableNode(page, cursor) {
+            if index < page.count, let node = readableNode(page, at: index, cursor) {
                 // A row on overflow pages (rows on the page are handed out by `next`).
                 let key = node.key
                 guard let entry = try? cursor.seek(exactly: key) else { return nil }
