@@ -288,7 +288,14 @@ extension Database {
         var objectKey = key
         try withUnsafeBytes(of: &objectKey) { value in
             for entry in context.keyUpdates.entries where !entry.add {
-                _ = try txn.delete(entry.table, key: buffer.bytes(entry.range), value: value)
+                // Through the table's insert cursor too: the put of the new value that usually
+                // follows then starts from where this entry was.
+                let found = try context.insertCursor(entry.table, txn)._withUnsafeGuaranteedRef {
+                    try $0.cursor?.delete(key: buffer.bytes(entry.range), value: value)
+                }
+                guard found != nil else {
+                    throw ObjDBError(.notInWriteTransaction, "The write transaction has ended", path: path)
+                }
             }
             for entry in context.keyUpdates.entries where entry.add {
                 // The primary-key entry comes first; `.noOverwrite` refuses a taken key.

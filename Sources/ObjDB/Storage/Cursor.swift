@@ -108,6 +108,21 @@ struct Cursor: ~Copyable {
         }
     }
 
+    /// Deletes the pair `key`–`value` of a multimap through the cursor (`MDB_GET_BOTH`, then
+    /// `mdb_cursor_del`). Like a put, the search looks at the cursor's own page before the
+    /// root, so neighbouring keys cost less than `mdb_del`, which starts from the root with a
+    /// new cursor every time. Only in write transactions.
+    /// - Returns: whether the pair existed.
+    func delete(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws -> Bool {
+        var k = MDB_val(bytes: key)
+        var v = MDB_val(bytes: value)
+        let rc = mdb_cursor_get(handle, &k, &v, MDB_GET_BOTH)
+        if rc == MDB_NOTFOUND { return false }
+        try lmdbCheck(rc, "mdb_cursor_get", path: environment.path)
+        try lmdbCheck(mdb_cursor_del(handle, 0), "mdb_cursor_del", path: environment.path)
+        return true
+    }
+
     /// Deletes the entry at the cursor (`mdb_cursor_del`); ``next()`` then returns the entry
     /// that followed it. Only in write transactions.
     func deleteCurrent() throws {
