@@ -118,8 +118,9 @@ extension Database {
             // Reserve the row last: the returned pointer is valid until the next write.
             let size = context.row.encodedSize
             let table = info.tables.objects
-            // Keys are handed out in ascending order, so a new row goes after the last one; a
-            // key below it (a damaged counter, or a key handed out earlier) takes the search.
+            // Keys are handed out in ascending order, so a new row goes after the last one. A key
+            // below it (one handed out before a later row was written; no path does that today)
+            // is refused by the append and takes the search.
             let space = try context.insertCursor(table, txn)._withUnsafeGuaranteedRef { insert in
                 try insert.cursor?.reserve(key: key, count: size, flags: [.noOverwrite, .append])
                     ?? insert.cursor?.reserve(key: key, count: size, flags: .noOverwrite)

@@ -121,7 +121,12 @@ struct ParallelScan {
         func run(_ thread: Int) {
             guard let cursor = try? scan.cursor(forThread: thread) else { return }
             while let index = queue.take() {
-                guard let first = try? (index == 0 ? cursor.first() : cursor.seek(atLeast: scan.starts[index - 1])) else { continue }
+                let first: CursorEntry?
+                do {
+                    first = try index == 0 ? cursor.first() : cursor.seek(atLeast: scan.starts[index - 1])
+                } catch {
+                    continue
+                }
                 let last = index < scan.starts.count ? scan.starts[index] - 1 : UInt64.max
                 results[index] = part(first, cursor, last)
             }

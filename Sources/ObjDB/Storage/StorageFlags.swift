@@ -38,8 +38,7 @@ struct PutFlags: OptionSet, Sendable {
     static let reserve = PutFlags(rawValue: UInt32(MDB_RESERVE))
     /// Replace the entry at the cursor, whose key must be the one given (`MDB_CURRENT`): no search.
     static let current = PutFlags(rawValue: UInt32(MDB_CURRENT))
-    /// Store the key after the table's last one (`MDB_APPEND`): no search, and a full page is
-    /// split by starting a new one rather than halving it, so ascending keys fill their pages.
-    /// A key that is not past the last one is refused as if it existed.
+    /// Store the key after the table's last one (`MDB_APPEND`): LMDB compares it with that key
+    /// only, with no search. A key that is not past the last one is refused as if it existed.
     static let append = PutFlags(rawValue: UInt32(MDB_APPEND))
 }
