@@ -288,6 +288,11 @@ extension Database {
         guard context.keyUpdates.count > 0 else { return }
         var objectKey = key
         try withUnsafeBytes(of: &objectKey) { value in
+            // Entries logged for later must be in the tables before this object's are deleted:
+            // one of them may be the entry to delete.
+            if context.pendingIndex.mayHoldEntries(of: key), context.keyUpdates.entries.contains(where: { !$0.add }) {
+                try flushPendingIndexEntries(context, txn)
+            }
             for entry in context.keyUpdates.entries where !entry.add {
                 // Through the table's insert cursor too: the put of the new value that usually
                 // follows then starts from where this entry was.
@@ -299,6 +304,11 @@ extension Database {
                 }
             }
             for entry in context.keyUpdates.entries where entry.add {
+                // Secondary-index entries are written later, grouped (see `PendingIndexEntries`).
+                if !entry.isPrimary {
+                    context.pendingIndex.add(entry.table, key: buffer.bytes(entry.range), objectKey: key)
+                    continue
+                }
                 // The primary-key entry comes first; `.noOverwrite` refuses a taken key.
                 let unique = uniquePrimaryKey && entry.isPrimary
                 // Through the table's insert cursor: keys that grow (new primary keys, indexed
@@ -312,6 +322,21 @@ extension Database {
                 if !stored && unique { throw PrimaryKeyTaken() }
             }
         }
+    }
+
+    /// Writes the secondary-index entries logged in `context` (see ``PendingIndexEntries``),
+    /// each key's object keys in one `MDB_MULTIPLE` put through the table's insert cursor.
+    func flushPendingIndexEntries(_ context: WriteContext, _ txn: Txn) throws {
+        guard !context.pendingIndex.isEmpty else { return }
+        try context.pendingIndex.forEachGroup { table, key, objectKeys in
+            let stored: Void? = try context.insertCursor(table, txn)._withUnsafeGuaranteedRef {
+                try $0.cursor?.putAll(key: key, objectKeys: objectKeys)
+            }
+            guard stored != nil else {
+                throw ObjDBError(.notInWriteTransaction, "The write transaction has ended", path: path)
+            }
+        }
+        context.pendingIndex.removeAll()
     }
 
     /// The transaction's record of a class, loading its key counter on first use. Keys increase

@@ -95,9 +95,19 @@ extension Database {
         return pending
     }
 
-    /// Writes every pending collection back into its row. Called before anything that reads
-    /// collection columns from rows, and at commit.
+    /// Writes every pending collection back into its row, then the logged secondary-index
+    /// entries (``PendingIndexEntries``). Called before anything that reads collection columns
+    /// from rows or reads index tables, and at commit.
     func flushPendingCollections(_ context: WriteContext) throws {
+        try flushPendingCollectionsOnly(context)
+        if !context.pendingIndex.isEmpty {
+            try context.storage { txn in try flushPendingIndexEntries(context, txn) }
+        }
+    }
+
+    /// Writes every pending collection back into its row, leaving logged index entries logged:
+    /// before an insert, which reads no index.
+    func flushPendingCollectionsOnly(_ context: WriteContext) throws {
         guard !context.pending.isEmpty else { return }
         let pending = context.pending.values.sorted { ($0.info.classID, $0.key, $0.column) < ($1.info.classID, $1.key, $1.column) }
         context.pending.removeAll()
@@ -126,7 +136,7 @@ extension Database {
     /// ``flushPendingCollections(_:)`` for the write transaction in progress, if any; an error
     /// dooms it.
     func flushPendingCollectionsIfWriting() {
-        guard let context = writeContext, !context.pending.isEmpty else { return }
+        guard let context = writeContext, !context.pending.isEmpty || !context.pendingIndex.isEmpty else { return }
         _ = dooming(context) { try flushPendingCollections(context) }
     }
 }

@@ -33,6 +33,8 @@ final class WriteContext {
     @exclusivity(unchecked) var value = _ObjDBBytes(ScratchBuffer(capacity: 256))
     let patch = ScratchBuffer(capacity: 256)
     let keyUpdates = KeyUpdates()
+    /// Secondary-index entries not written yet (see ``PendingIndexEntries``).
+    let pendingIndex = PendingIndexEntries()
     /// Steps of the active savepoints (see ``Database/withSavepoint(_:_:)``), oldest first.
     @exclusivity(unchecked) var undo: [UndoStep] = []
     /// Number of nested savepoints; steps are recorded only while it is positive.

@@ -290,6 +290,7 @@ extension Results {
 
     /// The plan the query uses in the current version (for tests and tools).
     var plan: QueryPlan {
+        database.flushPendingCollectionsIfWriting()
         guard let info = classInfo, let txn = database.readableTxn() else { return .scan }
         guard case .table = query.source else { return .scan }
         guard query.filter != nil, let bound = boundPredicate() else { return .scan }

@@ -108,6 +108,36 @@ struct Cursor: ~Copyable {
         }
     }
 
+    /// Stores the pairs `key`–`objectKeys[i]` of a multimap of object keys (`MDB_DUPFIXED`)
+    /// through the cursor in one call (`MDB_MULTIPLE`): after the first, each object key goes
+    /// in where the previous one went, with no search from the root, so ascending object keys
+    /// cost least. Pairs already stored stay as they are. Only in write transactions.
+    func putAll(key: UnsafeRawBufferPointer, objectKeys: [UInt64]) throws {
+        try objectKeys.withUnsafeBufferPointer { values in
+            guard let base = values.baseAddress else { return }
+            var done = 0
+            while done < values.count {
+                var k = MDB_val(bytes: key)
+                var data = (
+                    MDB_val(mv_size: MemoryLayout<UInt64>.size, mv_data: UnsafeMutableRawPointer(mutating: base + done)),
+                    MDB_val(mv_size: values.count - done, mv_data: nil))
+                let rc = withUnsafeMutablePointer(to: &data) {
+                    $0.withMemoryRebound(to: MDB_val.self, capacity: 2) { mdb_cursor_put(handle, &k, $0, UInt32(MDB_MULTIPLE)) }
+                }
+                try lmdbCheck(rc, "mdb_cursor_put(MDB_MULTIPLE)", path: environment.path)
+                // LMDB reports how many it stored; should it stop short without storing any,
+                // the next pair goes in on its own.
+                if data.1.mv_size > 0 {
+                    done += data.1.mv_size
+                } else {
+                    var one = base[done]
+                    _ = try withUnsafeBytes(of: &one) { try put(key: key, value: $0) }
+                    done += 1
+                }
+            }
+        }
+    }
+
     /// Deletes the pair `key`–`value` of a multimap through the cursor (`MDB_GET_BOTH`, then
     /// `mdb_cursor_del`). Like a put, the search looks at the cursor's own page before the
     /// root, so neighbouring keys cost less than `mdb_del`, which starts from the root with a
