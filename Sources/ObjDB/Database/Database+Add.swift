@@ -18,7 +18,7 @@ extension Database {
     ///   ``ObjDBError/Code/notInWriteTransaction`` outside a write transaction.
     public func add(_ object: Object, update: UpdatePolicy = .error) throws {
         let context = try requireWrite("add(_:update:)")
-        try flushPendingCollectionsOnly(context)
+        try flushPendingCollections(context)
         try addObject(object, update: update, context)
     }
 
@@ -29,7 +29,7 @@ extension Database {
     /// objects it already updated get their previous values back.
     public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) throws where S.Element: Object {
         let context = try requireWrite("add(_:update:)")
-        try flushPendingCollectionsOnly(context)
+        try flushPendingCollections(context)
         try withSavepoint(context) {
             for object in objects { try addObject(object, update: update, context) }
         }
@@ -163,7 +163,7 @@ extension Database {
     @discardableResult
     public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) throws -> T {
         let context = try requireWrite("create(_:value:update:)")
-        try flushPendingCollectionsOnly(context)
+        try flushPendingCollections(context)
         let info = try classInfoForWrite(type, context)
         let layout = try SchemaDiscovery.layout(of: type)
         let values = try Self.propertyValues(of: value, layout: layout)

@@ -19,7 +19,7 @@ extension Database {
         guard !context.isDoomed, !info.isDiscarded else { return }
         object._objdbSettleInsert()
         _ = dooming(context) {
-            try flushPendingCollections(context)
+            try flushPendingWrites(context)
             try deleteObject(info, key: object._objdbKey, context)
         }
     }
@@ -34,7 +34,7 @@ extension Database {
         let context = requireWriteForDelete()
         guard let info = results.classInfo, !context.isDoomed else { return }
         _ = dooming(context) {
-            try flushPendingCollections(context)
+            try flushPendingWrites(context)
             if results.query.isPlainTable && !info.hasLinks && incomingLinks(info).isEmpty {
                 try deleteAllRows(info, context)
                 return

@@ -121,9 +121,9 @@ extension Database {
             // Keys are handed out in ascending order, so a new row goes after the last one. A key
             // below it (one handed out before a later row was written; no path does that today)
             // is refused by the append and takes the search.
-            let space = try context.insertCursor(table, txn)._withUnsafeGuaranteedRef { insert in
-                try insert.cursor?.reserve(key: key, count: size, flags: [.noOverwrite, .append])
-                    ?? insert.cursor?.reserve(key: key, count: size, flags: .noOverwrite)
+            let space = try context.withInsertCursor(table, txn) { cursor in
+                try cursor.reserve(key: key, count: size, flags: [.noOverwrite, .append])
+                    ?? cursor.reserve(key: key, count: size, flags: .noOverwrite)
             }
             guard let space else {
                 throw ObjDBError(
@@ -296,12 +296,7 @@ extension Database {
             for entry in context.keyUpdates.entries where !entry.add {
                 // Through the table's insert cursor too: the put of the new value that usually
                 // follows then starts from where this entry was.
-                let found = try context.insertCursor(entry.table, txn)._withUnsafeGuaranteedRef {
-                    try $0.cursor?.delete(key: buffer.bytes(entry.range), value: value)
-                }
-                guard found != nil else {
-                    throw ObjDBError(.notInWriteTransaction, "The write transaction has ended", path: path)
-                }
+                _ = try context.withInsertCursor(entry.table, txn) { try $0.delete(key: buffer.bytes(entry.range), value: value) }
             }
             for entry in context.keyUpdates.entries where entry.add {
                 // Secondary-index entries are written later, grouped (see `PendingIndexEntries`).
@@ -309,17 +304,12 @@ extension Database {
                     context.pendingIndex.add(entry.table, key: buffer.bytes(entry.range), objectKey: key)
                     continue
                 }
-                // The primary-key entry comes first; `.noOverwrite` refuses a taken key.
-                let unique = uniquePrimaryKey && entry.isPrimary
-                // Through the table's insert cursor: keys that grow (new primary keys, indexed
-                // values that ascend) need no search from the root.
-                let stored = try context.insertCursor(entry.table, txn)._withUnsafeGuaranteedRef {
-                    try $0.cursor?.put(key: buffer.bytes(entry.range), value: value, flags: unique ? .noOverwrite : [])
+                // The primary-key entry, first; `.noOverwrite` refuses a taken key. Through the
+                // table's insert cursor: primary keys that grow need no search from the root.
+                let stored = try context.withInsertCursor(entry.table, txn) {
+                    try $0.put(key: buffer.bytes(entry.range), value: value, flags: uniquePrimaryKey ? .noOverwrite : [])
                 }
-                guard let stored else {
-                    throw ObjDBError(.notInWriteTransaction, "The write transaction has ended", path: path)
-                }
-                if !stored && unique { throw PrimaryKeyTaken() }
+                if !stored && uniquePrimaryKey { throw PrimaryKeyTaken() }
             }
         }
     }
@@ -329,12 +319,7 @@ extension Database {
     func flushPendingIndexEntries(_ context: WriteContext, _ txn: Txn) throws {
         guard !context.pendingIndex.isEmpty else { return }
         try context.pendingIndex.forEachGroup { table, key, objectKeys in
-            let stored: Void? = try context.insertCursor(table, txn)._withUnsafeGuaranteedRef {
-                try $0.cursor?.putAll(key: key, objectKeys: objectKeys)
-            }
-            guard stored != nil else {
-                throw ObjDBError(.notInWriteTransaction, "The write transaction has ended", path: path)
-            }
+            try context.withInsertCursor(table, txn) { try $0.putAll(key: key, objectKeys: objectKeys) }
         }
         context.pendingIndex.removeAll()
     }

@@ -60,7 +60,7 @@ extension Database {
             throw failure
         }
         do {
-            try flushPendingCollections(context)
+            try flushPendingWrites(context)
             try context.storage { txn in try flush(context, txn) }
             context.closeCursors()
             guard let transaction = context.transaction.take() else {

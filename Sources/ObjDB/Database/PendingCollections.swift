@@ -98,8 +98,8 @@ extension Database {
     /// Writes every pending collection back into its row, then the logged secondary-index
     /// entries (``PendingIndexEntries``). Called before anything that reads collection columns
     /// from rows or reads index tables, and at commit.
-    func flushPendingCollections(_ context: WriteContext) throws {
-        try flushPendingCollectionsOnly(context)
+    func flushPendingWrites(_ context: WriteContext) throws {
+        try flushPendingCollections(context)
         if !context.pendingIndex.isEmpty {
             try context.storage { txn in try flushPendingIndexEntries(context, txn) }
         }
@@ -107,7 +107,7 @@ extension Database {
 
     /// Writes every pending collection back into its row, leaving logged index entries logged:
     /// before an insert, which reads no index.
-    func flushPendingCollectionsOnly(_ context: WriteContext) throws {
+    func flushPendingCollections(_ context: WriteContext) throws {
         guard !context.pending.isEmpty else { return }
         let pending = context.pending.values.sorted { ($0.info.classID, $0.key, $0.column) < ($1.info.classID, $1.key, $1.column) }
         context.pending.removeAll()
@@ -133,10 +133,10 @@ extension Database {
         }
     }
 
-    /// ``flushPendingCollections(_:)`` for the write transaction in progress, if any; an error
+    /// ``flushPendingWrites(_:)`` for the write transaction in progress, if any; an error
     /// dooms it.
-    func flushPendingCollectionsIfWriting() {
+    func flushPendingWritesIfWriting() {
         guard let context = writeContext, !context.pending.isEmpty || !context.pendingIndex.isEmpty else { return }
-        _ = dooming(context) { try flushPendingCollections(context) }
+        _ = dooming(context) { try flushPendingWrites(context) }
     }
 }

@@ -59,37 +59,35 @@ final class PendingIndexEntries {
     /// - Complexity: O(n) for n entries (an open-addressing table on a cheap hash of the key's
     ///   words), plus sorting the distinct keys and each key's object keys (O(m) for the m
     ///   object keys of an insert loop, which ascend already).
-    func forEachGroup(_ body: (Table, UnsafeRawBufferPointer, [UInt64]) throws -> Void) throws {
-        do {
-            // Not changed until the groups are written: the keys below point into it.
-            let all = bytes.bytes
-            var groups: [Group] = []
-            var slots = [Int](repeating: -1, count: 64)
-            for entry in entries {
-                let key = UnsafeRawBufferPointer(rebasing: all[entry.start ..< entry.start + entry.count])
-                var slot = Self.hash(key, entry.table) & (slots.count - 1)
-                while true {
-                    let found = slots[slot]
-                    if found < 0 {
-                        slots[slot] = groups.count
-                        groups.append(Group(table: entry.table, key: key, objectKeys: [entry.objectKey]))
-                        if groups.count * 2 > slots.count { slots = Self.rehash(groups, capacity: slots.count * 2) }
-                        break
-                    }
-                    if groups[found].table == entry.table && sameBytes(groups[found].key, key) {
-                        groups[found].objectKeys.append(entry.objectKey)
-                        break
-                    }
-                    slot = (slot + 1) & (slots.count - 1)
+    func forEachGroup(_ body: (Table, UnsafeRawBufferPointer, [UInt64]) throws -> Void) rethrows {
+        // Not changed until the groups are written: the keys below point into it.
+        let all = bytes.bytes
+        var groups: [Group] = []
+        var slots = [Int](repeating: -1, count: 64)
+        for entry in entries {
+            let key = UnsafeRawBufferPointer(rebasing: all[entry.start ..< entry.start + entry.count])
+            var slot = Self.hash(key, entry.table) & (slots.count - 1)
+            while true {
+                let found = slots[slot]
+                if found < 0 {
+                    slots[slot] = groups.count
+                    groups.append(Group(table: entry.table, key: key, objectKeys: [entry.objectKey]))
+                    if groups.count * 2 > slots.count { slots = Self.rehash(groups, capacity: slots.count * 2) }
+                    break
                 }
+                if groups[found].table == entry.table && sameBytes(groups[found].key, key) {
+                    groups[found].objectKeys.append(entry.objectKey)
+                    break
+                }
+                slot = (slot + 1) & (slots.count - 1)
             }
-            groups.sort { a, b in
-                a.table.dbi != b.table.dbi ? a.table.dbi < b.table.dbi : a.key.lexicographicallyPrecedes(b.key)
-            }
-            for index in groups.indices {
-                groups[index].objectKeys.sort()
-                try body(groups[index].table, groups[index].key, groups[index].objectKeys)
-            }
+        }
+        groups.sort { a, b in
+            a.table.dbi != b.table.dbi ? a.table.dbi < b.table.dbi : a.key.lexicographicallyPrecedes(b.key)
+        }
+        for index in groups.indices {
+            groups[index].objectKeys.sort()
+            try body(groups[index].table, groups[index].key, groups[index].objectKeys)
         }
     }
 

@@ -132,6 +132,21 @@ final class WriteContext {
         return Unmanaged.passUnretained(walk)
     }
 
+    /// Runs `body` with the insert cursor of `table` (``insertCursor(_:_:)``).
+    /// - Throws: ``ObjDBError/Code/notInWriteTransaction`` if the cursor is closed (the
+    ///   transaction ended); what `body` throws.
+    @inline(__always)
+    func withInsertCursor<R>(_ table: Table, _ txn: Txn, _ body: (borrowing Cursor) throws -> R) throws -> R {
+        try insertCursor(table, txn)._withUnsafeGuaranteedRef { walk in
+            switch walk.cursor {
+            case .some(let cursor):
+                return try body(cursor)
+            case .none:
+                throw ObjDBError(.notInWriteTransaction, "The write transaction has ended", path: txn.environment.path)
+            }
+        }
+    }
+
     /// The transaction, or the error that doomed it.
     func requireTxn() throws -> Txn {
         if isDoomed, let failure { throw failure }

@@ -44,7 +44,7 @@ extension Database {
     func dynamicValue(of object: ObjectBase, column: Int) -> Any? {
         guard let info = object._objdbInfo else { return nil }
         // The column is read from the row: write buffered collection edits back first.
-        flushPendingCollectionsIfWriting()
+        flushPendingWritesIfWriting()
         let property = info.stored.properties[column]
         let target = targetInfo(info, column: column)
         let elementType = property.property.elementSwiftType

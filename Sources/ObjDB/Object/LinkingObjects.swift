@@ -38,7 +38,7 @@ public struct LinkingObjects<Origin: ObjectBase>: RandomAccessCollection, Custom
         guard let target, let database = target._objdbDatabase else { return [] }
         if let keys = cache.keys, cache.stamp == database.resultsStamp { return keys }
         // Collections changed in the write transaction update backlinks when written back.
-        database.flushPendingCollectionsIfWriting()
+        database.flushPendingWritesIfWriting()
         var keys: [UInt64] = []
         if let origin = originInfo(database), let column = origin.stored.column(of: propertyName),
             let table = origin.tables.backlinks[column], let txn = database.readableTxn(),

@@ -16,7 +16,7 @@ extension Results {
     /// `isEmpty`), unsorted results stop after that many matches.
     func evaluateKeys(limitOverride: Int?) -> [UInt64] {
         // Queries read collection columns from rows: write buffered collections back first.
-        database.flushPendingCollectionsIfWriting()
+        database.flushPendingWritesIfWriting()
         guard let info = classInfo, !info.isDiscarded, let txn = database.readableTxn() else { return [] }
         var predicate: BoundPredicate?
         if query.filter != nil {
@@ -290,7 +290,7 @@ extension Results {
 
     /// The plan the query uses in the current version (for tests and tools).
     var plan: QueryPlan {
-        database.flushPendingCollectionsIfWriting()
+        database.flushPendingWritesIfWriting()
         guard let info = classInfo, let txn = database.readableTxn() else { return .scan }
         guard case .table = query.source else { return .scan }
         guard query.filter != nil, let bound = boundPredicate() else { return .scan }
@@ -303,7 +303,7 @@ extension Results {
         guard case .table = query.source, query.sort.isEmpty, query.distinct.isEmpty, query.limit == nil,
             query.filter != nil, let info = classInfo, !info.isDiscarded
         else { return nil }
-        database.flushPendingCollectionsIfWriting()
+        database.flushPendingWritesIfWriting()
         guard let txn = database.readableTxn(), let bound = boundPredicate() else { return nil }
         return (try? QueryPlanner.count(QueryPlanner.plan(bound, info, txn: txn), txn: txn)) ?? nil
     }
