@@ -77,15 +77,19 @@ struct QueryColumnTestTests {
                 let row = try #require(evaluator.fetch(info, key))
                 let expected = evaluator.evaluate(c, key: key, row: row)
                 #expect(test.holds(row) == expected, "\(text) \(args) key \(key)")
-                // The loops specialized by shape (`RowFilter.specialized`) test the same.
-                let specialized: Bool? =
+                // The loops specialized by shape (`RowFilter.specialized`) test the same, with
+                // and without a branch on the outcome (`matchBit`, which full scans use).
+                let specialized: (Bool, UInt8)? =
                     switch test.kind {
-                    case .integer: IntegerTest(test).matches(row)
-                    case .double: DoubleTest(test).matches(row)
-                    case .bytes: BytesEquality(test).matches(row)
+                    case .integer: (IntegerTest(test).matches(row), IntegerTest(test).matchBit(row))
+                    case .double: (DoubleTest(test).matches(row), DoubleTest(test).matchBit(row))
+                    case .bytes: (BytesEquality(test).matches(row), BytesEquality(test).matchBit(row))
                     default: nil
                     }
-                if let specialized { #expect(specialized == expected, "specialized: \(text) \(args) key \(key)") }
+                if let (matches, bit) = specialized {
+                    #expect(matches == expected, "specialized: \(text) \(args) key \(key)")
+                    #expect(bit == (expected ? 1 : 0), "match bit: \(text) \(args) key \(key)")
+                }
             }
         }
         // Every shape but `nil` constants (and NaN or a string order) has a test.

@@ -3,6 +3,13 @@
 protocol RowPredicate {
     /// Whether `row` passes.
     func matches(_ row: RowView) -> Bool
+    /// 1 if `row` passes, else 0, computed without a branch on the outcome where the shape allows.
+    func matchBit(_ row: RowView) -> UInt8
+}
+
+extension RowPredicate {
+    @inline(__always)
+    func matchBit(_ row: RowView) -> UInt8 { matches(row) ? 1 : 0 }
 }
 
 /// A table scan run with a ``RowFilter`` in its most specialized shape
@@ -79,6 +86,15 @@ struct NumberTest<Value: ColumnNumber>: RowPredicate {
         guard case .value(let bytes) = row.column(column), let value = Value.read(bytes) else { return holdsForNil }
         return holdingSigns & ColumnTest.orderBit(value, constant) != 0
     }
+
+    /// ``matches(_:)`` as 1 or 0: the value's order bit is found by two comparisons that
+    /// compile to flag reads (`setcc`), not branches.
+    @inline(__always)
+    func matchBit(_ row: RowView) -> UInt8 {
+        guard case .value(let bytes) = row.column(column), let value = Value.read(bytes) else { return holdsForNil ? 1 : 0 }
+        let shift = UInt8(value > constant ? 1 : 0) &+ UInt8(value >= constant ? 1 : 0)
+        return (holdingSigns &>> shift) & 1
+    }
 }
 
 /// An integer column against an integer constant.
@@ -99,5 +115,11 @@ struct BothTests<First: RowPredicate, Second: RowPredicate>: RowPredicate {
     @inline(__always)
     func matches(_ row: RowView) -> Bool {
         first.matches(row) && second.matches(row)
+    }
+
+    /// Both bits, each computed: no branch on the first test's outcome.
+    @inline(__always)
+    func matchBit(_ row: RowView) -> UInt8 {
+        first.matchBit(row) & second.matchBit(row)
     }
 }

@@ -6,7 +6,8 @@
 enum TableScan {
     /// The keys of the rows from `entry` on through `cursor` (a table scan), up to the key `last`,
     /// that pass `filter`, through a loop compiled for the filter's shape
-    /// (``RowFilter/specialized(_:_:)``).
+    /// (``RowFilter/specialized(_:_:)``) that does not branch on each row's outcome
+    /// (``MatchingKeys``).
     static func allKeys(from entry: CursorEntry?, _ cursor: borrowing Cursor, through last: UInt64 = .max, passing filter: RowFilter) -> [UInt64] {
         filter.specialized(AllKeys(entry: entry, last: last), cursor)
     }
@@ -17,7 +18,9 @@ enum TableScan {
         let last: UInt64
 
         func visit<Predicate: RowPredicate>(_ predicate: Predicate, _ cursor: borrowing Cursor) -> [UInt64] {
-            TableScan.keys(from: entry, cursor, through: last, passing: predicate)
+            var keys = MatchingKeys(predicate)
+            cursor.forEachRow(from: entry, through: last, into: &keys)
+            return keys.finish()
         }
     }
 

@@ -196,6 +196,20 @@ struct Cursor: ~Copyable {
             guard let (key, value) = walk.advance(self), key <= last, body(key, RowView(value) ?? .damaged) else { return }
         }
     }
+
+    /// ``forEachRow(from:through:_:)`` handing each row to `sink`.
+    ///
+    /// For loops whose work per row is more than a few lines: the compiler specializes this
+    /// function for the sink's type and inlines ``RowSink/take(_:_:)``, which it does not
+    /// promise for a closure (a closure that is not inlined costs a call per row, and keeps its
+    /// captured state in memory).
+    @inline(__always)
+    func forEachRow<Sink: RowSink>(from entry: CursorEntry?, through last: UInt64 = .max, into sink: inout Sink) {
+        var walk = RowWalk(from: entry, pageSize: leafPageSize)
+        while walk.forEachRowOnPage(self, through: last, into: &sink) {
+            guard let (key, value) = walk.advance(self), key <= last, sink.take(key, RowView(value) ?? .damaged) else { return }
+        }
+    }
 }
 
 extension Txn {

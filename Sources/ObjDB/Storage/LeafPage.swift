@@ -132,11 +132,12 @@ struct LeafPage {
         }
     }
 
-    /// The node at `index`; `nil` if it is not a node of a table of rows or does not fit in the
-    /// page.
+    /// The node at `index`, which must be below ``count``; `nil` if it is not a node of a table
+    /// of rows or does not fit in the page.
     @inline(__always)
     func node(at index: Int) -> Node? {
-        let offset = Int(base.loadUnaligned(fromByteOffset: Self.pageHeader + 2 * index, as: UInt16.self))
+        // Wrapping arithmetic: with `index` below `count`, the offset lies in the page header.
+        let offset = Int(base.loadUnaligned(fromByteOffset: Self.pageHeader &+ 2 &* index, as: UInt16.self))
         guard offset >= upper, offset + 2 * Self.nodeHeader <= size else { return nil }
         let node = base + offset
         let header = node.loadUnaligned(as: UInt64.self)

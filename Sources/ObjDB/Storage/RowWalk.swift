@@ -70,6 +70,34 @@ struct RowWalk {
         return going
     }
 
+    /// ``forEachRowOnPage(_:_:)`` handing each row, up to the key `last`, to `sink`.
+    ///
+    /// A generic sink is specialized and inlined into the loop, where a closure that carries
+    /// more than a few lines is called per row instead (``Cursor/forEachRow(from:through:into:)``).
+    /// - Returns: `false` at a key past `last`, or if the sink returned `false`.
+    @inline(__always)
+    mutating func forEachRowOnPage<Sink: RowSink>(_ cursor: borrowing Cursor, through last: UInt64, into sink: inout Sink) -> Bool {
+        guard let page else { return true }
+        var position = index
+        var lastKey = lastKey
+        var going = true
+        while position < page.count, case .row(let key, let value)? = readableNode(page, at: position, cursor) {
+            guard key <= last else {
+                going = false
+                break
+            }
+            position &+= 1
+            lastKey = key
+            guard sink.take(key, RowView(value) ?? .damaged) else {
+                going = false
+                break
+            }
+        }
+        index = position
+        self.lastKey = lastKey
+        return going
+    }
+
     /// The node at `index` of `page`, as ``LeafPage/node(at:)`` reads it (in debug builds, `nil`
     /// for the cursor's refused key).
     @inline(__always)
@@ -121,4 +149,10 @@ struct RowWalk {
         }
         return (key, current.value)
     }
+}
+
+/// What a walk hands its rows to (``Cursor/forEachRow(from:through:into:)``).
+protocol RowSink {
+    /// Takes the row `row` of key `key`; `false` ends the walk.
+    mutating func take(_ key: UInt64, _ row: RowView) -> Bool
 }
