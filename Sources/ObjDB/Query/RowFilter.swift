@@ -34,6 +34,8 @@ struct ColumnTest {
     let holdingSigns: UInt8
     /// The result for a value that is `nil`, NaN or unreadable: only `!=` holds.
     let holdsForNil: Bool
+    /// Whether the test is `==`.
+    var isEquality: Bool { holdingSigns == 0b010 }
     /// The constant of the integer kinds.
     let integer: Int64
     /// The constant of the floating-point kinds.
@@ -216,16 +218,28 @@ final class RowFilter: RowPredicate {
             default: return visitor.visit(self, cursor)
             }
         case 2:
-            let (first, second) = (tests[0], tests[1])
+            // An equality usually holds for few rows, so a branch on it is predicted well and
+            // skips the other test for most rows: it goes first, guarding the other
+            // (`GuardedTests`). Other pairs are computed without a branch (`BothTests`).
+            var (first, second) = (tests[0], tests[1])
+            if second.isEquality && !first.isEquality { swap(&first, &second) }
+            let guarded = first.isEquality
             switch (first.kind, second.kind) {
-            case (.integer, .integer): return visitor.visit(BothTests(IntegerTest(first), IntegerTest(second)), cursor)
-            case (.integer, .double): return visitor.visit(BothTests(IntegerTest(first), DoubleTest(second)), cursor)
-            case (.double, .integer): return visitor.visit(BothTests(DoubleTest(first), IntegerTest(second)), cursor)
-            case (.double, .double): return visitor.visit(BothTests(DoubleTest(first), DoubleTest(second)), cursor)
+            case (.integer, .integer): return Self.visit(IntegerTest(first), IntegerTest(second), guarded: guarded, visitor, cursor)
+            case (.integer, .double): return Self.visit(IntegerTest(first), DoubleTest(second), guarded: guarded, visitor, cursor)
+            case (.double, .integer): return Self.visit(DoubleTest(first), IntegerTest(second), guarded: guarded, visitor, cursor)
+            case (.double, .double): return Self.visit(DoubleTest(first), DoubleTest(second), guarded: guarded, visitor, cursor)
             default: return visitor.visit(self, cursor)
             }
         default:
             return visitor.visit(self, cursor)
         }
+    }
+
+    /// `visitor`'s scan with both tests, `first` guarding `second` or not.
+    private static func visit<First: RowPredicate, Second: RowPredicate, Visitor: RowPredicateVisitor>(
+        _ first: First, _ second: Second, guarded: Bool, _ visitor: Visitor, _ cursor: borrowing Cursor
+    ) -> Visitor.Result {
+        guarded ? visitor.visit(GuardedTests(first, second), cursor) : visitor.visit(BothTests(first, second), cursor)
     }
 }
