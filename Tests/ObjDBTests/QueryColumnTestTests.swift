@@ -68,14 +68,18 @@ struct QueryColumnTestTests {
             predicates.append(("optString \(op) nil", []))
         }
         var tested = 0
+        // Number tests and their outcome per row, for the pairs below.
+        var numberTests: [(name: String, test: ColumnTest, holds: [Bool])] = []
         for (text, args) in predicates {
             let results = try db.objects(AllTypes.self).filter(text, argumentArray: args)
             guard let bound = results.boundPredicate(), case .comparison(let c) = bound else { continue }
             guard let test = c.columnTest else { continue }
             tested += 1
+            var holds: [Bool] = []
             for key in 1...UInt64(id) {
                 let row = try #require(evaluator.fetch(info, key))
                 let expected = evaluator.evaluate(c, key: key, row: row)
+                holds.append(expected)
                 #expect(test.holds(row) == expected, "\(text) \(args) key \(key)")
                 // The loops specialized by shape (`RowFilter.specialized`) test the same, with
                 // and without a branch on the outcome (`matchBit`, which full scans use).
@@ -91,8 +95,44 @@ struct QueryColumnTestTests {
                     #expect(bit == (expected ? 1 : 0), "match bit: \(text) \(args) key \(key)")
                 }
             }
+            if test.kind == .integer || test.kind == .double { numberTests.append(("\(text) \(args)", test, holds)) }
         }
         // Every shape but `nil` constants (and NaN or a string order) has a test.
         #expect(tested >= 250, "\(tested) of \(predicates.count)")
+
+        // Pairs of number tests, computed together (`BothTests`) and with the first guarding
+        // the second (`GuardedTests`), give the conjunction of the two outcomes on every row,
+        // as bits and as `matches`. Every third test against every third, in both orders.
+        let sample = stride(from: 0, to: numberTests.count, by: 3).map { numberTests[$0] }
+        #expect(sample.count >= 30, "\(sample.count) number tests sampled")
+        var pairs = 0
+        for a in sample {
+            for b in sample {
+                pairs += 1
+                for key in 1...UInt64(id) {
+                    let row = try #require(evaluator.fetch(info, key))
+                    let both = a.holds[Int(key) - 1] && b.holds[Int(key) - 1]
+                    let bits = Self.pairBits(a.test, b.test, row)
+                    #expect(bits == [both ? 1 : 0, both ? 1 : 0, both ? 1 : 0, both ? 1 : 0], "\(a.name) AND \(b.name), key \(key)")
+                }
+            }
+        }
+        #expect(pairs >= 900)
+    }
+
+    /// For two integer or double tests: `BothTests`' and `GuardedTests`' `matches` (as 0 or 1)
+    /// and `matchBit` on `row`.
+    static func pairBits(_ a: ColumnTest, _ b: ColumnTest, _ row: RowView) -> [UInt8] {
+        func bits<A: RowPredicate, B: RowPredicate>(_ a: A, _ b: B) -> [UInt8] {
+            let both = BothTests(a, b)
+            let guarded = GuardedTests(a, b)
+            return [both.matches(row) ? 1 : 0, both.matchBit(row), guarded.matches(row) ? 1 : 0, guarded.matchBit(row)]
+        }
+        switch (a.kind, b.kind) {
+        case (.integer, .integer): return bits(IntegerTest(a), IntegerTest(b))
+        case (.integer, _): return bits(IntegerTest(a), DoubleTest(b))
+        case (_, .integer): return bits(DoubleTest(a), IntegerTest(b))
+        default: return bits(DoubleTest(a), DoubleTest(b))
+        }
     }
 }

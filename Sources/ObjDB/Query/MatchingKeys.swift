@@ -8,15 +8,15 @@
 /// 25.9 ms on one thread with branches and 21.7 ms without.
 ///
 /// A copyable struct without a `deinit`, so that a scan keeps its fields in registers: whoever
-/// makes one must call ``finish()``, which frees the buffer.
+/// makes one must call ``finish()`` exactly once, on one copy, which frees the buffer.
 struct MatchingKeys<Predicate: RowPredicate>: RowSink {
     /// The test.
     private let predicate: Predicate
-    /// The keys gathered, and one more slot that the next key is written to.
+    /// The keys gathered, then room for more: the next key is written at `count`.
     private var base: UnsafeMutablePointer<UInt64>
     /// The number of keys of rows that passed.
     private var count = 0
-    /// The number of keys `base` holds.
+    /// The number of keys `base` has room for.
     private var capacity: Int
 
     /// An empty set of keys of rows that pass `predicate`.
@@ -29,7 +29,7 @@ struct MatchingKeys<Predicate: RowPredicate>: RowSink {
     /// Tests `row` and keeps `key` if it passes; the walk goes on.
     @inline(__always)
     mutating func take(_ key: UInt64, _ row: RowView) -> Bool {
-        if count == capacity { (base, capacity) = Self.doubled(base, count: count, capacity: capacity) }
+        if count >= capacity { (base, capacity) = Self.doubled(base, count: count, capacity: capacity) }
         base[count] = key
         count &+= Int(predicate.matchBit(row))
         return true

@@ -3,7 +3,8 @@
 protocol RowPredicate {
     /// Whether `row` passes.
     func matches(_ row: RowView) -> Bool
-    /// 1 if `row` passes, else 0, computed without a branch on the outcome where the shape allows.
+    /// 1 if `row` passes, else 0 (never another value), computed without a branch on the outcome
+    /// where the shape allows.
     func matchBit(_ row: RowView) -> UInt8
 }
 

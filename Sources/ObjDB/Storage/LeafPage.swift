@@ -136,7 +136,8 @@ struct LeafPage {
     /// of rows or does not fit in the page.
     @inline(__always)
     func node(at index: Int) -> Node? {
-        // Wrapping arithmetic: with `index` below `count`, the offset lies in the page header.
+        // Wrapping arithmetic: with `index` below `count`, the entry read lies in the table of
+        // node offsets, between the page header and `lower` (checked at `init`).
         let offset = Int(base.loadUnaligned(fromByteOffset: Self.pageHeader &+ 2 &* index, as: UInt16.self))
         guard offset >= upper, offset + 2 * Self.nodeHeader <= size else { return nil }
         let node = base + offset
