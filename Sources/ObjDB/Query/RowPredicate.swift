@@ -129,23 +129,20 @@ struct BothTests<First: RowPredicate, Second: RowPredicate>: RowPredicate {
 /// test that rarely holds (an equality), whose branch is predicted well and saves the second
 /// test for most rows (see ``RowFilter/specialized(_:_:)``).
 struct GuardedTests<First: RowPredicate, Second: RowPredicate>: RowPredicate {
-    let first: First
-    let second: Second
+    /// The two tests; their conjunction as ``BothTests`` computes it.
+    let both: BothTests<First, Second>
 
     init(_ first: First, _ second: Second) {
-        self.first = first
-        self.second = second
+        both = BothTests(first, second)
     }
 
     @inline(__always)
-    func matches(_ row: RowView) -> Bool {
-        first.matches(row) && second.matches(row)
-    }
+    func matches(_ row: RowView) -> Bool { both.matches(row) }
 
     /// The second test's bit if the first test holds, else 0 (a branch on the first test only).
     @inline(__always)
     func matchBit(_ row: RowView) -> UInt8 {
-        guard first.matches(row) else { return 0 }
-        return second.matchBit(row)
+        guard both.first.matches(row) else { return 0 }
+        return both.second.matchBit(row)
     }
 }
