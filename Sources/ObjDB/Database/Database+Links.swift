@@ -69,21 +69,22 @@ extension Database {
     /// is unmanaged. Linking to an object of another database, to a deleted one, or to an
     /// embedded object that already has a parent is a programmer error.
     func linkableKey(_ value: ObjectBase, from info: ClassInfo, column: Int, _ context: WriteContext) throws -> UInt64 {
-        let property = "\(info.name).\(info.stored.properties[column].name)"
+        // Only the messages of failed preconditions need it: built then, not per link.
+        func property() -> String { "\(info.name).\(info.stored.properties[column].name)" }
         guard let owner = value._objdbDatabase else {
             try addObject(value, update: .error, context)
             return value._objdbKey
         }
-        precondition(owner === self, "Cannot link '\(property)' to an object of another Database instance")
+        precondition(owner === self, "Cannot link '\(property())' to an object of another Database instance")
         // The object's cached row answers without a lookup while nothing was written since.
         guard let valueInfo = value._objdbInfo, !valueInfo.isDiscarded, value._objdbCurrentRow() != nil else {
-            preconditionFailure("Cannot link '\(property)' to a deleted or invalidated object")
+            preconditionFailure("Cannot link '\(property())' to a deleted or invalidated object")
         }
         if valueInfo.stored.isEmbedded {
             let owned = try isOwned(valueInfo, key: value._objdbKey, context)
             precondition(
                 !owned,
-                "Cannot link '\(property)' to an embedded \(valueInfo.name) that already belongs to another object; assign a new, unmanaged \(valueInfo.name) instead")
+                "Cannot link '\(property())' to an embedded \(valueInfo.name) that already belongs to another object; assign a new, unmanaged \(valueInfo.name) instead")
         }
         return value._objdbKey
     }
@@ -136,9 +137,9 @@ extension Database {
     /// targets differ between `old` and `new`. Returns the embedded objects the row no longer
     /// links to: their owner let go of them, so the caller deletes them after writing the row.
     func updateBacklinks<New: ColumnSource>(
-        _ info: ClassInfo, key: UInt64, old: RowView?, new: New?, columns: [Int]?, txn: Txn
+        _ info: ClassInfo, key: UInt64, old: RowView?, new: New?, columns: [Int]?, _ context: WriteContext, txn: Txn
     ) throws -> [(ClassInfo, UInt64)] {
-        try apply(backlinkChanges(info, old: old, new: new, columns: columns), key: key, txn: txn)
+        try apply(backlinkChanges(info, old: old, new: new, columns: columns), key: key, context, txn: txn)
     }
 
     /// The backlink entries to remove and add for a row change, read from the rows without
@@ -162,15 +163,21 @@ extension Database {
     }
 
     /// Writes backlink changes for the row of `key`; returns the embedded objects let go of.
-    func apply(_ changes: BacklinkChanges, key: UInt64, txn: Txn) throws -> [(ClassInfo, UInt64)] {
+    ///
+    /// Through the write transaction's cursor on each backlink table (``WriteContext/withInsertCursor(_:_:_:)``):
+    /// a put or delete looks at the cursor's page before searching from the root, which
+    /// `mdb_put` and `mdb_del` (a new cursor each) cannot.
+    func apply(_ changes: BacklinkChanges, key: UInt64, _ context: WriteContext, txn: Txn) throws -> [(ClassInfo, UInt64)] {
         var origin = key
         try withUnsafeBytes(of: &origin) { value in
-            for change in changes.tables {
-                for var target in change.removed {
-                    _ = try withUnsafeBytes(of: &target) { try txn.delete(change.table, key: $0, value: value) }
-                }
-                for var target in change.added {
-                    _ = try withUnsafeBytes(of: &target) { try txn.put(change.table, key: $0, value: value) }
+            for change in changes.tables where !change.removed.isEmpty || !change.added.isEmpty {
+                try context.withInsertCursor(change.table, txn) { cursor in
+                    for var target in change.removed {
+                        _ = try withUnsafeBytes(of: &target) { try cursor.delete(key: $0, value: value) }
+                    }
+                    for var target in change.added {
+                        _ = try withUnsafeBytes(of: &target) { try cursor.put(key: $0, value: value) }
+                    }
                 }
             }
         }

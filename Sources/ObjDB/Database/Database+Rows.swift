@@ -114,7 +114,7 @@ extension Database {
             try updateKeys(
                 info, key: key, old: nil, new: context.row, columns: nil, context, txn: txn,
                 uniquePrimaryKey: uniquePrimaryKey)
-            if info.hasLinks { _ = try updateBacklinks(info, key: key, old: nil, new: context.row, columns: nil, txn: txn) }
+            if info.hasLinks { _ = try updateBacklinks(info, key: key, old: nil, new: context.row, columns: nil, context, txn: txn) }
             // Reserve the row last: the returned pointer is valid until the next write.
             let size = context.row.encodedSize
             let table = info.tables.objects
@@ -143,7 +143,7 @@ extension Database {
     func reinsertRow(_ info: ClassInfo, key: UInt64, encoded new: RowView, _ context: WriteContext) throws {
         try context.storage { txn in
             try updateKeys(info, key: key, old: nil, new: new, columns: nil, context, txn: txn)
-            if info.hasLinks { _ = try updateBacklinks(info, key: key, old: nil, new: new, columns: nil, txn: txn) }
+            if info.hasLinks { _ = try updateBacklinks(info, key: key, old: nil, new: new, columns: nil, context, txn: txn) }
             guard let space = try txn.reserve(info.objectsTable, key: key, count: new.length, flags: .noOverwrite),
                 let target = space.baseAddress, let from = new.bytes.baseAddress
             else {
@@ -193,7 +193,7 @@ extension Database {
         // Everything `old` says is read before the first write.
         let links = backlinkChanges(info, old: old, new: new, columns: changed)
         try updateKeys(info, key: key, old: old, new: new, columns: changed, context, txn: txn)
-        return try apply(links, key: key, txn: txn)
+        return try apply(links, key: key, context, txn: txn)
     }
 
     /// Stores a replacement row of `size` bytes through `write` (via an iterator's cursor on the
@@ -234,7 +234,7 @@ extension Database {
             // Everything `old` says is read before the first write.
             let links = backlinkChanges(info, old: old, new: RowView?.none, columns: nil)
             try updateKeys(info, key: key, old: old, new: RowView?.none, columns: nil, context, txn: txn)
-            let orphans = try apply(links, key: key, txn: txn)
+            let orphans = try apply(links, key: key, context, txn: txn)
             try txn.delete(info.tables.objects, key: key)
             try classChanges(info, context, txn).deleted(key)
             try deleteOrphans(orphans, context)
