@@ -170,7 +170,7 @@ extension Database {
     func apply(_ changes: BacklinkChanges, key: UInt64, _ context: WriteContext, txn: Txn) throws -> [(ClassInfo, UInt64)] {
         var origin = key
         try withUnsafeBytes(of: &origin) { value in
-            for change in changes.tables where !change.removed.isEmpty || !change.added.isEmpty {
+            for change in changes.tables {
                 try context.withInsertCursor(change.table, txn) { cursor in
                     for var target in change.removed {
                         _ = try withUnsafeBytes(of: &target) { try cursor.delete(key: $0, value: value) }

@@ -100,11 +100,18 @@ struct ColumnTest {
         return holdingSigns & bit != 0
     }
 
+    /// The position in ``holdingSigns`` of the bit for `value` against `constant` (neither NaN):
+    /// 0 below, 1 equal, 2 above. Two comparisons that compile to flag reads, not branches.
+    @inline(__always)
+    static func orderShift<Value: Comparable>(_ value: Value, _ constant: Value) -> UInt8 {
+        UInt8(value > constant ? 1 : 0) &+ UInt8(value >= constant ? 1 : 0)
+    }
+
     /// The bit of ``holdingSigns`` for `value` against `constant` (neither NaN): 1 below, 2
     /// equal, 4 above.
     @inline(__always)
     static func orderBit<Value: Comparable>(_ value: Value, _ constant: Value) -> UInt8 {
-        value < constant ? 1 : value == constant ? 2 : 4
+        1 << orderShift(value, constant)
     }
 
     /// The bit of ``holdingSigns`` for a comparison's sign (-1, 0 or 1).

@@ -83,18 +83,14 @@ struct NumberTest<Value: ColumnNumber>: RowPredicate {
     }
 
     @inline(__always)
-    func matches(_ row: RowView) -> Bool {
-        guard case .value(let bytes) = row.column(column), let value = Value.read(bytes) else { return holdsForNil }
-        return holdingSigns & ColumnTest.orderBit(value, constant) != 0
-    }
+    func matches(_ row: RowView) -> Bool { matchBit(row) != 0 }
 
-    /// ``matches(_:)`` as 1 or 0: the value's order bit is found by two comparisons that
-    /// compile to flag reads (`setcc`), not branches.
+    /// Whether `row` passes, as 1 or 0: the bit of ``ColumnTest/holdingSigns`` at the value's
+    /// ``ColumnTest/orderShift(_:_:)``, without a branch on the outcome.
     @inline(__always)
     func matchBit(_ row: RowView) -> UInt8 {
         guard case .value(let bytes) = row.column(column), let value = Value.read(bytes) else { return holdsForNil ? 1 : 0 }
-        let shift = UInt8(value > constant ? 1 : 0) &+ UInt8(value >= constant ? 1 : 0)
-        return (holdingSigns &>> shift) & 1
+        return (holdingSigns &>> ColumnTest.orderShift(value, constant)) & 1
     }
 }
 
