@@ -17,7 +17,9 @@ let package = Package(
             pkgConfig: "lmdb",
             providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
         ),
-        .target(name: "ObjDB", dependencies: ["CLMDB"]),
+        // CRC-32C with the CPU's CRC instructions, for row and meta checksums.
+        .target(name: "CObjDBChecksum"),
+        .target(name: "ObjDB", dependencies: ["CLMDB", "CObjDBChecksum"]),
         .executableTarget(
             name: "objdb",
             dependencies: ["ObjDB", .product(name: "ArgumentParser", package: "swift-argument-parser")]
