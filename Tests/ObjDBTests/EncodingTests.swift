@@ -35,13 +35,16 @@ struct EncodingTests {
     @Test func onlyTheThreeOffsetWidthsParse() {
         // One column of one byte: flags, count 1, no nulls, end 1 (width 1), the byte, then enough
         // spare bytes that a wider offset table (8 or 16 bytes) would fit if the flags allowed one.
+        // Bit 2 (a checksum at the end) may accompany each width; every other bit is refused.
         for flags in 0...255 {
-            let width = flags < 3 ? 1 << flags : 1
+            let valid = flags & ~0x07 == 0 && flags & 0x03 < 3
+            let width = valid ? 1 << (flags & 0x03) : 1
             let bytes: [UInt8] = [UInt8(flags), 1, 0, 0] + [1] + [UInt8](repeating: 0, count: width - 1) + [42]
                 + [UInt8](repeating: 0, count: 24)
             bytes.withUnsafeBytes { buffer in
                 let row = RowView(buffer)
-                #expect((row != nil) == (flags < 3), "flags \(flags)")
+                #expect((row != nil) == valid, "flags \(flags)")
+                #expect(row.map(\.hasChecksum) ?? false == (valid && flags & 0x04 != 0), "flags \(flags)")
                 if let row, case .value(let column) = row.column(0) {
                     #expect(Array(column) == [42], "flags \(flags)")
                 } else if row != nil {
@@ -192,7 +195,7 @@ struct RowBuilderReuseTests {
             if isNull[column] { builder.append(raw: nil) } else { [UInt8(column)].withUnsafeBytes { builder.append(raw: $0) } }
         }
         let encoded = builder.encoded()
-        #expect(encoded.count == RowFormat.fixedHeaderSize + (columns + 7) / 8 + columns + isNull.filter { !$0 }.count)
+        #expect(encoded.count == RowFormat.fixedHeaderSize + (columns + 7) / 8 + columns + isNull.filter { !$0 }.count + RowChecksum.size)
         encoded.withUnsafeBytes { bytes in
             guard let row = RowView(bytes) else { Issue.record("no row"); return }
             #expect(row.columnCount == columns)

@@ -114,6 +114,7 @@ struct FileErrorTests {
                 let meta = try #require(try lease.environment.existingTable(named: TableName.meta, flags: .plain))
                 let write = try WriteTransaction(lease.environment)
                 try FileMeta.put(write.txn, meta, FileMeta.Key.schema, Array(json.utf8))
+                try FileMeta.seal(write.txn, meta)
                 try write.commit()
             }
             let error = try #require(throws: ObjDBError.self) { try directory.open(nil) }

@@ -15,7 +15,12 @@ struct FileFormatTests {
         let info = try #require(try db.classInfo(for: Person.self))
         let txn = try #require(db.readableTxn())
         let row = try #require(try txn.get(info.tables.objects, key: ann._objdbKey))
-        #expect(Array(row) == [0x00, 0x04, 0x00, 0x04, 0x01, 0x04, 0x04, 0x07, 0x01, 0x41, 0x6E, 0x6E, 0x76, 0x69, 0x70])
+        let body: [UInt8] = [0x04, 0x04, 0x00, 0x04, 0x01, 0x04, 0x04, 0x07, 0x01, 0x41, 0x6E, 0x6E, 0x76, 0x69, 0x70]
+        #expect(Array(row.prefix(body.count)) == body)
+        // The checksum: CRC-32C of the object key's 8 little-endian bytes, then the row before it.
+        let crc = referenceCRC32C([1, 0, 0, 0, 0, 0, 0, 0] + body)
+        #expect(Array(row.suffix(4)) == [UInt8(crc & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 24)])
+        #expect(row.count == body.count + 4)
         #expect(ann._objdbKey == 1)
         // Primary key 1: tag 0x01, then 1 as big-endian Int64 with the sign bit flipped.
         let pkTable = try #require(info.tables.primaryKeys)
@@ -31,7 +36,18 @@ struct FileFormatTests {
         let magic = try #require(try FileMeta.get(txn, db.metaTable, "magic"))
         #expect(Array(magic) == Array("ObjDB".utf8))
         let format = try #require(try FileMeta.get(txn, db.metaTable, "format"))
-        #expect(Array(format) == [2, 0, 0, 0])
+        #expect(Array(format) == [3, 0, 0, 0])
+        // The checksum of every other record, each as length, bytes, length, bytes, in key order.
+        var covered: [UInt8] = []
+        for name in ["format", "magic", "nextKey.1", "schema", "schemaStamp", "schemaVersion"] {
+            let value = try #require(try FileMeta.get(txn, db.metaTable, name))
+            for part in [Array(name.utf8), Array(value)] {
+                withUnsafeBytes(of: UInt32(part.count).littleEndian) { covered += $0 }
+                covered += part
+            }
+        }
+        let checksum = try #require(try FileMeta.get(txn, db.metaTable, "checksum"))
+        #expect(checksum.loadUnaligned(as: UInt32.self) == referenceCRC32C(covered))
         #expect(try FileMeta.readUInt64(txn, db.metaTable, "nextKey.1") == 2)
         let schema = try #require(try FileMeta.get(txn, db.metaTable, "schema"))
         let json = try #require(try JSONSerialization.jsonObject(with: Data(schema)) as? [String: Any])
@@ -102,6 +118,7 @@ struct RelationshipFileFormatTests {
             try db.write {
                 let txn = try #require(db.writeContext?.txn)
                 try FileMeta.put(txn, db.metaTable, "format", [1, 0, 0, 0])
+                try FileMeta.seal(txn, db.metaTable)
             }
         }
         do {
@@ -109,11 +126,22 @@ struct RelationshipFileFormatTests {
             #expect(db.formatVersion == 1)              // read as it is
         }
         let db = try directory.open([Person.self, FormatOwner.self])
-        #expect(db.formatVersion == 2)
+        #expect(db.formatVersion == 3)
         let txn = try db.requireReadableTxn()
-        #expect(Array(try #require(try FileMeta.get(txn, db.metaTable, "format"))) == [2, 0, 0, 0])
+        #expect(Array(try #require(try FileMeta.get(txn, db.metaTable, "format"))) == [3, 0, 0, 0])
         #expect(db.objects(Person.self).first?.name == "Ann")
     }
+}
+
+/// CRC-32C computed bit by bit (the reflected polynomial 0x82F63B78), independent of the
+/// table and CPU-instruction versions ObjDB uses.
+func referenceCRC32C(_ bytes: [UInt8]) -> UInt32 {
+    var crc: UInt32 = 0xFFFF_FFFF
+    for byte in bytes {
+        crc ^= UInt32(byte)
+        for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
+    }
+    return ~crc
 }
 
 /// The owner of the format example.

@@ -81,6 +81,8 @@ struct OpenedFile {
         if configuration.schemaVersion > header.schemaVersion {
             try FileMeta.writeUInt64(txn, meta, FileMeta.Key.schemaVersion, configuration.schemaVersion)
         }
+        try FileMeta.upgradeFormat(txn, meta)
+        try FileMeta.seal(txn, meta)
         try write.commit()
     }
 

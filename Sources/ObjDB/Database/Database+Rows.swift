@@ -131,6 +131,7 @@ extension Database {
                     className: info.name, key: "\(key)", path: path)
             }
             context.row.write(into: space)
+            RowChecksum.seal(space, key: key)
             recordUndo(context, .inserted(info, key: key))
             return (key, RowView(UnsafeRawBufferPointer(space)) ?? .damaged)
         }
@@ -150,6 +151,7 @@ extension Database {
                 throw ObjDBError(.storage, "Could not restore the row of '\(info.name)' \(key)", className: info.name, key: "\(key)", path: path)
             }
             target.copyMemory(from: from, byteCount: new.length)
+            RowChecksum.seal(space, key: key)
         }
         generation &+= 1
     }
@@ -209,6 +211,7 @@ extension Database {
             throw ObjDBError(.storage, "Could not overwrite the row of '\(info.name)' \(key)", path: path)
         }
         write(space)
+        RowChecksum.seal(space, key: key)
         return try rowAfterDeleting(orphans, info, key: key, written: space, context, txn)
     }
 

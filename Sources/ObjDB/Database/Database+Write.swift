@@ -143,9 +143,12 @@ extension Database {
                 environment.raiseCounterFloor(UInt32(classID), to: changes.nextKey)
                 rolledBackWrites.insert(writeSerial)
             }
-        } else if context.schemaChanged {
-            catalog.stamp += 1
-            formatVersion = max(formatVersion, FileMeta.requiredFormat(for: catalog.stored))
+        } else {
+            if context.schemaChanged {
+                catalog.stamp += 1
+                formatVersion = max(formatVersion, FileMeta.requiredFormat(for: catalog.stored))
+            }
+            if context.upgradedFormat { formatVersion = FileMeta.currentFormat }
         }
         writeContext = nil
         generation &+= 1
@@ -158,14 +161,24 @@ extension Database {
     }
 
     /// Writes what the transaction kept in memory: key counters and the schema.
+    /// The first commit of this build to an older file raises its format (its rows now carry
+    /// checksums); the meta records are sealed with their checksum whenever one changed.
     private func flush(_ context: WriteContext, _ txn: Txn) throws {
+        var metaChanged = false
         for (classID, changes) in context.classes.enumerated() {
             guard let changes, changes.nextKey != changes.firstNewKey else { continue }
             try FileMeta.writeUInt64(txn, metaTable, FileMeta.Key.nextKey(UInt32(classID)), changes.nextKey)
+            metaChanged = true
         }
         if context.schemaChanged {
             try FileMeta.writeSchema(txn, metaTable, catalog.stored, stamp: catalog.stamp + 1)
+            metaChanged = true
         }
+        if formatVersion < FileMeta.currentFormat, try FileMeta.upgradeFormat(txn, metaTable) {
+            context.upgradedFormat = true
+            metaChanged = true
+        }
+        if metaChanged { try FileMeta.seal(txn, metaTable) }
     }
 }
 

@@ -3,9 +3,10 @@ import Foundation
 /// The records of the `meta` table (see `Docs/FileFormat.md`).
 enum FileMeta {
     /// The file-format version this build writes and the newest it reads. Version 2 added links,
-    /// collections, embedded objects and backlink tables; version 1 files are read as they are
-    /// and upgraded when their schema first gains one of those.
-    static let currentFormat: UInt32 = 2
+    /// collections, embedded objects and backlink tables; version 3 added row checksums and the
+    /// meta checksum. Older files are read as they are and upgraded to version 3 by their first
+    /// write transaction (their old rows keep no checksum until they are rewritten).
+    static let currentFormat: UInt32 = 3
     /// Bytes stored under `magic`; a file without them is not an ObjDB file.
     static let magic = Array("ObjDB".utf8)
 
@@ -16,6 +17,8 @@ enum FileMeta {
         static let schemaVersion = "schemaVersion"
         static let schema = "schema"
         static let schemaStamp = "schemaStamp"
+        /// CRC-32C of every other record (format 3), see ``checksum(_:_:)``.
+        static let checksum = "checksum"
         /// The next object key of a class.
         static func nextKey(_ classID: UInt32) -> String { "nextKey.\(classID)" }
     }
@@ -44,10 +47,57 @@ enum FileMeta {
                 path: path)
         }
         guard format >= 1 else { throw ObjDBError(.corruptFile, "The file has format version \(format)", path: path) }
+        if let stored = try get(txn, meta, Key.checksum) {
+            guard stored.count == 4, UInt32(littleEndian: stored.loadUnaligned(as: UInt32.self)) == (try checksum(txn, meta)) else {
+                throw ObjDBError(
+                    .corruptFile, "The file's meta records (schema, versions, key counters) do not match their checksum: they are damaged",
+                    path: path)
+            }
+        }
         let schema = try get(txn, meta, Key.schema).map { try StoredSchema.decode($0, path: path) } ?? StoredSchema()
         return Header(
             format: format, schemaVersion: try readUInt64(txn, meta, Key.schemaVersion) ?? 0, schema: schema,
             stamp: try readUInt64(txn, meta, Key.schemaStamp) ?? 0)
+    }
+
+    /// CRC-32C of every record of `meta` but the checksum itself, in key order: each key's and
+    /// value's length (`UInt32LE`) and bytes.
+    static func checksum(_ txn: Txn, _ meta: Table) throws -> UInt32 {
+        let cursor = try Cursor(txn, meta)
+        var crc: UInt32 = 0
+        var entry = try cursor.first()
+        while let current = entry {
+            let isChecksum = current.key.elementsEqual(Key.checksum.utf8)
+            if !isChecksum {
+                for part in [current.key, current.value] {
+                    var length = UInt32(part.count).littleEndian
+                    crc = withUnsafeBytes(of: &length) { Checksum.crc32c($0, continuing: crc) }
+                    crc = Checksum.crc32c(part, continuing: crc)
+                }
+            }
+            entry = try cursor.next()
+        }
+        return crc
+    }
+
+    /// Stores the checksum of the `meta` records; every write transaction that changed one calls
+    /// it before committing.
+    static func seal(_ txn: Txn, _ meta: Table) throws {
+        let crc = try checksum(txn, meta)
+        try withUnsafeBytes(of: crc.littleEndian) { try put(txn, meta, Key.checksum, Array($0)) }
+    }
+
+    /// Raises the stored format to ``currentFormat`` if it is older: before a write transaction
+    /// of this build commits rows with checksums. Returns whether it wrote.
+    @discardableResult
+    static func upgradeFormat(_ txn: Txn, _ meta: Table) throws -> Bool {
+        if let bytes = try get(txn, meta, Key.format), bytes.count == 4,
+            UInt32(littleEndian: bytes.loadUnaligned(as: UInt32.self)) >= currentFormat
+        {
+            return false
+        }
+        try withUnsafeBytes(of: currentFormat.littleEndian) { try put(txn, meta, Key.format, Array($0)) }
+        return true
     }
 
     /// Writes the records of a new, empty file.

@@ -20,6 +20,8 @@ final class WriteContext {
     var createdClasses: [ClassInfo] = []
     /// Whether the stored schema changed and must be written at commit.
     var schemaChanged = false
+    /// Whether the commit raised the file's format to ``FileMeta/currentFormat``.
+    var upgradedFormat = false
     /// Per class id: the key counter and what the transaction changed, created on first use.
     @exclusivity(unchecked) var classes: [ClassChanges?] = []
     /// Cursors of iterators walking tables during the transaction; closed before it ends,

@@ -78,7 +78,7 @@ final class Environment: @unchecked Sendable {
             try lmdbCheck(mdb_env_open(env, path, flags.rawValue, 0o644), "mdb_env_open", path: path)
             var dead: Int32 = 0
             try lmdbCheck(mdb_reader_check(env, &dead), "mdb_reader_check", path: path)
-            pageSize = try Self.checkNotTruncated(env, path: path)
+            pageSize = try Self.checkStructure(env, path: path)
             readsLeafPages = LeafPage.isSupported(pageSize: pageSize)
         } catch {
             mdb_env_close(env)
@@ -89,21 +89,39 @@ final class Environment: @unchecked Sendable {
         handle = env
     }
 
-    /// LMDB maps the file; reading a page past its end would crash the process with SIGBUS.
-    /// Refuse files shorter than the pages their meta page claims.
-    private static func checkNotTruncated(_ env: OpaquePointer, path: String) throws -> Int {
-        var info = MDB_envinfo()
-        try lmdbCheck(mdb_env_info(env, &info), "mdb_env_info", path: path)
+    /// LMDB maps the file; reading a page past its end would crash the process with `SIGBUS`,
+    /// and its cursors assert on damaged pages. Before anything reads the file, check what open
+    /// reads (the main tree and `meta` in full) and that every other tree's pages lie within the
+    /// file (``StructureCheck``), in the version a read transaction pins.
+    ///
+    /// - Returns: the file's page size.
+    private static func checkStructure(_ env: OpaquePointer, path: String) throws -> Int {
         var stat = MDB_stat()
         try lmdbCheck(mdb_env_stat(env, &stat), "mdb_env_stat", path: path)
         let pageSize = Int(stat.ms_psize)
-        let needed = (info.me_last_pgno + 1) * pageSize
-        let actual = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
-        if let actual, actual < needed {
-            throw ObjDBError(
-                .corruptFile,
-                "The database file is truncated: it has \(actual) bytes but its pages need \(needed)",
-                path: path)
+        let file = try PageFile(path: path)
+        // A version stays described by a meta page until two more commits land; try again then.
+        for _ in 0..<3 {
+            var txn: OpaquePointer?
+            let rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn)
+            if rc == MDB_MAP_RESIZED {
+                // Another process grew the map since LMDB read the meta pages, or a damaged meta
+                // page claims pages beyond its own map.
+                if let problem = try MetaPages(file).problem {
+                    throw ObjDBError(.corruptFile, "The database file is damaged: \(problem)", path: path)
+                }
+                try lmdbCheck(mdb_env_set_mapsize(env, 0), "mdb_env_set_mapsize(0)", path: path)
+                continue
+            }
+            try lmdbCheck(rc, "mdb_txn_begin (check)", path: path)
+            guard let txn else { throw ObjDBError(.storage, "mdb_txn_begin returned no handle", path: path) }
+            let result = Result { try StructureCheck.run(file, transactionID: UInt64(mdb_txn_id(txn))) }
+            mdb_txn_abort(txn)
+            let (checked, problem) = try result.get()
+            if let problem {
+                throw ObjDBError(.corruptFile, "The database file is damaged: \(problem)", path: path)
+            }
+            if checked { break }
         }
         return pageSize
     }

@@ -33,6 +33,21 @@ final class EnvironmentRegistry: @unchecked Sendable {
         }
     }
 
+    /// The environment of `path` for reading it without a `Database`: the one this process has
+    /// open, whatever its options, or a new read-only one with a map of `mapSize` bytes.
+    func acquireForInspection(path: String, mapSize: Int) throws -> EnvironmentLease {
+        try lock.withLock {
+            if let env = environments[path] {
+                env.leaseCount += 1
+                return EnvironmentLease(env, registry: self)
+            }
+            let env = try Environment(path: path, options: EnvironmentOptions(readOnly: true, mapSize: mapSize))
+            env.leaseCount = 1
+            environments[path] = env
+            return EnvironmentLease(env, registry: self)
+        }
+    }
+
     /// Whether some `Database` in this process has the file open.
     func isOpen(path: String) -> Bool { lock.withLock { environments[path] != nil } }
 

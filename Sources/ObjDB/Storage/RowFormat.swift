@@ -1,8 +1,9 @@
-/// The binary row format, version 1 (see `Docs/FileFormat.md`).
+/// The binary row format (see `Docs/FileFormat.md`).
 ///
 /// ```
-/// row    := flags:UInt8  count:UInt16LE  nulls:ceil(count/8) bytes  ends:count × W bytes  data
-/// flags  := bits 0–1: W code (0 → 1 byte, 1 → 2 bytes, 2 → 4 bytes); bits 2–7 zero
+/// row    := flags:UInt8  count:UInt16LE  nulls:ceil(count/8) bytes  ends:count × W bytes  data  [crc:UInt32LE]
+/// flags  := bits 0–1: W code (0 → 1 byte, 1 → 2 bytes, 2 → 4 bytes); bit 2: the row ends with
+///           a checksum (``RowChecksum``, format 3); bits 3–7 zero
 /// ends   := little-endian end offset of each column's bytes, relative to the start of data
 /// ```
 ///
@@ -53,6 +54,7 @@ protocol ColumnSource {
 struct RowView {
     /// Start of the row.
     @usableFromInline let base: UnsafeRawPointer
+    /// The end of the column data: the row's length without its checksum.
     @usableFromInline let storedLength: UInt32
     @usableFromInline let storedDataStart: UInt32
     @usableFromInline let storedColumnCount: UInt16
@@ -60,9 +62,13 @@ struct RowView {
     /// recompute it.
     @usableFromInline let storedEndsStart: UInt16
     @usableFromInline let width: UInt8
+    /// Size of the checksum at the end of the row: 4, or 0 for rows written before format 3.
+    @usableFromInline let trailer: UInt8
 
-    /// Length of the row in bytes.
-    var length: Int { Int(storedLength) }
+    /// Length of the row in bytes, checksum included.
+    var length: Int { Int(storedLength) + Int(trailer) }
+    /// Whether the row ends with a checksum (``RowChecksum``).
+    var hasChecksum: Bool { trailer != 0 }
     /// Number of columns the row holds.
     var columnCount: Int { Int(storedColumnCount) }
     @inlinable var endsStart: Int { Int(storedEndsStart) }
@@ -71,15 +77,18 @@ struct RowView {
     @inline(__always)
     init?(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count >= RowFormat.fixedHeaderSize, bytes.count <= Int(UInt32.max) else { return nil }
-        // Flags 0, 1, 2: offsets of 1, 2 or 4 bytes; anything else is not a row.
+        // Bits 0–1: offsets of 1, 2 or 4 bytes; bit 2: a checksum; anything else is not a row.
         let flags = base.load(as: UInt8.self)
-        guard flags < 3 else { return nil }
-        let width: UInt8 = 1 << flags
+        let code = flags & 0x03
+        guard flags & ~0x07 == 0, code < 3 else { return nil }
+        let trailer = flags & RowChecksum.flag  // 4 when set: the checksum's size
+        let width: UInt8 = 1 << code
         let count = UInt16(littleEndian: base.loadUnaligned(fromByteOffset: 1, as: UInt16.self))
         let header = RowFormat.headerSize(columns: Int(count), width: Int(width))
-        guard header <= bytes.count else { return nil }
+        guard header + Int(trailer) <= bytes.count else { return nil }
         self.base = base
-        storedLength = UInt32(bytes.count)
+        self.trailer = trailer
+        storedLength = UInt32(bytes.count - Int(trailer))
         storedColumnCount = count
         storedEndsStart = UInt16(RowFormat.fixedHeaderSize + (Int(count) + 7) / 8)
         self.width = width
@@ -97,10 +106,11 @@ struct RowView {
         storedColumnCount = 0
         storedEndsStart = UInt16(RowFormat.fixedHeaderSize)
         width = 1
+        trailer = 0
         storedDataStart = 0
     }
 
-    /// The bytes of the whole row.
+    /// The bytes of the whole row, checksum included.
     var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: length) }
 
     /// Whether column `i` is null.
@@ -231,10 +241,12 @@ final class RowBuilder {
 
     private var width: Int { RowFormat.offsetWidth(forDataSize: data.count) }
 
-    /// Size of the encoded row.
-    var encodedSize: Int { RowFormat.headerSize(columns: columnCount, width: width) + data.count }
+    /// Size of the encoded row, checksum included.
+    var encodedSize: Int { RowFormat.headerSize(columns: columnCount, width: width) + data.count + RowChecksum.size }
 
-    /// Writes the encoded row; `buffer` must be exactly ``encodedSize`` bytes.
+    /// Writes the encoded row; `buffer` must be exactly ``encodedSize`` bytes. The checksum's
+    /// place is left for ``RowChecksum/seal(_:key:)``, which every row store calls once the row
+    /// is in place (copies of stored rows are sealed the same way).
     func write(into buffer: UnsafeMutableRawBufferPointer) {
         // Locals, not properties: stores through `out` could otherwise alias them, and the
         // loops would reload them on every column.
@@ -242,11 +254,11 @@ final class RowBuilder {
         let source = data.bytes
         let width = RowFormat.offsetWidth(forDataSize: source.count)
         precondition(
-            buffer.count == RowFormat.headerSize(columns: count, width: width) + source.count,
+            buffer.count == RowFormat.headerSize(columns: count, width: width) + source.count + RowChecksum.size,
             "RowBuilder.write: buffer of \(buffer.count) bytes for a row of \(encodedSize)")
         precondition(count <= RowFormat.maxColumns, "RowBuilder: more than \(RowFormat.maxColumns) columns")
         guard let out = buffer.baseAddress else { return }
-        out.storeBytes(of: UInt8(truncatingIfNeeded: width >> 1), as: UInt8.self)  // 1, 2, 4 → 0, 1, 2
+        out.storeBytes(of: UInt8(truncatingIfNeeded: width >> 1) | RowChecksum.flag, as: UInt8.self)  // 1, 2, 4 → 0, 1, 2
         out.storeBytes(of: UInt16(count).littleEndian, toByteOffset: 1, as: UInt16.self)
         var p = RowFormat.fixedHeaderSize
         var first = 0
@@ -272,12 +284,14 @@ final class RowBuilder {
         }
         p += count * width
         if let s = source.baseAddress, !source.isEmpty { (out + p).copyMemory(from: s, byteCount: source.count) }
+        (out + p + source.count).storeBytes(of: 0, as: UInt32.self)
     }
 
-    /// The encoded row as a new array (for tests and small writes).
-    func encoded() -> [UInt8] {
+    /// The encoded row of object `key` as a new array, sealed (for tests and small writes).
+    func encoded(key: UInt64 = 0) -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: encodedSize) { buffer, count in
             write(into: UnsafeMutableRawBufferPointer(buffer))
+            RowChecksum.seal(UnsafeMutableRawBufferPointer(buffer), key: key)
             count = buffer.count
         }
     }

@@ -123,6 +123,25 @@ struct SequenceView {
         }
     }
 
+    /// The element count of `bytes` if they are exactly a well-formed sequence: a valid header,
+    /// element ends that never decrease, null elements without bytes, and the data ending where
+    /// the bytes end. Reads use the lenient ``init(_:)``; verification uses this.
+    static func wellFormedCount(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        let view = SequenceView(bytes)
+        // A header that does not parse leaves the view without bytes.
+        guard let base = view.base else { return nil }
+        var previous = 0
+        for i in 0..<view.count {
+            let end = view.end(i, base)
+            let isNull = base.load(fromByteOffset: SequenceFormat.fixedHeaderSize + i / 8, as: UInt8.self) & (1 << UInt8(i & 7)) != 0
+            guard end >= previous, !isNull || end == previous else { return nil }
+            previous = end
+        }
+        // The data ends with the bytes.
+        guard view.dataStart + previous == bytes.count else { return nil }
+        return view.count
+    }
+
     /// Element `i`: its bytes, `.null`, or `.absent` if `i` is out of range or the bytes are damaged.
     func element(_ i: Int) -> ColumnRead {
         guard let base, i >= 0, i < count else { return .absent }

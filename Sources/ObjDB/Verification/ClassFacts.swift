@@ -1,0 +1,48 @@
+/// What the rows of one class say: its object keys, where its links point, and what its
+/// primary-key, index and backlink tables must hold.
+struct ClassFacts {
+    /// The class as stored.
+    let stored: StoredClass
+    /// The object keys, ascending (the order of the class's table).
+    var keys: [UInt64] = []
+    /// Every link and collection element of the rows: (column, origin object, target object).
+    var references: [(column: Int, origin: UInt64, target: UInt64)] = []
+    /// Per keyed column (the primary key, indexed properties): the entries its table must hold.
+    var keyEntries: [Int: [KeyEntry]] = [:]
+    /// Per link column: the (target, origin) pairs its backlink table must hold.
+    var backlinks: [Int: [BacklinkEntry]] = [:]
+
+    /// Whether the class has an object with key `key`.
+    func contains(_ key: UInt64) -> Bool {
+        var low = 0
+        var high = keys.count
+        while low < high {
+            let middle = (low + high) / 2
+            if keys[middle] == key { return true }
+            if keys[middle] < key { low = middle + 1 } else { high = middle }
+        }
+        return false
+    }
+}
+
+/// One entry of a primary-key or index table: an encoded value and an object key, ordered as
+/// LMDB orders them (the value's bytes, then the object key as an integer).
+struct KeyEntry: Comparable {
+    let value: [UInt8]
+    let objectKey: UInt64
+
+    static func < (a: KeyEntry, b: KeyEntry) -> Bool {
+        let order = a.value.withUnsafeBytes { x in b.value.withUnsafeBytes { y in compareBytes(x, y) } }
+        return order != 0 ? order < 0 : a.objectKey < b.objectKey
+    }
+}
+
+/// One entry of a backlink table: the linked object's key and the linking object's key.
+struct BacklinkEntry: Comparable {
+    let target: UInt64
+    let origin: UInt64
+
+    static func < (a: BacklinkEntry, b: BacklinkEntry) -> Bool {
+        a.target != b.target ? a.target < b.target : a.origin < b.origin
+    }
+}

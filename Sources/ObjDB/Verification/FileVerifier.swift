@@ -1,0 +1,162 @@
+import Foundation
+
+/// Runs ``Database/verify()``: the page walk (``FileWalk``), then ObjDB's own checks on what the
+/// tables hold (``MetaVerifier``, ``ClassVerifier``, ``DerivedTableVerifier``).
+enum FileVerifier {
+    /// Verifies the newest version of the file of `lease`, pinned by a read transaction.
+    static func verifyPinned(_ lease: EnvironmentLease, path: String) throws -> VerificationReport {
+        let file = try PageFile(path: path)
+        // A version stays described by a meta page until two more commits land; try again then.
+        for _ in 0..<8 {
+            let pin = try ReadTransaction(lease)
+            let metas = try MetaPages(file)
+            if let problem = metas.problem {
+                var report = VerificationReport(path: path, transactionID: pin.id)
+                report.add(problem)
+                return report
+            }
+            guard let meta = metas.version(UInt64(pin.id)) else { continue }
+            return withExtendedLifetime(pin) { verify(file: file, meta: meta) }
+        }
+        throw ObjDBError(.storage, "The file changed too fast to pin a version for verification; try again", path: path)
+    }
+
+    /// Verifies the newest version the meta pages of the file at `path` describe, without LMDB.
+    static func verifyUnpinned(path: String) throws -> VerificationReport {
+        let file = try PageFile(path: path)
+        let metas = try MetaPages(file)
+        let usable = metas.pages.compactMap { $0 }.filter { $0.isValid && MetaPages.isPlausible(pageSize: $0.pageSize) }
+        guard let meta = usable.max(by: { $0.transactionID < $1.transactionID }) else {
+            var report = VerificationReport(path: path, transactionID: 0)
+            report.add(metas.problem ?? VerificationProblem(.metaPage, "The file has no valid LMDB meta page: it is not a database file"))
+            return report
+        }
+        var report = verify(file: file, meta: meta)
+        if let problem = metas.problem { report.problems.insert(problem, at: 0) }
+        return report
+    }
+
+    /// Verifies the version `meta` describes.
+    static func verify(file: PageFile, meta: MetaRecord) -> VerificationReport {
+        let walk = FileWalk(file: file, meta: meta, report: VerificationReport(path: file.path, transactionID: Int(meta.transactionID)))
+        walk.walkFreeTree()
+        let (tables, others) = walk.walkMainTree()
+        for name in others {
+            walk.report.add(VerificationProblem(.table, "The main tree holds an entry '\(name)' that is not a table"))
+        }
+        var remaining: [String: NamedTree] = [:]
+        for table in tables { remaining[table.name] = table }
+
+        var schema: StoredSchema?
+        var counters: [UInt32: UInt64] = [:]
+        if let metaTree = remaining.removeValue(forKey: TableName.meta) {
+            (schema, counters) = MetaVerifier.check(metaTree, walk)
+        } else {
+            walk.report.add(VerificationProblem(.table, "The file has no 'meta' table: it is not an ObjDB file, or the table was lost"))
+        }
+
+        if let schema {
+            var facts: [String: ClassFacts] = [:]
+            for stored in schema.classes {
+                let verifier = ClassVerifier(stored: stored, walk: walk)
+                facts[stored.name] = verifier.checkRows(remaining.removeValue(forKey: TableName.objects(stored.id)))
+            }
+            for stored in schema.classes {
+                guard let classFacts = facts[stored.name] else { continue }
+                DerivedTableVerifier(facts: classFacts, walk: walk).check(&remaining)
+                if let counter = counters[stored.id], let last = classFacts.keys.last, counter <= last {
+                    walk.report.add(VerificationProblem(
+                        .meta, "The key counter of '\(stored.name)' is \(counter), not above its largest object key \(last)",
+                        table: TableName.meta, className: stored.name))
+                }
+            }
+            LinkVerifier(facts: facts, schema: schema, walk: walk).check()
+        }
+
+        // Removing an index keeps its table, emptied (LMDB cannot reuse dropped handles safely).
+        let formerIndexes = Set((schema?.classes ?? []).flatMap { stored in
+            stored.properties.filter { !$0.indexed && !$0.primaryKey }.map { TableName.index(stored.id, property: $0.id) }
+        })
+        for table in remaining.values.sorted(by: { $0.name < $1.name }) {
+            if formerIndexes.contains(table.name) {
+                if !table.record.isEmpty {
+                    walk.report.add(VerificationProblem(.index, "The table of a removed index still holds entries", table: table.name))
+                }
+            } else if schema != nil {
+                walk.report.add(VerificationProblem(.table, "The file has a table '\(table.name)' that belongs to no class of its schema", table: table.name))
+            }
+            walk.walk(table) { _, _ in }  // its pages still count
+        }
+        walk.finishAccounting()
+        return walk.report
+    }
+}
+
+/// Checks ObjDB's `meta` table: the magic bytes, the format, the checksum of its records, the
+/// schema and the key counters.
+enum MetaVerifier {
+    /// Walks the table; returns the schema (if it reads) and the key counter of each class id.
+    static func check(_ tree: NamedTree, _ walk: FileWalk) -> (StoredSchema?, [UInt32: UInt64]) {
+        var records: [String: [UInt8]] = [:]
+        var crc: UInt32 = 0
+        walk.walk(tree) { key, value in
+            let name = String(decoding: key, as: UTF8.self)
+            records[name] = Array(value)
+            // The checksum covers every other record in key order, as `FileMeta.checksum` does.
+            guard name != FileMeta.Key.checksum else { return }
+            for part in [key, value] {
+                var length = UInt32(part.count).littleEndian
+                crc = withUnsafeBytes(of: &length) { Checksum.crc32c($0, continuing: crc) }
+                crc = Checksum.crc32c(part, continuing: crc)
+            }
+        }
+        func problem(_ message: String) {
+            walk.report.add(VerificationProblem(.meta, message, table: TableName.meta))
+        }
+        guard records[FileMeta.Key.magic] == FileMeta.magic else {
+            problem("The 'meta' table lacks ObjDB's magic bytes: this is not an ObjDB file")
+            return (nil, [:])
+        }
+        guard let formatBytes = records[FileMeta.Key.format], formatBytes.count == 4 else {
+            problem("The format version record is missing or damaged")
+            return (nil, [:])
+        }
+        let format = formatBytes.withUnsafeBytes { UInt32(littleEndian: $0.u32(0)) }
+        guard format >= 1, format <= FileMeta.currentFormat else {
+            problem("The file has format version \(format); this version of ObjDB reads 1 to \(FileMeta.currentFormat)")
+            return (nil, [:])
+        }
+        if let stored = records[FileMeta.Key.checksum] {
+            if stored.count != 4 || stored.withUnsafeBytes({ UInt32(littleEndian: $0.u32(0)) }) != crc {
+                problem("The meta records do not match their checksum: the schema, versions or key counters are damaged")
+            }
+        } else if format >= 3 {
+            problem("The meta records of a format-\(format) file have no checksum")
+        }
+        var counters: [UInt32: UInt64] = [:]
+        for (name, value) in records.sorted(by: { $0.key < $1.key }) {
+            switch name {
+            case FileMeta.Key.magic, FileMeta.Key.format, FileMeta.Key.checksum, FileMeta.Key.schema:
+                continue
+            case FileMeta.Key.schemaVersion, FileMeta.Key.schemaStamp:
+                if value.count != 8 { problem("The record '\(name)' has \(value.count) bytes instead of 8") }
+            default:
+                let prefix = FileMeta.Key.nextKey(0).dropLast()
+                if name.hasPrefix(prefix), let id = UInt32(name.dropFirst(prefix.count)), value.count == 8 {
+                    counters[id] = value.withUnsafeBytes { UInt64(littleEndian: $0.u64(0)) }
+                } else {
+                    problem("The 'meta' table holds an unknown or damaged record '\(name)'")
+                }
+            }
+        }
+        guard let schemaBytes = records[FileMeta.Key.schema] else { return (StoredSchema(), counters) }
+        do {
+            return (try schemaBytes.withUnsafeBytes { try StoredSchema.decode($0, path: walk.file.path) }, counters)
+        } catch let error as ObjDBError {
+            problem("The stored schema cannot be used: \(error.message)")
+        } catch {
+            problem("The stored schema cannot be used: \(error)")
+        }
+        return (nil, counters)
+    }
+}
