@@ -123,14 +123,18 @@ struct FileErrorTests {
         }
     }
 
-    @Test func damagedRowsReadAsDefaultsInsteadOfCrashing() throws {
-        let db = try directory.open([AllTypes.self])
+    @Test func damagedRowsReadAsDefaultsInsteadOfCrashingAndAreReported() throws {
+        let failures = FailureBox()
+        var config = directory.configuration([AllTypes.self])
+        config.readFailureHandler = { failures.append($0) }
+        let db = try Database(configuration: config)
         let object = AllTypes()
         object.id = 1
         object.string = "fine"
         try db.write { try db.add(object) }
         let info = try #require(try db.classInfo(for: AllTypes.self))
         var generator = SystemRandomNumberGenerator()
+        var notRows = 0
         for round in 0..<300 {
             let length = round % 3 == 0 ? Int.random(in: 0...8, using: &generator) : Int.random(in: 0...400, using: &generator)
             var bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
@@ -140,8 +144,15 @@ struct FileErrorTests {
                 try bytes.withUnsafeBytes { _ = try txn.put(info.tables.objects, key: object._objdbKey, value: $0) }
                 db.generation &+= 1
             }
+            failures.removeAll()
             // Every read returns some value without crashing.
             _ = (object.string, object.optString, object.int, object.optDecimal, object.kind, object.data, object.uuid, object.objectId)
+            // Bytes that are not a row are reported, naming the class and the key.
+            if bytes.withUnsafeBytes({ RowView($0) }) == nil {
+                notRows += 1
+                #expect(failures.errors.contains { $0.code == .corruptFile && $0.className == "AllTypes" && $0.key == "1" })
+            }
         }
+        #expect(notRows > 50)
     }
 }

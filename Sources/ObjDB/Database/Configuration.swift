@@ -66,6 +66,26 @@ public struct Configuration: Sendable {
     /// ```
     public var maximumQueryThreads = Configuration.defaultMaximumQueryThreads
 
+    /// Receives the failures of reads that cannot throw: a damaged row or value met by a property
+    /// getter or an iteration, a storage failure met by `count` or a lookup. The read itself goes
+    /// on (a damaged value reads as the property's declared default); this is where you hear of
+    /// it. Called on the thread of the read. `nil` (the default) writes each distinct failure
+    /// once to standard error.
+    ///
+    /// ```swift
+    /// config.readFailureHandler = { error in
+    ///     logger.error("\(error)")      // class, property, key and file are in the error
+    /// }
+    /// ```
+    public var readFailureHandler: (@Sendable (ObjDBError) -> Void)?
+
+    /// Check the whole file (``Database/verify()``) when this process first opens it, and refuse
+    /// it with ``ObjDBError/Code/corruptFile`` if anything is wrong, rather than read a damaged
+    /// file (LMDB can crash the process on some damaged pages; the check cannot). It reads every
+    /// page once: about as long as reading every object. Later instances on the same file in the
+    /// same process do not check again. Off by default.
+    public var verifiesFileOnOpen = false
+
     /// The default ``maximumSize``: 256 GiB on 64-bit desktop and server platforms, 4 GiB on
     /// mobile devices, where address space is scarcer.
     public static var defaultMaximumSize: Int {

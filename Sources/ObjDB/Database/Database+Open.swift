@@ -17,6 +17,9 @@ struct OpenedFile {
         try checkDistinctNames(layouts)
         let lease = try EnvironmentRegistry.shared.acquire(path: path, options: configuration.environmentOptions)
         let env = lease.environment
+        if configuration.verifiesFileOnOpen && !env.hasBeenVerified {
+            try verifyBeforeReading(lease, path: path)
+        }
 
         // Inspect without writing.
         var header: FileMeta.Header?
@@ -84,6 +87,21 @@ struct OpenedFile {
         try FileMeta.upgradeFormat(txn, meta)
         try FileMeta.seal(txn, meta)
         try write.commit()
+    }
+
+    /// Runs ``Database/verify()`` before anything reads the file through LMDB, for
+    /// ``Configuration/verifiesFileOnOpen``.
+    private static func verifyBeforeReading(_ lease: EnvironmentLease, path: String) throws {
+        let report = try FileVerifier.verifyPinned(lease, path: path)
+        guard report.isHealthy else {
+            let count = report.problems.count + report.omittedProblems
+            let first = report.problems.first.map { ": \($0)" } ?? ""
+            throw ObjDBError(
+                .corruptFile,
+                "The file failed the verification that Configuration.verifiesFileOnOpen asks for, with \(count) problem(s)\(first)",
+                path: path)
+        }
+        lease.environment.hasBeenVerified = true
     }
 
     private static func checkVersion(file: UInt64, configured: UInt64, path: String) throws {

@@ -12,17 +12,44 @@ extension Database {
     }
 
     /// ``fetchRow(_:key:)`` in `txn`, the database's readable transaction, for a class known not
-    /// to be discarded.
+    /// to be discarded. A row that cannot be read, does not parse or fails its checksum is
+    /// reported (``reportReadFailure(_:)``) and read as it is, or as a row of defaults.
     @inline(__always)
     func fetchRow(_ info: ClassInfo, key: UInt64, txn: Txn) -> RowView? {
-        guard let bytes = try? txn.get(info.objectsTable, key: key) else { return nil }
-        return RowView(bytes) ?? .damaged
+        let found: UnsafeRawBufferPointer?
+        do {
+            found = try txn.get(info.objectsTable, key: key)
+        } catch {
+            reportReadFailure(error, while: "Reading the row of '\(info.name)' \(key)")
+            return .damaged
+        }
+        guard let bytes = found else { return nil }
+        return checkedRow(info, key: key, bytes)
+    }
+
+    /// The row of `key` in `bytes`, checked: bytes that are not a row, or a row that does not
+    /// match its checksum, are reported as damaged.
+    @inline(__always)
+    func checkedRow(_ info: ClassInfo, key: UInt64, _ bytes: UnsafeRawBufferPointer) -> RowView {
+        guard let row = RowView(bytes) else {
+            reportDamagedRow(info, key: key, "its \(bytes.count) bytes are not a row")
+            return .damaged
+        }
+        if RowChecksum.matches(row, key: key) == false {
+            reportDamagedRow(info, key: key, "it does not match its checksum")
+        }
+        return row
     }
 
     /// Number of objects of a class in the current version.
     func objectCount(_ info: ClassInfo) -> Int {
         guard !info.isDiscarded, let txn = readableTxn() else { return 0 }
-        return (try? txn.entryCount(info.tables.objects)) ?? 0
+        do {
+            return try txn.entryCount(info.tables.objects)
+        } catch {
+            reportReadFailure(error, while: "Counting the objects of '\(info.name)'")
+            return 0
+        }
     }
 
     /// The object key whose primary key is `value` (the key property's column bytes).

@@ -146,13 +146,19 @@ public final class Database {
     public var isInWriteTransaction: Bool { writeContext != nil }
 
     /// The transaction reads go through: the write transaction if one is open, else the read
-    /// snapshot, begun if needed. `nil` only if a snapshot cannot be begun (every reader slot taken).
+    /// snapshot, begun if needed. `nil` only if a snapshot cannot be begun (every reader slot
+    /// taken), which is reported through the read-failure channel.
     func readableTxn() -> Txn? {
         if let context = writeContext, let txn = context.txn { return txn }
         if let snapshot { return snapshot.txn }
-        guard let snapshot = try? ReadTransaction(lease) else { return nil }
-        self.snapshot = snapshot
-        return snapshot.txn
+        do {
+            let snapshot = try ReadTransaction(lease)
+            self.snapshot = snapshot
+            return snapshot.txn
+        } catch {
+            reportReadFailure(error, while: "Beginning a read snapshot")
+            return nil
+        }
     }
 
     /// Like ``readableTxn()``, but throws the reason when no transaction can be begun.

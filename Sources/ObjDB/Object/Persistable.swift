@@ -79,8 +79,10 @@ extension _Persistable {
         switch object._objdbRead(column) {
         case .value(let bytes):
             if let value = _objdbDecode(bytes) { return value }
+            object._objdbReportUndecodable(column, as: Self.self)
         case .null:
             if let value = _objdbDecode(nil) { return value }
+            object._objdbReportUndecodable(column, as: Self.self)
         case .absent:
             break
         }
@@ -197,6 +199,7 @@ extension _PersistableNonOptional {
         switch object._objdbRead(column) {
         case .value(let bytes):
             if let value = _objdbDecode(bytes) { return value }
+            object._objdbReportUndecodable(column, as: Self.self)
         case .null:
             return nil
         case .absent:

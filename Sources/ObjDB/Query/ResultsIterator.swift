@@ -111,7 +111,7 @@ extension Results {
             guard let row else { return finish() }
             if let lastKey, row.key <= lastKey { return finish() }
             lastKey = row.key
-            return produce(row.key, RowView(row.bytes) ?? .damaged, info)
+            return produce(row.key, database.checkedRow(info.takeUnretainedValue(), key: row.key, row.bytes), info)
         }
 
         /// The object of `key`, whose row is `row`.

@@ -57,6 +57,14 @@ final class Environment: @unchecked Sendable {
     /// Per counter id: the lowest value a counter may take again in this process (see
     /// ``raiseCounterFloor(_:to:)``).
     private var counterFloors: [UInt32: UInt64] = [:]
+    /// Whether a full verification of the file passed in this process; guarded by `stateLock`.
+    private var verified = false
+
+    /// Whether a full verification of the file passed since this process opened it.
+    var hasBeenVerified: Bool {
+        get { stateLock.withLock { verified } }
+        set { stateLock.withLock { verified = newValue } }
+    }
 
     var isReadOnly: Bool { options.readOnly }
 

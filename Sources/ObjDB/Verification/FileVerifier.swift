@@ -51,6 +51,8 @@ enum FileVerifier {
         var counters: [UInt32: UInt64] = [:]
         if let metaTree = remaining.removeValue(forKey: TableName.meta) {
             (schema, counters) = MetaVerifier.check(metaTree, walk)
+        } else if tables.isEmpty && others.isEmpty {
+            // An LMDB file with nothing in it yet: a database not initialised.
         } else {
             walk.report.add(VerificationProblem(.table, "The file has no 'meta' table: it is not an ObjDB file, or the table was lost"))
         }
