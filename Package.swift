@@ -17,8 +17,9 @@ let package = Package(
             pkgConfig: "lmdb",
             providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
         ),
-        // CRC-32C with the CPU's CRC instructions, for row and meta checksums.
-        .target(name: "CObjDBChecksum"),
+        // CRC-32C with the CPU's CRC instructions, for row and meta checksums: a header of
+        // inline functions, compiled by the Swift module that imports it.
+        .systemLibrary(name: "CObjDBChecksum"),
         .target(name: "ObjDB", dependencies: ["CLMDB", "CObjDBChecksum"]),
         .executableTarget(
             name: "objdb",

@@ -16,6 +16,13 @@ struct ChecksumTests {
         }
     }
 
+    @Test func theCPUInstructionsAreUsedWhereTheyExist() {
+        #if arch(x86_64)
+        // Every x86-64 CPU since 2008 has SSE 4.2.
+        #expect(RowChecksum.usesHardware)
+        #endif
+    }
+
     @Test func everyImplementationAgreesOnRandomInputs() {
         var generator = SeededRandom(seed: 7)
         for length in Array(0...80) + [255, 256, 1_000, 4_097] {
