@@ -13,11 +13,11 @@ enum RowChecksum {
     /// Size of the checksum.
     static let size = 4
 
-    /// The checksum of the row of `key` whose bytes before the checksum are `body`.
+    /// The checksum of the row of `key` whose bytes before the checksum are `body`. (ObjDB runs
+    /// on little-endian machines only, where the key's bytes in memory are its little-endian bytes.)
+    @inline(__always)
     static func compute(key: UInt64, body: UnsafeRawBufferPointer) -> UInt32 {
-        var keyBytes = key.littleEndian
-        let seed = withUnsafeBytes(of: &keyBytes) { objdb_crc32c(0, $0.baseAddress, 8) }
-        return objdb_crc32c(seed, body.baseAddress, body.count)
+        objdb_crc32c_row(key, body.baseAddress, body.count)
     }
 
     /// Stores the checksum of a row that has the flag (a row without it is left as it is).
@@ -32,6 +32,7 @@ enum RowChecksum {
     }
 
     /// Whether a row's checksum matches its bytes and key; `nil` for a row without a checksum.
+    @inline(__always)
     static func matches(_ row: RowView, key: UInt64) -> Bool? {
         guard row.hasChecksum else { return nil }
         let body = UnsafeRawBufferPointer(start: row.base, count: row.length - size)
