@@ -13,9 +13,12 @@ extension Database {
     public func delete(_ object: ObjectBase) {
         let context = requireWriteForDelete()
         guard let owner = object._objdbDatabase, let info = object._objdbInfo else {
-            preconditionFailure("Database.delete: the \(type(of: object)) is not managed; only stored objects can be deleted")
+            objdbFatal(
+                "Database.delete was given an object that is not stored: the \(type(of: object)) is not managed (it was never added, or was built by hand), so there is nothing to delete. Pass the stored object, for example the one db.object(ofType:forPrimaryKey:) or db.objects(_:) returns")
         }
-        precondition(owner === self, "Database.delete: the \(info.name) belongs to another Database instance")
+        objdbPrecondition(
+            owner === self,
+            "Database.delete was given a \(info.name) that belongs to another Database instance; delete it through that instance, or look it up in this one (db.object(ofType:forPrimaryKey:))")
         guard !context.isDoomed, !info.isDiscarded else { return }
         object._objdbSettleInsert()
         _ = dooming(context) {
@@ -63,7 +66,7 @@ extension Database {
 
     private func requireWriteForDelete() -> WriteContext {
         guard let context = writeContext else {
-            preconditionFailure("Database.delete: called outside a write transaction; wrap it in db.write { }")
+            objdbFatal("Database.delete and deleteAll() must be called inside a write transaction; wrap the call in db.write { }")
         }
         return context
     }

@@ -415,7 +415,7 @@ extension Database {
     func setColumn(of object: ObjectBase, column: Int, _ encode: (inout _ObjDBBytes) -> Bool) {
         guard let info = object._objdbInfo else { return }
         guard let context = writeContext else {
-            preconditionFailure(
+            objdbFatal(
                 "Cannot set '\(info.name).\(info.stored.properties[column].name)' outside a write transaction; wrap the change in db.write { }")
         }
         // A doomed transaction ignores writes; commitWrite() reports why.
@@ -427,8 +427,8 @@ extension Database {
         let unchanged = old.column(column).sameContent(as: isValue ? .value(value) : .null)
         if unchanged { return }
         if column == info.primaryKeyColumn {
-            preconditionFailure(
-                "The primary key '\(info.name).\(info.stored.properties[column].name)' cannot be changed after the object was added")
+            objdbFatal(
+                "The primary key '\(info.name).\(info.stored.properties[column].name)' cannot be changed after the object was added; to store the object under another key, delete it and add a new object with that key")
         }
         guard let row = dooming(context, { try writeColumn(info, key: object._objdbKey, old: old, column: column, value: isValue ? value : nil, context) })
         else { return }

@@ -22,7 +22,7 @@ extension ObjectBase {
         do {
             return try SchemaDiscovery.layout(of: type(of: self)).schema
         } catch {
-            preconditionFailure("Invalid model class \(type(of: self)): \(error)")
+            objdbFatal("Invalid model class \(type(of: self)): \(error)")
         }
     }
 
@@ -37,10 +37,10 @@ extension ObjectBase {
     /// ``value(forKey:)`` and ``setValue(_:forKey:)`` for names and values that come from data.
     public subscript(key: String) -> Any? {
         get {
-            do { return try value(forKey: key) } catch { preconditionFailure("\(error)") }
+            do { return try value(forKey: key) } catch { objdbFatal("\(error)") }
         }
         set {
-            do { try setValue(newValue, forKey: key) } catch { preconditionFailure("\(error)") }
+            do { try setValue(newValue, forKey: key) } catch { objdbFatal("\(error)") }
         }
     }
 

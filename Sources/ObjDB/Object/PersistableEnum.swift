@@ -22,7 +22,7 @@ extension PersistableEnum {
     /// The first case.
     public static func _objdbDefaultValue() -> Self {
         guard let first = allCases.first else {
-            preconditionFailure("PersistableEnum \(Self.self) has no cases; a persisted enum needs at least one")
+            objdbFatal("PersistableEnum \(Self.self) has no cases; a persisted enum needs at least one")
         }
         return first
     }
