@@ -90,7 +90,8 @@ extension ObjectBase {
         let layout = try SchemaDiscovery.layout(of: type(of: self))
         let field = try layout.field(named: key)
         guard field.setValue(in: self, to: value) else {
-            throw ObjDBError.typeMismatch(value, expected: layout.schema.properties[field.index], className: layout.className)
+            throw ObjDBError.typeMismatch(
+                value, expected: layout.schema.properties[field.index], className: layout.className, valueType: field.valueType)
         }
     }
 
@@ -109,7 +110,7 @@ extension ObjectBase {
                 className: className, propertyName: property?.name)
         }
         guard let converted = convert(value, to: T.self) else {
-            throw ObjDBError.typeMismatch(value, expected: property, className: className)
+            throw ObjDBError.typeMismatch(value, expected: property, className: className, valueType: T.self)
         }
         T._objdbSet(object, column, converted)
     }
