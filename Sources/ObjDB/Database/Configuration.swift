@@ -110,16 +110,6 @@ public struct Configuration: Sendable {
     }
 }
 
-/// Whether a commit waits until the data is on disk.
-public enum Durability: Sendable, Hashable {
-    /// `fsync` at every commit: a committed transaction survives a power loss.
-    case full
-    /// No `fsync`: much faster commits; after an operating-system crash or power loss the last
-    /// transactions may be lost, but the file stays consistent. A crash of the app alone loses
-    /// nothing.
-    case noSync
-}
-
 /// What ``Database/add(_:update:)`` does when an object with the same primary key exists.
 public enum UpdatePolicy: Sendable, Hashable {
     /// Throw ``ObjDBError/Code/primaryKeyExists``.
@@ -168,7 +158,7 @@ extension Configuration {
     var environmentOptions: EnvironmentOptions {
         EnvironmentOptions(
             readOnly: readOnly, mapSize: maximumSize ?? Self.defaultMaximumSize,
-            noSync: durability == .noSync || inMemoryIdentifier != nil,
+            sync: inMemoryIdentifier != nil ? .noSync : durability.syncMode,
             deleteOnClose: inMemoryIdentifier != nil)
     }
 }

@@ -23,7 +23,7 @@ extension Database {
         object._objdbSettleInsert()
         _ = dooming(context) {
             try flushPendingWrites(context)
-            try deleteObject(info, key: object._objdbKey, context)
+            try deleting(context) { try deleteObject(info, key: object._objdbKey, context) }
         }
     }
 
@@ -39,10 +39,13 @@ extension Database {
         _ = dooming(context) {
             try flushPendingWrites(context)
             if results.query.isPlainTable && !info.hasLinks && incomingLinks(info).isEmpty {
-                try deleteAllRows(info, context)
+                try deleting(context) { try deleteAllRows(info, context) }
                 return
             }
-            for key in results.objectKeys() { try deleteObject(info, key: key, context) }
+            let keys = results.objectKeys()
+            try deleting(context) {
+                for key in keys { try deleteObject(info, key: key, context) }
+            }
         }
     }
 
@@ -62,6 +65,15 @@ extension Database {
             guard emptied != nil else { return }
         }
         generation &+= 1
+    }
+
+    /// Runs `body`, a delete, keeping the transaction's record of whether it added or changed
+    /// data as it was: the rows a delete rewrites (links to the deleted object removed) do not
+    /// make it a transaction that adds or changes data (``WriteContext/addsOrChanges``).
+    private func deleting(_ context: WriteContext, _ body: () throws -> Void) rethrows {
+        let addsOrChanges = context.addsOrChanges
+        defer { context.addsOrChanges = addsOrChanges }
+        try body()
     }
 
     private func requireWriteForDelete() -> WriteContext {

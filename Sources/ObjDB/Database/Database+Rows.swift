@@ -108,6 +108,7 @@ extension Database {
     func insertRow(
         _ info: ClassInfo, _ context: WriteContext, uniquePrimaryKey: Bool = false, key preallocated: UInt64? = nil
     ) throws -> (key: UInt64, row: RowView) {
+        context.addsOrChanges = true
         let result = try context.storage { txn -> (UInt64, RowView) in
             let changes = try classChanges(info, context, txn)
             let key = try preallocated ?? changes.allocateKey()
@@ -141,6 +142,7 @@ extension Database {
     /// Inserts the encoded row `new` under `key`, a key the class handed out before (undoing a
     /// delete).
     func reinsertRow(_ info: ClassInfo, key: UInt64, encoded new: RowView, _ context: WriteContext) throws {
+        context.addsOrChanges = true
         try context.storage { txn in
             try updateKeys(info, key: key, old: nil, new: new, columns: nil, context, txn: txn)
             if info.hasLinks { _ = try updateBacklinks(info, key: key, old: nil, new: new, columns: nil, context, txn: txn) }
@@ -157,6 +159,7 @@ extension Database {
     /// Replaces the row of `key` (currently `old`) with `context.row`, updating the indexes of
     /// `changed` columns. Returns the stored row.
     func replaceRow(_ info: ClassInfo, key: UInt64, old: RowView, changed: [Int], _ context: WriteContext) throws -> RowView {
+        context.addsOrChanges = true
         let row = try context.storage { txn -> RowView in
             let orphans = try prepareReplacement(info, key: key, old: old, new: context.row, changed: changed, context, txn)
             return try storeReplacement(info, key: key, size: context.row.encodedSize, orphans: orphans, context, txn) {
@@ -170,6 +173,7 @@ extension Database {
     /// Replaces the row of `key` (currently `old`) with the encoded row `new`, updating the indexes
     /// of `changed` columns. Returns the stored row.
     func replaceRow(_ info: ClassInfo, key: UInt64, old: RowView, encoded new: RowView, changed: [Int], _ context: WriteContext) throws -> RowView {
+        context.addsOrChanges = true
         let row = try context.storage { txn -> RowView in
             let orphans = try prepareReplacement(info, key: key, old: old, new: new, changed: changed, context, txn)
             return try storeReplacement(info, key: key, size: new.length, orphans: orphans, context, txn) {

@@ -73,12 +73,14 @@ extension Database {
             guard let transaction = context.transaction.take() else {
                 throw ObjDBError(.notInWriteTransaction, "The write transaction has ended", path: path)
             }
-            try transaction.commit()
+            try transaction.commit(mayUseReserve: context.onlyDeletes)
         } catch {
             endWrite(context, committed: false)
-            throw Self.objdbError(error, path: path)
+            let failure = Self.objdbError(error, path: path)
+            throw environment.explainFullMap(failure, onlyDeletes: context.onlyDeletes)
         }
         endWrite(context, committed: true)
+        if context.onlyDeletes && environment.deletesLeftFileNearLimit() { settleAfterDeletes() }
     }
 
     /// Rolls back the write transaction: nothing it did is kept. Objects it added become
