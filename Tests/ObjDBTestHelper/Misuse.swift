@@ -23,6 +23,9 @@ enum Misuse: String, CaseIterable {
     /// Commits the misuse on a new file in `directory`. Returns only if ObjDB let it pass.
     func commit(in directory: URL) throws {
         let url = directory.appendingPathComponent("misuse-\(rawValue).objdb")
+        // A run before this one stopped with its file in place.
+        try? FileManager.default.removeItem(at: url)
+        try? FileManager.default.removeItem(atPath: url.path + "-lock")
         let config = Configuration(fileURL: url, objectTypes: [Person.self])
         switch self {
         case .nestedWrite:
