@@ -14,12 +14,17 @@ struct DurabilityTests {
     }
 
     @Test func fullFlushesPagesAndMetaPage() throws {
-        let flags = try open(.full).environment.flags
+        // The database must outlive the flags' read: its last instance closes the environment.
+        let db = try open(.full)
+        let flags = db.environment.flags
         #expect(!flags.contains(.noSync) && !flags.contains(.noMetaSync))
+        #expect(flags.contains(.noSubdirectory))
+        withExtendedLifetime(db) {}
     }
 
     @Test func normalSkipsOnlyTheMetaPageFlush() throws {
         let db = try open(.normal)
+        defer { withExtendedLifetime(db) {} }
         #expect(db.environment.flags.contains(.noMetaSync))
         #expect(!db.environment.flags.contains(.noSync))
         try db.write { try db.add(person(1, "Ann")) }
@@ -27,8 +32,10 @@ struct DurabilityTests {
     }
 
     @Test func noSyncFlushesNothing() throws {
-        let flags = try open(.noSync).environment.flags
+        let db = try open(.noSync)
+        let flags = db.environment.flags
         #expect(flags.contains(.noSync) && flags.contains(.noMetaSync))
+        withExtendedLifetime(db) {}
     }
 
     @Test func theDefaultIsFull() {

@@ -31,6 +31,7 @@ struct ReadOnlyLocklessTests {
     func checkReadsAndRefusesWrites(_ url: URL) throws {
         let before = try Data(contentsOf: url)
         let db = try Database(configuration: readOnly(url))
+        defer { withExtendedLifetime(db) {} }
         #expect(db.environment.isLockless)
         #expect(db.environment.flags.contains(.noLock))
         #expect(db.environment.flags.contains(.readOnly))
@@ -63,6 +64,7 @@ struct ReadOnlyLocklessTests {
     @Test func aWritableLockFileIsStillUsed() throws {
         let url = try makeFile()
         let db = try Database(configuration: readOnly(url))
+        defer { withExtendedLifetime(db) {} }
         #expect(!db.environment.isLockless)
         #expect(!db.environment.flags.contains(.noLock))
         #expect(FileManager.default.fileExists(atPath: url.path + "-lock"))
