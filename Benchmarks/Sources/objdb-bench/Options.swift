@@ -14,6 +14,10 @@ struct Options {
     var relationships = false
     /// Run the `--queries` tables.
     var queries = false
+    /// Run the `--durability` table.
+    var durability = false
+    /// Single-object commits per mode in `--durability` (`--commits`).
+    var commits = 1_000
     /// Scenarios of the default table (`--only`).
     var scenarios = Scenario.allCases
     /// Systems that run (`--system`).
@@ -52,10 +56,10 @@ struct Options {
 
     /// The usage text.
     static let usage = """
-        usage: objdb-bench [N] [--repetitions R] [--scale] [--memory] [--relationships] [--queries] [--all]
+        usage: objdb-bench [N] [--repetitions R] [--scale] [--memory] [--relationships] [--queries] [--durability] [--all]
                            [--only SCENARIO[,…]] [--system objdb|lmdb|grdb[,…]] [--n N]
                            [--sizes N,N,…] [--memory-n N] [--link-sizes N,N,…]
-                           [--query-only SCENARIO[,…]] [--lookup-sizes N,N,…] [--count-n N]
+                           [--query-only SCENARIO[,…]] [--lookup-sizes N,N,…] [--count-n N] [--commits N]
           N / --n N        objects per scenario (default 100000); also the length of the --relationships list
                            and the objects of the --queries lookups, IN and sort
           --repetitions R  runs per scenario and system, interleaved (default 5)
@@ -66,8 +70,10 @@ struct Options {
           --queries        equality lookups on an indexed and an unindexed String (indexed also at --lookup-sizes,
                            default 10k,100k,1M), IN, counts over --count-n objects (default 1M) with and
                            without an index, sort
+          --durability     ObjDB alone: --commits (default 1000) transactions of one object each with durability
+                           .full, .normal and .noSync, in ms per commit
           --query-only     --queries scenarios: \(QueryScenario.allCases.map(\.rawValue).joined(separator: ", "))
-          --all            the default table, --scale, --memory, --relationships and --queries
+          --all            the default table, --scale, --memory, --relationships, --queries and --durability
           --only           scenarios: \(Scenario.allCases.map(\.rawValue).joined(separator: ", "))
           --system         systems to run (default all three)
         """
@@ -95,8 +101,11 @@ struct Options {
             case "--memory": options.memory = true
             case "--relationships": options.relationships = true
             case "--queries": options.queries = true
+            case "--durability": options.durability = true
+            case "--commits": options.commits = try number(argument, value(argument))
             case "--all":
                 (options.scale, options.memory, options.relationships, options.queries, explicitTable) = (true, true, true, true, true)
+                options.durability = true
             case "--sizes": options.sizes = try value(argument).split(separator: ",").map { try number(argument, String($0)) }
             case "--memory-n": options.memoryN = try number(argument, value(argument))
             case "--link-sizes":
@@ -130,7 +139,8 @@ struct Options {
             default: options.n = try number("N", argument)
             }
         }
-        options.table = explicitTable || !(options.scale || options.memory || options.relationships || options.queries)
+        options.table = explicitTable
+            || !(options.scale || options.memory || options.relationships || options.queries || options.durability)
         return options
     }
 }

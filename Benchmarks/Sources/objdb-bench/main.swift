@@ -64,6 +64,11 @@ do {
         print(querySettings + "\n")
         print(tables)
     }
+    if options.durability {
+        let table = try DurabilityRun.run(commits: options.commits, repetitions: options.repetitions)
+        print("\n## Durability: \(formatCount(options.commits)) transactions of one object each, median\n")
+        print(table)
+    }
     if let memoryTable {
         print("\n## Memory: ObjDB read-all at \(formatCount(options.memoryN))\n")
         print(memoryTable)

@@ -215,7 +215,7 @@ final class ClassInfo {
     func encode(_ value: Any?, column: Int) throws -> [UInt8]? {
         let type = valueType(column: column)
         guard let converted = convert(value, to: type) else {
-            throw ObjDBError.typeMismatch(value, expected: stored.properties[column].property, className: name)
+            throw ObjDBError.typeMismatch(value, expected: stored.properties[column].property, className: name, valueType: type)
         }
         var bytes = _ObjDBBytes()
         return converted._objdbEncode(into: &bytes) ? bytes.array : nil

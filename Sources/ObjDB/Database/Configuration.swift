@@ -25,6 +25,13 @@ public struct Configuration: Sendable {
 
     /// Open without the ability to write. The file must exist; writes throw
     /// ``ObjDBError/Code/readOnly``.
+    ///
+    /// LMDB coordinates readers and writers through the lock file beside the database (the
+    /// path with `-lock` appended), which a read-only open still writes. When that file can
+    /// neither be opened for writing nor created — a database shipped in an application bundle,
+    /// or on a read-only volume or container image — the file is opened without it. That mode
+    /// assumes no process writes to the file while it is open: without the lock file, LMDB
+    /// cannot keep a writer from reusing pages a reader still reads.
     public var readOnly: Bool
 
     /// The model classes of the database; classes they link to are included automatically.
@@ -40,12 +47,24 @@ public struct Configuration: Sendable {
     /// Delete and recreate the file instead of failing when the models no longer match it.
     public var deleteDatabaseIfMigrationNeeded: Bool
 
-    /// The largest size the file may reach, in bytes. LMDB reserves this much address space
-    /// (not disk); the file grows as data is written. Writes past it throw
-    /// ``ObjDBError/Code/mapFull`` and roll back. `nil` uses ``defaultMaximumSize``.
+    /// The largest size the file may reach through writes that add or change data, in bytes.
+    /// `nil` uses ``defaultMaximumSize``; at least ``minimumMaximumSize``.
+    ///
+    /// The file grows as data is written; this much address space (not disk) is reserved when
+    /// the file opens. A write transaction that would take the file past it throws
+    /// ``ObjDBError/Code/mapFull`` and is rolled back.
+    ///
+    /// Deleting at a full file still works: LMDB copies pages even to delete, so ObjDB keeps
+    /// room beyond `maximumSize` — 1 % of it, at least 1 MiB — that only transactions which do
+    /// nothing but delete objects may use. After such deletes the file can be up to that much
+    /// larger than `maximumSize` (it never shrinks), and writes fill the pages they freed
+    /// again, up to the same amount of data as before. Reopening with a larger `maximumSize`
+    /// makes room too. (The reserve needs a release of LMDB 0.9 on a 64-bit little-endian
+    /// machine; elsewhere a full file may refuse deletes as well.)
     public var maximumSize: Int?
 
-    /// Whether each commit waits for the disk.
+    /// How much of a commit is on disk when it returns, and what a power loss can take back;
+    /// ``Durability/full`` by default. See ``Durability`` for what each mode promises and costs.
     public var durability: Durability
 
     /// The most threads one query may scan a table with; 1 (or less) keeps every query on the
@@ -130,16 +149,6 @@ public struct Configuration: Sendable {
     }
 }
 
-/// Whether a commit waits until the data is on disk.
-public enum Durability: Sendable, Hashable {
-    /// `fsync` at every commit: a committed transaction survives a power loss.
-    case full
-    /// No `fsync`: much faster commits; after an operating-system crash or power loss the last
-    /// transactions may be lost, but the file stays consistent. A crash of the app alone loses
-    /// nothing.
-    case noSync
-}
-
 /// What ``Database/add(_:update:)`` does when an object with the same primary key exists.
 public enum UpdatePolicy: Sendable, Hashable {
     /// Throw ``ObjDBError/Code/primaryKeyExists``.
@@ -188,7 +197,7 @@ extension Configuration {
     var environmentOptions: EnvironmentOptions {
         EnvironmentOptions(
             readOnly: readOnly, mapSize: maximumSize ?? Self.defaultMaximumSize,
-            noSync: durability == .noSync || inMemoryIdentifier != nil,
+            sync: inMemoryIdentifier != nil ? .noSync : durability.syncMode,
             deleteOnClose: inMemoryIdentifier != nil)
     }
 }

@@ -171,7 +171,8 @@ extension Database {
         for (name, value) in values {
             let field = try layout.field(named: name)
             guard field.setValue(in: object, to: value) else {
-                throw ObjDBError.typeMismatch(value, expected: layout.schema.properties[field.index], className: layout.className)
+                throw ObjDBError.typeMismatch(
+                    value, expected: layout.schema.properties[field.index], className: layout.className, valueType: field.valueType)
             }
         }
         guard update != .error, let pkColumn = info.primaryKeyColumn else {

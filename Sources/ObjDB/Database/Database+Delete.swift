@@ -13,14 +13,17 @@ extension Database {
     public func delete(_ object: ObjectBase) {
         let context = requireWriteForDelete()
         guard let owner = object._objdbDatabase, let info = object._objdbInfo else {
-            preconditionFailure("Database.delete: the \(type(of: object)) is not managed; only stored objects can be deleted")
+            objdbFatal(
+                "Database.delete was given an object that is not stored: the \(type(of: object)) is not managed (it was never added, or was built by hand), so there is nothing to delete. Pass the stored object, for example the one db.object(ofType:forPrimaryKey:) or db.objects(_:) returns")
         }
-        precondition(owner === self, "Database.delete: the \(info.name) belongs to another Database instance")
+        objdbPrecondition(
+            owner === self,
+            "Database.delete was given a \(info.name) that belongs to another Database instance; delete it through that instance, or look it up in this one (db.object(ofType:forPrimaryKey:))")
         guard !context.isDoomed, !info.isDiscarded else { return }
         object._objdbSettleInsert()
         _ = dooming(context) {
             try flushPendingWrites(context)
-            try deleteObject(info, key: object._objdbKey, context)
+            try deleting(context) { try deleteObject(info, key: object._objdbKey, context) }
         }
     }
 
@@ -36,10 +39,13 @@ extension Database {
         _ = dooming(context) {
             try flushPendingWrites(context)
             if results.query.isPlainTable && !info.hasLinks && incomingLinks(info).isEmpty {
-                try deleteAllRows(info, context)
+                try deleting(context) { try deleteAllRows(info, context) }
                 return
             }
-            for key in results.objectKeys() { try deleteObject(info, key: key, context) }
+            let keys = results.objectKeys()
+            try deleting(context) {
+                for key in keys { try deleteObject(info, key: key, context) }
+            }
         }
     }
 
@@ -61,9 +67,18 @@ extension Database {
         generation &+= 1
     }
 
+    /// Runs `body`, a delete, keeping the transaction's record of whether it added or changed
+    /// data as it was: the rows a delete rewrites (links to the deleted object removed) do not
+    /// make it a transaction that adds or changes data (``WriteContext/addsOrChanges``).
+    private func deleting(_ context: WriteContext, _ body: () throws -> Void) rethrows {
+        let addsOrChanges = context.addsOrChanges
+        defer { context.addsOrChanges = addsOrChanges }
+        try body()
+    }
+
     private func requireWriteForDelete() -> WriteContext {
         guard let context = writeContext else {
-            preconditionFailure("Database.delete: called outside a write transaction; wrap it in db.write { }")
+            objdbFatal("Database.delete and deleteAll() must be called inside a write transaction; wrap the call in db.write { }")
         }
         return context
     }

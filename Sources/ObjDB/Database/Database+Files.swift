@@ -5,21 +5,25 @@ extension Database {
     ///
     /// - Returns: whether the database file existed.
     /// - Throws: ``ObjDBError/Code/fileInUse`` if a `Database` in this process still has the file
-    ///   open, or a file-system error as ``ObjDBError/Code/permissionDenied``.
+    ///   open, ``ObjDBError/Code/incompatibleConfiguration`` if the file URL names a directory
+    ///   (which is left alone), or a file-system error as ``ObjDBError/Code/permissionDenied``.
     @discardableResult
     public static func deleteFiles(for configuration: Configuration) throws -> Bool {
         if configuration.inMemoryIdentifier != nil { return false }
         let path = try configuration.resolvedPath()
+        try Configuration.checkIsFileOrMissing(path)
         guard !EnvironmentRegistry.shared.isOpen(path: path) else {
             throw ObjDBError(.fileInUse, "The database is still open in this process; release every Database instance first", path: path)
         }
         return try removeFiles(atPath: path)
     }
 
-    /// Whether the database file of `configuration` exists.
+    /// Whether the database file of `configuration` exists (a directory at its path is no
+    /// database file).
     public static func fileExists(for configuration: Configuration) -> Bool {
         guard configuration.inMemoryIdentifier == nil, let path = try? configuration.resolvedPath() else { return false }
-        return FileManager.default.fileExists(atPath: path)
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
     }
 
     /// The schema version stored in the file at `fileURL`, without opening it for writing.

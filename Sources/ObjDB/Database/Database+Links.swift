@@ -50,7 +50,7 @@ extension Database {
     func setLink(of object: ObjectBase, column: Int, to value: ObjectBase?) {
         guard let info = object._objdbInfo else { return }
         guard let context = writeContext else {
-            preconditionFailure(
+            objdbFatal(
                 "Cannot set '\(info.name).\(info.stored.properties[column].name)' outside a write transaction; wrap the change in db.write { }")
         }
         guard !context.isDoomed, context.txn != nil else { return }
@@ -75,14 +75,14 @@ extension Database {
             try addObject(value, update: .error, context)
             return value._objdbKey
         }
-        precondition(owner === self, "Cannot link '\(property())' to an object of another Database instance")
+        objdbPrecondition(owner === self, "Cannot link '\(property())' to an object of another Database instance; look the object up through this Database (db.object(ofType:forPrimaryKey:)) and link that one")
         // The object's cached row answers without a lookup while nothing was written since.
         guard let valueInfo = value._objdbInfo, !valueInfo.isDiscarded, value._objdbCurrentRow() != nil else {
-            preconditionFailure("Cannot link '\(property())' to a deleted or invalidated object")
+            objdbFatal("Cannot link '\(property())' to a deleted or invalidated object; check isInvalidated before linking it")
         }
         if valueInfo.stored.isEmbedded {
             let owned = try isOwned(valueInfo, key: value._objdbKey, context)
-            precondition(
+            objdbPrecondition(
                 !owned,
                 "Cannot link '\(property())' to an embedded \(valueInfo.name) that already belongs to another object; assign a new, unmanaged \(valueInfo.name) instead")
         }

@@ -10,7 +10,7 @@ extension Database {
     /// Using a class that the file stores differently from the model, or that is not in
     /// ``Configuration/objectTypes`` when those are listed, is a programmer error.
     public func objects<Element: Object>(_ type: Element.Type) -> Results<Element> {
-        _ = classInfoForRead(type)
+        _ = classInfoForRead(type, "Database.objects(_:)")
         return Results(database: self)
     }
 
@@ -23,9 +23,9 @@ extension Database {
     /// A key of the wrong type finds nothing. Calling it for a class without a primary key is a
     /// programmer error.
     public func object<Element: Object, KeyType>(ofType type: Element.Type, forPrimaryKey key: KeyType) -> Element? {
-        guard let info = classInfoForRead(type) else { return nil }
+        guard let info = classInfoForRead(type, "Database.object(ofType:forPrimaryKey:)") else { return nil }
         guard let column = info.primaryKeyColumn else {
-            preconditionFailure("object(ofType:forPrimaryKey:): class '\(info.name)' has no primary key")
+            objdbFatal("Database.object(ofType:forPrimaryKey:) was called for class '\(info.name)', which has no primary key; declare one with @Persisted(primaryKey: true), or find the object with objects(_:).where { }")
         }
         // `encode` throws for a key of the wrong type; a `nil` key (optional primary keys) is a null column.
         let encoded: [UInt8]?
@@ -46,9 +46,9 @@ extension Database {
     /// persistable type, encoded without going through `Any` (integers of every width share one
     /// encoding, so an `Int` finds an `Int8` key).
     public func object<Element: Object, KeyType: _Persistable>(ofType type: Element.Type, forPrimaryKey key: KeyType) -> Element? {
-        guard let info = classInfoForRead(type) else { return nil }
+        guard let info = classInfoForRead(type, "Database.object(ofType:forPrimaryKey:)") else { return nil }
         guard info.primaryKeyColumn != nil else {
-            preconditionFailure("object(ofType:forPrimaryKey:): class '\(info.name)' has no primary key")
+            objdbFatal("Database.object(ofType:forPrimaryKey:) was called for class '\(info.name)', which has no primary key; declare one with @Persisted(primaryKey: true), or find the object with objects(_:).where { }")
         }
         guard KeyType._objdbPropertyType == info.primaryKeyType else {
             return object(ofType: type, forPrimaryKey: key as Any)

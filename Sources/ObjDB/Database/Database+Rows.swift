@@ -135,6 +135,7 @@ extension Database {
     func insertRow(
         _ info: ClassInfo, _ context: WriteContext, uniquePrimaryKey: Bool = false, key preallocated: UInt64? = nil
     ) throws -> (key: UInt64, row: RowView) {
+        context.addsOrChanges = true
         let result = try context.storage { txn -> (UInt64, RowView) in
             let changes = try classChanges(info, context, txn)
             let key = try preallocated ?? changes.allocateKey()
@@ -169,6 +170,7 @@ extension Database {
     /// Inserts the encoded row `new` under `key`, a key the class handed out before (undoing a
     /// delete).
     func reinsertRow(_ info: ClassInfo, key: UInt64, encoded new: RowView, _ context: WriteContext) throws {
+        context.addsOrChanges = true
         try context.storage { txn in
             try updateKeys(info, key: key, old: nil, new: new, columns: nil, context, txn: txn)
             if info.hasLinks { _ = try updateBacklinks(info, key: key, old: nil, new: new, columns: nil, context, txn: txn) }
@@ -186,6 +188,7 @@ extension Database {
     /// Replaces the row of `key` (currently `old`) with `context.row`, updating the indexes of
     /// `changed` columns. Returns the stored row.
     func replaceRow(_ info: ClassInfo, key: UInt64, old: RowView, changed: [Int], _ context: WriteContext) throws -> RowView {
+        context.addsOrChanges = true
         let row = try context.storage { txn -> RowView in
             let orphans = try prepareReplacement(info, key: key, old: old, new: context.row, changed: changed, context, txn)
             return try storeReplacement(info, key: key, size: context.row.encodedSize, orphans: orphans, context, txn) {
@@ -199,6 +202,7 @@ extension Database {
     /// Replaces the row of `key` (currently `old`) with the encoded row `new`, updating the indexes
     /// of `changed` columns. Returns the stored row.
     func replaceRow(_ info: ClassInfo, key: UInt64, old: RowView, encoded new: RowView, changed: [Int], _ context: WriteContext) throws -> RowView {
+        context.addsOrChanges = true
         let row = try context.storage { txn -> RowView in
             let orphans = try prepareReplacement(info, key: key, old: old, new: new, changed: changed, context, txn)
             return try storeReplacement(info, key: key, size: new.length, orphans: orphans, context, txn) {
@@ -445,7 +449,7 @@ extension Database {
     func setColumn(of object: ObjectBase, column: Int, _ encode: (inout _ObjDBBytes) -> Bool) {
         guard let info = object._objdbInfo else { return }
         guard let context = writeContext else {
-            preconditionFailure(
+            objdbFatal(
                 "Cannot set '\(info.name).\(info.stored.properties[column].name)' outside a write transaction; wrap the change in db.write { }")
         }
         // A doomed transaction ignores writes; commitWrite() reports why.
@@ -457,8 +461,8 @@ extension Database {
         let unchanged = old.column(column).sameContent(as: isValue ? .value(value) : .null)
         if unchanged { return }
         if column == info.primaryKeyColumn {
-            preconditionFailure(
-                "The primary key '\(info.name).\(info.stored.properties[column].name)' cannot be changed after the object was added")
+            objdbFatal(
+                "The primary key '\(info.name).\(info.stored.properties[column].name)' cannot be changed after the object was added; to store the object under another key, delete it and add a new object with that key")
         }
         guard let row = dooming(context, { try writeColumn(info, key: object._objdbKey, old: old, column: column, value: isValue ? value : nil, context) })
         else { return }

@@ -60,13 +60,27 @@ extension Database {
         return catalog.byType[id]
     }
 
-    /// ``classInfo(for:)`` for APIs that cannot throw: a class that cannot be used here is a
-    /// programmer error (the model changed without a migration, or is not configured).
-    func classInfoForRead(_ type: ObjectBase.Type) -> ClassInfo? {
+    /// ``classInfo(for:)`` for APIs that cannot throw (`api` names the call, for the message): a
+    /// class that cannot be used here is a programmer error (the model changed without a
+    /// migration, or is not configured), which stops the program with a message saying what
+    /// differs and what to do.
+    func classInfoForRead(_ type: ObjectBase.Type, _ api: StaticString = "Database.objects(_:)") -> ClassInfo? {
         do {
             return try classInfo(for: type)
+        } catch let error as ObjDBError where error.code == .migrationRequired {
+            let name = error.className ?? type.className
+            let differences = (try? SchemaDiscovery.layout(of: type)).flatMap { layout in
+                catalog.byName[layout.className].map { layout.schema.dataDifferences(from: $0.schema) }
+            } ?? []
+            var message = "\(api) was called for class '\(name)', but the schema of '\(name)' stored in the file differs from the model class: \(differences.joined(separator: "; ")). "
+            if catalog.configuredTypes == nil {
+                message += "This call cannot throw. List \(name) in Configuration.objectTypes to get a migrationRequired error from Database(configuration:) at open instead, or change the model back to match the file"
+            } else {
+                message += "Change the model back to match the file, or delete the file (Configuration.deleteDatabaseIfMigrationNeeded) until migrations exist"
+            }
+            objdbFatal(message + " [path: \(path)]")
         } catch {
-            preconditionFailure("\(error)")
+            objdbFatal("\(api) cannot use class '\(type.className)': \(error)")
         }
     }
 

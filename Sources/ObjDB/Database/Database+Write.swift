@@ -10,14 +10,18 @@ extension Database {
     /// ```
     ///
     /// Only one write transaction runs at a time per file, across all processes; `write` waits
-    /// for the current one to finish. Nested writes are a programmer error.
+    /// for the current one to finish. Calling it inside a write transaction of the same
+    /// `Database` is a programmer error: transactions do not nest, and the program stops with a
+    /// message saying so.
     ///
     /// - Throws: what `block` throws, or an ``ObjDBError`` if the transaction cannot begin or
     ///   commit (for example ``ObjDBError/Code/mapFull``, ``ObjDBError/Code/readOnly``). In every
     ///   case nothing of the transaction is kept.
     @discardableResult
     public func write<Result>(_ block: () throws -> Result) throws -> Result {
-        precondition(writeContext == nil, "Database.write: already in a write transaction; nested write transactions are not supported")
+        objdbPrecondition(
+            writeContext == nil,
+            "Database.write was called inside a write transaction of the same Database; nested write transactions are not supported. Do the work in the enclosing transaction, or end it (commitWrite() or cancelWrite()) first")
         let context = startWrite()
         if let failure = context.failure {
             endWrite(context, committed: false)
@@ -38,10 +42,13 @@ extension Database {
     ///
     /// Prefer ``write(_:)``. If the transaction cannot begin (a read-only database, say), the
     /// database still enters the write state and every write, then ``commitWrite()``, throws
-    /// the reason.
+    /// the reason. Calling it while this `Database` is already in a write transaction stops the
+    /// program with a message (transactions do not nest).
     @available(*, noasync, message: "Use write { } in asynchronous code: a write transaction must end on the thread that began it")
     public func beginWrite() {
-        precondition(writeContext == nil, "Database.beginWrite: already in a write transaction; nested write transactions are not supported")
+        objdbPrecondition(
+            writeContext == nil,
+            "Database.beginWrite() was called while this Database is already in a write transaction; nested write transactions are not supported. End the current one with commitWrite() or cancelWrite() first")
         _ = startWrite()
     }
 
@@ -66,20 +73,26 @@ extension Database {
             guard let transaction = context.transaction.take() else {
                 throw ObjDBError(.notInWriteTransaction, "The write transaction has ended", path: path)
             }
-            try transaction.commit()
+            try transaction.commit(mayUseReserve: context.onlyDeletes)
         } catch {
             endWrite(context, committed: false)
-            throw Self.objdbError(error, path: path)
+            let failure = Self.objdbError(error, path: path)
+            throw environment.explainFullMap(failure, onlyDeletes: context.onlyDeletes)
         }
         endWrite(context, committed: true)
+        if context.onlyDeletes && environment.deletesLeftFileNearLimit() { settleAfterDeletes() }
     }
 
     /// Rolls back the write transaction: nothing it did is kept. Objects it added become
     /// invalidated.
+    ///
+    /// Calling it without a write transaction (for example after ``commitWrite()``) is a
+    /// programmer error and stops the program with a message: nothing could be rolled back.
     @available(*, noasync, message: "Use write { } in asynchronous code: a write transaction must end on the thread that began it")
     public func cancelWrite() {
         guard let context = writeContext else {
-            preconditionFailure("Database.cancelWrite: no write transaction in progress")
+            objdbFatal(
+                "Database.cancelWrite() was called without a write transaction: nothing was rolled back. Call it only between beginWrite() and commitWrite(); a transaction that committed cannot be cancelled")
         }
         endWrite(context, committed: false)
     }

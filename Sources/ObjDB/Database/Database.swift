@@ -83,12 +83,17 @@ public final class Database {
     /// Throws ``ObjDBError`` if the file is not an ObjDB database (``ObjDBError/Code/notAnObjDBFile``),
     /// was written by a newer version (``ObjDBError/Code/newerFileFormat``), is damaged
     /// (``ObjDBError/Code/corruptFile``), or its schema differs from the model classes
-    /// (``ObjDBError/Code/migrationRequired``). A file that fails to open is left unchanged.
+    /// (``ObjDBError/Code/migrationRequired``), and refuses settings that cannot work (a
+    /// ``Configuration/maximumSize`` below ``Configuration/minimumMaximumSize``, a
+    /// ``Configuration/fileURL`` that names a directory, …) with
+    /// ``ObjDBError/Code/incompatibleConfiguration``. A file that fails to open is left unchanged.
     public init(configuration: Configuration) throws {
         generationOwner = GenerationCell()
         generationCell = generationOwner.pointer
         self.configuration = configuration
+        try configuration.validate()
         let path = try configuration.resolvedPath()
+        if configuration.inMemoryIdentifier == nil { try Configuration.checkIsFileOrMissing(path) }
         self.path = path
         let opened: OpenedFile
         do {

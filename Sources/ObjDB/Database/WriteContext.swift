@@ -22,6 +22,13 @@ final class WriteContext {
     var schemaChanged = false
     /// Whether the commit raised the file's format to ``FileMeta/currentFormat``.
     var upgradedFormat = false
+    /// Whether the transaction inserted or rewrote a row other than as part of a delete (which
+    /// rewrites the rows that linked to the deleted object). A transaction that did neither, nor
+    /// changed the schema, only deletes: it may use the room kept beyond `maximumSize` for
+    /// deletes (``SpaceReserve``). Row writes set it; deletes restore it when they finish.
+    @exclusivity(unchecked) var addsOrChanges = false
+    /// Whether the transaction only deletes (see ``addsOrChanges``).
+    var onlyDeletes: Bool { !addsOrChanges && !schemaChanged }
     /// Per class id: the key counter and what the transaction changed, created on first use.
     @exclusivity(unchecked) var classes: [ClassChanges?] = []
     /// Cursors of iterators walking tables during the transaction; closed before it ends,
@@ -163,8 +170,9 @@ final class WriteContext {
         do {
             return try body(txn)
         } catch let error as ObjDBError where error.lmdbCode != nil {
-            failure = error
-            throw error
+            let explained = txn.environment.explainFullMap(error, onlyDeletes: onlyDeletes)
+            failure = explained
+            throw explained
         }
     }
 }

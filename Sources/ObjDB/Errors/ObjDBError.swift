@@ -122,7 +122,10 @@ extension ObjDBError {
         public static let invalidValue = Code(rawValue: 20)
         /// The schema needs more LMDB tables than the environment allows.
         public static let tooManyTables = Code(rawValue: 21)
-        /// The file is already open in this process with settings that conflict with the request.
+        /// The configuration cannot be used: a setting is invalid (a `maximumSize` below
+        /// `Configuration.minimumMaximumSize`, a `fileURL` that names a directory, `readOnly`
+        /// with `deleteDatabaseIfMigrationNeeded`, …), or the file is already open in this
+        /// process with settings that conflict with it. The message names the setting.
         public static let incompatibleConfiguration = Code(rawValue: 22)
         /// The object was deleted or its transaction rolled back.
         public static let objectInvalidated = Code(rawValue: 23)

@@ -12,7 +12,7 @@ struct CollectionHome {
     var database: Database { parent._objdbDatabase.unsafelyUnwrapped }
     /// The class of the parent.
     var info: ClassInfo {
-        guard let info = parent._objdbInfo else { preconditionFailure("A managed collection lost its object's class") }
+        guard let info = parent._objdbInfo else { objdbFatal("Internal error: a managed collection lost its object's class (an ObjDB bug; please report it)") }
         return info
     }
     /// `Class.property`, for messages.
@@ -41,7 +41,7 @@ struct CollectionHome {
     /// outside a write transaction is a programmer error.
     func pendingForWrite() -> (WriteContext, PendingCollection)? {
         guard let context = database.writeContext else {
-            preconditionFailure("Cannot modify '\(propertyName)' outside a write transaction; wrap the change in db.write { }")
+            objdbFatal("Cannot modify '\(propertyName)' outside a write transaction; wrap the change in db.write { }")
         }
         guard !context.isDoomed, context.txn != nil else { return nil }
         guard !isInvalidated else { parent._objdbInvalidatedAccess() }
@@ -144,11 +144,11 @@ extension CollectionHome {
     func element<E: _CollectionElement>(at position: Int, as type: E.Type) -> E {
         let target = E._objdbObjectType != nil ? self.target : nil
         if let pending {
-            precondition(pending.elements.indices.contains(position), "Index \(position) out of range 0..<\(pending.elements.count) of '\(propertyName)'")
+            objdbPrecondition(pending.elements.indices.contains(position), "Index \(position) out of range 0..<\(pending.elements.count) of '\(propertyName)'")
             return pending.elements[position].withRead { decode($0, target: target, as: type) }
         }
         let view = SequenceView(stored)
-        precondition(position >= 0 && position < view.count, "Index \(position) out of range 0..<\(view.count) of '\(propertyName)'")
+        objdbPrecondition(position >= 0 && position < view.count, "Index \(position) out of range 0..<\(view.count) of '\(propertyName)'")
         return decode(view.element(position), target: target, as: type)
     }
 

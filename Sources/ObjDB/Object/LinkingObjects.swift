@@ -65,11 +65,11 @@ public struct LinkingObjects<Origin: ObjectBase>: RandomAccessCollection, Custom
     /// The linking object at `position`.
     public subscript(position: Int) -> Origin {
         let keys = self.keys
-        precondition(keys.indices.contains(position), "LinkingObjects index \(position) out of range 0..<\(keys.count)")
+        objdbPrecondition(keys.indices.contains(position), "LinkingObjects index \(position) out of range 0..<\(keys.count)")
         guard let database = target?._objdbDatabase, let origin = originInfo(database),
             let object = database.object(Origin.self, origin, key: keys[position])
         else {
-            preconditionFailure("LinkingObjects: the \(Origin.className) with key \(keys[position]) vanished")
+            objdbFatal("Internal error: LinkingObjects: the \(Origin.className) with key \(keys[position]) vanished (an ObjDB bug; please report it)")
         }
         return object
     }
@@ -132,7 +132,7 @@ extension LinkingObjects: _Persistable {
 
     /// Linking objects are read-only; assigning them is a programmer error.
     public static func _objdbSet(_ object: ObjectBase, _ column: Int, _ value: LinkingObjects<Origin>) {
-        preconditionFailure("LinkingObjects are computed from links and cannot be assigned")
+        objdbFatal("LinkingObjects are computed from links and cannot be assigned")
     }
 }
 

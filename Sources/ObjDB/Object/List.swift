@@ -70,7 +70,7 @@ public final class List<Element: _CollectionElement>: RandomAccessCollection, Mu
         get {
             switch backing {
             case .unmanaged(let elements):
-                precondition(elements.indices.contains(position), "List index \(position) out of range 0..<\(elements.count)")
+                objdbPrecondition(elements.indices.contains(position), "List index \(position) out of range 0..<\(elements.count)")
                 return elements[position]
             case .managed(let home):
                 return home.element(at: position, as: Element.self)
@@ -100,13 +100,13 @@ public final class List<Element: _CollectionElement>: RandomAccessCollection, Mu
     public func replaceSubrange<C: Collection>(_ subrange: Range<Int>, with newElements: C) where C.Element == Element {
         switch backing {
         case .unmanaged(var elements):
-            precondition(subrange.lowerBound >= 0 && subrange.upperBound <= elements.count, "List range \(subrange) out of range 0..<\(elements.count)")
+            objdbPrecondition(subrange.lowerBound >= 0 && subrange.upperBound <= elements.count, "List range \(subrange) out of range 0..<\(elements.count)")
             backing = .unmanaged([])
             elements.replaceSubrange(subrange, with: newElements)
             backing = .unmanaged(elements)
         case .managed(let home):
             guard let (context, pending) = home.pendingForWrite() else { return }
-            precondition(
+            objdbPrecondition(
                 subrange.lowerBound >= 0 && subrange.upperBound <= pending.elements.count,
                 "List range \(subrange) out of range 0..<\(pending.elements.count) of '\(home.propertyName)'")
             var stored: [StoredElement] = []
@@ -182,7 +182,7 @@ public final class List<Element: _CollectionElement>: RandomAccessCollection, Mu
 
     /// Moves the element at `from` so that it ends up at `to` (both in `0..<count`).
     public func move(from: Int, to: Int) {
-        precondition(indices.contains(from) && indices.contains(to), "List.move(from: \(from), to: \(to)) out of range 0..<\(count)")
+        objdbPrecondition(indices.contains(from) && indices.contains(to), "List.move(from: \(from), to: \(to)) out of range 0..<\(count)")
         guard from != to else { return }
         if case .managed(let home) = backing {
             guard let (_, pending) = home.pendingForWrite() else { return }
@@ -196,7 +196,7 @@ public final class List<Element: _CollectionElement>: RandomAccessCollection, Mu
 
     /// Exchanges the elements at `i` and `j`.
     public func swapAt(_ i: Int, _ j: Int) {
-        precondition(indices.contains(i) && indices.contains(j), "List.swapAt(\(i), \(j)) out of range 0..<\(count)")
+        objdbPrecondition(indices.contains(i) && indices.contains(j), "List.swapAt(\(i), \(j)) out of range 0..<\(count)")
         guard i != j else { return }
         if case .managed(let home) = backing {
             guard let (_, pending) = home.pendingForWrite() else { return }

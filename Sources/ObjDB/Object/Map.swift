@@ -65,17 +65,17 @@ public final class Map<Key: _MapKey, Value: _CollectionElement>: RandomAccessCol
     public subscript(position: Int) -> Element {
         switch backing {
         case .unmanaged(let entries):
-            precondition(entries.indices.contains(position), "Map index \(position) out of range 0..<\(entries.count)")
+            objdbPrecondition(entries.indices.contains(position), "Map index \(position) out of range 0..<\(entries.count)")
             return entries[position]
         case .managed(let home):
             let target = Value._objdbObjectType != nil ? home.target : nil
             if let pending = home.pending {
-                precondition(pending.elements.indices.contains(position), "Map index \(position) out of range of '\(home.propertyName)'")
+                objdbPrecondition(pending.elements.indices.contains(position), "Map index \(position) out of range of '\(home.propertyName)'")
                 let key = pending.mapKeys[position].withUnsafeBytes { Key._objdbDecode($0) } ?? Key._objdbDefaultValue()
                 return (key, pending.elements[position].withRead { home.decode($0, target: target, as: Value.self) })
             }
             let map = MapView(home.stored)
-            precondition(position >= 0 && position < map.count, "Map index \(position) out of range of '\(home.propertyName)'")
+            objdbPrecondition(position >= 0 && position < map.count, "Map index \(position) out of range of '\(home.propertyName)'")
             let key: Key
             if case .value(let bytes) = map.keys.element(position), let decoded = Key._objdbDecode(bytes) {
                 key = decoded

@@ -58,7 +58,7 @@ public final class MutableSet<Element: _CollectionElement>: RandomAccessCollecti
     public subscript(position: Int) -> Element {
         switch backing {
         case .unmanaged(let elements):
-            precondition(elements.indices.contains(position), "MutableSet index \(position) out of range 0..<\(elements.count)")
+            objdbPrecondition(elements.indices.contains(position), "MutableSet index \(position) out of range 0..<\(elements.count)")
             return elements[position]
         case .managed(let home):
             return home.element(at: position, as: Element.self)

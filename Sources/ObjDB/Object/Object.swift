@@ -46,12 +46,25 @@ extension Identifiable where Self: Object {
 extension Object: Identifiable {}
 
 extension ObjDBError {
-    /// A value of the wrong type for a property.
-    static func typeMismatch(_ value: Any?, expected property: Property, className: String) -> ObjDBError {
-        let got = unwrapAny(value).map { "\(type(of: $0))" } ?? "nil"
-        return ObjDBError(
-            .typeMismatch,
-            "Property '\(className).\(property.name)' is \(property.typeName) and cannot hold a value of type \(got)",
-            className: className, propertyName: property.name)
+    /// A value of the wrong type for a property whose Swift type is `valueType` (when known: an
+    /// enum's message then names the enum and lists its raw values).
+    static func typeMismatch(
+        _ value: Any?, expected property: Property, className: String, valueType: Any.Type? = nil
+    ) -> ObjDBError {
+        let unwrapped = unwrapAny(value)
+        let got = unwrapped.map { "\(type(of: $0))" } ?? "nil"
+        let name = "\(className).\(property.name)"
+        let message: String
+        if let enumType = valueType.flatMap(persistableEnumType) {
+            let cases = enumType.objdbRawValueList.joined(separator: ", ")
+            if let unwrapped, enumType.objdbIsRawValue(unwrapped) {
+                message = "Property '\(name)' is \(enumType), and \(objdbSpelling(unwrapped)) is not the raw value of any of its cases; use one of: \(cases)"
+            } else {
+                message = "Property '\(name)' is \(enumType) (stored as its \(property.typeName) raw value) and cannot hold a value of type \(got); use one of: \(cases)"
+            }
+        } else {
+            message = "Property '\(name)' is \(property.typeName) and cannot hold a value of type \(got)"
+        }
+        return ObjDBError(.typeMismatch, message, className: className, propertyName: property.name)
     }
 }

@@ -22,7 +22,7 @@ extension ObjectBase {
         do {
             return try SchemaDiscovery.layout(of: type(of: self)).schema
         } catch {
-            preconditionFailure("Invalid model class \(type(of: self)): \(error)")
+            objdbFatal("Invalid model class \(type(of: self)): \(error)")
         }
     }
 
@@ -37,10 +37,10 @@ extension ObjectBase {
     /// ``value(forKey:)`` and ``setValue(_:forKey:)`` for names and values that come from data.
     public subscript(key: String) -> Any? {
         get {
-            do { return try value(forKey: key) } catch { preconditionFailure("\(error)") }
+            do { return try value(forKey: key) } catch { objdbFatal("\(error)") }
         }
         set {
-            do { try setValue(newValue, forKey: key) } catch { preconditionFailure("\(error)") }
+            do { try setValue(newValue, forKey: key) } catch { objdbFatal("\(error)") }
         }
     }
 
@@ -90,7 +90,8 @@ extension ObjectBase {
         let layout = try SchemaDiscovery.layout(of: type(of: self))
         let field = try layout.field(named: key)
         guard field.setValue(in: self, to: value) else {
-            throw ObjDBError.typeMismatch(value, expected: layout.schema.properties[field.index], className: layout.className)
+            throw ObjDBError.typeMismatch(
+                value, expected: layout.schema.properties[field.index], className: layout.className, valueType: field.valueType)
         }
     }
 
@@ -109,7 +110,7 @@ extension ObjectBase {
                 className: className, propertyName: property?.name)
         }
         guard let converted = convert(value, to: T.self) else {
-            throw ObjDBError.typeMismatch(value, expected: property, className: className)
+            throw ObjDBError.typeMismatch(value, expected: property, className: className, valueType: T.self)
         }
         T._objdbSet(object, column, converted)
     }

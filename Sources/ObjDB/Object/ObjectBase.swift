@@ -133,7 +133,7 @@ open class ObjectBase {
     @usableFromInline
     final func _objdbInvalidatedAccess() -> Never {
         let name = _objdbInfo?.name ?? String(describing: type(of: self))
-        preconditionFailure(
+        objdbFatal(
             "Object of class '\(name)' with key \(_objdbKey) has been deleted or invalidated; check isInvalidated before reading it")
     }
 

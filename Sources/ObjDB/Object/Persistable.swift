@@ -117,9 +117,13 @@ extension _Persistable {
 protocol AnyOptional {
     /// The wrapped value, or `nil`.
     var wrappedAny: Any? { get }
+    /// The type of the wrapped value.
+    static var wrappedType: Any.Type { get }
 }
 
 extension Optional: AnyOptional {
+    static var wrappedType: Any.Type { Wrapped.self }
+
     var wrappedAny: Any? {
         switch self {
         case .some(let value): (value as? AnyOptional)?.wrappedAny ?? value

@@ -22,7 +22,7 @@ extension PersistableEnum {
     /// The first case.
     public static func _objdbDefaultValue() -> Self {
         guard let first = allCases.first else {
-            preconditionFailure("PersistableEnum \(Self.self) has no cases; a persisted enum needs at least one")
+            objdbFatal("PersistableEnum \(Self.self) has no cases; a persisted enum needs at least one")
         }
         return first
     }
@@ -43,4 +43,29 @@ extension PersistableEnum {
 
     /// The raw value (what the file and the CLI show).
     public var _objdbAnyValue: Any? { rawValue }
+}
+
+extension PersistableEnum {
+    /// The raw values of the cases as Swift would spell them (strings quoted), for messages.
+    static var objdbRawValueList: [String] {
+        allCases.map { objdbSpelling($0.rawValue) }
+    }
+
+    /// Whether `value` converts to the raw value's type (whether or not a case has it).
+    static func objdbIsRawValue(_ value: Any) -> Bool {
+        RawValue._objdbConvert(value) != nil
+    }
+}
+
+/// `value` as Swift source spells it: strings quoted, other values as they print.
+func objdbSpelling(_ value: Any) -> String {
+    if let string = value as? String { return "\"\(string)\"" }
+    return "\(value)"
+}
+
+/// The enum a property of type `type` holds: the type itself, or the type an `Optional` wraps.
+func persistableEnumType(_ type: Any.Type) -> (any PersistableEnum.Type)? {
+    if let enumType = type as? any PersistableEnum.Type { return enumType }
+    if let optional = type as? any AnyOptional.Type { return persistableEnumType(optional.wrappedType) }
+    return nil
 }

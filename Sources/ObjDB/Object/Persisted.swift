@@ -28,9 +28,9 @@ public struct Persisted<Value: _Persistable> {
     /// Not available: `@Persisted` only works on properties of `Object` subclasses.
     @available(*, unavailable, message: "@Persisted can only be used on properties of Object subclasses")
     public var wrappedValue: Value {
-        get { preconditionFailure("@Persisted can only be used on properties of Object subclasses") }
+        get { objdbFatal("@Persisted can only be used on properties of Object subclasses") }
         // swiftlint:disable:next unused_setter_value
-        set { preconditionFailure("@Persisted can only be used on properties of Object subclasses") }
+        set { objdbFatal("@Persisted can only be used on properties of Object subclasses") }
     }
 
     /// A property with a declared default: `@Persisted var name: String = ""`.
@@ -151,14 +151,14 @@ extension Persisted: PersistedField {
 
     static var columnOffset: Int {
         guard let offset = MemoryLayout<Persisted<Value>>.offset(of: \Persisted<Value>._column) else {
-            preconditionFailure("Persisted<\(Value.self)>._column has no fixed offset")
+            objdbFatal("Internal error: Persisted<\(Value.self)>._column has no fixed offset (an ObjDB bug; please report it)")
         }
         return offset
     }
 
     static var valueOffset: Int {
         guard let offset = MemoryLayout<Persisted<Value>>.offset(of: \Persisted<Value>._value) else {
-            preconditionFailure("Persisted<\(Value.self)>._value has no fixed offset")
+            objdbFatal("Internal error: Persisted<\(Value.self)>._value has no fixed offset (an ObjDB bug; please report it)")
         }
         return offset
     }

@@ -87,7 +87,7 @@ extension CollectionHome {
 extension List: _ObjDBQueryableCollection where Element: ObjectBase {
     /// The elements as live results, in list order (an element listed twice appears twice).
     public var _results: Results<Element> {
-        guard let home else { preconditionFailure("Only a managed List can be queried; add its object to a database first") }
+        guard let home else { objdbFatal("Only a managed List can be queried; add its object to a database first") }
         return home.results(Element.self)
     }
 }
@@ -95,7 +95,7 @@ extension List: _ObjDBQueryableCollection where Element: ObjectBase {
 extension MutableSet: _ObjDBQueryableCollection where Element: ObjectBase {
     /// The elements as live results, in insertion order.
     public var _results: Results<Element> {
-        guard let home else { preconditionFailure("Only a managed MutableSet can be queried; add its object to a database first") }
+        guard let home else { objdbFatal("Only a managed MutableSet can be queried; add its object to a database first") }
         return home.results(Element.self)
     }
 }
@@ -104,7 +104,7 @@ extension LinkingObjects: _ObjDBQueryableCollection {
     /// The linking objects as live results, in object-key order; empty for an unmanaged object.
     public var _results: Results<Origin> {
         guard let target, let database = target._objdbDatabase else {
-            preconditionFailure("Only the linking objects of a managed object can be queried")
+            objdbFatal("Only the linking objects of a managed object can be queried")
         }
         let origin = database.className(of: Origin.self)
         return Results(

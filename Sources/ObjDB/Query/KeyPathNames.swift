@@ -49,7 +49,7 @@ enum KeyPathNames {
     /// ``path(of:)``; a key path that names no property is a programmer error.
     static func requirePath<Root: ObjectBase>(_ keyPath: PartialKeyPath<Root>, _ function: String) -> [String] {
         guard let path = path(of: keyPath) else {
-            preconditionFailure("\(function): the key path does not name a @Persisted property of \(Root.className) (key paths through links are written as strings: \"owner.name\")")
+            objdbFatal("\(function): the key path does not name a @Persisted property of \(Root.className) (key paths through links are written as strings: \"owner.name\")")
         }
         return path
     }

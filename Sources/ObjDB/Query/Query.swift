@@ -24,7 +24,7 @@ public struct Query<Value> {
     /// The key path this expression reads; a programmer error for other expressions.
     var path: [String] {
         guard case .keyPath(let path) = node else {
-            preconditionFailure("where: a comparison or aggregate was used where a property is expected")
+            objdbFatal("where: a comparison or aggregate was used where a property is expected")
         }
         return path
     }
@@ -89,7 +89,7 @@ extension Query where Value == Bool {
         case .keyPath(let path):
             return .comparison(QueryComparison(left: .keyPath(QueryKeyPath(components: path)), op: .equal, right: .value(.bool(true))))
         case .aggregate, .subqueryCount:
-            preconditionFailure("where: an aggregate is not a predicate; compare it with a value")
+            objdbFatal("where: an aggregate is not a predicate; compare it with a value")
         }
     }
 
@@ -280,7 +280,7 @@ extension Query {
         case .keyPath(let path): .keyPath(QueryKeyPath(components: path))
         case .aggregate(let path, let aggregate, let property): .aggregate(QueryKeyPath(components: path), aggregate, property: property)
         case .subqueryCount(let path, let predicate): .subqueryCount(collection: QueryKeyPath(components: path), variable: "", predicate: predicate)
-        case .predicate: preconditionFailure("where: a predicate cannot be compared with a value")
+        case .predicate: objdbFatal("where: a predicate cannot be compared with a value")
         }
     }
 }
@@ -392,7 +392,7 @@ extension QueryValue {
                 return
             }
             guard let info = object._objdbInfo else {
-                preconditionFailure("where: an unmanaged \(type(of: object)) cannot be compared with stored objects; add it first")
+                objdbFatal("where: an unmanaged \(type(of: object)) cannot be compared with stored objects; add it first")
             }
             self = .object(className: info.name, key: object._objdbKey)
             return

@@ -83,10 +83,10 @@ extension Results {
         do {
             checked = try checkingBinder().bindPath(QueryKeyPath(components: name.split(separator: ".").map(String.init)))
         } catch {
-            preconditionFailure("Results aggregate: \(error)")
+            objdbFatal("Results aggregate: \(error)")
         }
-        precondition(!checked.isToMany, "Results aggregate: '\(name)' is to-many; aggregate over a property or a to-one link's property")
-        precondition(!numeric || checked.leafType.isNumeric, "Results aggregate: '\(name)' is \(checked.leafType), not a number")
+        objdbPrecondition(!checked.isToMany, "Results aggregate: '\(name)' is to-many; aggregate over a property or a to-one link's property")
+        objdbPrecondition(!numeric || checked.leafType.isNumeric, "Results aggregate: '\(name)' is \(checked.leafType), not a number")
         return try? binder().bindPath(QueryKeyPath(components: name.split(separator: ".").map(String.init)))
     }
 

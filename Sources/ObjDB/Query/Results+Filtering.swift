@@ -47,7 +47,7 @@ extension Results {
         do {
             try results.checkPredicates()
         } catch {
-            preconditionFailure("Results.where: \(error)")
+            objdbFatal("Results.where: \(error)")
         }
         return results
     }
@@ -77,9 +77,9 @@ extension Results {
             do {
                 path = try binder.bindPath(QueryKeyPath(components: descriptor.keyPath.split(separator: ".").map(String.init)))
             } catch {
-                preconditionFailure("Results.sorted: \(error)")
+                objdbFatal("Results.sorted: \(error)")
             }
-            precondition(!path.isToMany, "Results.sorted: '\(descriptor.keyPath)' is to-many (a collection or linking objects); sort by a property or a to-one link's property")
+            objdbPrecondition(!path.isToMany, "Results.sorted: '\(descriptor.keyPath)' is to-many (a collection or linking objects); sort by a property or a to-one link's property")
         }
         return with { $0.sort = descriptors }
     }
@@ -95,9 +95,9 @@ extension Results {
         for name in names {
             do {
                 let path = try binder.bindPath(QueryKeyPath(components: name.split(separator: ".").map(String.init)))
-                precondition(!path.isToMany, "Results.distinct: '\(name)' is to-many")
+                objdbPrecondition(!path.isToMany, "Results.distinct: '\(name)' is to-many")
             } catch {
-                preconditionFailure("Results.distinct: \(error)")
+                objdbFatal("Results.distinct: \(error)")
             }
         }
         return with { $0.distinct = names }
@@ -106,7 +106,7 @@ extension Results {
     /// At most the first `maxLength` objects. Unsorted results stop evaluating after that many
     /// matches. The limit applies after filtering, sorting and distinct.
     public func prefix(_ maxLength: Int) -> Results<Element> {
-        precondition(maxLength >= 0, "Results.prefix: the length \(maxLength) is negative")
+        objdbPrecondition(maxLength >= 0, "Results.prefix: the length \(maxLength) is negative")
         return with { $0.limit = Swift.min($0.limit ?? .max, maxLength) }
     }
 }

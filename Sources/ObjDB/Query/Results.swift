@@ -32,7 +32,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     /// The class's runtime information, `nil` while the file has no objects of the class yet.
     var classInfo: ClassInfo? {
         if query.isDynamic { return database.classInfo(named: query.className) }
-        return database.classInfoForRead(Element.self)
+        return database.classInfoForRead(Element.self, "Results")
     }
 
     /// `0`.
@@ -69,9 +69,9 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     ///   after a change evaluates the query.
     public subscript(position: Int) -> Element {
         let keys = objectKeys()
-        precondition(position >= 0 && position < keys.count, "Results index \(position) out of range 0..<\(keys.count)")
+        objdbPrecondition(position >= 0 && position < keys.count, "Results index \(position) out of range 0..<\(keys.count)")
         guard let info = classInfo, let object = database.object(Element.self, info, key: keys[position]) else {
-            preconditionFailure("Results: object \(keys[position]) vanished")
+            objdbFatal("Internal error: Results: object \(keys[position]) vanished from the version the results were read in (an ObjDB bug; please report it)")
         }
         return object
     }

@@ -39,7 +39,7 @@ struct WordColumn {
             guard let v = ColumnCodec.bool(bytes) else { return (0, true) }
             return (QuerySort.boolWord(v), false)
         default:
-            preconditionFailure("WordColumn: the \(type) column \(column) has no sort word")
+            objdbFatal("Internal error: WordColumn: the \(type) column \(column) has no sort word (an ObjDB bug; please report it)")
         }
     }
 

@@ -1,14 +1,36 @@
 import CLMDB
 import Foundation
 
+/// How commits reach the disk: LMDB's sync flags.
+enum SyncMode: Sendable, Equatable {
+    /// Both of a commit's writes are flushed: the data pages, then the meta page.
+    case full
+    /// `MDB_NOMETASYNC`: the data pages are flushed, the meta page is left to the next commit's
+    /// flush or the operating system.
+    case noMetaSync
+    /// `MDB_NOSYNC | MDB_NOMETASYNC`: nothing is flushed; the operating system writes when it will.
+    case noSync
+
+    /// The `Configuration.durability` spelling of the mode, for messages.
+    var durabilityName: String {
+        switch self {
+        case .full: ".full"
+        case .noMetaSync: ".normal"
+        case .noSync: ".noSync"
+        }
+    }
+}
+
 /// How to open an LMDB environment.
 struct EnvironmentOptions: Sendable, Equatable {
     /// Opens with `MDB_RDONLY`: no writes, and the file must exist.
     var readOnly = false
-    /// The memory map size in bytes, which is the maximum file size.
+    /// The maximum file size in bytes for transactions that add or change data
+    /// (`Configuration.maximumSize`). The memory map is larger by the reserve for deletes
+    /// (``SpaceReserve``) where that is available.
     var mapSize: Int
-    /// Skip `fsync` at commit (`MDB_NOSYNC`).
-    var noSync = false
+    /// When commits flush to disk.
+    var sync = SyncMode.full
     /// Maximum number of named tables (`mdb_env_set_maxdbs`).
     var maxTables = 1024
     /// Reader slots (`mdb_env_set_maxreaders`), well above LMDB's default of 126.
@@ -33,6 +55,14 @@ final class Environment: @unchecked Sendable {
     let pageSize: Int
     /// Whether scans in read-only transactions read leaf pages in place (``LeafPage``).
     let readsLeafPages: Bool
+    /// The room beyond `maximumSize` kept for transactions that only delete; `nil` for a
+    /// read-only environment, or where the transaction's page count cannot be read.
+    let reserve: SpaceReserve?
+    /// Whether the environment was opened without its lock file (`MDB_NOLOCK`): a read-only
+    /// environment whose lock file can neither be opened for writing nor created (a file in an
+    /// application bundle or a read-only container image). Nothing then isolates its readers
+    /// from a writer in another process; ObjDB assumes there is none.
+    let isLockless: Bool
     #if DEBUG
     /// Tests only: the key of a row whose leaf node walks treat as unreadable, so that the
     /// cursor takes over from it (``RowWalk``).
@@ -76,18 +106,48 @@ final class Environment: @unchecked Sendable {
         guard let env else { throw ObjDBError(.storage, "mdb_env_create returned no handle", path: path) }
         let lockPath = path + "-lock"
         let lockExisted = FileManager.default.fileExists(atPath: lockPath)
+        // A read-only file whose lock file cannot be written or created is opened without it.
+        isLockless = options.readOnly && !Self.canWriteLockFile(lockPath)
         do {
             try lmdbCheck(mdb_env_set_maxdbs(env, MDB_dbi(options.maxTables)), "mdb_env_set_maxdbs", path: path)
             try lmdbCheck(mdb_env_set_maxreaders(env, UInt32(options.maxReaders)), "mdb_env_set_maxreaders", path: path)
-            try lmdbCheck(mdb_env_set_mapsize(env, options.mapSize), "mdb_env_set_mapsize", path: path)
+            let map = try Self.mapSize(options, existingFile: path)
+            try lmdbCheck(mdb_env_set_mapsize(env, map.bytes), "mdb_env_set_mapsize", path: path)
             var flags: EnvironmentFlags = [.noSubdirectory, .noThreadLocalStorage]
             if options.readOnly { flags.insert(.readOnly) }
-            if options.noSync { flags.formUnion([.noSync, .noMetaSync]) }
-            try lmdbCheck(mdb_env_open(env, path, flags.rawValue, 0o644), "mdb_env_open", path: path)
+            if isLockless { flags.insert(.noLock) }
+            switch options.sync {
+            case .full: break
+            case .noMetaSync: flags.insert(.noMetaSync)
+            case .noSync: flags.formUnion([.noSync, .noMetaSync])
+            }
+            let rc = mdb_env_open(env, path, flags.rawValue, 0o644)
+            // A damaged meta page (an impossible last page makes LMDB try to map an impossible
+            // size) is the file's problem, not the configuration's.
+            if rc != MDB_SUCCESS, let problem = Self.metaPageProblem(path) {
+                throw ObjDBError(.corruptFile, "The database file is damaged: \(problem)", path: path, lmdbCode: rc,
+                                 lmdbMessage: String(cString: mdb_strerror(rc)))
+            }
+            if rc == ENOMEM {
+                throw ObjDBError(
+                    .incompatibleConfiguration,
+                    "The memory map of \(map.bytes) bytes (Configuration.maximumSize \(options.mapSize) plus \(map.reserve) bytes kept for deletes) could not be reserved: the process has not that much address space; lower maximumSize",
+                    path: path, lmdbCode: rc, lmdbMessage: String(cString: mdb_strerror(rc)))
+            }
+            if rc != MDB_SUCCESS, !options.readOnly, !Self.canWriteLockFile(lockPath) {
+                throw ObjDBError(
+                    .permissionDenied,
+                    "The lock file \(lockPath) can neither be opened for writing nor created, and a database opened for writing needs it; to only read the file, open it with readOnly: true",
+                    path: path, lmdbCode: rc, lmdbMessage: String(cString: mdb_strerror(rc)))
+            }
+            try lmdbCheck(rc, "mdb_env_open", path: path)
             var dead: Int32 = 0
             try lmdbCheck(mdb_reader_check(env, &dead), "mdb_reader_check", path: path)
             pageSize = try Self.checkStructure(env, path: path)
             readsLeafPages = LeafPage.isSupported(pageSize: pageSize)
+            reserve = map.reserve > 0
+                ? SpaceReserve(limitPages: map.limit / pageSize, reservePages: map.reserve / pageSize, pageSize: pageSize)
+                : nil
         } catch {
             mdb_env_close(env)
             // Do not leave a stray lock file beside a file we could not open.
@@ -95,6 +155,49 @@ final class Environment: @unchecked Sendable {
             throw error
         }
         handle = env
+    }
+
+    /// The memory map for `options`: `maximumSize` (or the file's size, if larger: LMDB maps at
+    /// least the pages the file holds) rounded up to whole memory pages, plus the reserve for
+    /// deletes (``SpaceReserve``) for environments that write, where the reserve can be kept.
+    private static func mapSize(_ options: EnvironmentOptions, existingFile path: String) throws -> (bytes: Int, limit: Int, reserve: Int) {
+        let page = Int(getpagesize())
+        func roundedUp(_ bytes: Int) -> Int? {
+            let (sum, overflow) = bytes.addingReportingOverflow(page - 1)
+            return overflow ? nil : sum / page * page
+        }
+        let existing = ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? Int) ?? 0
+        let keepsReserve = !options.readOnly && LMDBRelease.hasVersion09Layout && !SpaceReserve.isDisabled
+        let limit = roundedUp(options.mapSize)
+        let reserve = keepsReserve ? SpaceReserve.bytes(forLimit: limit ?? options.mapSize, pageSize: page) : 0
+        guard let limit, let base = roundedUp(max(limit, existing)),
+            case let (bytes, overflow) = base.addingReportingOverflow(reserve), !overflow
+        else {
+            throw ObjDBError(
+                .incompatibleConfiguration,
+                "Configuration.maximumSize \(options.mapSize) is too large to map (with the \(reserve) bytes kept for deletes); lower it",
+                path: path)
+        }
+        return (bytes, limit, reserve)
+    }
+
+    /// What is wrong with the meta pages of the file at `path`, if it exists and LMDB would read
+    /// them as an LMDB file's (a file of other bytes is not an LMDB file: that is not damage).
+    private static func metaPageProblem(_ path: String) -> VerificationProblem? {
+        // A file that cannot be read here is not judged: LMDB's own error says why.
+        guard let file = try? PageFile(path: path), file.fileSize > 0, let metas = try? MetaPages(file),
+            metas.pages.contains(where: { $0?.magic == PageFormat.magic })
+        else { return nil }
+        return metas.problem
+    }
+
+    /// Whether the lock file at `lockPath` can be opened for writing, or created (which leaves
+    /// it created, as LMDB would).
+    private static func canWriteLockFile(_ lockPath: String) -> Bool {
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return false }
+        closeDescriptor(descriptor)
+        return true
     }
 
     /// LMDB maps the file; reading a page past its end would crash the process with `SIGBUS`,
@@ -156,6 +259,7 @@ final class Environment: @unchecked Sendable {
                     path: path)
             }
         }
+        if !readOnly { shrinkMapIfReserveWasDisabled() }
         var attempt = 0
         while true {
             var txn: OpaquePointer?
@@ -193,6 +297,76 @@ final class Environment: @unchecked Sendable {
             }
             try lmdbCheck(mdb_env_set_mapsize(handle, 0), "mdb_env_set_mapsize(0)", path: path)
         }
+    }
+
+    /// Whether the map was shrunk back to `maximumSize` after the reserve was turned off.
+    private var mapShrunk = false
+
+    /// Once a cross-check turned the reserve off (``SpaceReserve/disable(_:)``), shrinks the map
+    /// to `maximumSize`, the plain limit, at the first write with no transaction open in this
+    /// process (LMDB only resizes a map nobody reads). LMDB keeps at least the pages the file has.
+    private func shrinkMapIfReserveWasDisabled() {
+        guard let reserve, !reserve.isActive else { return }
+        stateLock.withLock {
+            guard !mapShrunk, liveTransactions == 0 else { return }
+            if mdb_env_set_mapsize(handle, reserve.limitPages * reserve.pageSize) == MDB_SUCCESS { mapShrunk = true }
+        }
+    }
+
+    /// The flags LMDB reports for the open environment (`mdb_env_get_flags`).
+    var flags: EnvironmentFlags {
+        var raw: UInt32 = 0
+        _ = mdb_env_get_flags(handle, &raw)
+        return EnvironmentFlags(rawValue: raw)
+    }
+
+    /// The file's size in pages in the newest committed version: the last page number + 1.
+    func committedPageCount() -> Int? {
+        var info = MDB_envinfo()
+        guard mdb_env_info(handle, &info) == MDB_SUCCESS else { return nil }
+        return info.me_last_pgno + 1
+    }
+
+    /// The pages in use in write transaction `txn`: LMDB's two meta pages and the pages of
+    /// every B-tree — the free-page list, the table of tables and every table this environment
+    /// has opened (`mdb_stat`) — counting what the transaction changed. The rest of the file is
+    /// free pages. `nil` if a table cannot be counted.
+    ///
+    /// - Complexity: O(t) in the number of tables, each an `mdb_stat` (a lookup in the table of
+    ///   tables for one the transaction has not touched).
+    func pagesInUse(_ txn: OpaquePointer) -> Int? {
+        var used = 2
+        let handles = tableLock.withLock { Set(tables.values.map(\.dbi)).union(writerTables.values.map(\.dbi)) }
+        // 0 and 1 are LMDB's free-page list and table of tables (FREE_DBI, MAIN_DBI).
+        for dbi in [MDB_dbi(0), MDB_dbi(1)] + handles.sorted() {
+            var stat = MDB_stat()
+            guard mdb_stat(txn, dbi, &stat) == MDB_SUCCESS else { return nil }
+            used += stat.ms_branch_pages + stat.ms_leaf_pages + stat.ms_overflow_pages
+        }
+        return used
+    }
+
+    /// Whether, after a transaction that only deleted, the file is near `maximumSize` or past
+    /// it, so the pages the deletes freed should be made reusable at once (see
+    /// `Database.settleAfterDeletes()`).
+    func deletesLeftFileNearLimit() -> Bool {
+        guard let reserve, reserve.isActive, let pages = committedPageCount() else { return false }
+        return reserve.isNearLimit(pages: pages)
+    }
+
+    /// `error`, a full map LMDB reported (`MDB_MAP_FULL`), with a message that says what is
+    /// still possible: whether the reserve for deletes exists, and whether the transaction that
+    /// failed (`onlyDeletes`) could have used it.
+    func explainFullMap(_ error: ObjDBError, onlyDeletes: Bool) -> ObjDBError {
+        guard error.code == .mapFull, error.lmdbCode == MDB_MAP_FULL, let reserve, reserve.isActive else { return error }
+        let limit = reserve.limitPages * reserve.pageSize
+        let room = reserve.reservePages * reserve.pageSize
+        let message = onlyDeletes
+            ? SpaceReserve.reserveExhaustedMessage(limit: limit, reserve: room)
+            : SpaceReserve.fullMessage(limit: limit, reserve: room)
+        return ObjDBError(
+            .mapFull, message, className: error.className, propertyName: error.propertyName, key: error.key,
+            path: error.path ?? path, lmdbCode: error.lmdbCode, lmdbMessage: error.lmdbMessage)
     }
 
     /// Records that values below `value` of counter `id` were handed out by a transaction that
@@ -300,4 +474,10 @@ final class Environment: @unchecked Sendable {
         tableLock.unlock()
     }
 
+}
+
+/// Closes a file descriptor (the C library's `close`, which `Environment.close()` hides inside
+/// the class).
+private func closeDescriptor(_ descriptor: Int32) {
+    _ = close(descriptor)
 }

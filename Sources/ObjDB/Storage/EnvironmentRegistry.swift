@@ -68,10 +68,10 @@ final class EnvironmentRegistry: @unchecked Sendable {
                 "The file is already open read-only in this process; close those instances before opening it for writing",
                 path: env.path)
         }
-        if env.options.noSync != options.noSync && !env.options.deleteOnClose {
+        if env.options.sync != options.sync && !env.options.deleteOnClose {
             throw ObjDBError(
                 .incompatibleConfiguration,
-                "The file is already open in this process with durability \(env.options.noSync ? ".noSync" : ".full"); every instance on one file must use the same durability",
+                "The file is already open in this process with durability \(env.options.sync.durabilityName), not \(options.sync.durabilityName); every instance on one file in a process must use the same durability",
                 path: env.path)
         }
     }

@@ -19,7 +19,7 @@ extension ObjDBError {
         switch rc {
         case MDB_MAP_FULL:
             code = .mapFull
-            message = "The database is full (\(operation)): it reached Configuration.maximumSize. The write transaction was rolled back; raise maximumSize or delete data"
+            message = "The database is full (\(operation)): it reached Configuration.maximumSize. The write transaction was rolled back and nothing of it was kept; reopen the database with a larger maximumSize (with this build of LMDB, ObjDB keeps no reserve for deletes, so deleting may need the larger limit too)"
         case MDB_MAP_RESIZED:
             code = .mapResized
             message = "Another process grew the database beyond this process's memory map (\(operation)); close other snapshots of this file and retry"

@@ -55,19 +55,10 @@ struct LeafPage {
     /// power of two no larger than the machine's page size, so that the page-aligned memory
     /// map puts every page at a multiple of the file's page size.
     static func isSupported(pageSize: Int) -> Bool {
-        #if _endian(little) && _pointerBitWidth(_64)
-        var major: Int32 = 0
-        var minor: Int32 = 0
-        var patch: Int32 = 0
-        _ = mdb_version(&major, &minor, &patch)
-        let machinePage = Int(getpagesize())
         // Releases only: LMDB's development branches also report 0.9 (0.9.70 and up) with
-        // other page layouts.
-        return major == 0 && minor == 9 && patch < 70
-            && pageSize >= 512 && pageSize & (pageSize - 1) == 0 && pageSize <= machinePage
-        #else
-        return false
-        #endif
+        // other page layouts (see ``LMDBRelease``).
+        LMDBRelease.hasVersion09Layout
+            && pageSize >= 512 && pageSize & (pageSize - 1) == 0 && pageSize <= Int(getpagesize())
     }
 
     /// The page of `entry`, an entry a cursor just returned in a read-only transaction; `nil`

@@ -253,10 +253,10 @@ final class RowBuilder {
         let count = columnCount, ends = self.ends, nulls = self.nulls
         let source = data.bytes
         let width = RowFormat.offsetWidth(forDataSize: source.count)
-        precondition(
+        objdbPrecondition(
             buffer.count == RowFormat.headerSize(columns: count, width: width) + source.count + RowChecksum.size,
-            "RowBuilder.write: buffer of \(buffer.count) bytes for a row of \(encodedSize)")
-        precondition(count <= RowFormat.maxColumns, "RowBuilder: more than \(RowFormat.maxColumns) columns")
+            "Internal error: RowBuilder.write got a buffer of \(buffer.count) bytes for a row of \(encodedSize) (an ObjDB bug; please report it)")
+        objdbPrecondition(count <= RowFormat.maxColumns, "RowBuilder: more than \(RowFormat.maxColumns) columns")
         guard let out = buffer.baseAddress else { return }
         out.storeBytes(of: UInt8(truncatingIfNeeded: width >> 1) | RowChecksum.flag, as: UInt8.self)  // 1, 2, 4 → 0, 1, 2
         out.storeBytes(of: UInt16(count).littleEndian, toByteOffset: 1, as: UInt16.self)

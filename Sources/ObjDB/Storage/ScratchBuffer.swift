@@ -89,7 +89,7 @@ final class ScratchBuffer: ByteSink {
 
     /// Overwrites bytes already in the buffer, starting at `offset`.
     func overwrite(at offset: Int, with bytes: UnsafeRawBufferPointer) {
-        precondition(offset >= 0 && offset + bytes.count <= count, "ScratchBuffer.overwrite: \(bytes.count) bytes at \(offset) past \(count)")
+        objdbPrecondition(offset >= 0 && offset + bytes.count <= count, "Internal error: ScratchBuffer.overwrite of \(bytes.count) bytes at \(offset) past \(count) (an ObjDB bug; please report it)")
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
         (base + offset).copyMemory(from: source, byteCount: bytes.count)
     }

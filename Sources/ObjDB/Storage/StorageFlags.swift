@@ -9,6 +9,7 @@ struct EnvironmentFlags: OptionSet, Sendable {
     static let noMetaSync = EnvironmentFlags(rawValue: UInt32(MDB_NOMETASYNC))
     static let noThreadLocalStorage = EnvironmentFlags(rawValue: UInt32(MDB_NOTLS))
     static let noReadAhead = EnvironmentFlags(rawValue: UInt32(MDB_NORDAHEAD))
+    static let noLock = EnvironmentFlags(rawValue: UInt32(MDB_NOLOCK))
 }
 
 /// Flags for a named table (`MDB_*` database flags of `mdb_dbi_open`).

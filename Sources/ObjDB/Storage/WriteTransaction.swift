@@ -10,11 +10,24 @@ struct WriteTransaction: ~Copyable {
     let handle: OpaquePointer
     /// The environment the transaction writes to.
     unowned(unsafe) let environment: Environment
+    /// The file's size in pages when the transaction began, read from the transaction and
+    /// checked against LMDB's own figure; `nil` when the environment keeps no reserve for
+    /// deletes (``SpaceReserve``) or the check failed.
+    let startPages: Int?
 
     /// Begins a write transaction, waiting for any other writer (in any process) to finish.
     init(_ environment: Environment) throws {
         self.environment = environment
-        handle = try environment.beginTransaction(readOnly: false)
+        let handle = try environment.beginTransaction(readOnly: false)
+        self.handle = handle
+        if let reserve = environment.reserve, reserve.isActive, let committed = environment.committedPageCount() {
+            // LMDB starts the transaction's next page at the newest version's last page + 1;
+            // we hold the writer lock, so that version is this transaction's.
+            let read = TransactionPages.nextPage(of: handle)
+            startPages = SpaceReserve.agrees(read, committed, atMost: false, what: "write transaction begin") ? read : nil
+        } else {
+            startPages = nil
+        }
     }
 
     /// A borrowed view for reading and writing.
@@ -28,12 +41,36 @@ struct WriteTransaction: ~Copyable {
 
     /// Commits. On failure (for example a full map) LMDB has already freed the transaction and
     /// nothing was written.
-    consuming func commit() throws {
-        let rc = mdb_txn_commit(handle)
+    ///
+    /// Where the environment keeps a reserve for deletes (``SpaceReserve``), a transaction that
+    /// may not use it (`mayUseReserve` false: it added or changed data) and would leave the file
+    /// past `maximumSize` is rolled back instead, with ``ObjDBError/Code/mapFull`` — unless it
+    /// only filled free pages of a file deletes made larger, and the data still fits.
+    consuming func commit(mayUseReserve: Bool = false) throws {
         let environment = self.environment
+        var end: Int?
+        if let reserve = environment.reserve, reserve.isActive, let start = startPages {
+            end = TransactionPages.nextPage(of: handle)
+            if end == nil {
+                SpaceReserve.disable("write transaction commit: the transaction's page number could not be read")
+            } else if !mayUseReserve, let end,
+                let refusal = reserve.refusal(
+                    start: start, end: end, pagesInUse: { environment.pagesInUse(handle) }, path: environment.path)
+            {
+                abort()
+                throw refusal
+            }
+        }
+        let rc = mdb_txn_commit(handle)
         discard self
         environment.writeTransactionEnded(committed: rc == MDB_SUCCESS)
         try lmdbCheck(rc, "mdb_txn_commit", path: environment.path)
+        if let end, let committed = environment.committedPageCount() {
+            // The commit may add pages of its own (LMDB's free-page records), never remove any.
+            if SpaceReserve.agrees(end, committed, atMost: true, what: "write transaction commit") {
+                environment.reserve?.committed(pages: committed, end: end, onlyDeletes: mayUseReserve)
+            }
+        }
     }
 
     /// Rolls back every change of the transaction.

@@ -1,0 +1,48 @@
+import Foundation
+
+extension Configuration {
+    /// The smallest ``maximumSize`` accepted: 16 memory pages (64 KiB with 4 KiB pages). A new
+    /// file takes a few pages before it holds any object, and every class a few more.
+    public static var minimumMaximumSize: Int { 16 * Int(getpagesize()) }
+
+    /// Refuses settings that cannot work, before anything is opened or created:
+    /// ``ObjDBError/Code/incompatibleConfiguration`` with a message naming the setting.
+    func validate() throws {
+        if let maximumSize, maximumSize < Self.minimumMaximumSize {
+            throw ObjDBError(
+                .incompatibleConfiguration,
+                "Configuration.maximumSize is \(maximumSize) bytes; it must be at least \(Self.minimumMaximumSize) (Configuration.minimumMaximumSize), or nil for the default of \(Self.defaultMaximumSize)")
+        }
+        if readOnly && deleteDatabaseIfMigrationNeeded {
+            throw ObjDBError(
+                .incompatibleConfiguration,
+                "Configuration.readOnly and deleteDatabaseIfMigrationNeeded are both set: a read-only database never deletes its file; unset one of them")
+        }
+        if inMemoryIdentifier == nil, let fileURL, !fileURL.isFileURL {
+            throw ObjDBError(
+                .incompatibleConfiguration,
+                "Configuration.fileURL \(fileURL.absoluteString) is not a file URL; use URL(fileURLWithPath:)")
+        }
+    }
+
+    /// Refuses a database path that names something other than a file: a directory (which
+    /// `deleteFiles(for:)` would otherwise delete with everything in it), a device or a pipe.
+    /// A path that does not exist yet is fine.
+    static func checkIsFileOrMissing(_ path: String) throws {
+        guard let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType else {
+            return
+        }
+        if type == .typeDirectory {
+            throw ObjDBError(
+                .incompatibleConfiguration,
+                "Configuration.fileURL names a directory; point it at a file, such as \(URL(fileURLWithPath: path).appendingPathComponent("default.objdb").path)",
+                path: path)
+        }
+        if type != .typeRegular {
+            throw ObjDBError(
+                .incompatibleConfiguration,
+                "Configuration.fileURL names something that is not a regular file (\(type.rawValue)); point it at a database file",
+                path: path)
+        }
+    }
+}
