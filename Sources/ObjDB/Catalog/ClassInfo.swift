@@ -1,17 +1,5 @@
 import Foundation
 
-/// The LMDB tables of one class.
-struct ClassTables {
-    /// Object key → row.
-    let objects: Table
-    /// Encoded primary key → object key, if the class has a primary key.
-    let primaryKeys: Table?
-    /// Per column: encoded value → object keys, for indexed columns.
-    let indexes: [Table?]
-    /// Per column: target object key → origin object keys, for link columns.
-    let backlinks: [Table?]
-}
-
 /// A column with a primary-key or index table (see ``ClassInfo/keySlots``).
 struct KeySlot {
     /// The column.

@@ -1,0 +1,22 @@
+/// A cursor of a write transaction, closed by the transaction before it ends.
+final class WriteWalk {
+    /// The cursor, `nil` once closed.
+    @exclusivity(unchecked) var cursor: Cursor?
+    /// The transaction the cursor belongs to. Not retained (and not weak, which would slow every
+    /// retain of the context): read it only while ``isOpen``, which the context ends first.
+    unowned(unsafe) let context: WriteContext
+    /// The table the cursor walks.
+    let table: Table
+
+    init(cursor: consuming Cursor, table: Table, context: WriteContext) {
+        self.cursor = consume cursor
+        self.table = table
+        self.context = context
+    }
+
+    /// Whether the cursor is still usable.
+    var isOpen: Bool { cursor != nil }
+
+    /// Closes the cursor.
+    func close() { cursor = nil }
+}
