@@ -43,8 +43,12 @@ public final class Database {
     /// The write transaction in progress.
     @exclusivity(unchecked) var writeContext: WriteContext?
     /// Number of query scans this instance split among threads (see ``ParallelScan``), which
-    /// tests read to know which way a query ran.
+    /// tests read to know which way a query ran; counted only with internal checks.
     @exclusivity(unchecked) var splitScanCount = 0
+
+    /// Notes a query scan split among threads (``splitScanCount``).
+    @inline(__always)
+    func noteSplitScan() { splitScanCount += 1 }
     /// Changes whenever the visible data may have changed: a new snapshot, the start or end of a
     /// write transaction, or any write inside one. Objects cache row locations per generation.
     var generation: UInt64 {

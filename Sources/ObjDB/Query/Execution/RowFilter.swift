@@ -209,36 +209,83 @@ final class RowFilter: RowPredicate {
         return rest?(row) ?? true
     }
 
-    /// Calls `visitor` with `cursor` and the filter in the most specialized shape it has (see
-    /// ``RowPredicateVisitor``): one string equality, one or two integer or double tests, or
-    /// else the filter itself. The shapes borrow the filter's constants, which the filter keeps
-    /// alive through this call, and so through the visit.
-    func specialized<Visitor: RowPredicateVisitor>(_ visitor: Visitor, _ cursor: borrowing Cursor) -> Visitor.Result {
-        guard rest == nil else { return visitor.visit(self, cursor) }
+    /// The loop a scan runs for a filter: one compiled for its shape, or the filter itself.
+    enum Kernel: Equatable {
+        /// The filter's own loop over its tests, then its compiled rest.
+        case filter
+        /// One string `==` or `!=` (``BytesEquality``).
+        case bytesEquality
+        /// One integer comparison (``IntegerTest``).
+        case integer
+        /// One double or date comparison (``DoubleTest``).
+        case double
+        /// Two number comparisons, both computed without a branch (``BothTests``), or with the
+        /// equality first, guarding the other (``GuardedTests``).
+        case pair(ColumnTest.Kind, ColumnTest.Kind, guarded: Bool)
+    }
+
+    /// The kernel ``specialized(_:_:)`` runs, and the tests it runs them on, in order.
+    ///
+    /// An equality usually holds for few rows, so a branch on it is predicted well and skips the
+    /// other test for most rows: in a pair it goes first, guarding the other (`GuardedTests`).
+    /// Other pairs are computed without a branch (`BothTests`). The exception it costs: an
+    /// equality on a column of two or three values in random order, whose branch is mispredicted
+    /// as often as a range's.
+    private var kernelAndTests: (Kernel, ColumnTest?, ColumnTest?) {
+        guard rest == nil else { return (.filter, nil, nil) }
         switch tests.count {
         case 1:
             let test = tests[0]
             switch test.kind {
-            case .bytes: return visitor.visit(BytesEquality(test), cursor)
-            case .integer: return visitor.visit(IntegerTest(test), cursor)
-            case .double: return visitor.visit(DoubleTest(test), cursor)
-            default: return visitor.visit(self, cursor)
+            case .bytes: return (.bytesEquality, test, nil)
+            case .integer: return (.integer, test, nil)
+            case .double: return (.double, test, nil)
+            default: return (.filter, nil, nil)
             }
         case 2:
-            // An equality usually holds for few rows, so a branch on it is predicted well and
-            // skips the other test for most rows: it goes first, guarding the other
-            // (`GuardedTests`). Other pairs are computed without a branch (`BothTests`). The
-            // exception it costs: an equality on a column of two or three values in random
-            // order, whose branch is mispredicted as often as a range's.
             var (first, second) = (tests[0], tests[1])
             if second.isEquality && !first.isEquality { swap(&first, &second) }
-            let guarded = first.isEquality
-            switch (first.kind, second.kind) {
+            let numbers: Set<ColumnTest.Kind> = [.integer, .double]
+            guard numbers.contains(first.kind), numbers.contains(second.kind) else { return (.filter, nil, nil) }
+            return (.pair(first.kind, second.kind, guarded: first.isEquality), first, second)
+        default:
+            return (.filter, nil, nil)
+        }
+    }
+
+    /// The kernel a scan with this filter runs.
+    var kernel: Kernel { kernelAndTests.0 }
+
+    /// The kernel in words, for ``ExecutionPlan``'s description.
+    var shape: String {
+        switch kernel {
+        case .filter:
+            if tests.isEmpty && rest == nil { return "none (every row matches)" }
+            let parts = [tests.isEmpty ? nil : "\(tests.count) column test\(tests.count == 1 ? "" : "s")", rest == nil ? nil : "compiled closures"]
+            return parts.compactMap { $0 }.joined(separator: " then ")
+        case .bytesEquality: return "one string equality"
+        case .integer: return "one integer comparison"
+        case .double: return "one floating-point comparison"
+        case .pair(_, _, let guarded):
+            return guarded ? "two number comparisons, the equality first" : "two number comparisons, branch-free"
+        }
+    }
+
+    /// Calls `visitor` with `cursor` and the filter in the shape of its ``kernel`` (see
+    /// ``RowPredicateVisitor``). The shapes borrow the filter's constants, which the filter keeps
+    /// alive through this call, and so through the visit.
+    func specialized<Visitor: RowPredicateVisitor>(_ visitor: Visitor, _ cursor: borrowing Cursor) -> Visitor.Result {
+        let (kernel, first, second) = kernelAndTests
+        switch (kernel, first, second) {
+        case (.bytesEquality, let test?, nil): return visitor.visit(BytesEquality(test), cursor)
+        case (.integer, let test?, nil): return visitor.visit(IntegerTest(test), cursor)
+        case (.double, let test?, nil): return visitor.visit(DoubleTest(test), cursor)
+        case (.pair(let a, let b, let guarded), let first?, let second?):
+            switch (a, b) {
             case (.integer, .integer): return Self.visit(IntegerTest(first), IntegerTest(second), guarded: guarded, visitor, cursor)
-            case (.integer, .double): return Self.visit(IntegerTest(first), DoubleTest(second), guarded: guarded, visitor, cursor)
-            case (.double, .integer): return Self.visit(DoubleTest(first), IntegerTest(second), guarded: guarded, visitor, cursor)
-            case (.double, .double): return Self.visit(DoubleTest(first), DoubleTest(second), guarded: guarded, visitor, cursor)
-            default: return visitor.visit(self, cursor)
+            case (.integer, _): return Self.visit(IntegerTest(first), DoubleTest(second), guarded: guarded, visitor, cursor)
+            case (_, .integer): return Self.visit(DoubleTest(first), IntegerTest(second), guarded: guarded, visitor, cursor)
+            default: return Self.visit(DoubleTest(first), DoubleTest(second), guarded: guarded, visitor, cursor)
             }
         default:
             return visitor.visit(self, cursor)

@@ -91,7 +91,7 @@ enum TableScan {
                 return keys
             })
         {
-            database.splitScanCount += 1
+            database.noteSplitScan()
             return found + more
         }
         guard let next = try? cursor.seek(atLeast: rest) else { return found }

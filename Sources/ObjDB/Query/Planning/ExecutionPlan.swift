@@ -1,0 +1,101 @@
+/// How one evaluation of a query runs: where its candidates come from, how each is tested, what
+/// is kept of the matches, and what happens after. ``QueryPlanner/executionPlan(_:)`` chooses it,
+/// in one place; ``QueryExecutor`` runs it; ``Results/explain()`` prints it.
+///
+/// ```text
+/// table scan of Person, row test: two number tests (branch-free), may split among threads
+/// then: keep the best 10 by score (heap), limit 10
+/// ```
+struct ExecutionPlan: CustomStringConvertible {
+    /// Where the candidates come from.
+    enum Access {
+        /// Nothing can match: the predicate is always false, or the limit is 0.
+        case nothing
+        /// Every row of the class's table, in object-key order.
+        case table
+        /// The object keys an index or the primary-key table selects (``QueryPlan``), ascending.
+        case index(QueryPlan)
+        /// The objects of a list or set, or the origins of linking objects, in their order.
+        case elements
+    }
+
+    /// How a candidate is tested.
+    enum Test {
+        /// Every candidate matches: there is no filter, or an index answers it whole (an exact
+        /// index's candidates are the matches; a cut key's are tested in full).
+        case none
+        /// The filter reads the row alone: a loop compiled for its shape (``RowFilter``).
+        case row(RowFilter)
+        /// The filter follows links, collections or linking objects, or reads the object key:
+        /// closures compiled once per evaluation (``QueryEvaluator/compileForms(_:)``).
+        case general(BoundPredicate)
+    }
+
+    /// What is kept of the matches as the access visits them.
+    enum Gathering {
+        /// Every match's key, in access order.
+        case all
+        /// The first `n` matches' keys, in access order; the access stops there (unsorted
+        /// results with a limit, `first`, `isEmpty`).
+        case first(Int)
+        /// Every match's key and sort values (``SortValues``), for a sort after the access.
+        case sortValues
+        /// The best `n` of a sort by one number, date or bool column of the class, in a bounded
+        /// heap (``TopWords``): a sorted prefix neither keeps every match nor sorts them all.
+        case best(Int)
+    }
+
+    /// Where the candidates come from.
+    var access: Access
+    /// How each candidate is tested.
+    var test: Test
+    /// What is kept of the matches.
+    var gathering: Gathering
+    /// Whether a table scan may be split among threads (``ParallelScan``), which happens when
+    /// the table is large enough, the database reads a snapshot and reader slots are free.
+    var mayRunInParallel: Bool
+    /// The sort, bound: empty for access order.
+    var sort: [(path: BoundPath, ascending: Bool)]
+    /// The key paths of `distinct(by:)`, applied after sorting.
+    var distinct: [String]
+    /// The most matches returned, after sorting and distinct.
+    var limit: Int?
+    /// The class queried.
+    let className: String
+
+    /// A plan that returns nothing.
+    static func nothing(_ className: String) -> ExecutionPlan {
+        ExecutionPlan(access: .nothing, test: .none, gathering: .all, mayRunInParallel: false, sort: [], distinct: [], limit: nil, className: className)
+    }
+
+    /// The plan, one step per line.
+    var description: String {
+        var first: String
+        switch access {
+        case .nothing: return "no candidates: nothing can match"
+        case .table: first = "table scan of \(className)"
+        case .index(let plan): first = "\(plan) of \(className)" + (plan.covers ? " (answers the whole filter; exact keys need no test)" : "")
+        case .elements: first = "the elements of a collection of \(className) objects, in their order"
+        }
+        switch test {
+        case .none: first += ", no test"
+        case .row(let filter): first += ", row test: \(filter.shape)"
+        case .general: first += ", compiled test of the whole filter"
+        }
+        if mayRunInParallel { first += ", may split among threads" }
+        var then: [String] = []
+        switch gathering {
+        case .all: break
+        case .first(let n): then.append("stop at the first \(n) match\(n == 1 ? "" : "es")")
+        case .sortValues: then.append("sort by \(sortDescription)")
+        case .best(let n): then.append("keep the best \(n) by \(sortDescription) (heap)")
+        }
+        if !distinct.isEmpty { then.append("distinct by \(distinct.joined(separator: ", "))") }
+        if let limit { then.append("limit \(limit)") }
+        return then.isEmpty ? first : first + "\nthen: " + then.joined(separator: ", ")
+    }
+
+    private var sortDescription: String {
+        sort.map { "\($0.path.text) \($0.ascending ? "ascending" : "descending")" }.joined(separator: ", ")
+    }
+}
