@@ -20,7 +20,11 @@ let package = Package(
         // CRC-32C with the CPU's CRC instructions, for row and meta checksums: a header of
         // inline functions, compiled by the Swift module that imports it.
         .systemLibrary(name: "CObjDBChecksum"),
-        .target(name: "ObjDB", dependencies: ["CLMDB", "CObjDBChecksum"]),
+        .target(
+            name: "ObjDB", dependencies: ["CLMDB", "CObjDBChecksum"],
+            // Fast paths checked against their slow twins (see FastPaths); `swift test` builds debug.
+            swiftSettings: [.define("OBJDB_INTERNAL_CHECKS", .when(configuration: .debug))]
+        ),
         .executableTarget(
             name: "objdb",
             dependencies: ["ObjDB", .product(name: "ArgumentParser", package: "swift-argument-parser")]

@@ -35,7 +35,7 @@ struct KeyDistanceHint {
     /// The object key to try for `primaryKey`, or `nil` while the distance is not trusted.
     @inline(__always)
     func guess(_ primaryKey: Int64) -> UInt64? {
-        guard agreements >= required || guessesAlways, let distance else { return nil }
+        guard agreements >= required || guessesAlways, let distance, FastPaths.enabled.contains(.keyGuesses) else { return nil }
         return UInt64(bitPattern: primaryKey) &+ distance
     }
 

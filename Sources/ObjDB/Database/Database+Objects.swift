@@ -59,8 +59,15 @@ extension Database {
             // Objects added in key order: the row at the guessed key is the object if it holds
             // the key (primary keys are unique), and the primary-key table is not searched.
             if let guess = info.keyDistance.guess(integer) {
-                if let row = fetchRow(info, key: guess, txn: txn), Self.primaryKey(of: row, info) == integer {
+                if let row = fetchRow(info, key: guess, txn: txn),
+                    Self.primaryKey(of: row, info) == integer || FastPaths.broken.contains(.keyGuesses)
+                {
                     info.keyDistance.confirm()
+                    #if OBJDB_INTERNAL_CHECKS
+                    var encoded = KeyEncoding.IntegerKey(integer)
+                    let stored = withUnsafeBytes(of: &encoded) { try? objectKey(forWholePrimaryKey: $0, table, txn: txn) }
+                    internalCheck(stored == guess, "the guessed object key \(guess) of '\(info.name)' primary key \(integer) is not the primary-key table's \(String(describing: stored))")
+                    #endif
                     return materialize(type, info, key: guess, row: row)
                 }
                 info.keyDistance.distrust()

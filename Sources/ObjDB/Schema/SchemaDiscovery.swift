@@ -149,6 +149,9 @@ enum SchemaDiscovery {
         let schema = ObjectSchema(
             className: className, properties: properties, isEmbedded: type is EmbeddedObject.Type)
         try SchemaValidation.validate(schema)
+        #if OBJDB_INTERNAL_CHECKS
+        checkAgainstMirror(prototype, fields)
+        #endif
         return ClassLayout(
             type: type, fields: fields, schema: schema, prototype: prototype,
             onlyPersistedFields: otherFields == baseFields, linkedTypes: linkedTypes)
@@ -218,3 +221,38 @@ private final class LayoutCache: @unchecked Sendable {
         }
     }
 }
+
+#if OBJDB_INTERNAL_CHECKS
+extension SchemaDiscovery {
+    /// Internal check of the field offsets `_forEachField` gave against `Mirror`, the slow way to
+    /// the same fields: the `@Persisted` fields in the same order, and each value read through its
+    /// offset equal to the wrapper's value `Mirror` finds (for plain values; a collection's or
+    /// link's description would name object identities).
+    static func checkAgainstMirror(_ prototype: ObjectBase, _ fields: [FieldLayout]) {
+        var chain: [Mirror] = []
+        var mirror: Mirror? = Mirror(reflecting: prototype)
+        while let current = mirror {
+            chain.append(current)
+            mirror = current.superclassMirror
+        }
+        var mirrored: [(name: String, value: Any?)] = []
+        for level in chain.reversed() {
+            for child in level.children where type(of: child.value) is any PersistedField.Type {
+                var name = child.label ?? ""
+                if name.hasPrefix("_") { name.removeFirst() }
+                let value = Mirror(reflecting: child.value).children.first { $0.label == "_value" }?.value
+                mirrored.append((name, value))
+            }
+        }
+        internalCheck(
+            mirrored.map(\.name) == fields.map(\.name),
+            "the @Persisted fields of \(type(of: prototype)) found by offset (\(fields.map(\.name))) are not Mirror's (\(mirrored.map(\.name)))")
+        for (field, mirror) in zip(fields, mirrored) where field.relationship == nil {
+            internalCheck(
+                String(describing: field.value(in: prototype))
+                    == String(describing: (mirror.value as? any _Persistable).flatMap { $0._objdbAnyValue }),
+                "the default of \(type(of: prototype)).\(field.name) read at its offset is not the value Mirror finds")
+        }
+    }
+}
+#endif

@@ -335,7 +335,11 @@ extension Database {
             for entry in context.keyUpdates.entries where entry.add {
                 // Secondary-index entries are written later, grouped (see `PendingIndexEntries`).
                 if !entry.isPrimary {
-                    context.pendingIndex.add(entry.table, key: buffer.bytes(entry.range), objectKey: key)
+                    if FastPaths.enabled.contains(.groupedIndexWrites) {
+                        context.pendingIndex.add(entry.table, key: buffer.bytes(entry.range), objectKey: key)
+                    } else {
+                        _ = try context.withInsertCursor(entry.table, txn) { try $0.put(key: buffer.bytes(entry.range), value: value) }
+                    }
                     continue
                 }
                 // The primary-key entry, first; `.noOverwrite` refuses a taken key. Through the

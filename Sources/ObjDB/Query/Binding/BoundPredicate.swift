@@ -29,6 +29,10 @@ final class BoundComparison {
     let type: PropertyType
     /// For a left side that is one value column of the object: the column (the fast path).
     let simpleColumn: Int?
+    /// For `SUBQUERY(…).@count`: the subquery's predicate compiled once (``QueryEvaluator/compileForms(_:)``),
+    /// when the first row is tested. The general test runs on one thread only.
+    var compiledSubquery: QueryEvaluator.Compiled?
+
     /// For `IN` on a list of constants without string options: the constants as a hash set,
     /// built when the first row is tested (an `IN` that an index answers tests none).
     lazy var inSet: ComparandSet? = {

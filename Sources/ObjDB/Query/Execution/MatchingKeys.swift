@@ -1,3 +1,5 @@
+import Foundation
+
 /// The keys of the rows that pass a test, gathered by a table scan without a branch on each
 /// row's outcome (``TableScan/allKeys(from:_:through:passing:)``).
 ///
@@ -24,6 +26,9 @@ struct MatchingKeys<Predicate: RowPredicate>: RowSink {
         self.predicate = predicate
         capacity = 1024
         base = .allocate(capacity: capacity)
+        #if OBJDB_INTERNAL_CHECKS
+        LiveKeyBuffers.shared.opened(base)
+        #endif
     }
 
     /// Tests `row` and keeps `key` if it passes; the walk goes on.
@@ -43,13 +48,40 @@ struct MatchingKeys<Predicate: RowPredicate>: RowSink {
     private static func doubled(_ base: UnsafeMutablePointer<UInt64>, count: Int, capacity: Int) -> (UnsafeMutablePointer<UInt64>, Int) {
         let bigger = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity * 2)
         bigger.moveInitialize(from: base, count: count)
+        #if OBJDB_INTERNAL_CHECKS
+        LiveKeyBuffers.shared.closed(base)
+        LiveKeyBuffers.shared.opened(bigger)
+        #endif
         base.deallocate()
         return (bigger, capacity * 2)
     }
 
     /// The keys gathered, in the order the scan found them; frees the buffer.
     consuming func finish() -> [UInt64] {
+        #if OBJDB_INTERNAL_CHECKS
+        LiveKeyBuffers.shared.closed(base)
+        #endif
         defer { base.deallocate() }
         return Array(UnsafeBufferPointer(start: base, count: count))
     }
 }
+
+#if OBJDB_INTERNAL_CHECKS
+/// Internal check that every ``MatchingKeys`` buffer is finished exactly once: the buffers
+/// allocated and not yet finished. Finishing one that is not here (a second copy finishing, or
+/// one already finished) stops the program.
+final class LiveKeyBuffers: @unchecked Sendable {
+    static let shared = LiveKeyBuffers()
+    private let lock = NSLock()
+    private var live: Set<UInt> = []
+
+    func opened(_ base: UnsafeMutablePointer<UInt64>) {
+        lock.withLock { _ = live.insert(UInt(bitPattern: base)) }
+    }
+
+    func closed(_ base: UnsafeMutablePointer<UInt64>) {
+        let known = lock.withLock { live.remove(UInt(bitPattern: base)) != nil }
+        internalCheck(known, "a MatchingKeys buffer was finished twice, or by a copy")
+    }
+}
+#endif

@@ -43,7 +43,8 @@ struct ParallelScan {
     /// (``ReadTransaction/sameVersion()``).
     init?(_ database: Database, _ info: ClassInfo) {
         let threads = database.configuration.maximumQueryThreads
-        guard threads > 1, database.writeContext == nil, let snapshot = database.snapshot else { return nil }
+        guard threads > 1, FastPaths.enabled.contains(.parallelScans), database.writeContext == nil, let snapshot = database.snapshot
+        else { return nil }
         let txn = snapshot.txn
         guard let rows = try? txn.entryCount(info.objectsTable) else { return nil }
         let parts = Swift.min(threads * Self.partsPerThread, rows / Self.minimumRowsPerPart)

@@ -89,7 +89,10 @@ struct QueryEvaluator {
         }
     }
 
-    /// Whether the object `key` with row `row` matches.
+    /// Whether the object `key` with row `row` matches: the reference interpreter, which walks the
+    /// predicate for every row and compares every value through ``QueryScalar``, never through a
+    /// ``ColumnTest`` or a compiled closure. Queries do not run it; the differential tests and the
+    /// internal checks compare the compiled forms and the row kernels with it.
     func matches(_ predicate: BoundPredicate, key: UInt64, row: RowView) -> Bool {
         switch predicate {
         case .constant(let value):
@@ -103,14 +106,16 @@ struct QueryEvaluator {
         case .not(let operand):
             return !matches(operand, key: key, row: row)
         case .comparison(let comparison):
-            if let test = comparison.columnTest { return test.holds(row) }
-            return evaluate(comparison, key: key, row: row)
+            return evaluate(comparison, key: key, row: row, reference: true)
         }
     }
 
     // MARK: Comparisons
 
-    func evaluate(_ c: BoundComparison, key: UInt64, row: RowView) -> Bool {
+    /// Whether comparison `c` holds for the object `key` with row `row`. The compiled forms call
+    /// it for comparisons that are not column tests; the reference interpreter (`reference`)
+    /// for every comparison, and then evaluates subqueries with itself too.
+    func evaluate(_ c: BoundComparison, key: UInt64, row: RowView, reference: Bool = false) -> Bool {
         if let column = c.simpleColumn { return test(c, QueryScalar(row.column(column), c.type), key: key, row: row) }
         switch c.left {
         case .path(let path):
@@ -140,10 +145,19 @@ struct QueryEvaluator {
         case .subqueryCount(let path, let inner):
             var count: Int64 = 0
             if let element = path.leafInfo {
+                let compiled: Compiled
+                if reference {
+                    compiled = { evaluator, key, row in evaluator.matches(inner, key: key, row: row) }
+                } else if let existing = c.compiledSubquery {
+                    compiled = existing
+                } else {
+                    compiled = Self.compileForms(inner).compiled
+                    c.compiledSubquery = compiled
+                }
                 _ = walk(path, 0, key, row) { read in
                     if case .value(let bytes) = read, bytes.count == 8 {
                         let elementKey = bytes.loadUnaligned(as: UInt64.self)
-                        if let elementRow = fetch(element, elementKey), matches(inner, key: elementKey, row: elementRow) { count += 1 }
+                        if let elementRow = fetch(element, elementKey), compiled(self, elementKey, elementRow) { count += 1 }
                     }
                     return true
                 }

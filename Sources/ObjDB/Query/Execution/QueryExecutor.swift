@@ -18,6 +18,15 @@ struct QueryExecutor {
 
     /// The matching object keys, in result order.
     func run(_ plan: ExecutionPlan) -> [UInt64] {
+        let keys = runPlan(plan)
+        #if OBJDB_INTERNAL_CHECKS
+        checkAgainstReference(plan, keys)
+        #endif
+        return keys
+    }
+
+    /// ``run(_:)`` without the internal check.
+    private func runPlan(_ plan: ExecutionPlan) -> [UInt64] {
         var matches = Matches(plan)
         switch plan.access {
         case .nothing: return []
@@ -182,7 +191,7 @@ struct QueryExecutor {
     }
 
     /// The sort key values of `keys`, read from their rows, `paths.count` per key.
-    private func sortKeyValues(_ keys: [UInt64], _ paths: [(BoundPath, Bool)]) -> [QueryScalar] {
+    func sortKeyValues(_ keys: [UInt64], _ paths: [(BoundPath, Bool)]) -> [QueryScalar] {
         var values: [QueryScalar] = []
         values.reserveCapacity(keys.count * paths.count)
         for key in keys {
@@ -196,7 +205,7 @@ struct QueryExecutor {
     }
 
     /// `keys` without those whose values at `names` equal an earlier key's.
-    private func distinct(_ keys: [UInt64], _ names: [String]) -> [UInt64] {
+    func distinct(_ keys: [UInt64], _ names: [String]) -> [UInt64] {
         let binder = PredicateBinder(rootClass: info.name, database: database, rootInfo: info)
         var paths: [BoundPath] = []
         for name in names {

@@ -159,14 +159,18 @@ final class RowFilter: RowPredicate {
     private let rest: QueryEvaluator.RowTest?
     /// The comparisons whose constants the tests borrow.
     private let owners: [BoundComparison]
+    /// The predicate the filter was made from (`nil` for the filter every row passes): what the
+    /// reference interpreter evaluates when internal checks compare a scan with it.
+    let source: BoundPredicate?
 
     /// A filter that every row passes.
     convenience init() {
-        self.init(comparisons: [], rest: nil)
+        self.init(comparisons: [], rest: nil, source: nil)
     }
 
     /// A filter of `comparisons` (each with a ``BoundComparison/columnTest``) and `rest`.
-    private init(comparisons: [BoundComparison], rest: QueryEvaluator.RowTest?) {
+    private init(comparisons: [BoundComparison], rest: QueryEvaluator.RowTest?, source: BoundPredicate?) {
+        self.source = source
         tests = .allocate(capacity: comparisons.count)
         _ = tests.initialize(from: comparisons.compactMap(\.columnTest))
         self.rest = rest
@@ -199,7 +203,7 @@ final class RowFilter: RowPredicate {
             guard let test = QueryEvaluator.compileForms(others.count == 1 ? others[0] : .and(others)).rowTest else { return nil }
             rest = test
         }
-        self.init(comparisons: comparisons, rest: rest)
+        self.init(comparisons: comparisons, rest: rest, source: predicate)
     }
 
     /// Whether `row` passes.
@@ -275,6 +279,18 @@ final class RowFilter: RowPredicate {
     /// ``RowPredicateVisitor``). The shapes borrow the filter's constants, which the filter keeps
     /// alive through this call, and so through the visit.
     func specialized<Visitor: RowPredicateVisitor>(_ visitor: Visitor, _ cursor: borrowing Cursor) -> Visitor.Result {
+        #if OBJDB_INTERNAL_CHECKS
+        // Each kernel is checked against the filter's general loop, row by row.
+        return checkedKernels(visitor, cursor)
+        #else
+        return kernels(visitor, cursor)
+        #endif
+    }
+
+    /// ``specialized(_:_:)`` without checks: the filter's shape, or the filter itself when the
+    /// kernels are switched off (``FastPaths/rowKernels``).
+    private func kernels<Visitor: RowPredicateVisitor>(_ visitor: Visitor, _ cursor: borrowing Cursor) -> Visitor.Result {
+        guard FastPaths.enabled.contains(.rowKernels) else { return visitor.visit(self, cursor) }
         let (kernel, first, second) = kernelAndTests
         switch (kernel, first, second) {
         case (.bytesEquality, let test?, nil): return visitor.visit(BytesEquality(test), cursor)
@@ -291,6 +307,23 @@ final class RowFilter: RowPredicate {
             return visitor.visit(self, cursor)
         }
     }
+
+    #if OBJDB_INTERNAL_CHECKS
+    /// ``kernels(_:_:)`` with each kernel wrapped in ``CheckedKernel``.
+    private func checkedKernels<Visitor: RowPredicateVisitor>(_ visitor: Visitor, _ cursor: borrowing Cursor) -> Visitor.Result {
+        kernels(CheckingVisitor(inner: visitor, reference: self), cursor)
+    }
+
+    /// Hands the inner visitor each kernel wrapped with its reference.
+    private struct CheckingVisitor<Inner: RowPredicateVisitor>: RowPredicateVisitor {
+        let inner: Inner
+        let reference: RowFilter
+
+        func visit<Predicate: RowPredicate>(_ predicate: Predicate, _ cursor: borrowing Cursor) -> Inner.Result {
+            inner.visit(CheckedKernel(kernel: predicate, reference: reference), cursor)
+        }
+    }
+    #endif
 
     /// `visitor`'s scan with both tests, `first` guarding `second` or not.
     private static func visit<First: RowPredicate, Second: RowPredicate, Visitor: RowPredicateVisitor>(

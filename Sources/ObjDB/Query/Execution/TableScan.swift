@@ -18,6 +18,9 @@ enum TableScan {
         let last: UInt64
 
         func visit<Predicate: RowPredicate>(_ predicate: Predicate, _ cursor: borrowing Cursor) -> [UInt64] {
+            guard FastPaths.enabled.contains(.branchFreeScans) else {
+                return TableScan.keys(from: entry, cursor, through: last, passing: predicate)
+            }
             var keys = MatchingKeys(predicate)
             cursor.forEachRow(from: entry, through: last, into: &keys)
             return keys.finish()

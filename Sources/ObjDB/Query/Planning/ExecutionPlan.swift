@@ -62,10 +62,18 @@ struct ExecutionPlan: CustomStringConvertible {
     var limit: Int?
     /// The class queried.
     let className: String
+    /// The whole filter, bound (`nil` without one): what the reference interpreter evaluates
+    /// when internal checks compare the plan's answer with it.
+    var filter: BoundPredicate?
+    /// Whether the candidates come from a collection or linking objects (even when the plan
+    /// reads nothing).
+    var readsElements = false
 
-    /// A plan that returns nothing.
-    static func nothing(_ className: String) -> ExecutionPlan {
-        ExecutionPlan(access: .nothing, test: .none, gathering: .all, mayRunInParallel: false, sort: [], distinct: [], limit: nil, className: className)
+    /// The plan with nothing to read: no object can match.
+    var readingNothing: ExecutionPlan {
+        var plan = self
+        plan.access = .nothing
+        return plan
     }
 
     /// The plan, one step per line.

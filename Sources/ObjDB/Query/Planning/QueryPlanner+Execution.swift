@@ -20,8 +20,10 @@ extension QueryPlanner {
         let unordered = query.sort.isEmpty && query.distinct.isEmpty
         var plan = ExecutionPlan(
             access: .table, test: .none, gathering: .all, mayRunInParallel: false,
-            sort: sort.map { (path: $0.0, ascending: $0.1) }, distinct: query.distinct, limit: limit, className: info.name)
-        if limit == 0 && unordered { return .nothing(info.name) }
+            sort: sort.map { (path: $0.0, ascending: $0.1) }, distinct: query.distinct, limit: limit, className: info.name,
+            filter: predicate)
+        if case .table = query.source {} else { plan.readsElements = true }
+        if limit == 0 && unordered { return plan.readingNothing }
         if let limit, unordered {
             plan.gathering = .first(limit)
         } else if !sort.isEmpty {
@@ -45,7 +47,7 @@ extension QueryPlanner {
         let access = self.plan(predicate, info, txn: txn)
         switch access.access {
         case .none:
-            return .nothing(info.name)
+            return plan.readingNothing
         case .scan:
             if let filter = RowFilter(predicate) {
                 plan.test = .row(filter)

@@ -20,10 +20,13 @@ extension Results {
         /// For evaluated queries: the matching keys, walked in order.
         private let keys: [UInt64]?
         private var position = 0
+        /// Whether objects may be reused for later rows (``FastPaths/objectRecycling``).
+        private let recyclesObjects: Bool
 
         init(database: Database, info: ClassInfo?, keys: [UInt64]? = nil) {
             self.database = database
             self.info = info
+            recyclesObjects = (info?.canRecycleObjects ?? false) && FastPaths.enabled.contains(.objectRecycling)
             infoRef = info.map { Unmanaged.passUnretained($0) }
             self.keys = keys
         }
@@ -121,8 +124,13 @@ extension Results {
             // unowned reference elsewhere): no allocation, initialisation or deallocation per row.
             // Classes with plain stored properties are never reused, since those would carry
             // values from one object to the next.
-            let recycles = info._withUnsafeGuaranteedRef { $0.canRecycleObjects }
+            let recycles = recyclesObjects
             if recycles, var object = recycled.take(), ObjectBase._objdbIsOnlyReference(&object), object._objdbHasInfo(info) {
+                #if OBJDB_INTERNAL_CHECKS
+                // The runtime's reference counts said nobody else holds it; Swift's own test of the
+                // strong count must agree.
+                internalCheck(isKnownUniquelyReferenced(&object), "an object reused by iteration is still referenced elsewhere")
+                #endif
                 database.reattach(object, key: key, row: row)
                 recycled = object
                 return object

@@ -63,7 +63,7 @@ final class Environment: @unchecked Sendable {
     /// application bundle or a read-only container image). Nothing then isolates its readers
     /// from a writer in another process; ObjDB assumes there is none.
     let isLockless: Bool
-    #if DEBUG
+    #if OBJDB_INTERNAL_CHECKS
     /// Tests only: the key of a row whose leaf node walks treat as unreadable, so that the
     /// cursor takes over from it (``RowWalk``).
     var refusedLeafKeyForTesting: UInt64?

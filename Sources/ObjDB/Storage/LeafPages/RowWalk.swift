@@ -103,7 +103,7 @@ struct RowWalk {
     @inline(__always)
     private func readableNode(_ page: LeafPage, at index: Int, _ cursor: borrowing Cursor) -> LeafPage.Node? {
         let node = page.node(at: index)
-        #if DEBUG
+        #if OBJDB_INTERNAL_CHECKS
         if case .row(let key, _)? = node, key == cursor.refusedLeafKey { return nil }
         #endif
         return node
@@ -136,6 +136,9 @@ struct RowWalk {
         guard let current = entry else { return nil }
         let key = current.objectKey
         if pageSize != 0, let page = LeafPage(holding: current, pageSize: pageSize), page.mapStart == mapStart ?? page.mapStart {
+            #if OBJDB_INTERNAL_CHECKS
+            Self.checkAgainstCursor(page, cursor, standingAt: key)
+            #endif
             self.page = page
             mapStart = page.mapStart
             pagesRead += 1
@@ -150,6 +153,24 @@ struct RowWalk {
         return (key, current.value)
     }
 }
+
+#if OBJDB_INTERNAL_CHECKS
+extension RowWalk {
+    /// Internal check of the page walk against its slow twin: every row of `page` after the one
+    /// the cursor stands on, read in place, must be what the cursor reads for its key (the same
+    /// bytes in the map). The cursor is put back on `key` afterwards.
+    static func checkAgainstCursor(_ page: LeafPage, _ cursor: borrowing Cursor, standingAt key: UInt64) {
+        for index in (page.index + 1)..<max(page.index + 1, page.count) {
+            guard case .row(let rowKey, let value)? = page.node(at: index) else { continue }
+            let entry = try? cursor.seek(exactly: rowKey)
+            internalCheck(
+                entry?.value.baseAddress == value.baseAddress && entry?.value.count == value.count,
+                "the row of key \(rowKey) read in place from its leaf page is not what the cursor reads")
+        }
+        _ = try? cursor.seek(exactly: key)
+    }
+}
+#endif
 
 /// What a walk hands its rows to (``Cursor/forEachRow(from:through:into:)``).
 protocol RowSink {

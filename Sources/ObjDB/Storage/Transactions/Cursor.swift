@@ -24,20 +24,22 @@ struct Cursor: ~Copyable {
     /// The file's page size if ``forEachRow(from:through:_:)`` may read leaf pages in place
     /// (``LeafPage``), else 0.
     let leafPageSize: Int
-    #if DEBUG
+    #if OBJDB_INTERNAL_CHECKS
     /// Tests only: see ``Environment/refusedLeafKeyForTesting``.
     let refusedLeafKey: UInt64?
     #endif
 
-    /// Opens a cursor on `table` in `txn`.
-    init(_ txn: Txn, _ table: Table) throws {
+    /// Opens a cursor on `table` in `txn`; with `readsLeafPages` false, row walks step the
+    /// cursor row by row (the slow twin internal checks compare the page walk with).
+    init(_ txn: Txn, _ table: Table, readsLeafPages: Bool = true) throws {
         var cursor: OpaquePointer?
         try lmdbCheck(mdb_cursor_open(txn.handle, table.dbi, &cursor), "mdb_cursor_open", path: txn.environment.path)
         guard let cursor else { throw ObjDBError(.storage, "mdb_cursor_open returned no handle") }
         handle = cursor
         environment = txn.environment
-        leafPageSize = txn.isReadOnly && txn.environment.readsLeafPages ? txn.environment.pageSize : 0
-        #if DEBUG
+        let inPlace = readsLeafPages && txn.isReadOnly && txn.environment.readsLeafPages && FastPaths.enabled.contains(.leafPages)
+        leafPageSize = inPlace ? txn.environment.pageSize : 0
+        #if OBJDB_INTERNAL_CHECKS
         refusedLeafKey = txn.environment.refusedLeafKeyForTesting
         #endif
     }

@@ -1,0 +1,101 @@
+import Foundation
+
+/// ObjDB's fast paths, each of which can be switched off on its own, so that a wrong answer can
+/// be traced to one of them (see `Docs/Architecture.md`, "Fast paths and their checks").
+///
+/// Every fast path has a slow twin that gives the same answer: switching one off makes ObjDB use
+/// the twin. Set the environment variable `OBJDB_DISABLE_FAST_PATHS` to a comma-separated list of
+/// names (or `all`) before the process first uses ObjDB:
+///
+/// ```sh
+/// OBJDB_DISABLE_FAST_PATHS=leafPages,rowKernels swift test --filter QueryDifferentialTests
+/// ```
+///
+/// Builds with internal checks (`OBJDB_INTERNAL_CHECKS`, on in debug builds, so `swift test`
+/// runs with them) also compare each fast path with its twin where it runs and stop with
+/// "Internal check failed" on any difference (``internalCheck(_:_:file:line:)``).
+struct FastPaths: OptionSet, Sendable {
+    let rawValue: UInt32
+
+    init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// Table scans read LMDB's leaf pages in place (``LeafPage``, ``RowWalk``) rather than
+    /// stepping the cursor row by row.
+    static let leafPages = FastPaths(rawValue: 1 << 0)
+    /// Integer primary-key lookups read the row at a guessed object key (``KeyDistanceHint``)
+    /// rather than searching the primary-key table.
+    static let keyGuesses = FastPaths(rawValue: 1 << 1)
+    /// Row tests run in loops compiled for the filter's shape (``RowFilter/Kernel``) rather than
+    /// through the filter's general loop.
+    static let rowKernels = FastPaths(rawValue: 1 << 2)
+    /// Full scans gather keys without a branch on each row's outcome (``MatchingKeys``) rather
+    /// than appending matches one by one.
+    static let branchFreeScans = FastPaths(rawValue: 1 << 3)
+    /// Large table scans split among threads (``ParallelScan``).
+    static let parallelScans = FastPaths(rawValue: 1 << 4)
+    /// Iteration re-points an object nobody else holds at the next row (``ResultsIterator``)
+    /// rather than allocating a new one.
+    static let objectRecycling = FastPaths(rawValue: 1 << 5)
+    /// A write transaction logs new index entries and writes them grouped by value
+    /// (``PendingIndexEntries``) rather than one put each.
+    static let groupedIndexWrites = FastPaths(rawValue: 1 << 6)
+
+    /// Every fast path, with the name `OBJDB_DISABLE_FAST_PATHS` knows it by.
+    static let named: [(name: String, path: FastPaths)] = [
+        ("leafPages", .leafPages), ("keyGuesses", .keyGuesses), ("rowKernels", .rowKernels),
+        ("branchFreeScans", .branchFreeScans), ("parallelScans", .parallelScans),
+        ("objectRecycling", .objectRecycling), ("groupedIndexWrites", .groupedIndexWrites),
+    ]
+
+    /// Every fast path.
+    static let all = FastPaths(named.map(\.path))
+
+    /// The fast paths from a comma-separated list of names (`all` for every one); unknown names
+    /// are ignored.
+    init(names list: String) {
+        var paths: FastPaths = []
+        for name in list.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            if name == "all" { paths = .all }
+            if let found = Self.named.first(where: { $0.name == name }) { paths.insert(found.path) }
+        }
+        self = paths
+    }
+
+    /// The fast paths in use: all but those `OBJDB_DISABLE_FAST_PATHS` names, read once.
+    static let enabled: FastPaths = {
+        let disabled = ProcessInfo.processInfo.environment["OBJDB_DISABLE_FAST_PATHS"].map { FastPaths(names: $0) } ?? []
+        return FastPaths.all.subtracting(disabled)
+    }()
+
+    /// Tests only: fast paths made to give a wrong answer, so that a test can see the internal
+    /// check catch it (`OBJDB_BREAK_FAST_PATHS`, same names). Empty without internal checks.
+    static let broken: FastPaths = {
+        #if OBJDB_INTERNAL_CHECKS
+        return ProcessInfo.processInfo.environment["OBJDB_BREAK_FAST_PATHS"].map { FastPaths(names: $0) } ?? []
+        #else
+        return []
+        #endif
+    }()
+}
+
+/// Whether this build compares fast paths with their slow twins (``FastPaths``).
+var internalChecksEnabled: Bool {
+    #if OBJDB_INTERNAL_CHECKS
+    return true
+    #else
+    return false
+    #endif
+}
+
+/// Stops the program with "Internal check failed" and `message` unless `condition` holds: a fast
+/// path disagreed with its slow twin, or an invariant the code relies on did not hold — an ObjDB
+/// bug. Call it only inside `#if OBJDB_INTERNAL_CHECKS`, so release builds pay nothing.
+@inline(__always)
+func internalCheck(
+    _ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String,
+    file: StaticString = #fileID, line: UInt = #line
+) {
+    if _slowPath(!condition()) {
+        objdbFatal("Internal check failed: \(message()) (an ObjDB bug; please report it)", file: file, line: line)
+    }
+}

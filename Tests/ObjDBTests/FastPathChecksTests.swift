@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+@testable import ObjDB
+import ObjDBTestModels
+
+/// The fast paths are checked against their slow twins in builds with internal checks (`swift
+/// test` builds them), and each can be switched off on its own (`OBJDB_DISABLE_FAST_PATHS`).
+/// Each test runs in a child process: the switches are read once per process.
+struct FastPathChecksTests {
+    /// A database of people added in primary-key order, then a few added out of order.
+    static func populate(_ directory: TemporaryDirectory) throws -> Database {
+        let db = try directory.open([Person.self])
+        try db.write {
+            for i in 1...200 { try db.add(person(i, "name \(i % 13)", age: i % 90)) }
+            // Ids 300 down to 291 get keys 201 to 210: the distance of ids 1…200 is wrong for them.
+            for i in stride(from: 300, through: 291, by: -1) { try db.add(person(i, "late \(i)", age: i % 90)) }
+        }
+        return db
+    }
+
+    @Test func aWrongRowKernelIsCaughtByTheInternalCheck() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            setenv("OBJDB_BREAK_FAST_PATHS", "rowKernels", 1)
+            let directory = TemporaryDirectory()
+            let db = try FastPathChecksTests.populate(directory)
+            _ = try db.objects(Person.self).filter("age > 50").count
+        }
+        let message = result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
+        #expect(message.contains("Internal check failed: the row kernel"), "\(message)")
+        #expect(message.contains("disagrees with the filter's general loop"), "\(message)")
+    }
+
+    @Test func aWrongKeyGuessIsCaughtByTheInternalCheck() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            setenv("OBJDB_BREAK_FAST_PATHS", "keyGuesses", 1)
+            let directory = TemporaryDirectory()
+            let db = try FastPathChecksTests.populate(directory)
+            // Lookups in key order teach the distance; then a key stored out of order is guessed,
+            // and the broken guess takes the row at the guessed key without checking it.
+            for id in 1...10 { _ = db.object(ofType: Person.self, forPrimaryKey: id) }
+            _ = db.object(ofType: Person.self, forPrimaryKey: 205)
+        }
+        let message = result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
+        #expect(message.contains("Internal check failed: the guessed object key"), "\(message)")
+    }
+
+    /// With every fast path switched off, every query gives what it gives with them on, and
+    /// the internal checks (which compare the plan's answer with the reference interpreter)
+    /// pass too.
+    @Test func everyFastPathSwitchedOffGivesTheSameAnswers() async {
+        await #expect(processExitsWith: .success) {
+            setenv("OBJDB_DISABLE_FAST_PATHS", "all", 1)
+            guard FastPaths.enabled.isEmpty else { exit(10) }
+            let directory = TemporaryDirectory()
+            let db = try FastPathChecksTests.populate(directory)
+            let people = db.objects(Person.self)
+            guard try people.filter("age > 50").count == (1...200).filter({ $0 % 90 > 50 }).count + (291...300).filter({ $0 % 90 > 50 }).count else { exit(11) }
+            guard try people.filter("age > 50 AND age < 60").sorted(by: \.age).prefix(3).map(\.id) == [51, 141, 52] else { exit(12) }
+            guard db.object(ofType: Person.self, forPrimaryKey: 205) == nil,
+                db.object(ofType: Person.self, forPrimaryKey: 295)?.name == "late 295"
+            else { exit(13) }
+            guard Array(people).count == 210 else { exit(14) }
+        }
+    }
+
+    @Test func switchNamesParse() {
+        #expect(FastPaths(names: "leafPages, keyGuesses") == [.leafPages, .keyGuesses])
+        #expect(FastPaths(names: "all") == .all)
+        #expect(FastPaths(names: "nonsense,rowKernels") == .rowKernels)
+        #expect(FastPaths(names: "") == [])
+        #expect(FastPaths.named.count == 7)
+    }
+}
