@@ -47,6 +47,7 @@ extension Database {
     ///   of class layouts.
     func className(of type: ObjectBase.Type) -> String {
         if let info = boundClassInfo(of: type) { return info.name }
+        // try?: a class that cannot be described is still named by its declared className.
         return (try? SchemaDiscovery.layout(of: type).className) ?? type.className
     }
 
@@ -69,6 +70,7 @@ extension Database {
             return try classInfo(for: type)
         } catch let error as ObjDBError where error.code == .migrationRequired {
             let name = error.className ?? type.className
+            // try?: the differences only enrich this message; without a layout it names the class.
             let differences = (try? SchemaDiscovery.layout(of: type)).flatMap { layout in
                 catalog.byName[layout.className].map { layout.schema.dataDifferences(from: $0.schema) }
             } ?? []
@@ -119,9 +121,14 @@ extension Database {
     }
 
     /// Reloads the catalog if another instance or process changed the stored schema; used when
-    /// moving to a newer version. Errors leave the catalog as it was.
+    /// moving to a newer version. Errors leave the catalog as it was, and are reported through
+    /// the read-failure channel.
     func reloadCatalogIfChanged(_ txn: Txn) {
-        try? reloadCatalogIfChanged(in: txn)
+        do {
+            try reloadCatalogIfChanged(in: txn)
+        } catch {
+            reportReadFailure(error, while: "Reloading the schema another instance changed")
+        }
     }
 
     /// Reloads the catalog from `txn` if the stored schema's stamp changed.

@@ -26,16 +26,28 @@ struct KeyDistanceHint {
     private var required = 1
     /// Right guesses since the last wrong one or the last halving of ``required``.
     private var rightStreak = 0
-    /// Guesses that found the object, and guesses that did not (tests read them).
+    #if OBJDB_INTERNAL_CHECKS
+    /// Tests only: guesses that found the object, and guesses that did not.
     private(set) var rightGuesses = 0, wrongGuesses = 0
-    /// Guess at every lookup once a distance is known, trusted or not: tests set it to check as
+    /// Tests only: guess at every lookup once a distance is known, trusted or not, to check as
     /// many guesses as possible against the primary-key table.
     var guessesAlways = false
+    #endif
+
+    /// Whether enough lookups agree on the distance to guess.
+    @inline(__always)
+    private var trusted: Bool {
+        #if OBJDB_INTERNAL_CHECKS
+        return agreements >= required || guessesAlways
+        #else
+        return agreements >= required
+        #endif
+    }
 
     /// The object key to try for `primaryKey`, or `nil` while the distance is not trusted.
     @inline(__always)
     func guess(_ primaryKey: Int64) -> UInt64? {
-        guard agreements >= required || guessesAlways, let distance, FastPaths.enabled.contains(.keyGuesses) else { return nil }
+        guard trusted, let distance, FastPaths.enabled.contains(.keyGuesses) else { return nil }
         return UInt64(bitPattern: primaryKey) &+ distance
     }
 
@@ -54,7 +66,9 @@ struct KeyDistanceHint {
     /// Records a right guess: `primaryKey` was at the guessed key.
     @inline(__always)
     mutating func confirm() {
+        #if OBJDB_INTERNAL_CHECKS
         rightGuesses &+= 1
+        #endif
         guard required > 1 else { return }
         rightStreak += 1
         if rightStreak >= required {
@@ -69,6 +83,8 @@ struct KeyDistanceHint {
         agreements = 0
         rightStreak = 0
         required = Swift.min(required * 2, Self.maximumRequired)
+        #if OBJDB_INTERNAL_CHECKS
         wrongGuesses &+= 1
+        #endif
     }
 }

@@ -29,6 +29,8 @@ extension Configuration {
     /// `deleteFiles(for:)` would otherwise delete with everything in it), a device or a pipe.
     /// A path that does not exist yet is fine.
     static func checkIsFileOrMissing(_ path: String) throws {
+        // try?: a path that cannot be examined does not exist yet (fine) or cannot be read, which
+        // the open reports with the file's own error.
         guard let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType else {
             return
         }

@@ -21,6 +21,7 @@ extension Database {
     /// Whether the database file of `configuration` exists (a directory at its path is no
     /// database file).
     public static func fileExists(for configuration: Configuration) -> Bool {
+        // try?: a path whose directory does not exist has no file.
         guard configuration.inMemoryIdentifier == nil, let path = try? configuration.resolvedPath() else { return false }
         var isDirectory: ObjCBool = false
         return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
@@ -43,7 +44,12 @@ extension Database {
 
     /// The size of the database file in bytes.
     public var fileSize: Int {
-        ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? Int) ?? 0
+        do {
+            return try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+        } catch {
+            reportReadFailure(error, while: "Reading the size of the database file")
+            return 0
+        }
     }
 
     /// Removes a data file and its lock file; returns whether the data file existed.

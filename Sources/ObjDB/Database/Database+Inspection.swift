@@ -9,7 +9,12 @@ extension Database {
     @_spi(Inspection)
     public var storedSchemaVersion: UInt64 {
         guard let txn = readableTxn() else { return 0 }
-        return (try? FileMeta.readUInt64(txn, metaTable, FileMeta.Key.schemaVersion)) ?? 0
+        do {
+            return try FileMeta.readUInt64(txn, metaTable, FileMeta.Key.schemaVersion) ?? 0
+        } catch {
+            reportReadFailure(error, while: "Reading the stored schema version")
+            return 0
+        }
     }
 
     /// The number of objects of the class named `className` (0 for an unknown class).

@@ -32,11 +32,11 @@ extension Database {
         do { encoded = try info.encode(key, column: column) } catch { return nil }
         guard let txn = readableTxn() else { return nil }
         let scratch = ScratchBuffer(capacity: 512)
-        let found: UInt64?
-        if let encoded {
-            found = encoded.withUnsafeBytes { try? objectKey(forPrimaryKey: .value($0), info, txn: txn, scratch: scratch) } ?? nil
-        } else {
-            found = (try? objectKey(forPrimaryKey: .null, info, txn: txn, scratch: scratch)) ?? nil
+        let found = lookingUp(info) {
+            if let encoded {
+                return try encoded.withUnsafeBytes { try objectKey(forPrimaryKey: .value($0), info, txn: txn, scratch: scratch) }
+            }
+            return try objectKey(forPrimaryKey: .null, info, txn: txn, scratch: scratch)
         }
         guard let found, let row = fetchRow(info, key: found) else { return nil }
         return materialize(type, info, key: found, row: row)
@@ -45,7 +45,7 @@ extension Database {
     /// The object of `type` whose primary key is `key`, or `nil`: the fast form for keys of a
     /// persistable type, encoded without going through `Any` (integers of every width share one
     /// encoding, so an `Int` finds an `Int8` key).
-    public func object<Element: Object, KeyType: _Persistable>(ofType type: Element.Type, forPrimaryKey key: KeyType) -> Element? {
+    public func object<Element: Object, KeyType: PersistableType>(ofType type: Element.Type, forPrimaryKey key: KeyType) -> Element? {
         guard let info = classInfoForRead(type, "Database.object(ofType:forPrimaryKey:)") else { return nil }
         guard info.primaryKeyColumn != nil else {
             objdbFatal("Database.object(ofType:forPrimaryKey:) was called for class '\(info.name)', which has no primary key; declare one with @Persisted(primaryKey: true), or find the object with objects(_:).where { }")
@@ -65,6 +65,7 @@ extension Database {
                     info.keyDistance.confirm()
                     #if OBJDB_INTERNAL_CHECKS
                     var encoded = KeyEncoding.IntegerKey(integer)
+                    // try?: an error is a disagreement, reported by the check below.
                     let stored = withUnsafeBytes(of: &encoded) { try? objectKey(forWholePrimaryKey: $0, table, txn: txn) }
                     internalCheck(stored == guess, "the guessed object key \(guess) of '\(info.name)' primary key \(integer) is not the primary-key table's \(String(describing: stored))")
                     #endif
@@ -74,17 +75,29 @@ extension Database {
             }
             // An integer's key is 9 bytes, built here without the column form in between.
             var encoded = KeyEncoding.IntegerKey(integer)
-            found = withUnsafeBytes(of: &encoded) { (try? objectKey(forWholePrimaryKey: $0, table, txn: txn)) ?? nil }
+            found = lookingUp(info) { try withUnsafeBytes(of: &encoded) { try objectKey(forWholePrimaryKey: $0, table, txn: txn) } }
             if let found { info.keyDistance.learn(integer, at: found) }
         } else {
             lookupValue.buffer.reset()
             let isValue = key._objdbEncode(into: &lookupValue)
             let buffer = lookupValue.buffer.bytes
-            found = (try? objectKey(forPrimaryKey: isValue ? .value(buffer) : .null, info, txn: txn, scratch: lookupKey)) ?? nil
+            found = lookingUp(info) { try objectKey(forPrimaryKey: isValue ? .value(buffer) : .null, info, txn: txn, scratch: lookupKey) }
         }
         // A key was found, so the class is not discarded.
         guard let found, let row = fetchRow(info, key: found, txn: txn) else { return nil }
         return materialize(type, info, key: found, row: row)
+    }
+
+    /// The object key a primary-key lookup finds; a storage failure is reported through the
+    /// read-failure channel and finds nothing.
+    @inline(__always)
+    private func lookingUp(_ info: ClassInfo, _ lookup: () throws -> UInt64?) -> UInt64? {
+        do {
+            return try lookup()
+        } catch {
+            reportReadFailure(error, while: "Looking up a primary key of '\(info.name)'")
+            return nil
+        }
     }
 
     /// The integer primary key stored in `row`, or `nil` if it is null, absent or not an integer.

@@ -19,13 +19,16 @@ extension Database {
         }
     }
 
-    /// Reports a storage failure (any error) met by a read that cannot throw.
+    /// Reports a storage failure (any error) met by a read that cannot throw, saying what the
+    /// read was doing: `Scanning the objects of 'Person': The database file is damaged (…)`.
     func reportReadFailure(_ error: any Error, while operation: @autoclosure () -> String) {
-        if let error = error as? ObjDBError {
-            reportReadFailure(error)
-        } else {
+        guard let error = error as? ObjDBError else {
             reportReadFailure(ObjDBError(.storage, "\(operation()) failed: \(error)"))
+            return
         }
+        reportReadFailure(ObjDBError(
+            error.code, "\(operation()): \(error.message)", className: error.className, propertyName: error.propertyName,
+            key: error.key, path: error.path, lmdbCode: error.lmdbCode, lmdbMessage: error.lmdbMessage))
     }
 
     /// Reports a row of `info` that is damaged: its bytes are not a row, or do not match its checksum.

@@ -42,13 +42,19 @@ public final class Database {
     @exclusivity(unchecked) var snapshot: ReadTransaction?
     /// The write transaction in progress.
     @exclusivity(unchecked) var writeContext: WriteContext?
-    /// Number of query scans this instance split among threads (see ``ParallelScan``), which
-    /// tests read to know which way a query ran; counted only with internal checks.
+    #if OBJDB_INTERNAL_CHECKS
+    /// Tests only: the number of query scans this instance split among threads (see
+    /// ``ParallelScan``), which tests read to know which way a query ran.
     @exclusivity(unchecked) var splitScanCount = 0
+    #endif
 
-    /// Notes a query scan split among threads (``splitScanCount``).
+    /// Notes a query scan split among threads (counted for tests in builds with internal checks).
     @inline(__always)
-    func noteSplitScan() { splitScanCount += 1 }
+    func noteSplitScan() {
+        #if OBJDB_INTERNAL_CHECKS
+        splitScanCount += 1
+        #endif
+    }
     /// Changes whenever the visible data may have changed: a new snapshot, the start or end of a
     /// write transaction, or any write inside one. Objects cache row locations per generation.
     var generation: UInt64 {

@@ -22,7 +22,7 @@ public struct _ObjDBElementWriter {
 
     /// Encodes a scalar value through its column encoding.
     @inline(__always)
-    mutating func encode<T: _Persistable>(_ value: T) {
+    mutating func encode<T: PersistableType>(_ value: T) {
         object = nil
         bytes.buffer.reset()
         element = value._objdbEncode(into: &bytes) ? StoredElement(bytes: bytes.buffer.bytes) : .null

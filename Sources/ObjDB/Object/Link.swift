@@ -30,9 +30,12 @@ extension ObjectBase: _PersistableNonOptional, _LinkValue {
     /// a new unmanaged object is made (as `create(_:value:)` does).
     public static func _objdbConvert(_ value: Any) -> Self? {
         if let object = value as? Self { return object }
+        // try?: `nil` is the answer of a conversion that does not apply (an invalid model class,
+        // an unknown key); the caller reports the type mismatch.
         guard let values = value as? [String: Any], let layout = try? SchemaDiscovery.layout(of: self) else { return nil }
         let object = Self()
         for (name, value) in values {
+            // try?: an unknown key means the dictionary does not convert (see above).
             guard let field = try? layout.field(named: name), field.setValue(in: object, to: value) else { return nil }
         }
         return object

@@ -44,7 +44,11 @@ public struct LinkingObjects<Origin: ObjectBase>: RandomAccessCollection, Custom
             let table = origin.tables.backlinks[column], let txn = database.readableTxn(),
             target._objdbCurrentRow() != nil
         {
-            keys = (try? txn.objectKeys(table, under: target._objdbKey)) ?? []
+            do {
+                keys = try txn.objectKeys(table, under: target._objdbKey)
+            } catch {
+                database.reportReadFailure(error, while: "Reading the linking objects of '\(origin.name).\(propertyName)'")
+            }
         }
         cache.keys = keys
         cache.stamp = database.resultsStamp
@@ -52,6 +56,7 @@ public struct LinkingObjects<Origin: ObjectBase>: RandomAccessCollection, Custom
     }
 
     private func originInfo(_ database: Database) -> ClassInfo? {
+        // try?: an origin class the file does not have yet has no objects linking here.
         if let info = try? database.classInfo(for: Origin.self) { return info }
         return database.classInfo(named: database.className(of: Origin.self))
     }

@@ -22,7 +22,7 @@
 ///
 /// The same object may appear several times in a list. Appending the same *unmanaged* instance
 /// twice stores one object, referenced twice. Deleting an object removes it from every list.
-public final class List<Element: _CollectionElement>: RandomAccessCollection, MutableCollection, RangeReplaceableCollection,
+public final class List<Element: CollectionElementType>: RandomAccessCollection, MutableCollection, RangeReplaceableCollection,
     CustomStringConvertible
 {
     /// Where the elements are.

@@ -21,7 +21,7 @@ extension String: _MapKey {}
 /// assign `.some(nil)` to store `nil`. Deleting an object removes the entries that hold it.
 ///
 /// - Complexity: lookups are O(log n); inserting and removing in a write transaction O(n).
-public final class Map<Key: _MapKey, Value: _CollectionElement>: RandomAccessCollection, CustomStringConvertible {
+public final class Map<Key: MapKeyType, Value: CollectionElementType>: RandomAccessCollection, CustomStringConvertible {
     /// One entry.
     public typealias Element = (key: Key, value: Value)
 

@@ -17,7 +17,7 @@
 ///
 /// - Complexity: `contains` is O(1) on a set changed in the current write transaction and O(n)
 ///   otherwise; `insert` and `remove` are O(1) and O(n) in a write transaction.
-public final class MutableSet<Element: _CollectionElement>: RandomAccessCollection, CustomStringConvertible {
+public final class MutableSet<Element: CollectionElementType>: RandomAccessCollection, CustomStringConvertible {
     /// Where the elements are.
     typealias Backing = CollectionBacking<[Element]>
 

@@ -96,12 +96,12 @@ extension ObjectBase {
     }
 
     /// The property of type `T` in `column`, boxed.
-    private static func read<T: _Persistable>(_ type: T.Type, of object: ObjectBase, column: Int) -> Any? {
+    private static func read<T: PersistableType>(_ type: T.Type, of object: ObjectBase, column: Int) -> Any? {
         T._objdbGet(object, column)._objdbAnyValue
     }
 
     /// Converts `value` to `T` and assigns it as the property setter does.
-    private static func write<T: _Persistable>(
+    private static func write<T: PersistableType>(
         _ type: T.Type, _ value: Any?, to object: ObjectBase, column: Int, property: Property?, className: String
     ) throws {
         guard let property, !property.isComputed else {
@@ -121,6 +121,7 @@ extension ClassInfo {
     /// its column (a pseudo-column after the stored ones for linking objects); `nil` for other
     /// properties. Throws ``ObjDBError/Code/unknownProperty`` for a name the class lacks.
     func relationshipField(named name: String) throws -> (any _Persistable.Type, Int)? {
+        // try?: a name that is not a field of the model is not a relationship field.
         guard let layout, let field = try? layout.field(named: name), field.relationship != nil else {
             if stored.column(of: name) == nil && !computed.contains(where: { $0.name == name }) {
                 _ = try column(named: name)

@@ -126,7 +126,7 @@ open class ObjectBase {
     /// The declared default of the property in `column`, used when a stored value is missing or
     /// does not decode (a damaged row, or an enum raw value with no case).
     @usableFromInline
-    final func _objdbFallback<T: _Persistable>(_ column: Int, as type: T.Type) -> T {
+    final func _objdbFallback<T: PersistableType>(_ column: Int, as type: T.Type) -> T {
         (_objdbInfo?.defaultValue(column: column) as? T) ?? T._objdbDefaultValue()
     }
 

@@ -141,7 +141,7 @@ func unwrapAny(_ value: Any?) -> Any? {
 }
 
 /// Converts a loosely typed value to `T`: `nil` (or `NSNull`) only for optional types.
-func convert<T: _Persistable>(_ value: Any?, to type: T.Type) -> T? {
+func convert<T: PersistableType>(_ value: Any?, to type: T.Type) -> T? {
     guard let value = unwrapAny(value) else { return T._objdbIsOptional ? T._objdbDefaultValue() : nil }
     return T._objdbConvert(value)
 }

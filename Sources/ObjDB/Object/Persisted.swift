@@ -17,7 +17,7 @@
 /// ``ObjectId``, optional or not) and `indexed:` only for indexable types, so such mistakes are
 /// compile-time errors.
 @propertyWrapper
-public struct Persisted<Value: _Persistable> {
+public struct Persisted<Value: PersistableType> {
     /// The row column once managed; negative while unmanaged.
     @usableFromInline var _column: Int
     /// The value while unmanaged (and the declared default).
@@ -70,7 +70,7 @@ public struct Persisted<Value: _Persistable> {
     }
 }
 
-extension Persisted where Value: _PrimaryKey {
+extension Persisted where Value: PrimaryKeyType {
     /// A primary-key property with a default: `@Persisted(primaryKey: true) var id: Int = 0`.
     @inlinable
     public init(wrappedValue: Value, primaryKey: Bool) {
@@ -86,7 +86,7 @@ extension Persisted where Value: _PrimaryKey {
     }
 }
 
-extension Persisted where Value: _Indexable {
+extension Persisted where Value: IndexableType {
     /// An indexed property: `@Persisted(indexed: true) var name: String = ""`.
     @inlinable
     public init(wrappedValue: Value, indexed: Bool) {

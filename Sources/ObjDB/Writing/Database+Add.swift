@@ -206,6 +206,7 @@ extension Database {
         update: UpdatePolicy, _ context: WriteContext
     ) throws -> T {
         for name in names {
+            // try?: a name the model lacks is not a relationship to add; `create` reports unknown names.
             guard let field = try? layout.field(named: name), let relationship = field.relationship else { continue }
             for held in relationship.heldObjects(at: object._objdbBase + field.valueOffset) where held._objdbDatabase == nil {
                 try addObject(held, update: update, requirePrimaryKey: false, context)

@@ -55,6 +55,7 @@ extension Database {
         guard !context.isDoomed else { return }
         context.pending.removeAll()
         for info in catalog.byName.values where !info.isDiscarded {
+            // try?: a failure dooms the transaction (`storage` records it), and commitWrite() throws it.
             let emptied: Void? = try? context.storage { txn in
                 try classChanges(info, context, txn).cleared = true
                 try txn.empty(info.tables.objects)

@@ -12,6 +12,7 @@ extension Database {
     /// thread writes through another instance, the reserve is used up), the space becomes
     /// reusable one transaction later instead.
     func settleAfterDeletes() {
+        // try?: best effort (see above): the deletes are committed either way.
         guard let write = try? WriteTransaction(environment) else { return }
         let txn = write.txn
         do {

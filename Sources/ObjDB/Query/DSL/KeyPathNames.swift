@@ -20,6 +20,8 @@ enum KeyPathNames {
     /// with the name so that a `where { }` member on the root allocates no array.
     static func path<Root: ObjectBase>(of keyPath: PartialKeyPath<Root>) -> [String]? {
         if let path = cache.get(keyPath) { return path }
+        // try?: a model class that cannot be described names no key path; the caller stops with a
+        // message naming the key path.
         guard let layout = try? SchemaDiscovery.layout(of: Root.self) else { return nil }
         let probe = Root()
         probe._objdbGeneration = UnsafePointer(probeGeneration)

@@ -235,6 +235,10 @@ public protocol _QueryComparable {
 /// Numbers: the types with `sum` and `avg` in queries.
 public protocol _QueryNumeric {}
 
+/// A number type `sum(of:)` and `average(of:)` add up: every integer width, `Float`, `Double` and
+/// `Decimal` (Realm's name for it).
+public typealias AddableType = _QueryNumeric
+
 extension Int: _QueryComparable, _QueryNumeric { public typealias _QueryBase = Int }
 extension Int8: _QueryComparable, _QueryNumeric { public typealias _QueryBase = Int8 }
 extension Int16: _QueryComparable, _QueryNumeric { public typealias _QueryBase = Int16 }
@@ -254,12 +258,12 @@ extension Optional: _QueryNumeric where Wrapped: _QueryNumeric {}
 
 extension Query {
     /// `self op value` as a predicate.
-    func compare<T: _Persistable>(_ op: QueryOperator, _ value: T, options: QueryStringOptions = []) -> Query<Bool> {
+    func compare<T: PersistableType>(_ op: QueryOperator, _ value: T, options: QueryStringOptions = []) -> Query<Bool> {
         compare(op, .value(QueryValue(value)), options: options)
     }
 
     /// `self op list` as a predicate.
-    func compare<T: _Persistable>(_ op: QueryOperator, list values: [T]) -> Query<Bool> {
+    func compare<T: PersistableType>(_ op: QueryOperator, list values: [T]) -> Query<Bool> {
         // `Int`, the usual element of a long `IN` list, is converted for the whole list at once:
         // per element, this unspecialized code would cost a generic call (about 400 instructions).
         if T.self == Int.self {
@@ -357,7 +361,7 @@ public struct StringOptions: OptionSet, Sendable, Hashable {
 
 extension QueryValue {
     /// The constant for a persistable value.
-    init<T: _Persistable>(_ value: T) {
+    init<T: PersistableType>(_ value: T) {
         if let direct = Self.direct(value) {
             self = direct
         } else {
@@ -367,7 +371,7 @@ extension QueryValue {
     }
 
     /// ``init(_:)`` with a reusable buffer, for the values of a list.
-    init<T: _Persistable>(_ value: T, scratch: inout _ObjDBBytes) {
+    init<T: PersistableType>(_ value: T, scratch: inout _ObjDBBytes) {
         self = Self.direct(value) ?? Self(encoding: value, scratch: &scratch)
     }
 
@@ -375,7 +379,7 @@ extension QueryValue {
     /// not this code was specialized for `T` (called from the application's module, it often is
     /// not); `nil` for other types, which go through their column encoding.
     @inline(__always)
-    private static func direct<T: _Persistable>(_ value: T) -> QueryValue? {
+    private static func direct<T: PersistableType>(_ value: T) -> QueryValue? {
         if T.self == String.self { return .string(unsafeBitCast(value, to: String.self)) }
         if T.self == Int.self { return .int(Int64(unsafeBitCast(value, to: Int.self))) }
         if T.self == Double.self { return .double(unsafeBitCast(value, to: Double.self)) }
@@ -385,7 +389,7 @@ extension QueryValue {
     }
 
     /// The constant for `value`, through its column encoding written into `scratch`.
-    private init<T: _Persistable>(encoding value: T, scratch: inout _ObjDBBytes) {
+    private init<T: PersistableType>(encoding value: T, scratch: inout _ObjDBBytes) {
         if T._objdbObjectType != nil {
             guard let object = value._objdbAnyValue as? ObjectBase else {
                 self = .null

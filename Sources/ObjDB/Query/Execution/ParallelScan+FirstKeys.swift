@@ -53,6 +53,7 @@ extension ParallelScan {
 
         /// Takes chunks in turn until none is left or needed.
         func run(_ thread: Int) {
+            // try?: the split fails and the scan runs on one thread, whose reads report the error.
             guard let cursor = try? scan.cursor(forThread: thread) else { return queue.fail() }
             while let chunk = queue.take() {
                 let first: CursorEntry?
@@ -62,6 +63,8 @@ extension ParallelScan {
                     return queue.fail()
                 }
                 let keys = scanChunk(first, cursor, chunk.last, chunk.limit) { queue.isAbandoned(chunk.index) }
+                // A walk that met an error fails the split too.
+                guard cursor.failure?.error == nil else { return queue.fail() }
                 queue.finish(chunk.index, keys)
             }
         }

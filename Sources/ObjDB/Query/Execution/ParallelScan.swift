@@ -46,6 +46,8 @@ struct ParallelScan {
         guard threads > 1, FastPaths.enabled.contains(.parallelScans), database.writeContext == nil, let snapshot = database.snapshot
         else { return nil }
         let txn = snapshot.txn
+        // try? (here and below): a table that cannot be measured is scanned on one thread, whose
+        // own reads report the error.
         guard let rows = try? txn.entryCount(info.objectsTable) else { return nil }
         let parts = Swift.min(threads * Self.partsPerThread, rows / Self.minimumRowsPerPart)
         guard parts > 1, let cursor = try? Cursor(txn, info.objectsTable),
@@ -73,7 +75,7 @@ struct ParallelScan {
     /// A cursor on the table for thread `index` (0 the calling thread, which reads through the
     /// snapshot; the others each through a transaction of their own).
     func cursor(forThread index: Int) throws -> Cursor {
-        try Cursor(index == 0 ? snapshot.txn : helpers[index - 1].txn, table)
+        try Cursor(index == 0 ? snapshot.txn : helpers[index - 1].txn, table, tracksFailures: true)
     }
 
     /// The number of parts ``map(_:)`` runs.
@@ -117,9 +119,11 @@ struct ParallelScan {
         let part: (_ first: CursorEntry?, _ cursor: borrowing Cursor, _ last: UInt64) -> Part
 
         /// Scans parts in turn on thread `thread` until none is left; a part whose cursor cannot
-        /// be positioned keeps a `nil` result. A thread that cannot open its cursor leaves the
-        /// parts to the others.
+        /// be positioned, or whose walk met an error, keeps a `nil` result (the scan then runs
+        /// again on one thread, which reports the error). A thread that cannot open its cursor
+        /// leaves the parts to the others.
         func run(_ thread: Int) {
+            // try?: documented above; another thread, or the scan on one thread, reads its parts.
             guard let cursor = try? scan.cursor(forThread: thread) else { return }
             while let index = queue.take() {
                 let first: CursorEntry?
@@ -129,7 +133,9 @@ struct ParallelScan {
                     continue
                 }
                 let last = index < scan.starts.count ? scan.starts[index] - 1 : UInt64.max
-                results[index] = part(first, cursor, last)
+                let result = part(first, cursor, last)
+                guard cursor.failure?.error == nil else { return }
+                results[index] = result
             }
         }
     }

@@ -5,6 +5,9 @@ import Foundation
 struct QueryEvaluator {
     /// The transaction the rows belong to.
     let txn: Txn
+    /// Where a read that fails while following a link or linking objects leaves its error (the
+    /// evaluation cannot throw); the evaluation's owner reports it.
+    let failure = FailureNote()
 
     /// A predicate compiled into one closure tree, evaluated per row without walking the enum
     /// (and retaining its payloads) again for every row.
@@ -347,9 +350,14 @@ struct QueryEvaluator {
                 return true
             }
         case .backlinks:
-            guard let table = step.backlinks, let origin = step.next,
-                let origins = try? txn.objectKeys(table, under: key)
-            else { return true }
+            guard let table = step.backlinks, let origin = step.next else { return true }
+            let origins: [UInt64]
+            do {
+                origins = try txn.objectKeys(table, under: key)
+            } catch {
+                failure.note(error, path: txn.environment.path)
+                return true
+            }
             for originKey in origins {
                 if last {
                     var target = originKey
@@ -377,7 +385,14 @@ struct QueryEvaluator {
 
     /// The row of object `key` of `info`.
     func fetch(_ info: ClassInfo, _ key: UInt64) -> RowView? {
-        guard let bytes = try? txn.get(info.objectsTable, key: key) else { return nil }
+        let found: UnsafeRawBufferPointer?
+        do {
+            found = try txn.get(info.objectsTable, key: key)
+        } catch {
+            failure.note(error, path: txn.environment.path)
+            return nil
+        }
+        guard let bytes = found else { return nil }
         return RowView(bytes) ?? .damaged
     }
 }

@@ -23,7 +23,8 @@ extension QueryExecutor {
         if plan.readsElements {
             candidates = elements()
         } else {
-            // Plain cursor steps: no leaf page read in place.
+            // Plain cursor steps: no leaf page read in place. try?: a read that fails here failed
+            // for the plan too, which reported it; the check is then skipped.
             guard let cursor = try? Cursor(txn, info.objectsTable, readsLeafPages: false) else { return nil }
             var entry = try? cursor.first()
             while let current = entry {

@@ -19,6 +19,7 @@ struct QueryExecutor {
     /// The matching object keys, in result order.
     func run(_ plan: ExecutionPlan) -> [UInt64] {
         let keys = runPlan(plan)
+        if let failure = evaluator.failure.error { database.reportReadFailure(failure) }
         #if OBJDB_INTERNAL_CHECKS
         checkAgainstReference(plan, keys)
         #endif
@@ -88,8 +89,9 @@ struct QueryExecutor {
     /// be opened or positioned is reported (the access then finds nothing).
     private func withTableCursor(_ body: (borrowing Cursor, CursorEntry?) -> Void) {
         do {
-            let cursor = try Cursor(txn, info.objectsTable)
+            let cursor = try Cursor(txn, info.objectsTable, tracksFailures: true)
             body(cursor, try cursor.first())
+            if let failure = cursor.failure?.error { throw failure }
         } catch {
             database.reportReadFailure(error, while: "Scanning the objects of '\(info.name)'")
         }

@@ -97,7 +97,7 @@ enum TableScan {
             database.noteSplitScan()
             return found + more
         }
-        guard let next = try? cursor.seek(atLeast: rest) else { return found }
+        guard let next = RowWalk.step(cursor, { try $0.seek(atLeast: rest) }) else { return found }
         return found + keys(from: next, cursor, passing: filter, limit: wanted)
     }
 }

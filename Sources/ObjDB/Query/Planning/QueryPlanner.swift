@@ -226,6 +226,8 @@ enum QueryPlanner {
 
     /// The number of entries under `key` in a multimap.
     private static func duplicates(_ table: Table, _ key: UnsafeRawBufferPointer, txn: Txn) -> Int {
+        // try?: the count only ranks the indexes a plan may use; reading the chosen index reports
+        // any error.
         guard let cursor = try? Cursor(txn, table), (try? cursor.seek(exactly: key)) != nil else { return 0 }
         return (try? cursor.duplicateCount()) ?? 0
     }

@@ -44,34 +44,34 @@ extension _ObjDBQueryableCollection {
     }
 
     /// The smallest value of a property of the elements.
-    public func min<T: _Persistable & Comparable>(of keyPath: KeyPath<_QueryObject, T>) -> T? { _results.min(of: keyPath) }
+    public func min<T: PersistableType & Comparable>(of keyPath: KeyPath<_QueryObject, T>) -> T? { _results.min(of: keyPath) }
 
     /// The smallest value of an optional property of the elements.
-    public func min<T: _PersistableNonOptional & Comparable>(of keyPath: KeyPath<_QueryObject, T?>) -> T? { _results.min(of: keyPath) }
+    public func min<T: NonOptionalPersistableType & Comparable>(of keyPath: KeyPath<_QueryObject, T?>) -> T? { _results.min(of: keyPath) }
 
     /// The largest value of a property of the elements.
-    public func max<T: _Persistable & Comparable>(of keyPath: KeyPath<_QueryObject, T>) -> T? { _results.max(of: keyPath) }
+    public func max<T: PersistableType & Comparable>(of keyPath: KeyPath<_QueryObject, T>) -> T? { _results.max(of: keyPath) }
 
     /// The largest value of an optional property of the elements.
-    public func max<T: _PersistableNonOptional & Comparable>(of keyPath: KeyPath<_QueryObject, T?>) -> T? { _results.max(of: keyPath) }
+    public func max<T: NonOptionalPersistableType & Comparable>(of keyPath: KeyPath<_QueryObject, T?>) -> T? { _results.max(of: keyPath) }
 
     /// The smallest value of a property named by a string.
-    public func min<T: _PersistableNonOptional>(ofProperty name: String) -> T? { _results.min(ofProperty: name) }
+    public func min<T: NonOptionalPersistableType>(ofProperty name: String) -> T? { _results.min(ofProperty: name) }
 
     /// The largest value of a property named by a string.
-    public func max<T: _PersistableNonOptional>(ofProperty name: String) -> T? { _results.max(ofProperty: name) }
+    public func max<T: NonOptionalPersistableType>(ofProperty name: String) -> T? { _results.max(ofProperty: name) }
 
     /// The sum of a numeric property of the elements.
-    public func sum<T: _Persistable & _QueryNumeric>(of keyPath: KeyPath<_QueryObject, T>) -> T { _results.sum(of: keyPath) }
+    public func sum<T: PersistableType & AddableType>(of keyPath: KeyPath<_QueryObject, T>) -> T { _results.sum(of: keyPath) }
 
     /// The sum of an optional numeric property of the elements, ignoring `nil`.
-    public func sum<T: _PersistableNonOptional & _QueryNumeric>(of keyPath: KeyPath<_QueryObject, T?>) -> T { _results.sum(of: keyPath) }
+    public func sum<T: NonOptionalPersistableType & AddableType>(of keyPath: KeyPath<_QueryObject, T?>) -> T { _results.sum(of: keyPath) }
 
     /// The sum of a numeric property named by a string.
-    public func sum<T: _Persistable & _QueryNumeric>(ofProperty name: String) -> T { _results.sum(ofProperty: name) }
+    public func sum<T: PersistableType & AddableType>(ofProperty name: String) -> T { _results.sum(ofProperty: name) }
 
     /// The average of a numeric property of the elements, `nil` when there are none.
-    public func average<T: _Persistable & _QueryNumeric>(of keyPath: KeyPath<_QueryObject, T>) -> Double? { _results.average(of: keyPath) }
+    public func average<T: PersistableType & AddableType>(of keyPath: KeyPath<_QueryObject, T>) -> Double? { _results.average(of: keyPath) }
 
     /// The average of a numeric property named by a string.
     public func average(ofProperty name: String) -> Double? { _results.average(ofProperty: name) }
@@ -113,7 +113,7 @@ extension LinkingObjects: _ObjDBQueryableCollection {
     }
 }
 
-extension List where Element: AdditiveArithmetic & _QueryNumeric {
+extension List where Element: AdditiveArithmetic & AddableType {
     /// The sum of the elements.
     public func sum() -> Element { reduce(.zero, +) }
 }

@@ -5,50 +5,50 @@ import Foundation
 /// values are `nil`, `sum` of no values is zero.
 extension Results {
     /// The smallest value of a property: `people.min(of: \.age)`.
-    public func min<T: _Persistable & Comparable>(of keyPath: KeyPath<Element, T>) -> T? {
+    public func min<T: PersistableType & Comparable>(of keyPath: KeyPath<Element, T>) -> T? {
         extreme(KeyPathNames.require(keyPath, "min(of:)"), smallest: true)
     }
 
     /// The smallest value of an optional property, ignoring `nil`.
-    public func min<T: _PersistableNonOptional & Comparable>(of keyPath: KeyPath<Element, T?>) -> T? {
+    public func min<T: NonOptionalPersistableType & Comparable>(of keyPath: KeyPath<Element, T?>) -> T? {
         extreme(KeyPathNames.require(keyPath, "min(of:)"), smallest: true)
     }
 
     /// The largest value of a property: `people.max(of: \.age)`.
-    public func max<T: _Persistable & Comparable>(of keyPath: KeyPath<Element, T>) -> T? {
+    public func max<T: PersistableType & Comparable>(of keyPath: KeyPath<Element, T>) -> T? {
         extreme(KeyPathNames.require(keyPath, "max(of:)"), smallest: false)
     }
 
     /// The largest value of an optional property, ignoring `nil`.
-    public func max<T: _PersistableNonOptional & Comparable>(of keyPath: KeyPath<Element, T?>) -> T? {
+    public func max<T: NonOptionalPersistableType & Comparable>(of keyPath: KeyPath<Element, T?>) -> T? {
         extreme(KeyPathNames.require(keyPath, "max(of:)"), smallest: false)
     }
 
     /// The smallest value of a property named by a string (or a key path through to-one links):
     /// `people.min(ofProperty: "age") as Int?`.
-    public func min<T: _PersistableNonOptional>(ofProperty name: String) -> T? { extreme(name, smallest: true) }
+    public func min<T: NonOptionalPersistableType>(ofProperty name: String) -> T? { extreme(name, smallest: true) }
 
     /// The largest value of a property named by a string: `people.max(ofProperty: "age") as Int?`.
-    public func max<T: _PersistableNonOptional>(ofProperty name: String) -> T? { extreme(name, smallest: false) }
+    public func max<T: NonOptionalPersistableType>(ofProperty name: String) -> T? { extreme(name, smallest: false) }
 
     /// The sum of a numeric property: `people.sum(of: \.age)`.
-    public func sum<T: _Persistable & _QueryNumeric>(of keyPath: KeyPath<Element, T>) -> T {
+    public func sum<T: PersistableType & AddableType>(of keyPath: KeyPath<Element, T>) -> T {
         sum(ofProperty: KeyPathNames.require(keyPath, "sum(of:)"))
     }
 
     /// The sum of an optional numeric property, ignoring `nil`.
-    public func sum<T: _PersistableNonOptional & _QueryNumeric>(of keyPath: KeyPath<Element, T?>) -> T {
+    public func sum<T: NonOptionalPersistableType & AddableType>(of keyPath: KeyPath<Element, T?>) -> T {
         sum(ofProperty: KeyPathNames.require(keyPath, "sum(of:)"))
     }
 
     /// The average of an optional numeric property, ignoring `nil`.
-    public func average<T: _PersistableNonOptional & _QueryNumeric>(of keyPath: KeyPath<Element, T?>) -> Double? {
+    public func average<T: NonOptionalPersistableType & AddableType>(of keyPath: KeyPath<Element, T?>) -> Double? {
         average(ofProperty: KeyPathNames.require(keyPath, "average(of:)"))
     }
 
     /// The sum of a numeric property named by a string. An integer sum that does not fit the
     /// property's type is clamped to its range (as `Int8(clamping:)` does) rather than trapping.
-    public func sum<T: _Persistable & _QueryNumeric>(ofProperty name: String) -> T {
+    public func sum<T: PersistableType & AddableType>(ofProperty name: String) -> T {
         let total = totals(name)
         switch total.type {
         case .int:
@@ -63,7 +63,7 @@ extension Results {
     }
 
     /// The average of a numeric property, `nil` without values: `people.average(of: \.age)`.
-    public func average<T: _Persistable & _QueryNumeric>(of keyPath: KeyPath<Element, T>) -> Double? {
+    public func average<T: PersistableType & AddableType>(of keyPath: KeyPath<Element, T>) -> Double? {
         average(ofProperty: KeyPathNames.require(keyPath, "average(of:)"))
     }
 
@@ -87,7 +87,15 @@ extension Results {
         }
         objdbPrecondition(!checked.isToMany, "Results aggregate: '\(name)' is to-many; aggregate over a property or a to-one link's property")
         objdbPrecondition(!numeric || checked.leafType.isNumeric, "Results aggregate: '\(name)' is \(checked.leafType), not a number")
-        return try? binder().bindPath(QueryKeyPath(components: name.split(separator: ".").map(String.init)))
+        // A class (or a linked class) the file does not have yet has no values to aggregate.
+        guard storedClassInfo != nil else { return nil }
+        do {
+            return try binder().bindPath(QueryKeyPath(components: name.split(separator: ".").map(String.init)))
+        } catch {
+            // Checked above with the models, so the file's schema changed since.
+            database.reportReadFailure(error, while: "Binding the aggregated property '\(name)'")
+            return nil
+        }
     }
 
     /// Calls `body` with every non-nil value of `path` over the matching objects.
@@ -101,9 +109,10 @@ extension Results {
                 return false
             }
         }
+        if let failure = evaluator.failure.error { database.reportReadFailure(failure) }
     }
 
-    private func extreme<T: _Persistable>(_ name: String, smallest: Bool) -> T? {
+    private func extreme<T: PersistableType>(_ name: String, smallest: Bool) -> T? {
         guard let path = aggregatePath(name, numeric: false) else { return nil }
         var best: [UInt8]?
         forEachValue(path) { read in

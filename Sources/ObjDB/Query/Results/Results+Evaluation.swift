@@ -86,7 +86,12 @@ extension Results {
             guard let originInfo = database.classInfo(named: origin), let column = originInfo.stored.column(of: property),
                 let table = originInfo.tables.backlinks[column], !target.isInvalidated
             else { return [] }
-            return (try? txn.objectKeys(table, under: target._objdbKey)) ?? []
+            do {
+                return try txn.objectKeys(table, under: target._objdbKey)
+            } catch {
+                database.reportReadFailure(error, while: "Reading the linking objects of '\(origin).\(property)'")
+                return []
+            }
         }
     }
 
@@ -127,6 +132,8 @@ extension Results {
         // Bound against the file's classes alone, as most queries are, it is also checked: a
         // binding that finds every class in the file does not look at the models.
         let bound: BoundPredicate
+        // try?: a predicate that does not bind to the file's classes alone is bound again with the
+        // models below, which throws the error if it does not bind at all.
         if let plain = try? binder().bind(query.predicate) {
             bound = plain
         } else {
@@ -180,6 +187,8 @@ final class ModelClasses {
         used = true
         if classes == nil {
             var found: [String: StoredClass] = [:]
+            // try?: models that cannot be described add no class; binding then reports the class
+            // it cannot find.
             for layout in (try? SchemaDiscovery.layoutsLinked(from: [root])) ?? [] {
                 var scratch = StoredSchema()
                 found[layout.className] = scratch.addClass(layout.schema)

@@ -132,22 +132,31 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     /// Every key of the class table.
     private func tableKeys() -> [UInt64] {
         var keys: [UInt64] = []
-        if let info = classInfo, let txn = database.readableTxn(), let cursor = try? Cursor(txn, info.tables.objects) {
+        guard let info = classInfo, let txn = database.readableTxn() else { return keys }
+        do {
+            let cursor = try Cursor(txn, info.tables.objects)
             keys.reserveCapacity(database.objectCount(info))
-            var entry = try? cursor.first()
+            var entry = try cursor.first()
             while let current = entry {
                 keys.append(current.objectKey)
-                entry = try? cursor.next()
+                entry = try cursor.next()
             }
+        } catch {
+            database.reportReadFailure(error, while: "Reading the objects of '\(info.name)'")
         }
         return keys
     }
 
     private func edge(last: Bool) -> Element? {
-        guard let info = classInfo, let txn = database.readableTxn(), let cursor = try? Cursor(txn, info.tables.objects),
-            let entry = try? (last ? cursor.last() : cursor.first())
-        else { return nil }
-        return database.materialize(Element.self, info, key: entry.objectKey, row: RowView(entry.value) ?? .damaged)
+        guard let info = classInfo, let txn = database.readableTxn() else { return nil }
+        do {
+            let cursor = try Cursor(txn, info.tables.objects)
+            guard let entry = try last ? cursor.last() : cursor.first() else { return nil }
+            return database.materialize(Element.self, info, key: entry.objectKey, row: database.checkedRow(info, key: entry.objectKey, entry.value))
+        } catch {
+            database.reportReadFailure(error, while: "Reading the \(last ? "last" : "first") object of '\(info.name)'")
+            return nil
+        }
     }
 }
 

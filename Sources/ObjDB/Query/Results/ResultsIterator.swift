@@ -53,12 +53,13 @@ extension Results {
             if writeWalk != nil { writeWalk = nil }
             if walk == nil || walk?.generation != database.generation {
                 guard let txn = database.readableTxn(), let snapshot = database.snapshot,
-                    let cursor = try? Cursor(txn, info.takeUnretainedValue().tables.objects)
+                    let cursor = openCursor(txn, info.takeUnretainedValue().tables.objects)
                 else { return finish() }
                 let walk = SnapshotWalk(snapshot: snapshot, cursor: cursor, generation: database.generation)
                 self.walk = walk
-                let entry = try? (lastKey.map { try walk.cursor?.seek(atLeast: $0 &+ 1) } ?? walk.cursor?.first())
-                walk.rows = RowWalk(from: entry ?? nil, pageSize: walk.cursor?.leafPageSize ?? 0)
+                let after = lastKey
+                let entry = reporting { try after.map { try walk.cursor?.seek(atLeast: $0 &+ 1) } ?? walk.cursor?.first() }
+                walk.rows = RowWalk(from: entry, pageSize: walk.cursor?.leafPageSize ?? 0)
             }
             return yield(walk?.nextRow(), info)
         }
@@ -77,12 +78,13 @@ extension Results {
                 }
                 if walk == nil || walk?.generation != database.generation {
                     guard let txn = database.readableTxn(), let snapshot = database.snapshot,
-                        let cursor = try? Cursor(txn, info.takeUnretainedValue().tables.objects)
+                        let cursor = openCursor(txn, info.takeUnretainedValue().tables.objects)
                     else { return finish() }
                     walk = SnapshotWalk(snapshot: snapshot, cursor: cursor, generation: database.generation)
                 }
-                if let entry = (try? walk?.cursor?.seek(exactly: key)) ?? nil {
-                    return produce(key, RowView(entry.value) ?? .damaged, info)
+                let current = walk
+                if let entry = reporting({ try current?.cursor?.seek(exactly: key) }) {
+                    return produce(key, database.checkedRow(info.takeUnretainedValue(), key: key, entry.value), info)
                 }
             }
             return finish()
@@ -94,17 +96,18 @@ extension Results {
             // `isOpen` first: a walk is closed before its transaction ends, and only then may
             // its context be gone.
             if let walk = writeWalk, walk.isOpen, walk.context === context {
-                if let entry = (try? walk.cursor?.next()) ?? nil, lastKey.map({ entry.objectKey > $0 }) ?? true {
+                if let entry = reporting({ try walk.cursor?.next() }), lastKey.map({ entry.objectKey > $0 }) ?? true {
                     return yield((entry.objectKey, entry.value), info)
                 }
             }
             let table = info.takeUnretainedValue().objectsTable
-            guard let txn = context.txn, let cursor = try? Cursor(txn, table) else { return finish() }
+            guard let txn = context.txn, let cursor = openCursor(txn, table) else { return finish() }
             let walk = WriteWalk(cursor: cursor, table: table, context: context)
             context.register(walk)
             writeWalk = walk
-            let entry = try? (lastKey.map { try walk.cursor?.seek(atLeast: $0 &+ 1) } ?? walk.cursor?.first())
-            return yield((entry ?? nil).map { ($0.objectKey, $0.value) }, info)
+            let after = lastKey
+            let entry = reporting { try after.map { try walk.cursor?.seek(atLeast: $0 &+ 1) } ?? walk.cursor?.first() }
+            return yield(entry.map { ($0.objectKey, $0.value) }, info)
         }
 
         /// The object of a row (key and bytes) a walk reached; the end of the walk at `nil` or at
@@ -140,7 +143,29 @@ extension Results {
             return object
         }
 
+        /// A cursor on `table` whose walks keep their errors; a failure to open one is reported.
+        private func openCursor(_ txn: Txn, _ table: Table) -> Cursor? {
+            do {
+                return try Cursor(txn, table, tracksFailures: true)
+            } catch {
+                database.reportReadFailure(error, while: "Iterating over results")
+                return nil
+            }
+        }
+
+        /// The entry a cursor move finds; a failure is reported and ends the iteration (`nil`).
+        private func reporting(_ move: () throws -> CursorEntry?) -> CursorEntry? {
+            do {
+                return try move()
+            } catch {
+                database.reportReadFailure(error, while: "Iterating over results")
+                return nil
+            }
+        }
+
         private mutating func finish() -> ObjectBase? {
+            // A walk that ended on a cursor error says so.
+            if let failure = walk?.cursor?.failure?.error { database.reportReadFailure(failure) }
             finished = true
             walk = nil
             writeWalk = nil

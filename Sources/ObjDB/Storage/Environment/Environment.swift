@@ -67,6 +67,9 @@ final class Environment: @unchecked Sendable {
     /// Tests only: the key of a row whose leaf node walks treat as unreadable, so that the
     /// cursor takes over from it (``RowWalk``).
     var refusedLeafKeyForTesting: UInt64?
+    /// Tests only: reads of this table (cursor moves and gets, in read-only transactions) fail as
+    /// LMDB fails on a damaged page, so that tests can see storage failures reported.
+    nonisolated(unsafe) var failingReadsForTesting: Table?
     #endif
 
     /// Number of live `EnvironmentLease`s; guarded by the registry's lock.
@@ -151,6 +154,7 @@ final class Environment: @unchecked Sendable {
         } catch {
             mdb_env_close(env)
             // Do not leave a stray lock file beside a file we could not open.
+            // try?: best effort; the error thrown below is the open's own.
             if !lockExisted { try? FileManager.default.removeItem(atPath: lockPath) }
             throw error
         }
@@ -166,6 +170,8 @@ final class Environment: @unchecked Sendable {
             let (sum, overflow) = bytes.addingReportingOverflow(page - 1)
             return overflow ? nil : sum / page * page
         }
+        // try?: a file that is missing (or cannot be examined) counts as empty here; LMDB's open
+        // creates it or says why it cannot.
         let existing = ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? Int) ?? 0
         let keepsReserve = !options.readOnly && LMDBRelease.hasVersion09Layout && !SpaceReserve.isDisabled
         let limit = roundedUp(options.mapSize)
@@ -184,7 +190,7 @@ final class Environment: @unchecked Sendable {
     /// What is wrong with the meta pages of the file at `path`, if it exists and LMDB would read
     /// them as an LMDB file's (a file of other bytes is not an LMDB file: that is not damage).
     private static func metaPageProblem(_ path: String) -> VerificationProblem? {
-        // A file that cannot be read here is not judged: LMDB's own error says why.
+        // try?: a file that cannot be read here is not judged: LMDB's own error says why.
         guard let file = try? PageFile(path: path), file.fileSize > 0, let metas = try? MetaPages(file),
             metas.pages.contains(where: { $0?.magic == PageFormat.magic })
         else { return nil }
@@ -241,6 +247,7 @@ final class Environment: @unchecked Sendable {
     func close() {
         mdb_env_close(handle)
         if options.deleteOnClose {
+            // try?: an in-memory database's files, which nothing else uses; best effort.
             try? FileManager.default.removeItem(atPath: path)
             try? FileManager.default.removeItem(atPath: path + "-lock")
         }

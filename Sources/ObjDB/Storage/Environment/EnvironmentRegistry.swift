@@ -23,6 +23,7 @@ final class EnvironmentRegistry: @unchecked Sendable {
             }
             if options.deleteOnClose {
                 // A file left by a crashed process that used the same in-memory identifier.
+                // try?: best effort; one that cannot be removed makes the open below fail and say why.
                 try? FileManager.default.removeItem(atPath: path)
                 try? FileManager.default.removeItem(atPath: path + "-lock")
             }

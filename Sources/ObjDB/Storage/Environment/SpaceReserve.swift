@@ -118,7 +118,7 @@ final class SpaceReserve: @unchecked Sendable {
 
     private static let lock = NSLock()
     nonisolated(unsafe) private static var disabledReason: String?
-    #if DEBUG
+    #if OBJDB_INTERNAL_CHECKS
     nonisolated(unsafe) private static var disagreeForTesting = false
     #endif
 
@@ -133,7 +133,7 @@ final class SpaceReserve: @unchecked Sendable {
         lock.withLock { if disabledReason == nil { disabledReason = reason } }
     }
 
-    #if DEBUG
+    #if OBJDB_INTERNAL_CHECKS
     /// Tests only: makes the next cross-check disagree, as a changed LMDB layout would.
     static func disagreeAtNextCheckForTesting() {
         lock.withLock { disagreeForTesting = true }
@@ -143,7 +143,7 @@ final class SpaceReserve: @unchecked Sendable {
     /// Whether the cross-check of a value read through ``TransactionPages`` passes: `read` must
     /// equal `expected` (at begin) or be at most `expected` (after a commit, `atMost`).
     static func agrees(_ read: Int?, _ expected: Int, atMost: Bool, what: String) -> Bool {
-        #if DEBUG
+        #if OBJDB_INTERNAL_CHECKS
         let forced = lock.withLock {
             defer { disagreeForTesting = false }
             return disagreeForTesting

@@ -116,7 +116,7 @@ struct RowWalk {
             if index < page.count, let node = readableNode(page, at: index, cursor) {
                 // A row on overflow pages (rows on the page are handed out by `next`).
                 let key = node.key
-                guard let entry = try? cursor.seek(exactly: key) else { return nil }
+                guard let entry = Self.step(cursor, { try $0.seek(exactly: key) }) else { return nil }
                 index += 1
                 lastKey = key
                 return (key, entry.value)
@@ -125,13 +125,15 @@ struct RowWalk {
             if index < page.count {
                 // A node that does not read as expected: the cursor takes over for good.
                 pageSize = 0
-                entry = lastKey == .max ? nil : try? cursor.seek(atLeast: lastKey + 1)
+                let after = lastKey
+                entry = after == .max ? nil : Self.step(cursor) { try $0.seek(atLeast: after + 1) }
             } else {
-                guard (try? cursor.seek(exactly: lastKey)) != nil else { return nil }
-                entry = try? cursor.next()
+                let last = lastKey
+                guard Self.step(cursor, { try $0.seek(exactly: last) }) != nil else { return nil }
+                entry = Self.step(cursor) { try $0.next() }
             }
         } else if stepFirst {
-            entry = try? cursor.next()
+            entry = Self.step(cursor) { try $0.next() }
         }
         guard let current = entry else { return nil }
         let key = current.objectKey
@@ -162,15 +164,31 @@ extension RowWalk {
     static func checkAgainstCursor(_ page: LeafPage, _ cursor: borrowing Cursor, standingAt key: UInt64) {
         for index in (page.index + 1)..<max(page.index + 1, page.count) {
             guard case .row(let rowKey, let value)? = page.node(at: index) else { continue }
+            // try?: a cursor error here is a disagreement, reported by the check below.
             let entry = try? cursor.seek(exactly: rowKey)
             internalCheck(
                 entry?.value.baseAddress == value.baseAddress && entry?.value.count == value.count,
                 "the row of key \(rowKey) read in place from its leaf page is not what the cursor reads")
         }
+        // try?: puts the cursor back; should that fail, the walk's next move meets the error.
         _ = try? cursor.seek(exactly: key)
     }
 }
 #endif
+
+extension RowWalk {
+    /// One cursor move of a walk; an error ends the walk (`nil`) and is left in the cursor's
+    /// ``Cursor/failure`` for the caller to report.
+    @inline(never)
+    static func step(_ cursor: borrowing Cursor, _ move: (borrowing Cursor) throws -> CursorEntry?) -> CursorEntry? {
+        do {
+            return try move(cursor)
+        } catch {
+            cursor.noteFailure(error)
+            return nil
+        }
+    }
+}
 
 /// What a walk hands its rows to (``Cursor/forEachRow(from:through:into:)``).
 protocol RowSink {

@@ -27,11 +27,19 @@ struct Cursor: ~Copyable {
     #if OBJDB_INTERNAL_CHECKS
     /// Tests only: see ``Environment/refusedLeafKeyForTesting``.
     let refusedLeafKey: UInt64?
+    /// Tests only: see ``Environment/failingReadsForTesting``.
+    let failsForTesting: Bool
     #endif
 
+    /// Where row walks through the cursor (which cannot throw) leave the first error they met,
+    /// for the caller to report; `nil` for cursors no walk needs it of.
+    let failure: FailureNote?
+
     /// Opens a cursor on `table` in `txn`; with `readsLeafPages` false, row walks step the
-    /// cursor row by row (the slow twin internal checks compare the page walk with).
-    init(_ txn: Txn, _ table: Table, readsLeafPages: Bool = true) throws {
+    /// cursor row by row (the slow twin internal checks compare the page walk with). With
+    /// `tracksFailures`, a walk that meets an error leaves it in ``failure``.
+    init(_ txn: Txn, _ table: Table, readsLeafPages: Bool = true, tracksFailures: Bool = false) throws {
+        failure = tracksFailures ? FailureNote() : nil
         var cursor: OpaquePointer?
         try lmdbCheck(mdb_cursor_open(txn.handle, table.dbi, &cursor), "mdb_cursor_open", path: txn.environment.path)
         guard let cursor else { throw ObjDBError(.storage, "mdb_cursor_open returned no handle") }
@@ -41,10 +49,16 @@ struct Cursor: ~Copyable {
         leafPageSize = inPlace ? txn.environment.pageSize : 0
         #if OBJDB_INTERNAL_CHECKS
         refusedLeafKey = txn.environment.refusedLeafKeyForTesting
+        failsForTesting = txn.isReadOnly && txn.environment.failingReadsForTesting == table
         #endif
     }
 
     deinit { mdb_cursor_close(handle) }
+
+    /// Records `error`, met by a walk through the cursor, unless one was recorded before.
+    func noteFailure(_ error: any Error) {
+        failure?.note(error, path: environment.path)
+    }
 
     /// Performs one cursor operation with `key` as its input (none for a move); `nil` when
     /// LMDB reports `MDB_NOTFOUND`. Inlined: a row walk moves once per row.
@@ -53,6 +67,9 @@ struct Cursor: ~Copyable {
         var k = key
         var v = MDB_val()
         let rc = mdb_cursor_get(handle, &k, &v, op)
+        #if OBJDB_INTERNAL_CHECKS
+        if failsForTesting { throw ObjDBError.lmdb(MDB_CORRUPTED, operation: "mdb_cursor_get", path: environment.path) }
+        #endif
         if rc == MDB_SUCCESS { return CursorEntry(key: k.bytes, value: v.bytes) }
         if rc == MDB_NOTFOUND { return nil }
         throw ObjDBError.lmdb(rc, operation: "mdb_cursor_get", path: environment.path)
@@ -227,5 +244,19 @@ extension Txn {
             entry = try cursor.nextDuplicate()
         }
         return keys
+    }
+}
+
+/// The first error a read that cannot throw met, kept for its caller to report: a walk through a
+/// cursor (``Cursor/failure``), or the query evaluator following links. Used on one thread at a
+/// time, as its owner is.
+final class FailureNote {
+    /// The error, if a read met one.
+    var error: ObjDBError?
+
+    /// Records `error` unless one was recorded before.
+    func note(_ error: any Error, path: String?) {
+        guard self.error == nil else { return }
+        self.error = error as? ObjDBError ?? ObjDBError(.storage, "A read failed: \(error)", path: path)
     }
 }

@@ -41,6 +41,7 @@ final class ReadTransaction: @unchecked Sendable {
     func sameVersion() -> ReadTransaction? {
         let environment = lease.environment
         guard environment.lastCommittedTransactionID() == id, environment.reserveExtraReader() else { return nil }
+        // try?: no transaction of this version means the scan runs on one thread, as documented.
         guard let other = try? ReadTransaction(lease, extra: true) else {
             environment.releaseExtraReader()
             return nil

@@ -34,7 +34,10 @@ struct Txn {
     func get(_ table: Table, key: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer? {
         var k = MDB_val(bytes: key)
         var v = MDB_val()
-        let rc = mdb_get(handle, table.dbi, &k, &v)
+        var rc = mdb_get(handle, table.dbi, &k, &v)
+        #if OBJDB_INTERNAL_CHECKS
+        if isReadOnly, environment.failingReadsForTesting == table { rc = MDB_CORRUPTED }
+        #endif
         if rc == MDB_NOTFOUND { return nil }
         try lmdbCheck(rc, "mdb_get", path: environment.path)
         return v.bytes
