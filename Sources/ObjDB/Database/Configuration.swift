@@ -70,14 +70,14 @@ public struct Configuration: Sendable {
     /// The most threads one query may scan a table with; 1 (or less) keeps every query on the
     /// calling thread. Defaults to ``defaultMaximumQueryThreads``.
     ///
-    /// A query that must test every row of a class of at least 32,768 objects (no index
-    /// answers it) splits the range of object keys into parts of equal width, at most one per
-    /// 16,384 objects, and tests them at once, each part in a read transaction of its own at
-    /// the same version. It splits only outside write transactions, when every comparison of
-    /// the filter compares a property of the object itself with a constant, and when the
-    /// query needs every match: unsorted, or sorted by one number, date or bool property
-    /// (`sorted(byKeyPath: "score")`, with or without `prefix(10)`). Results are the same
-    /// either way. See `Docs/Queries.md` for the exact rules.
+    /// A query that must test every row of a large class (no index answers it) may split the
+    /// class's objects into parts tested at once on several threads, each part in a read
+    /// transaction of its own at the same version. It splits only outside write transactions,
+    /// when every comparison of the filter compares a property of the object itself with a
+    /// constant, and when the query needs every match: unsorted, or sorted by one number, date
+    /// or bool property, with or without a limit. Results are the same either way;
+    /// `Results.explain()` says whether a query may split. The extra transactions never take
+    /// more than a quarter of the file's reader slots in a process.
     ///
     /// ```swift
     /// var config = Configuration(fileURL: url)
