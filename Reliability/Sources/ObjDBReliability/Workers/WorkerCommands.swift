@@ -1,0 +1,43 @@
+import Foundation
+import ObjDB
+
+/// The hidden commands `objdb-reliability` runs in its child processes. Each attack starts the
+/// executable again with one of them, so that a crash, a kill or a trap ends the child, never
+/// the run.
+public enum WorkerCommands {
+    /// The names of the hidden commands.
+    public static let names: Set<String> = [
+        "_crash-worker", "_crash-check", "_verify-file", "_dump-file", "_fuzz-chunk", "_misuse", "_writer",
+        "_writers-check",
+    ]
+
+    /// Runs hidden command `arguments[0]` with the rest of `arguments`; returns the exit status.
+    public static func run(_ arguments: [String]) -> Int32 {
+        guard let command = arguments.first else { return 64 }
+        let rest = Array(arguments.dropFirst())
+        do {
+            switch command {
+            case "_crash-worker":
+                guard rest.count == 6, let seed = UInt64(rest[1]), let low = Int(rest[3]), let high = Int(rest[4]),
+                    let cap = Int(rest[5]), low <= high
+                else { return usage("_crash-worker <file> <seed> full|nosync <batch-min> <batch-max> <max-items>") }
+                let plan = CrashPlan(seed: seed, batchSizes: low...high, maximumItems: cap)
+                try CrashWorker.run(file: rest[0], plan: plan, durability: rest[2] == "nosync" ? .noSync : .full)
+            case "_crash-check":
+                guard rest.count == 1 else { return usage("_crash-check <file>") }
+                CrashCheck.run(file: rest[0])
+            default:
+                return usage("unknown worker command \(command)")
+            }
+        } catch {
+            Output.error("objdb-reliability \(command): \(error)")
+            return 1
+        }
+        return 0
+    }
+
+    private static func usage(_ text: String) -> Int32 {
+        Output.error("usage: objdb-reliability \(text)")
+        return 64
+    }
+}
