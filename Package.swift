@@ -34,7 +34,7 @@ let package = Package(
         // The reliability harness (Docs/Reliability.md): each attack as a function with figures,
         // a command per attack, and short versions of them as tests.
         .target(
-            name: "ObjDBReliability", dependencies: ["ObjDB", "ObjDBTestModels"],
+            name: "ObjDBReliability", dependencies: ["ObjDB", "ObjDBTestModels", "CLMDB"],
             path: "Reliability/Sources/ObjDBReliability"),
         .executableTarget(
             name: "objdb-reliability", dependencies: ["ObjDBReliability"],

@@ -9,6 +9,8 @@ enum ReliabilityCommand {
         commands:
           crash   [--cycles N] [--batch MIN-MAX] [--max-items N] [--max-delay MS]
                   SIGKILL crash cycles: every acknowledged commit survives, verify() clean
+          damage  [--files N] [--base-objects N] [--verifying-every N]
+                  damaged and foreign files: verify() never crashes nor calls a changed file healthy
           all     every attack at its short size, or with --full at the acceptance size
 
         common options:
@@ -34,9 +36,11 @@ enum ReliabilityCommand {
             switch command {
             case "crash":
                 results = [try crash(&options, context, full: false)]
+            case "damage":
+                results = [try damage(&options, context, full: false)]
             case "all":
                 let full = options.flag("full")
-                results = [try crash(&options, context, full: full)]
+                results = [try crash(&options, context, full: full), try damage(&options, context, full: full)]
             default:
                 print("unknown command \(command)\n\n\(usage)")
                 return 64
@@ -61,5 +65,15 @@ enum ReliabilityCommand {
         if let delay = try options.int("max-delay") { crash.maximumKillDelay = delay }
         try options.checkAllUsed()
         return try CrashCycles.run(crash, progress: context.progress)
+    }
+
+    static func damage(_ options: inout Arguments, _ context: RunContext, full: Bool) throws -> DamagedFiles.Result {
+        var damage = DamagedFiles.Options(
+            files: try options.int("files") ?? (full ? 1_000 : 100), seed: context.seed,
+            worker: context.worker, directory: try context.subdirectory("damage"))
+        if let objects = try options.int("base-objects") { damage.baseObjects = objects }
+        if let every = try options.int("verifying-every") { damage.verifyingOpenEvery = every }
+        try options.checkAllUsed()
+        return try DamagedFiles.run(damage, progress: context.progress)
     }
 }

@@ -26,6 +26,12 @@ public enum WorkerCommands {
             case "_crash-check":
                 guard rest.count == 1 else { return usage("_crash-check <file>") }
                 CrashCheck.run(file: rest[0])
+            case "_verify-file":
+                guard rest.count == 1 else { return usage("_verify-file <file>") }
+                DamageWorkers.verify(file: rest[0])
+            case "_dump-file":
+                guard rest.count == 2 else { return usage("_dump-file <file> plain|verifying") }
+                DamageWorkers.dump(file: rest[0], verifying: rest[1] == "verifying")
             default:
                 return usage("unknown worker command \(command)")
             }
