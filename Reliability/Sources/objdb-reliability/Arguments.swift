@@ -5,7 +5,7 @@ struct Arguments {
     private var used: Set<String> = []
 
     /// The switches that take no value.
-    static let switches: Set<String> = ["keep", "quiet", "full"]
+    static let switches: Set<String> = ["keep", "quiet", "full", "avoid-known"]
 
     struct UsageError: Error, CustomStringConvertible {
         let description: String

@@ -60,8 +60,9 @@ public final class ChildProcess {
     public let errorURL: URL
     private var finished: ChildTermination?
 
-    /// Starts `executable` with `arguments`, its output in files under `directory`.
-    public init(_ executable: URL, _ arguments: [String], directory: URL) throws {
+    /// Starts `executable` with `arguments`, its output in files under `directory`, with the
+    /// environment of this process plus `environment`.
+    public init(_ executable: URL, _ arguments: [String], directory: URL, environment: [String: String] = [:]) throws {
         let name = "child-\(UUID().uuidString.prefix(8))"
         outputURL = directory.appendingPathComponent(name + ".out")
         errorURL = directory.appendingPathComponent(name + ".err")
@@ -74,8 +75,11 @@ public final class ChildProcess {
         let argv = ([executable.path] + arguments).map { strdup($0) }
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let terminated = argv + [nil]
-        let status = posix_spawn(&pid, executable.path, &actions, nil, terminated, environ)
+        var variables = ProcessInfo.processInfo.environment
+        variables.merge(environment) { _, new in new }
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") }
+        defer { envp.forEach { free($0) } }
+        let status = posix_spawn(&pid, executable.path, &actions, nil, argv + [nil], envp + [nil])
         guard status == 0 else {
             throw HarnessError("posix_spawn of \(executable.path) failed: \(String(cString: strerror(status)))")
         }
@@ -136,8 +140,10 @@ public final class ChildProcess {
     public func errorOutput() -> String { Self.read(errorURL) }
 
     /// Runs `executable` to its end (or its time limit) and returns what happened.
-    public static func run(_ executable: URL, _ arguments: [String], directory: URL, timeout: Double) throws -> ChildResult {
-        let child = try ChildProcess(executable, arguments, directory: directory)
+    public static func run(
+        _ executable: URL, _ arguments: [String], directory: URL, timeout: Double, environment: [String: String] = [:]
+    ) throws -> ChildResult {
+        let child = try ChildProcess(executable, arguments, directory: directory, environment: environment)
         let termination = child.wait(timeout: timeout)
         return ChildResult(termination: termination, output: child.output(), error: child.errorOutput())
     }

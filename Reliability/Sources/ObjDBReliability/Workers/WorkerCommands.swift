@@ -7,7 +7,7 @@ import ObjDB
 public enum WorkerCommands {
     /// The names of the hidden commands.
     public static let names: Set<String> = [
-        "_crash-worker", "_crash-check", "_verify-file", "_dump-file", "_fuzz-chunk", "_misuse", "_writer",
+        "_crash-worker", "_crash-check", "_verify-file", "_dump-file", "_fuzz-chunk", "_fuzz-show", "_fuzz-db", "_misuse", "_writer",
         "_writers-check",
     ]
 
@@ -32,6 +32,36 @@ public enum WorkerCommands {
             case "_dump-file":
                 guard rest.count == 2 else { return usage("_dump-file <file> plain|verifying") }
                 DamageWorkers.dump(file: rest[0], verifying: rest[1] == "verifying")
+            case "_fuzz-chunk":
+                guard rest.count == 6, let seed = UInt64(rest[1]), let start = Int(rest[2]), let count = Int(rest[3]),
+                    let avoiding = Int(rest[5])
+                else { return usage("_fuzz-chunk <file> <seed> <start> <count> <current-input-file> <avoidance bits>") }
+                try FuzzWorker.run(
+                    file: rest[0], seed: seed, start: start, count: count, current: rest[4], avoiding: FuzzAvoidance(rawValue: avoiding))
+            case "_fuzz-db":
+                guard rest.count == 2, let seed = UInt64(rest[1]) else { return usage("_fuzz-db <file> <seed>") }
+                try PredicateFuzz.buildDatabase(URL(fileURLWithPath: rest[0]), seed: seed)
+            case "_fuzz-show":
+                guard rest.count >= 4, let seed = UInt64(rest[1]), let start = Int(rest[2]), let count = Int(rest[3]) else {
+                    return usage("_fuzz-show <file> <seed> <start> <count> [<avoidance bits>]")
+                }
+                let avoiding = FuzzAvoidance(rawValue: rest.count > 4 ? Int(rest[4]) ?? 0 : 0)
+                try FuzzWorker.show(file: rest[0], seed: seed, start: start, count: count, avoiding: avoiding)
+            case "_misuse":
+                guard rest.count == 2, let misuse = MisuseCase(rawValue: rest[0]) else {
+                    return usage("_misuse <\(MisuseCase.allCases.map(\.rawValue).joined(separator: "|"))> <directory>")
+                }
+                try misuse.trigger(in: URL(fileURLWithPath: rest[1]))
+                Output.error("objdb-reliability: the misuse '\(misuse.rawValue)' did not stop the process")
+            case "_writer", "_writers-check":
+                guard rest.count == 5, let number = Int(rest[1]), let commits = Int(rest[2]), let every = Int(rest[3]),
+                    let size = Int(rest[4])
+                else { return usage("\(command) <file> <process|processes> <commits> <batch-every> <batch-size>") }
+                if command == "_writer" {
+                    try WriterWorker.run(file: rest[0], process: number, commits: commits, batchEvery: every, batchSize: size)
+                } else {
+                    try WriterWorker.check(file: rest[0], processes: number, commits: commits, batchEvery: every, batchSize: size)
+                }
             default:
                 return usage("unknown worker command \(command)")
             }
