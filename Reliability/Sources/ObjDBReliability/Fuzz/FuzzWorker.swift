@@ -56,8 +56,11 @@ enum FuzzWorker {
         for index in start..<(start + count) {
             let fuzzCase = PredicateGenerator.generate(schema: schema, seed: seed, index: index, avoiding: avoiding)
             Output.line(fuzzCase.report)
+            let started = ContinuousClock.now
             let (outcome, error) = evaluator.run(fuzzCase, seed: seed)
-            Output.line("  → \(outcome.rawValue)\(error.map { ": \($0)" } ?? "")")
+            let elapsed = ContinuousClock.now - started
+            let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1e3
+            Output.line("  → \(outcome.rawValue) (\(String(format: "%.2f", milliseconds)) ms)\(error.map { ": \($0)" } ?? "")")
         }
     }
 }

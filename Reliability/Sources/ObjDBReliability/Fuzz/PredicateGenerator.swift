@@ -128,10 +128,12 @@ struct PredicateGenerator {
     /// Whether a token starts or ends with an operator or punctuation, so that no space is needed
     /// next to it.
     static func isSymbolic(_ token: String) -> Bool {
-        guard let first = token.first, let last = token.last else { return false }
-        let symbols = Set("()=<>!&|{},[]")
+        guard let first = token.utf8.first, let last = token.utf8.last else { return false }
         return symbols.contains(first) || symbols.contains(last)
     }
+
+    /// The bytes of operators and punctuation.
+    static let symbols = Set("()=<>!&|{},[]".utf8)
 
     // MARK: Grammar
 

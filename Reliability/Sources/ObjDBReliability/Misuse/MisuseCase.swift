@@ -6,7 +6,7 @@ import ObjDBTestModels
 /// test), which must end abnormally with a message on standard error naming what was wrong.
 ///
 /// The case names match `ObjDBTestHelper misuse <case>`.
-public enum MisuseCase: String, Sendable, CaseIterable {
+public enum MisuseCase: String, Sendable, Codable, CaseIterable {
     /// `write { }` inside `write { }`.
     case nestedWrite = "nested-write"
     /// `cancelWrite()` without a write transaction.
