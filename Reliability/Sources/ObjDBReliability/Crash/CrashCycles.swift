@@ -52,8 +52,8 @@ public enum CrashCycles {
         public var fullCycles = 0, noSyncCycles = 0
         /// Kills before the worker reported that the file was open (during open).
         public var killsDuringOpen = 0
-        /// Kills with a batch transaction next in line or running.
-        public var killsWithBatchInFlight = 0
+        /// Kills with a batch transaction next in line or running, and with a single-object one.
+        public var killsWithBatchInFlight = 0, killsWithSingleInFlight = 0
         /// Commits acknowledged by workers.
         public var acknowledgedCommits = 0
         /// Acknowledged commits that wrote one item, and batches.
@@ -87,7 +87,7 @@ public enum CrashCycles {
             table.add("kill cycles", cycles)
             table.add("  with durability .full / .noSync", "\(fullCycles) / \(noSyncCycles)")
             table.add("  killed during open", killsDuringOpen)
-            table.add("  killed with a batch in flight", killsWithBatchInFlight)
+            table.add("  killed with a batch / single object in flight", "\(killsWithBatchInFlight) / \(killsWithSingleInFlight)")
             table.add("acknowledged commits", acknowledgedCommits)
             table.add("  single-object / batch", "\(singleCommits) / \(batchCommits)")
             table.add("  items written", itemsWritten)
@@ -129,9 +129,21 @@ public enum CrashCycles {
             } else {
                 let deadline = Date().addingTimeInterval(120)
                 while !worker.output().contains("ready"), worker.poll() == nil, Date() < deadline { usleep(2_000) }
-                // Mostly short waits (single commits, the start of a batch), some long ones.
-                let delay = rng.percent(40) ? rng.below(30) : rng.below(max(options.maximumKillDelay, 1))
-                usleep(useconds_t(delay * 1_000))
+                if rng.percent(30) {
+                    // Right after the k-th acknowledgement: the next commit has just begun (most
+                    // are single-object ones), or is returning.
+                    let acknowledgements = rng.inRange(1...20)
+                    while worker.output().components(separatedBy: "\nack ").count - 1 < acknowledgements, worker.poll() == nil,
+                        Date() < deadline
+                    {
+                        usleep(500)
+                    }
+                    usleep(useconds_t(rng.below(3_000)))
+                } else {
+                    // Mostly short waits (single commits, the start of a batch), some long ones.
+                    let delay = rng.percent(40) ? rng.below(30) : rng.below(max(options.maximumKillDelay, 1))
+                    usleep(useconds_t(delay * 1_000))
+                }
             }
             worker.kill()
             let termination = worker.wait(timeout: 60)
@@ -197,8 +209,12 @@ public enum CrashCycles {
                 result.inFlightCommitsPresent += 1
             }
             // The transaction that was next when the kill came.
-            if plan.operation(acknowledged + 1, after: advanced(model, to: acknowledged, plan: plan)).isBatch {
+            if !sawReady {
+                // Killed while opening.
+            } else if plan.operation(acknowledged + 1, after: advanced(model, to: acknowledged, plan: plan)).isBatch {
                 result.killsWithBatchInFlight += 1
+            } else {
+                result.killsWithSingleInFlight += 1
             }
             // Bring the plan's state to what the file holds and compare.
             if last < model.sequence { model = advanced(CrashState(), to: last, plan: plan) }
