@@ -69,6 +69,8 @@ struct PredicateGeneratorTests {
               1 [ra]          0x00007fe9d7b03749 DefaultStringInterpolation.appendInterpolation<A>(_:) + 24 in libswiftCore.so
               2 [ra]          0x000055b28cde0abb QueryValue.description.getter + 2538 in objdb-reliability at /w/Sources/ObjDB/Query/PredicateTree.swift:156:30
             """
-        #expect(PredicateFuzz.crashSite(backtrace) == "QueryValue.description.getter (PredicateTree.swift:156:30)")
+        #expect(Backtrace.site(backtrace) == "QueryValue.description.getter (PredicateTree.swift:156:30)")
+        #expect(Backtrace.site("Thread 0 crashed:\n  0  0x00007f15b58b5191 <unknown> in liblmdb.so.0.0.0\n") == "<unknown> in liblmdb.so.0.0.0")
+        #expect(Backtrace.site("no backtrace") == "unknown")
     }
 }

@@ -81,6 +81,7 @@ public struct CrashState: Sendable, Equatable {
         return digest
     }
 
+    /// Whether two states hold the same sequence number, next id and items.
     public static func == (a: CrashState, b: CrashState) -> Bool {
         a.sequence == b.sequence && a.nextItem == b.nextItem && a.ids == b.ids
             && a.ids.allSatisfy { a.items[$0]?.version == b.items[$0]?.version && a.items[$0]?.writtenBy == b.items[$0]?.writtenBy }

@@ -42,7 +42,14 @@ public enum DamagedFiles {
 
     /// What `verify(fileAt:)` said.
     public enum VerifyOutcome: String, Sendable, CaseIterable {
-        case healthy, problems, threw, crashed
+        /// The report found no problem.
+        case healthy
+        /// The report listed problems.
+        case problems
+        /// `verify(fileAt:)` threw (the file could not be read at all).
+        case threw
+        /// The process crashed (a signal) or hung.
+        case crashed
     }
 
     /// What opening and reading everything gave.
@@ -89,6 +96,14 @@ public enum DamagedFiles {
         public var detectedWithoutVisibleChange = 0
         /// Files `verify()` found problems in and whose plain open crashed.
         public var plainOpenCrashesCaughtByVerify = 0
+        /// Empty files that an open with `verifiesFileOnOpen` took for a new database although
+        /// `verify(fileAt:)` reported their missing meta pages.
+        public var emptyFilesOpened = 0
+        /// Per crash of `verify` or of an open with `verifiesFileOnOpen` (violations): where, and
+        /// how often.
+        public var crashSites: [String: Int] = [:]
+        /// Per crash of a plain open (counted, not violations): where, and how often.
+        public var plainOpenCrashSites: [String: Int] = [:]
         /// Wall-clock time.
         public var time = ""
         /// Every violation found.
@@ -124,12 +139,19 @@ public enum DamagedFiles {
             table.add("healthy, reads unchanged (harmless damage)", undetectedHarmless)
             table.add("problems found, reads unchanged", detectedWithoutVisibleChange)
             table.add("plain open crashed, verify found problems", plainOpenCrashesCaughtByVerify)
+            table.add("empty files opened as new databases", emptyFilesOpened)
             table.add("wall-clock time", time)
             for kind in DamageKind.allCases {
                 guard let c = counts[kind] else { continue }
                 let v = VerifyOutcome.allCases.map { String(c.verify[$0] ?? 0) }.joined(separator: "/")
                 let r = ReadOutcome.allCases.map { String(c.read[$0] ?? 0) }.joined(separator: "/")
                 table.add("  \(kind.rawValue)", "\(c.trials) files; verify \(v); read \(r)")
+            }
+            for (site, count) in plainOpenCrashSites.sorted(by: { $0.value > $1.value }) {
+                table.notes.append("plain open crashed \(count)× (allowed): \(site)")
+            }
+            for (site, count) in crashSites.sorted(by: { $0.value > $1.value }) {
+                table.notes.append("CRASH \(count)×: \(site)")
             }
             table.violations = violationList
             return table
@@ -177,8 +199,6 @@ public enum DamagedFiles {
         for index in 0..<options.files {
             var rng = SeededRandom(seed: options.seed ^ 0xDA3A6E, index: UInt64(index))
             let base = bases[index % bases.count]
-            let newestRead = (digest: base.newest, ())
-            let previousRead = (digest: base.previous, ())
             let kind = DamageKind.draw(&rng)
             var damaged = base.damager.damage(kind, &rng)
             var detail = damaged.detail
@@ -200,8 +220,10 @@ public enum DamagedFiles {
                 verifyOutcome = outcome
             } else {
                 verifyOutcome = .crashed
-                result.violationList.append("\(name): verify(fileAt:) ended with \(verify.termination): \(verify.error.suffix(400))")
-                try keepFinding(damaged.bytes, name: "damage-\(index)-verify-crash", detail: name)
+                let site = "verify(fileAt:): \(verify.termination) at \(Backtrace.site(verify.error))"
+                result.crashSites[site, default: 0] += 1
+                result.violationList.append("\(name): \(site)")
+                try keepFinding(damaged.bytes, name: "damage-\(index)-verify-crash", detail: name + "\n" + verify.error)
             }
             counts.verify[verifyOutcome, default: 0] += 1
 
@@ -215,21 +237,26 @@ public enum DamagedFiles {
                 guard child.termination.succeeded, let fields else { return (.crashed, child) }
                 switch fields["outcome"] {
                 case "refused": return (.refused, child)
-                case "read" where fields.int("failures") == 0 && fields["digest"] == newestRead.digest: return (.same, child)
-                case "read" where fields.int("failures") == 0 && fields["digest"] == previousRead.digest: return (.previous, child)
+                case "read" where fields.int("failures") == 0 && fields["digest"] == base.newest: return (.same, child)
+                case "read" where fields.int("failures") == 0 && fields["digest"] == base.previous: return (.previous, child)
                 default: return (.differs, child)
                 }
             }
             let (readOutcome, readChild) = try read(verifying: false)
             counts.read[readOutcome, default: 0] += 1
-            let firstProblem = verifyFields?["first"] ?? ""
+            if readOutcome == .crashed {
+                result.plainOpenCrashSites["\(readChild.termination) at \(Backtrace.site(readChild.error))", default: 0] += 1
+            }
             switch (verifyOutcome, readOutcome) {
             case (.healthy, .same):
                 result.undetectedHarmless += 1
             case (.healthy, .previous):
                 result.metaFallbacks += 1
             case (.healthy, _):
-                let what = readOutcome == .crashed ? "reading it ended with \(readChild.termination)" : "reads \(readOutcome.rawValue): \(readChild.output.suffix(300))"
+                let what =
+                    readOutcome == .crashed
+                    ? "reading it ended with \(readChild.termination) at \(Backtrace.site(readChild.error))"
+                    : "reads \(readOutcome.rawValue): \(readChild.output.suffix(300))"
                 result.violationList.append("false healthy: \(name): verify() calls it healthy but \(what)")
                 try keepFinding(damaged.bytes, name: "damage-\(index)-false-healthy", detail: name + "\n" + readChild.output + readChild.error)
             case (.problems, .same):
@@ -239,16 +266,20 @@ public enum DamagedFiles {
             default:
                 break
             }
-            _ = firstProblem
 
             // Open with verifiesFileOnOpen: for a sample, and whenever the plain open crashed.
             if readOutcome == .crashed || index % max(options.verifyingOpenEvery, 1) == 0 {
                 let (outcome, child) = try read(verifying: true)
                 counts.verifyingRead[outcome, default: 0] += 1
                 if outcome == .crashed {
-                    result.violationList.append(
-                        "\(name): the open with verifiesFileOnOpen ended with \(child.termination): \(child.error.suffix(300))")
+                    let site = "open with verifiesFileOnOpen: \(child.termination) at \(Backtrace.site(child.error))"
+                    result.crashSites[site, default: 0] += 1
+                    result.violationList.append("\(name): \(site)")
                     try keepFinding(damaged.bytes, name: "damage-\(index)-verifying-open-crash", detail: name + "\n" + child.error)
+                } else if damaged.bytes.isEmpty {
+                    // An empty file is a new database to LMDB and to an open; verify(fileAt:)
+                    // reports its missing meta pages. Counted, not a violation.
+                    result.emptyFilesOpened += outcome == .refused ? 0 : 1
                 } else if verifyOutcome == .problems, outcome != .refused {
                     result.violationList.append("\(name): verify() found problems but the open with verifiesFileOnOpen \(outcome.rawValue)")
                 }

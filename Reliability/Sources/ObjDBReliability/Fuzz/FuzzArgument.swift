@@ -99,6 +99,7 @@ enum FuzzArgument: Sendable {
 /// Known crashes a run can be told not to provoke, so that it keeps finding others (and CI
 /// stays green) until they are fixed. Each has a disabled reproduction test.
 public struct FuzzAvoidance: OptionSet, Sendable {
+    /// The bits of the set.
     public let rawValue: Int
 
     /// Creates a set from its raw value.

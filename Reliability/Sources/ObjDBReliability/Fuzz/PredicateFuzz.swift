@@ -108,19 +108,6 @@ public enum PredicateFuzz {
         }
     }
 
-    /// The innermost frame of an ObjDB source file in a Swift backtrace (`QueryValue.description.getter
-    /// at …/PredicateTree.swift:156`), or the first frame if none is.
-    static func crashSite(_ backtrace: String) -> String {
-        let frames = backtrace.split(separator: "\n").filter { $0.contains(" at /") || $0.contains(" in ") }
-        let line = frames.first { $0.contains("/Sources/ObjDB/") } ?? frames.first { $0.contains("Thread") == false } ?? "unknown"
-        let text = line.split(separator: " ", omittingEmptySubsequences: true)
-        // "<n> [ra] 0x… Function + 123 in module at /path/File.swift:12:3"
-        guard let address = text.firstIndex(where: { $0.hasPrefix("0x") }) else { return String(line.prefix(120)) }
-        let function = text[(address + 1)...].prefix { $0 != "+" }.joined(separator: " ")
-        let file = text.last.map { $0.split(separator: "/").last.map(String.init) ?? "" } ?? ""
-        return "\(function.prefix(100)) (\(file))"
-    }
-
     /// Runs the fuzzer.
     public static func run(_ options: Options, progress: (String) -> Void = { _ in }) throws -> Result {
         let clock = Stopwatch()
@@ -159,7 +146,7 @@ public enum PredicateFuzz {
                 let index = input.split(separator: "\n", maxSplits: 1).first.flatMap { Int($0) } ?? next
                 let what = termination == .timedOut ? "hung for \(Int(options.chunkTimeout)) s" : "crashed (\(termination))"
                 if termination == .timedOut { result.hangs += 1 } else { result.crashes += 1 }
-                let site = termination == .timedOut ? "hang" : crashSite(child.errorOutput())
+                let site = termination == .timedOut ? "hang" : Backtrace.site(child.errorOutput())
                 result.crashSites[site, default: 0] += 1
                 if result.crashSites[site] == 1 {
                     result.violationList.append("predicate \(what) at \(site): \(input.split(separator: "\n", maxSplits: 1).last ?? "")")
