@@ -82,4 +82,43 @@ struct CrashPlanTests {
         read.nextItem = state.nextItem
         #expect(read == state)
     }
+
+    /// The checker's own checks catch a missing commit and a changed item, which the parent's
+    /// digests then also tell apart from the plan.
+    @Test func theCheckerReportsAGapAndAChangedItem() throws {
+        let scratch = ScratchDirectory()
+        let db = try Database(configuration: Configuration(fileURL: scratch.url.appendingPathComponent("c.objdb"), objectTypes: crashModelTypes))
+        var state = CrashState()
+        var markers = Digest()
+        for sequence in 1...12 {
+            let operation = plan.operation(sequence, after: state)
+            var next = state
+            next.apply(operation, sequence: sequence)
+            try db.write {
+                try CrashWorker.write(operation, sequence: sequence, state: state, db: db)
+                let marker = CrashMarker()
+                marker.sequence = sequence
+                marker.operation = operation.name
+                marker.liveItems = next.ids.count
+                marker.nextItem = next.nextItem
+                try db.add(marker)
+            }
+            state = next
+            markers.line(CrashCheck.markerLine(sequence, operation.name, state.ids.count, state.nextItem))
+        }
+        let clean = CrashCheck.contents(of: db, readFailures: FailureCollector())
+        #expect(clean.problems.isEmpty, "\(clean.problems)")
+        #expect(clean.state == state && clean.markers == 12 && clean.markersDigest == markers)
+
+        // Marker 5 lost, an item's label changed behind the plan's back.
+        let item = try #require(db.objects(CrashItem.self).first)
+        try db.write {
+            if let marker = db.object(ofType: CrashMarker.self, forPrimaryKey: 5) { db.delete(marker) }
+            item.label = "changed"
+        }
+        let damaged = CrashCheck.contents(of: db, readFailures: FailureCollector())
+        #expect(damaged.problems.contains("marker 6 where 5 was expected"), "\(damaged.problems)")
+        #expect(damaged.problems.contains { $0.hasPrefix("item \(item.id): label") }, "\(damaged.problems)")
+        #expect(damaged.markersDigest != markers)
+    }
 }

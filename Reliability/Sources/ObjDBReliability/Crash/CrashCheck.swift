@@ -7,13 +7,18 @@ import ObjDB
 ///
 /// Output, one line each: `open ok=<true|false> error=<…>`, `verify healthy=<bool>
 /// problems=<n> first=<…>`, `check last=<sequence> markers=<n> items=<n> parts=<n>
-/// problems=<n> first=<…> digest=<digest>`.
+/// problems=<n> first=<…> digest=<items' digest> markers-digest=<markers' digest>`.
 enum CrashCheck {
     /// The state a database holds: the last marker's sequence and next item, and every item.
     static func state(of db: Database) -> CrashState {
         let last = db.objects(CrashMarker.self).sorted(byKeyPath: "sequence", ascending: false).first
         let items = db.objects(CrashItem.self).map { (id: $0.id, version: $0.version, writtenBy: $0.writtenBy) }
         return CrashState(sequence: last?.sequence ?? 0, nextItem: last?.nextItem ?? 1, items: items)
+    }
+
+    /// The line of one marker in the markers' digest.
+    static func markerLine(_ sequence: Int, _ operation: String, _ liveItems: Int, _ nextItem: Int) -> String {
+        "\(sequence) \(operation) \(liveItems) \(nextItem)"
     }
 
     static func run(file: String) {
@@ -36,10 +41,33 @@ enum CrashCheck {
         } catch {
             Output.line("verify healthy=false problems=1 first=\(fieldText("threw: \(error)"))")
         }
+        let result = contents(of: db, readFailures: failures)
+        Output.line(
+            "check last=\(result.state.sequence) markers=\(result.markers) items=\(result.state.ids.count) parts=\(result.parts) problems=\(result.problems.count) first=\(fieldText(result.problems.first ?? "-")) digest=\(result.state.digest) markers-digest=\(result.markersDigest)"
+        )
+    }
+
+    /// What a crash database holds, and every inconsistency in it.
+    struct Contents {
+        /// The state: last sequence, next item, items.
+        var state: CrashState
+        /// The number of markers and parts.
+        var markers: Int, parts: Int
+        /// The digest of the markers, in sequence order.
+        var markersDigest: Digest
+        /// Gaps in the markers, items whose content does not match their version, orphan
+        /// parts, read failures.
+        var problems: [String]
+    }
+
+    /// Reads everything in `db` and checks it.
+    static func contents(of db: Database, readFailures failures: FailureCollector) -> Contents {
         var problems: [String] = []
         let markers = db.objects(CrashMarker.self).sorted(byKeyPath: "sequence")
         var expected = 1
+        var markersDigest = Digest()
         for marker in markers {
+            markersDigest.line(markerLine(marker.sequence, marker.operation, marker.liveItems, marker.nextItem))
             if marker.sequence != expected {
                 problems.append("marker \(marker.sequence) where \(expected) was expected")
                 expected = marker.sequence
@@ -64,8 +92,6 @@ enum CrashCheck {
         if failures.count > 0 {
             problems.append("\(failures.count) read failures, first: \(failures.errors.first.map { "\($0)" } ?? "")")
         }
-        Output.line(
-            "check last=\(state.sequence) markers=\(markers.count) items=\(state.ids.count) parts=\(parts.count) problems=\(problems.count) first=\(fieldText(problems.first ?? "-")) digest=\(state.digest)"
-        )
+        return Contents(state: state, markers: markers.count, parts: parts.count, markersDigest: markersDigest, problems: problems)
     }
 }

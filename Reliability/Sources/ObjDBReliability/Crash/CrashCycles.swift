@@ -114,6 +114,8 @@ public enum CrashCycles {
         for url in [file, URL(fileURLWithPath: file.path + "-lock")] { try? FileManager.default.removeItem(at: url) }
         let plan = CrashPlan(seed: options.seed, batchSizes: options.batchSizes, maximumItems: options.maximumItems)
         var model = CrashState()
+        // The digest of the markers transactions 1...model.sequence must have written.
+        var markers = Digest()
         for cycle in 0..<options.cycles {
             var rng = SeededRandom(seed: options.seed ^ 0xC7C1E, index: UInt64(cycle))
             let noSync = rng.percent(50)
@@ -217,7 +219,10 @@ public enum CrashCycles {
                 result.killsWithSingleInFlight += 1
             }
             // Bring the plan's state to what the file holds and compare.
-            if last < model.sequence { model = advanced(CrashState(), to: last, plan: plan) }
+            if last < model.sequence {
+                model = CrashState()
+                markers = Digest()
+            }
             while model.sequence < last {
                 let sequence = model.sequence + 1
                 let operation = plan.operation(sequence, after: model)
@@ -230,6 +235,13 @@ public enum CrashCycles {
                     }
                 }
                 model.apply(operation, sequence: sequence)
+                markers.line(CrashCheck.markerLine(sequence, operation.name, model.ids.count, model.nextItem))
+            }
+            if checked["markers-digest"] != markers.description {
+                result.contentMismatches += 1
+                result.violationList.append("\(cycleName): the file's markers differ from what transactions 1...\(last) wrote")
+                try keepFinding(file, name: "crash-\(cycle)")
+                break
             }
             if checked["digest"] != model.digest.description {
                 result.contentMismatches += 1
