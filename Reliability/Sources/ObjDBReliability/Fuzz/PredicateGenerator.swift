@@ -368,7 +368,9 @@ struct PredicateGenerator {
         case 5:
             // A key path replaced by another of the same type.
             guard let at = positions({ typed[$0] != nil }).randomElement(using: &rng), let old = typed[tokens[at]] else { break }
+            // Sorted: a dictionary's order differs from process to process, and a case must replay.
             let same = typed.values.filter { $0.type == old.type && $0.toMany == old.toMany && $0.valueCollection == old.valueCollection }
+                .sorted { $0.text < $1.text }
             if let path = same.randomElement(using: &rng) { tokens[at] = path.text }
             return "keypath"
         case 6:
