@@ -36,6 +36,17 @@ let package = Package(
             name: "ObjDBTestHelper", dependencies: ["ObjDB", "ObjDBTestModels"], path: "Tests/ObjDBTestHelper"),
         .testTarget(name: "ObjDBTests", dependencies: ["ObjDB", "ObjDBTestModels", "ObjDBTestHelper"]),
         .testTarget(name: "objdbTests", dependencies: ["objdb"]),
+        // The reliability harness (Docs/Reliability.md): each attack as a function with figures,
+        // a command per attack, and short versions of them as tests.
+        .target(
+            name: "ObjDBReliability", dependencies: ["ObjDB", "ObjDBTestModels", "CLMDB"],
+            path: "Reliability/Sources/ObjDBReliability"),
+        .executableTarget(
+            name: "objdb-reliability", dependencies: ["ObjDBReliability"],
+            path: "Reliability/Sources/objdb-reliability"),
+        .testTarget(
+            name: "ReliabilityTests", dependencies: ["ObjDBReliability", "objdb-reliability"],
+            path: "Reliability/Tests/ReliabilityTests"),
     ],
     swiftLanguageModes: [.v6]
 )
