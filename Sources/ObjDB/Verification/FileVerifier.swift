@@ -15,7 +15,7 @@ enum FileVerifier {
                 report.add(problem)
                 return report
             }
-            guard let meta = metas.version(UInt64(pin.id)) else { continue }
+            guard let meta = metas.version(UInt64(truncatingIfNeeded: pin.id)) else { continue }
             return withExtendedLifetime(pin) { verify(file: file, meta: meta) }
         }
         throw ObjDBError(.storage, "The file changed too fast to pin a version for verification; try again", path: path)
@@ -25,7 +25,9 @@ enum FileVerifier {
     static func verifyUnpinned(path: String) throws -> VerificationReport {
         let file = try PageFile(path: path)
         let metas = try MetaPages(file)
-        let usable = metas.pages.compactMap { $0 }.filter { $0.isValid && MetaPages.isPlausible(pageSize: $0.pageSize) }
+        let usable = metas.pages.compactMap { $0 }.filter {
+            $0.isValid && MetaPages.isPlausible(pageSize: $0.pageSize) && $0.transactionID <= UInt64(Int64.max)
+        }
         guard let meta = usable.max(by: { $0.transactionID < $1.transactionID }) else {
             var report = VerificationReport(path: path, transactionID: 0)
             report.add(metas.problem ?? VerificationProblem(.metaPage, "The file has no valid LMDB meta page: it is not a database file"))
@@ -38,7 +40,8 @@ enum FileVerifier {
 
     /// Verifies the version `meta` describes.
     static func verify(file: PageFile, meta: MetaRecord) -> VerificationReport {
-        let walk = FileWalk(file: file, meta: meta, report: VerificationReport(path: file.path, transactionID: Int(meta.transactionID)))
+        let walk = FileWalk(
+            file: file, meta: meta, report: VerificationReport(path: file.path, transactionID: Int(truncatingIfNeeded: meta.transactionID)))
         walk.walkFreeTree()
         let (tables, others) = walk.walkMainTree()
         for name in others {

@@ -153,7 +153,8 @@ enum QueryValue: Equatable, Sendable, CustomStringConvertible {
         case .double(let v): "\(v)"
         case .string(let v): "'\(v)'"
         case .data(let v): "<\(v.count) bytes>"
-        case .date(let v): "\(v)"
+        // Foundation's description of a date traps on a time that is not finite.
+        case .date(let v): v.timeIntervalSinceReferenceDate.isFinite ? "\(v)" : "date(\(v.timeIntervalSinceReferenceDate))"
         case .uuid(let v): "uuid(\(v.uuidString))"
         case .objectId(let v): "oid(\(v.stringValue))"
         case .decimal(let v): "\(v)"

@@ -112,6 +112,11 @@ final class Environment: @unchecked Sendable {
         // A read-only file whose lock file cannot be written or created is opened without it.
         isLockless = options.readOnly && !Self.canWriteLockFile(lockPath)
         do {
+            // LMDB trusts the meta pages it reads at open: a page size of 0 divides by zero, a
+            // huge one reads past the end of the file. Check them first.
+            if let problem = Self.metaPageProblem(path) {
+                throw ObjDBError(.corruptFile, "The database file is damaged: \(problem)", path: path)
+            }
             try lmdbCheck(mdb_env_set_maxdbs(env, MDB_dbi(options.maxTables)), "mdb_env_set_maxdbs", path: path)
             try lmdbCheck(mdb_env_set_maxreaders(env, UInt32(options.maxReaders)), "mdb_env_set_maxreaders", path: path)
             let map = try Self.mapSize(options, existingFile: path)
@@ -232,7 +237,8 @@ final class Environment: @unchecked Sendable {
             }
             try lmdbCheck(rc, "mdb_txn_begin (check)", path: path)
             guard let txn else { throw ObjDBError(.storage, "mdb_txn_begin returned no handle", path: path) }
-            let result = Result { try StructureCheck.run(file, transactionID: UInt64(mdb_txn_id(txn))) }
+            let id = UInt64(truncatingIfNeeded: mdb_txn_id(txn))
+            let result = Result { try StructureCheck.run(file, transactionID: id) }
             mdb_txn_abort(txn)
             let (checked, problem) = try result.get()
             if let problem {

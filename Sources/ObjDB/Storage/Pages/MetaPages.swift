@@ -37,6 +37,10 @@ struct MetaPages {
             guard Self.isPlausible(pageSize: page.pageSize) else {
                 return VerificationProblem(.metaPage, "Meta page \(number) declares the page size \(page.pageSize)", page: number)
             }
+            // LMDB's transaction ids count commits from 1; one past 2^63 is damage.
+            guard page.transactionID <= UInt64(Int64.max) else {
+                return VerificationProblem(.metaPage, "Meta page \(number) carries the transaction id \(page.transactionID)", page: number)
+            }
             // LMDB never allocates a page past the map (and never shrinks a map below the pages in use).
             guard page.lastPage < page.mapSize / UInt64(page.pageSize) else {
                 return VerificationProblem(
@@ -86,7 +90,8 @@ enum StructureCheck {
         let metas = try MetaPages(file)
         if let problem = metas.problem { return (true, problem) }
         guard let meta = metas.version(transactionID) else { return (false, nil) }
-        let walk = FileWalk(file: file, meta: meta, report: VerificationReport(path: file.path, transactionID: Int(transactionID)))
+        let walk = FileWalk(
+            file: file, meta: meta, report: VerificationReport(path: file.path, transactionID: Int(truncatingIfNeeded: transactionID)))
         let (tables, _) = walk.walkMainTree()
         for table in tables {
             walk.walk(table, readingLeaves: table.name == metaTable) { _, _ in }

@@ -3,21 +3,21 @@ import Testing
 import ObjDB
 import ObjDBTestModels
 
-/// Crashes the harness found in ObjDB, each reduced to a minimal reproduction. They are disabled
-/// until fixed. Each runs as an exit test expecting success, so that a crash ends a child
-/// process and fails the test instead of stopping the test run.
+/// Regressions: crashes the harness found in ObjDB, each reduced to a minimal reproduction, now
+/// fixed. Each runs as an exit test expecting success, so that a crash ends a child process and
+/// fails the test instead of stopping the test run.
 ///
 /// Damaged files showing each crash are kept by `objdb-reliability damage` under
 /// `/tmp/objdb-harness-findings/` when it meets one.
-struct ReliabilityKnownBugTests {
+struct ReliabilityRegressionTests {
     /// Found by `objdb-reliability fuzz` (seed 1, case 609): a `Date` argument whose time is NaN,
     /// compared with a property it cannot be compared with, makes the binder describe it in its
     /// error message (`QueryValue.description`, PredicateTree.swift:156), and Foundation's
-    /// `Date.description` traps on NaN (SIGILL). `filter` should throw `invalidQuery` instead.
-    @Test(.disabled("bug: filter with a NaN Date argument traps in QueryValue.description (Date.description of NaN)"))
+    /// `Date.description` traps on NaN (SIGILL). `filter` throws `invalidQuery` instead (the date is described by its time).
+    @Test
     func aNaNDateArgumentIsRejectedNotCrashedOn() async {
         await #expect(processExitsWith: .success) {
-            let url = try KnownBugFiles.database()
+            let url = try DamagedFileFixtures.database()
             let db = try Database(configuration: Configuration(fileURL: url, objectTypes: [Person.self]))
             do {
                 _ = try db.objects(Person.self).filter("name == %@", Date(timeIntervalSince1970: .nan))
@@ -31,55 +31,54 @@ struct ReliabilityKnownBugTests {
     /// Found by `objdb-reliability damage --full --seed 2` (trials 164, 179, 493, 606, 631): a
     /// meta page whose page size (the free tree's `md_pad`) is 0 — meta page 0, or the newest
     /// one — makes `mdb_env_open` divide by zero (SIGFPE inside liblmdb). `Database.verify(fileAt:)`
-    /// hands the file to LMDB before it checks the meta pages (`MetaPages.problem` knows the page
-    /// size is implausible), so it crashes instead of reporting; so does every open, with or
-    /// without `verifiesFileOnOpen`.
-    @Test(.disabled("bug: verify(fileAt:) and open crash (SIGFPE in mdb_env_open) on a meta page declaring page size 0"))
+    /// handed the file to LMDB before it checked the meta pages; now every open checks them first
+    /// (`MetaPages.problem`), and refuses the file with `corruptFile`.
+    @Test
     func aMetaPageWithPageSizeZeroIsReported() async {
         await #expect(processExitsWith: .success) {
-            let url = try KnownBugFiles.database()
-            try KnownBugFiles.patch(url) { bytes, _ in
+            let url = try DamagedFileFixtures.database()
+            try DamagedFileFixtures.patch(url) { bytes, _ in
                 for i in 40..<44 { bytes[i] = 0 }   // meta page 0: page size 0
             }
-            try KnownBugFiles.expectReportedAndRefused(url)
+            try DamagedFileFixtures.expectReportedAndRefused(url)
         }
     }
 
     /// Found by `objdb-reliability damage --full --seed 3` (trial 36): the newest meta page
     /// declaring a page size of 1 MiB or more (here meta page 1, made the newest) makes LMDB read
     /// its meta pages past the end of the file (SIGBUS inside liblmdb), in `verify(fileAt:)` and
-    /// every open. The same root cause: the meta pages are not checked before `mdb_env_open`.
-    @Test(.disabled("bug: verify(fileAt:) and open crash (SIGBUS in liblmdb) on a newest meta page declaring a huge page size"))
+    /// every open. The same root cause and fix as above.
+    @Test
     func aMetaPageWithAHugePageSizeIsReported() async {
         await #expect(processExitsWith: .success) {
-            let url = try KnownBugFiles.database()
-            try KnownBugFiles.patch(url) { bytes, pageSize in
-                KnownBugFiles.store(UInt64(1_000), at: pageSize + 144, count: 8, in: &bytes)   // meta page 1: newest
-                KnownBugFiles.store(UInt64(1 << 20), at: pageSize + 40, count: 4, in: &bytes)   // page size 1 MiB
+            let url = try DamagedFileFixtures.database()
+            try DamagedFileFixtures.patch(url) { bytes, pageSize in
+                DamagedFileFixtures.store(UInt64(1_000), at: pageSize + 144, count: 8, in: &bytes)   // meta page 1: newest
+                DamagedFileFixtures.store(UInt64(1 << 20), at: pageSize + 40, count: 4, in: &bytes)   // page size 1 MiB
             }
-            try KnownBugFiles.expectReportedAndRefused(url)
+            try DamagedFileFixtures.expectReportedAndRefused(url)
         }
     }
 
     /// Found by `objdb-reliability damage --full --seed 3` (trial 990): a meta page whose
     /// transaction id is 2^63 or more becomes the newest, and the structure check at open
-    /// converts `mdb_txn_id` (imported as `Int`, negative here) with `UInt64(_:)`, which traps
-    /// (SIGILL, "Negative value is not representable", Environment.swift:126), in
-    /// `verify(fileAt:)` and every open.
-    @Test(.disabled("bug: verify(fileAt:) and open trap (Environment.swift:126, UInt64(mdb_txn_id)) on a transaction id of 2^63 or more"))
+    /// converted `mdb_txn_id` (imported as `Int`, negative here) with `UInt64(_:)`, which trapped,
+    /// in `verify(fileAt:)` and every open. Transaction ids past 2^63 are now a meta-page problem,
+    /// and the conversions keep the bits.
+    @Test
     func aMetaPageWithAHugeTransactionIDIsReported() async {
         await #expect(processExitsWith: .success) {
-            let url = try KnownBugFiles.database()
-            try KnownBugFiles.patch(url) { bytes, _ in
-                KnownBugFiles.store(UInt64(1) << 63 | 5, at: 144, count: 8, in: &bytes)   // meta page 0's transaction id
+            let url = try DamagedFileFixtures.database()
+            try DamagedFileFixtures.patch(url) { bytes, _ in
+                DamagedFileFixtures.store(UInt64(1) << 63 | 5, at: 144, count: 8, in: &bytes)   // meta page 0's transaction id
             }
-            try KnownBugFiles.expectReportedAndRefused(url)
+            try DamagedFileFixtures.expectReportedAndRefused(url)
         }
     }
 }
 
 /// Files for the reproductions.
-enum KnownBugFiles {
+enum DamagedFileFixtures {
     /// A new database with one person, in a new directory.
     static func database() throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("objdb-known-bug-\(UUID().uuidString)")
