@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <pthread.h>
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -25,19 +26,26 @@
 
 #define OBJDB_CRC32C_POLY 0x82F63B78u /* reflected */
 
-/// The byte-wise table, built on first use; racing builders write the same values.
-static inline const uint32_t *objdb_crc32c_table(void) {
+/// The table's storage (a function's static: a header-only module cannot define globals).
+static inline uint32_t *objdb_crc32c_table_storage(void) {
     static uint32_t table[256];
-    static int ready = 0;
-    if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) {
-        for (uint32_t n = 0; n < 256; n++) {
-            uint32_t c = n;
-            for (int k = 0; k < 8; k++) c = (c & 1) ? (c >> 1) ^ OBJDB_CRC32C_POLY : c >> 1;
-            table[n] = c;
-        }
-        __atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
-    }
     return table;
+}
+
+static inline void objdb_crc32c_build_table(void) {
+    uint32_t *table = objdb_crc32c_table_storage();
+    for (uint32_t n = 0; n < 256; n++) {
+        uint32_t c = n;
+        for (int k = 0; k < 8; k++) c = (c & 1) ? (c >> 1) ^ OBJDB_CRC32C_POLY : c >> 1;
+        table[n] = c;
+    }
+}
+
+/// The byte-wise table, built once (pthread_once: no thread reads it half-built).
+static inline const uint32_t *objdb_crc32c_table(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, objdb_crc32c_build_table);
+    return objdb_crc32c_table_storage();
 }
 
 /// The table-driven CRC-32C of `count` bytes, continuing from `crc` (0 to start).

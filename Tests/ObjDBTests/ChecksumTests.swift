@@ -39,6 +39,22 @@ struct ChecksumTests {
         }
     }
 
+    /// The row checksum in one call (key, then bytes; the CPU instructions take the key as one
+    /// 8-byte step) is the CRC-32C of the key's little-endian bytes followed by the row's.
+    @Test func theRowFunctionIsTheChecksumOfKeyThenBytes() {
+        var generator = SeededRandom(seed: 11)
+        for length in Array(0...40) + [255, 4_097] {
+            let key = UInt64.random(in: 0...UInt64.max, using: &generator)
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let keyBytes = (0..<8).map { UInt8(truncatingIfNeeded: key >> (8 * $0)) }
+            let expected = referenceCRC32C(keyBytes + bytes)
+            bytes.withUnsafeBytes { buffer in
+                #expect(objdb_crc32c_row(key, buffer.baseAddress, buffer.count) == expected, "length \(length)")
+                #expect(RowChecksum.compute(key: key, body: buffer) == expected, "length \(length)")
+            }
+        }
+    }
+
     @Test func aSealedRowMatchesUntilAByteOrItsKeyChanges() {
         let builder = RowBuilder()
         [UInt8]([1, 2, 3]).withUnsafeBytes { builder.append(raw: $0) }

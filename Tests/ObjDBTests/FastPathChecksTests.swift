@@ -70,4 +70,19 @@ struct FastPathChecksTests {
         #expect(FastPaths(names: "") == [])
         #expect(FastPaths.named.count == 7)
     }
+
+    /// The checks run in this test process, and an application turns them off (or on) with
+    /// `OBJDB_INTERNAL_CHECKS`: with `0`, a broken row kernel goes unchecked, and so unbroken.
+    @Test func internalChecksRunHereAndFollowTheEnvironment() async {
+        #expect(internalChecksEnabled)
+        await #expect(processExitsWith: .success) {
+            setenv("OBJDB_INTERNAL_CHECKS", "0", 1)
+            setenv("OBJDB_BREAK_FAST_PATHS", "rowKernels", 1)
+            guard !internalChecksEnabled, FastPaths.broken.isEmpty else { exit(10) }
+            let directory = TemporaryDirectory()
+            let db = try FastPathChecksTests.populate(directory)
+            guard try db.objects(Person.self).filter("age > 50").count == (1...200).filter({ $0 % 90 > 50 }).count + (291...300).filter({ $0 % 90 > 50 }).count
+            else { exit(11) }
+        }
+    }
 }

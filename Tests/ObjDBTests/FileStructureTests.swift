@@ -115,4 +115,43 @@ struct FileStructureTests {
         #expect(!report.isHealthy)
         #expect(report.problems.contains { $0.kind == .accounting && $0.message.contains("truncated") }, "\(report)")
     }
+
+    /// A file cut short in the overflow pages of a row, which the check at open does not read
+    /// (it stops above the leaves), is refused: only free pages may be missing from a file's end.
+    /// Before, the open passed and the first read of the row died with `SIGBUS`.
+    @Test func aFileCutShortInARowsOverflowPagesIsRefused() throws {
+        let db = try directory.open([Note.self])
+        try db.write { for i in 0..<20 { try db.add(note(i)) } }
+        let big = Note()
+        big.text = String(repeating: "overflow ", count: 3_000)  // 27 KB: several overflow pages
+        try db.write { try db.add(big) }
+        let (overflowPage, overflowPages): (UInt64, UInt64) = try {
+            let info = try #require(try db.classInfo(for: Note.self))
+            let txn = try db.requireReadableTxn()
+            let entry = try #require(try Cursor(txn, info.tables.objects).last())
+            // A row on overflow pages lies right after the first overflow page's 16-byte header.
+            let header = try #require(entry.value.baseAddress) - 16
+            #expect(header.loadUnaligned(fromByteOffset: 10, as: UInt16.self) == 0x04)  // overflow
+            return (header.loadUnaligned(as: UInt64.self), UInt64(header.loadUnaligned(fromByteOffset: 12, as: UInt32.self)))
+        }()
+        #expect(overflowPages >= 7)
+        let cutAt = overflowPage + overflowPages - 1  // the run's last page and all after it go
+        // The pages the commit wrote after the run (the leaf, the main tree, the free list) are
+        // freed by later commits; once every page after the run is free, only the run's last
+        // page is missing that should not be.
+        let copy = directory.url.appendingPathComponent("cut.objdb")
+        var refusedForTheRun = false
+        for round in 0..<30 where !refusedForTheRun {
+            try db.write { try db.add(note(100 + round)) }
+            let full = try Data(contentsOf: directory.file())
+            try full.prefix(Int(cutAt) * db.environment.pageSize).write(to: copy)
+            try? FileManager.default.removeItem(atPath: copy.path + "-lock")  // none after round 0
+            // Refused every round; the loop ends once the run's own page is what is named.
+            let error = try #require(throws: ObjDBError.self) { try Database(configuration: Configuration(fileURL: copy, objectTypes: [Note.self])) }
+            #expect(error.code == .corruptFile, "\(error)")
+            refusedForTheRun = error.message.contains("The file ends at page \(cutAt) but its version uses pages up to")
+        }
+        #expect(refusedForTheRun)
+        #expect(!(try Database.verify(fileAt: copy)).isHealthy)
+    }
 }

@@ -538,6 +538,11 @@ struct PredicateParserTests {
         ("age == $", 7, "'$' must be followed by an argument index ($0) or a variable name ($x)"),
         ("age == $0abc", 7, "'$0abc' is neither an argument ($0, $1, …) nor a variable ($x)"),
         ("age == $99999999999999999999", 7, "argument index '$99999999999999999999' is too large"),
+        // Regression (found by `objdb-reliability fuzz`, #482067): Int.max as an index trapped
+        // counting the arguments it needs (Int.max + 1).
+        ("age == $9223372036854775807", 7, "argument index '$9223372036854775807' is too large"),
+        ("text CONTAINS {0x10, -1, $9223372036854775807}", 25, "argument index '$9223372036854775807' is too large"),
+        ("age == $2147483647", 7, "argument index '$2147483647' is too large"),
     ])
     func syntaxErrors(_ text: String, _ position: Int, _ problem: String) {
         let message = failure(text)

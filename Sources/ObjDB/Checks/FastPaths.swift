@@ -12,8 +12,9 @@ import Foundation
 /// ```
 ///
 /// Builds with internal checks (`OBJDB_INTERNAL_CHECKS`, on in debug builds, so `swift test`
-/// runs with them) also compare each fast path with its twin where it runs and stop with
-/// "Internal check failed" on any difference (``internalCheck(_:_:file:line:)``).
+/// runs with them; see ``internalChecksEnabled``) also compare each fast path with its twin where
+/// it runs and stop with "Internal check failed" on any difference
+/// (``internalCheck(_:_:file:line:)``).
 struct FastPaths: OptionSet, Sendable {
     let rawValue: UInt32
 
@@ -71,6 +72,7 @@ struct FastPaths: OptionSet, Sendable {
     /// check catch it (`OBJDB_BREAK_FAST_PATHS`, same names). Empty without internal checks.
     static let broken: FastPaths = {
         #if OBJDB_INTERNAL_CHECKS
+        guard internalChecksEnabled else { return [] }
         return ProcessInfo.processInfo.environment["OBJDB_BREAK_FAST_PATHS"].map { FastPaths(names: $0) } ?? []
         #else
         return []
@@ -78,18 +80,27 @@ struct FastPaths: OptionSet, Sendable {
     }()
 }
 
-/// Whether this build compares fast paths with their slow twins (``FastPaths``).
-var internalChecksEnabled: Bool {
+/// Whether this process compares fast paths with their slow twins and checks ObjDB's invariants
+/// (``FastPaths``, ``internalCheck(_:_:file:line:)``), read once.
+///
+/// The checks are compiled into builds with `OBJDB_INTERNAL_CHECKS` (ObjDB's debug builds) and
+/// run in ObjDB's own test process, `ObjDBPackageTests`. An application's debug build compiles
+/// ObjDB with them too but leaves them off, since they cost far more than the paths they check;
+/// set the environment variable `OBJDB_INTERNAL_CHECKS=1` to run them there (`0` turns them off
+/// in ObjDB's tests).
+let internalChecksEnabled: Bool = {
     #if OBJDB_INTERNAL_CHECKS
-    return true
+    if let value = ProcessInfo.processInfo.environment["OBJDB_INTERNAL_CHECKS"] { return value != "0" }
+    return CommandLine.arguments.contains { $0.contains("ObjDBPackageTests") }
     #else
     return false
     #endif
-}
+}()
 
 /// Stops the program with "Internal check failed" and `message` unless `condition` holds: a fast
 /// path disagreed with its slow twin, or an invariant the code relies on did not hold — an ObjDB
-/// bug. Call it only inside `#if OBJDB_INTERNAL_CHECKS`, so release builds pay nothing.
+/// bug. Call it only inside `#if OBJDB_INTERNAL_CHECKS` and where ``internalChecksEnabled``, so
+/// release builds pay nothing and applications' debug builds next to nothing.
 @inline(__always)
 func internalCheck(
     _ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String,

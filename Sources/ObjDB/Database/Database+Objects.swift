@@ -64,10 +64,12 @@ extension Database {
                 {
                     info.keyDistance.confirm()
                     #if OBJDB_INTERNAL_CHECKS
-                    var encoded = KeyEncoding.IntegerKey(integer)
-                    // try?: an error is a disagreement, reported by the check below.
-                    let stored = withUnsafeBytes(of: &encoded) { try? objectKey(forWholePrimaryKey: $0, table, txn: txn) }
-                    internalCheck(stored == guess, "the guessed object key \(guess) of '\(info.name)' primary key \(integer) is not the primary-key table's \(String(describing: stored))")
+                    if internalChecksEnabled {
+                        var encoded = KeyEncoding.IntegerKey(integer)
+                        // try?: an error is a disagreement, reported by the check below.
+                        let stored = withUnsafeBytes(of: &encoded) { try? objectKey(forWholePrimaryKey: $0, table, txn: txn) }
+                        internalCheck(stored == guess, "the guessed object key \(guess) of '\(info.name)' primary key \(integer) is not the primary-key table's \(String(describing: stored))")
+                    }
                     #endif
                     return materialize(type, info, key: guess, row: row)
                 }

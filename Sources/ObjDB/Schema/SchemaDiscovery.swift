@@ -150,7 +150,7 @@ enum SchemaDiscovery {
             className: className, properties: properties, isEmbedded: type is EmbeddedObject.Type)
         try SchemaValidation.validate(schema)
         #if OBJDB_INTERNAL_CHECKS
-        checkAgainstMirror(prototype, fields)
+        if internalChecksEnabled { checkAgainstMirror(prototype, fields) }
         #endif
         return ClassLayout(
             type: type, fields: fields, schema: schema, prototype: prototype,

@@ -5,10 +5,11 @@ import Foundation
 enum FileVerifier {
     /// Verifies the newest version of the file of `lease`, pinned by a read transaction.
     static func verifyPinned(_ lease: EnvironmentLease, path: String) throws -> VerificationReport {
-        let file = try PageFile(path: path)
         // A version stays described by a meta page until two more commits land; try again then.
-        for _ in 0..<8 {
+        for _ in 0..<50 {
             let pin = try ReadTransaction(lease)
+            // Opened after the pin, so that its size covers every page of the pinned version.
+            let file = try PageFile(path: path)
             let metas = try MetaPages(file)
             if let problem = metas.problem {
                 var report = VerificationReport(path: path, transactionID: pin.id)

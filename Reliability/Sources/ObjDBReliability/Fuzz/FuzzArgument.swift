@@ -97,7 +97,7 @@ enum FuzzArgument: Sendable {
 }
 
 /// Known crashes a run can be told not to provoke, so that it keeps finding others (and CI
-/// stays green) until they are fixed. Each has a disabled reproduction test.
+/// stays green) until they are fixed. Each has a reproduction test, enabled once it is fixed.
 public struct FuzzAvoidance: OptionSet, Sendable {
     /// The bits of the set.
     public let rawValue: Int
@@ -105,8 +105,8 @@ public struct FuzzAvoidance: OptionSet, Sendable {
     /// Creates a set from its raw value.
     public init(rawValue: Int) { self.rawValue = rawValue }
 
-    /// A `Date` argument whose time is NaN: an error message that describes it traps in
-    /// Foundation's `Date.description` (`ReliabilityKnownBugTests`).
+    /// A `Date` argument whose time is NaN, whose description once trapped in Foundation's
+    /// `Date.description` (fixed; `ReliabilityRegressionTests` keeps its reproduction).
     public static let nanDates = FuzzAvoidance(rawValue: 1)
 
     /// Every known crash.

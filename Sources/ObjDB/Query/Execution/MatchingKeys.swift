@@ -27,7 +27,7 @@ struct MatchingKeys<Predicate: RowPredicate>: RowSink {
         capacity = 1024
         base = .allocate(capacity: capacity)
         #if OBJDB_INTERNAL_CHECKS
-        LiveKeyBuffers.shared.opened(base)
+        if internalChecksEnabled { LiveKeyBuffers.shared.opened(base) }
         #endif
     }
 
@@ -49,8 +49,10 @@ struct MatchingKeys<Predicate: RowPredicate>: RowSink {
         let bigger = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity * 2)
         bigger.moveInitialize(from: base, count: count)
         #if OBJDB_INTERNAL_CHECKS
-        LiveKeyBuffers.shared.closed(base)
-        LiveKeyBuffers.shared.opened(bigger)
+        if internalChecksEnabled {
+            LiveKeyBuffers.shared.closed(base)
+            LiveKeyBuffers.shared.opened(bigger)
+        }
         #endif
         base.deallocate()
         return (bigger, capacity * 2)
@@ -59,7 +61,7 @@ struct MatchingKeys<Predicate: RowPredicate>: RowSink {
     /// The keys gathered, in the order the scan found them; frees the buffer.
     consuming func finish() -> [UInt64] {
         #if OBJDB_INTERNAL_CHECKS
-        LiveKeyBuffers.shared.closed(base)
+        if internalChecksEnabled { LiveKeyBuffers.shared.closed(base) }
         #endif
         defer { base.deallocate() }
         return Array(UnsafeBufferPointer(start: base, count: count))

@@ -393,7 +393,13 @@ struct QueryEvaluator {
             return nil
         }
         guard let bytes = found else { return nil }
-        return RowView(bytes) ?? .damaged
+        if let row = RowView(bytes) { return row }
+        failure.note(
+            ObjDBError(
+                .corruptFile, "The row of object key \(key) of '\(info.name)' is damaged: its \(bytes.count) bytes are not a row; run verify() for a full report",
+                path: txn.environment.path),
+            path: txn.environment.path)
+        return .damaged
     }
 }
 

@@ -21,7 +21,7 @@ struct QueryExecutor {
         let keys = runPlan(plan)
         if let failure = evaluator.failure.error { database.reportReadFailure(failure) }
         #if OBJDB_INTERNAL_CHECKS
-        checkAgainstReference(plan, keys)
+        if internalChecksEnabled { checkAgainstReference(plan, keys) }
         #endif
         return keys
     }

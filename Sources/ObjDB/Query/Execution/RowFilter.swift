@@ -281,10 +281,9 @@ final class RowFilter: RowPredicate {
     func specialized<Visitor: RowPredicateVisitor>(_ visitor: Visitor, _ cursor: borrowing Cursor) -> Visitor.Result {
         #if OBJDB_INTERNAL_CHECKS
         // Each kernel is checked against the filter's general loop, row by row.
-        return checkedKernels(visitor, cursor)
-        #else
-        return kernels(visitor, cursor)
+        if internalChecksEnabled { return checkedKernels(visitor, cursor) }
         #endif
+        return kernels(visitor, cursor)
     }
 
     /// ``specialized(_:_:)`` without checks: the filter's shape, or the filter itself when the

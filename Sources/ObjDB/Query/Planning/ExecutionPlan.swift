@@ -79,16 +79,21 @@ struct ExecutionPlan: CustomStringConvertible {
     /// The plan, one step per line.
     var description: String {
         var first: String
+        var covers = false
         switch access {
         case .nothing: return "no candidates: nothing can match"
         case .table: first = "table scan of \(className)"
-        case .index(let plan): first = "\(plan) of \(className)" + (plan.covers ? " (answers the whole filter; exact keys need no test)" : "")
+        case .index(let plan):
+            covers = plan.covers
+            first = "\(plan) of \(className)" + (covers ? " (answers the whole filter)" : "")
         case .elements: first = "the elements of a collection of \(className) objects, in their order"
         }
+        // An index that answers the filter leaves the test to keys it had to cut (long strings).
+        let onlyWhereCut = covers ? " only where an index key was cut" : ""
         switch test {
         case .none: first += ", no test"
-        case .row(let filter): first += ", row test: \(filter.shape)"
-        case .general: first += ", compiled test of the whole filter"
+        case .row(let filter): first += ", row test\(onlyWhereCut): \(filter.shape)"
+        case .general: first += ", compiled test of the whole filter\(onlyWhereCut)"
         }
         if mayRunInParallel { first += ", may split among threads" }
         var then: [String] = []

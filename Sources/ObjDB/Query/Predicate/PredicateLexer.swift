@@ -209,7 +209,8 @@ struct PredicateLexer {
                     position: start,
                     message: "'\(text(from: start))' is neither an argument ($0, $1, …) nor a variable ($x)")
             }
-            guard let number = Int(digits) else {
+            // No call passes more than Int32.max arguments; a bound keeps `number + 1` exact.
+            guard let number = Int(digits), number < Int(Int32.max) else {
                 throw PredicateSyntaxError(position: start, message: "argument index '$\(digits)' is too large")
             }
             return token(.indexedArgument(number), from: start)

@@ -132,7 +132,9 @@ extension Results {
                 #if OBJDB_INTERNAL_CHECKS
                 // The runtime's reference counts said nobody else holds it; Swift's own test of the
                 // strong count must agree.
-                internalCheck(isKnownUniquelyReferenced(&object), "an object reused by iteration is still referenced elsewhere")
+                if internalChecksEnabled {
+                    internalCheck(isKnownUniquelyReferenced(&object), "an object reused by iteration is still referenced elsewhere")
+                }
                 #endif
                 database.reattach(object, key: key, row: row)
                 recycled = object

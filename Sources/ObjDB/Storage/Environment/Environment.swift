@@ -59,9 +59,11 @@ final class Environment: @unchecked Sendable {
     /// read-only environment, or where the transaction's page count cannot be read.
     let reserve: SpaceReserve?
     /// Whether the environment was opened without its lock file (`MDB_NOLOCK`): a read-only
-    /// environment whose lock file can neither be opened for writing nor created (a file in an
+    /// environment whose lock file cannot exist (``LockFileAccess/impossible``: a file in an
     /// application bundle or a read-only container image). Nothing then isolates its readers
-    /// from a writer in another process; ObjDB assumes there is none.
+    /// from a writer in another process; ObjDB assumes there is none, as no writer can open the
+    /// file without its lock file either. A lock file that exists but may not be written is
+    /// refused instead: its owner may be writing.
     let isLockless: Bool
     #if OBJDB_INTERNAL_CHECKS
     /// Tests only: the key of a row whose leaf node walks treat as unreadable, so that the
@@ -108,10 +110,18 @@ final class Environment: @unchecked Sendable {
         try lmdbCheck(mdb_env_create(&env), "mdb_env_create", path: path)
         guard let env else { throw ObjDBError(.storage, "mdb_env_create returned no handle", path: path) }
         let lockPath = path + "-lock"
-        let lockExisted = FileManager.default.fileExists(atPath: lockPath)
-        // A read-only file whose lock file cannot be written or created is opened without it.
-        isLockless = options.readOnly && !Self.canWriteLockFile(lockPath)
+        var lockInfo = stat()
+        let lockExisted = lstat(lockPath, &lockInfo) == 0
+        let lockAccess = Self.lockFileAccess(lockPath)
+        // A read-only file whose lock file cannot exist is opened without it.
+        if case .impossible = lockAccess { isLockless = options.readOnly } else { isLockless = false }
         do {
+            if options.readOnly, case .denied(let error) = lockAccess {
+                throw ObjDBError(
+                    .permissionDenied,
+                    "The lock file \(lockPath) exists but this process may not write it (\(String(cString: strerror(error)))): another user's process may be writing the database, and reading it safely needs the lock file; give this user write access to it",
+                    path: path)
+            }
             // LMDB trusts the meta pages it reads at open: a page size of 0 divides by zero, a
             // huge one reads past the end of the file. Check them first.
             if let problem = Self.metaPageProblem(path) {
@@ -142,7 +152,7 @@ final class Environment: @unchecked Sendable {
                     "The memory map of \(map.bytes) bytes (Configuration.maximumSize \(options.mapSize) plus \(map.reserve) bytes kept for deletes) could not be reserved: the process has not that much address space; lower maximumSize",
                     path: path, lmdbCode: rc, lmdbMessage: String(cString: mdb_strerror(rc)))
             }
-            if rc != MDB_SUCCESS, !options.readOnly, !Self.canWriteLockFile(lockPath) {
+            if rc != MDB_SUCCESS, !options.readOnly, !Self.lockFileAccess(lockPath).isUsable {
                 throw ObjDBError(
                     .permissionDenied,
                     "The lock file \(lockPath) can neither be opened for writing nor created, and a database opened for writing needs it; to only read the file, open it with readOnly: true",
@@ -202,13 +212,35 @@ final class Environment: @unchecked Sendable {
         return metas.problem
     }
 
-    /// Whether the lock file at `lockPath` can be opened for writing, or created (which leaves
-    /// it created, as LMDB would).
-    private static func canWriteLockFile(_ lockPath: String) -> Bool {
+    /// Whether this process can use the lock file at `lockPath`.
+    enum LockFileAccess {
+        /// It can be opened for writing, or created.
+        case usable
+        /// It cannot exist: the file system is read-only, the path is taken by something that is
+        /// not a file (a directory, a dangling link), or it is absent and cannot be created. No
+        /// writer can be coordinating through it.
+        case impossible
+        /// It exists but this process may not write it: a writer of another user may be using it.
+        case denied(Int32)
+
+        var isUsable: Bool {
+            if case .usable = self { return true }
+            return false
+        }
+    }
+
+    /// Tries to open (or create) the lock file for writing, as LMDB does, and says why not.
+    static func lockFileAccess(_ lockPath: String) -> LockFileAccess {
         let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { return false }
-        closeDescriptor(descriptor)
-        return true
+        if descriptor >= 0 {
+            closeDescriptor(descriptor)
+            return .usable
+        }
+        let error = errno
+        if error == EROFS { return .impossible }
+        var info = stat()
+        guard lstat(lockPath, &info) == 0 else { return .impossible }  // absent and not creatable
+        return info.st_mode & S_IFMT == S_IFREG ? .denied(error) : .impossible
     }
 
     /// LMDB maps the file; reading a page past its end would crash the process with `SIGBUS`,
@@ -221,15 +253,14 @@ final class Environment: @unchecked Sendable {
         var stat = MDB_stat()
         try lmdbCheck(mdb_env_stat(env, &stat), "mdb_env_stat", path: path)
         let pageSize = Int(stat.ms_psize)
-        let file = try PageFile(path: path)
         // A version stays described by a meta page until two more commits land; try again then.
-        for _ in 0..<3 {
+        for _ in 0..<50 {
             var txn: OpaquePointer?
             let rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn)
             if rc == MDB_MAP_RESIZED {
                 // Another process grew the map since LMDB read the meta pages, or a damaged meta
                 // page claims pages beyond its own map.
-                if let problem = try MetaPages(file).problem {
+                if let problem = try MetaPages(PageFile(path: path)).problem {
                     throw ObjDBError(.corruptFile, "The database file is damaged: \(problem)", path: path)
                 }
                 try lmdbCheck(mdb_env_set_mapsize(env, 0), "mdb_env_set_mapsize(0)", path: path)
@@ -238,7 +269,8 @@ final class Environment: @unchecked Sendable {
             try lmdbCheck(rc, "mdb_txn_begin (check)", path: path)
             guard let txn else { throw ObjDBError(.storage, "mdb_txn_begin returned no handle", path: path) }
             let id = UInt64(truncatingIfNeeded: mdb_txn_id(txn))
-            let result = Result { try StructureCheck.run(file, transactionID: id) }
+            // Opened after the pin, so that its size covers every page of the pinned version.
+            let result = Result { try StructureCheck.run(PageFile(path: path), transactionID: id) }
             mdb_txn_abort(txn)
             let (checked, problem) = try result.get()
             if let problem {

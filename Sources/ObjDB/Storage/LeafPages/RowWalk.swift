@@ -88,7 +88,7 @@ struct RowWalk {
             }
             position &+= 1
             lastKey = key
-            guard sink.take(key, RowView(value) ?? .damaged) else {
+            guard sink.take(key, cursor.row(key, value)) else {
                 going = false
                 break
             }
@@ -139,7 +139,7 @@ struct RowWalk {
         let key = current.objectKey
         if pageSize != 0, let page = LeafPage(holding: current, pageSize: pageSize), page.mapStart == mapStart ?? page.mapStart {
             #if OBJDB_INTERNAL_CHECKS
-            Self.checkAgainstCursor(page, cursor, standingAt: key)
+            if internalChecksEnabled { Self.checkAgainstCursor(page, cursor, standingAt: key) }
             #endif
             self.page = page
             mapStart = page.mapStart
@@ -178,8 +178,9 @@ extension RowWalk {
 
 extension RowWalk {
     /// One cursor move of a walk; an error ends the walk (`nil`) and is left in the cursor's
-    /// ``Cursor/failure`` for the caller to report.
-    @inline(never)
+    /// ``Cursor/failure`` for the caller to report. Inlined so that the move is a direct call:
+    /// the row-by-row walk (write transactions, pages not read in place) steps once per row.
+    @inline(__always)
     static func step(_ cursor: borrowing Cursor, _ move: (borrowing Cursor) throws -> CursorEntry?) -> CursorEntry? {
         do {
             return try move(cursor)

@@ -29,32 +29,23 @@ final class FileWalk {
     let pageSize: Int
     /// What the walk found.
     var report: VerificationReport
-    /// Pages reached so far, for the accounting; `nil` when the meta page's last page is too
-    /// large to track (then it is reported, and pages are not counted).
-    private var used: PageSet?
+    /// Pages reached so far, for the accounting.
+    private var used: PageSet
     /// Set when some page could not be reached, so that the page count is expected to fall short.
     private var incomplete = false
 
     /// The most levels a tree may have (LMDB's cursor stack).
     static let maximumDepth = 32
-    /// The most pages the accounting tracks: 2^28, a terabyte of 4 KiB pages.
-    static let maximumTrackedPages: UInt64 = 1 << 28
 
     init(file: PageFile, meta: MetaRecord, report: VerificationReport) {
         self.file = file
         self.meta = meta
         self.pageSize = meta.pageSize
         self.report = report
-        if meta.lastPage < Self.maximumTrackedPages {
-            var set = PageSet(count: Int(meta.lastPage) + 1)
-            _ = set.insert(0)
-            _ = set.insert(1)
-            used = set
-        } else {
-            self.report.add(VerificationProblem(
-                .metaPage, "The meta page says the last page is \(meta.lastPage), more than this file can have",
-                page: meta.pageNumber))
-        }
+        var set = PageSet(limit: meta.lastPage)
+        _ = set.insert(0)
+        _ = set.insert(1)
+        used = set
         self.report.pagesChecked += PageFormat.metaPages
     }
 
@@ -104,13 +95,30 @@ final class FileWalk {
 
     /// After every tree was walked: every page up to the last must have been reached exactly once.
     func finishAccounting() {
-        guard let used, !incomplete else { return }
-        let expected = Int(meta.lastPage) + 1
-        let reached = used.population
+        guard !incomplete else { return }
+        let expected = meta.lastPage + 1
+        let reached = UInt64(used.population)
         if reached < expected {
             problem(
                 .accounting,
                 "\(expected - reached) of the version's \(expected) pages are in no tree and not in the free list",
+                tree: nil)
+        }
+    }
+
+    /// After every tree was walked, leaves or not, and the free tree in full: the pages past the
+    /// end of the file must all be free (a transaction that allocates and frees a page never
+    /// writes it). Any other missing page is a leaf's overflow page, unread at open: the file
+    /// was cut short.
+    func checkFileCoversVersion() {
+        let filePages = UInt64(file.fileSize) / UInt64(pageSize)
+        guard filePages <= meta.lastPage else { return }
+        let missing = meta.lastPage + 1 - filePages
+        let allFree = missing <= UInt64(used.population) && (filePages...meta.lastPage).allSatisfy { used.contains($0) }
+        if !allFree {
+            problem(
+                .page,
+                "The file ends at page \(filePages) but its version uses pages up to \(meta.lastPage): the file is truncated",
                 tree: nil)
         }
     }
@@ -206,7 +214,7 @@ final class FileWalk {
             incomplete = true
             return false
         }
-        for page in number...last where used?.insert(page) == false {
+        for page in number...last where !used.insert(page) {
             problem(.accounting, "Page \(page) is used twice", tree: tree, page: page)
             return false
         }
@@ -489,7 +497,8 @@ final class FileWalk {
                 value = size > 0 ? data.slice(PageFormat.headerSize + index * size, size) : nil
             } else {
                 let offset = Int(data.u16(PageFormat.headerSize + 2 * index))
-                value = offset >= Int(data.u16(14)) ? data.slice(offset + PageFormat.nodeHeaderSize, Int(data.u16(offset + 6))) : nil
+                let inNodeArea = offset >= Int(data.u16(14)) && offset + PageFormat.nodeHeaderSize <= data.count
+                value = inNodeArea ? data.slice(offset + PageFormat.nodeHeaderSize, Int(data.u16(offset + 6))) : nil
             }
             guard let value else {
                 problem(.page, "Duplicate \(index) of a sub-page on page \(page) lies outside it", tree: shape.name, page: page)
@@ -550,7 +559,7 @@ final class FileWalk {
             }
             // Free pages need not be in the file: pages freed by the transaction that allocated
             // them are never written.
-            if used?.insert(page) == false {
+            if !used.insert(page) {
                 problem(.accounting, "Page \(page) is both free and in use, or free twice", tree: tree, page: page)
             }
         }

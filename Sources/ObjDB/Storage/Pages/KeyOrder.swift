@@ -62,33 +62,42 @@ enum KeyOrder: Sendable {
     }
 }
 
-/// A set of page numbers `0 ..< count`, one bit each.
+/// A set of page numbers up to ``limit``, one bit each, in chunks of 65,536 pages allocated when a
+/// page in them is first added: memory follows the pages a walk reaches, not the last page a
+/// meta page claims.
 struct PageSet {
-    private var words: [UInt64]
-    /// The number of pages the set can hold.
-    let count: Int
+    private var chunks: [UInt64: [UInt64]] = [:]
+    /// Pages above this are out of range.
+    let limit: UInt64
+    /// The number of pages in the set.
+    private(set) var population = 0
 
-    init(count: Int) {
-        self.count = count
-        words = [UInt64](repeating: 0, count: (count + 63) / 64)
-    }
+    private static let chunkShift: UInt64 = 16
+    private static let wordsPerChunk = 1 << (16 - 6)
 
-    /// Adds `page`; returns `false` if it was there already or is out of range.
+    init(limit: UInt64) { self.limit = limit }
+
+    /// Adds `page`; returns `false` if it was there already or is past ``limit``.
     mutating func insert(_ page: UInt64) -> Bool {
-        guard page < UInt64(count) else { return false }
-        let i = Int(page >> 6)
-        let bit: UInt64 = 1 << (page & 63)
-        if words[i] & bit != 0 { return false }
-        words[i] |= bit
-        return true
+        guard page <= limit else { return false }
+        let chunk = page >> Self.chunkShift
+        let offset = Int(page & ((1 << Self.chunkShift) - 1))
+        let bit: UInt64 = 1 << UInt64(offset & 63)
+        var inserted = false
+        chunks[chunk, default: [UInt64](repeating: 0, count: Self.wordsPerChunk)].withUnsafeMutableBufferPointer { words in
+            if words[offset >> 6] & bit == 0 {
+                words[offset >> 6] |= bit
+                inserted = true
+            }
+        }
+        if inserted { population += 1 }
+        return inserted
     }
 
     /// Whether `page` is in the set.
     func contains(_ page: UInt64) -> Bool {
-        guard page < UInt64(count) else { return false }
-        return words[Int(page >> 6)] & (1 << (page & 63)) != 0
+        guard page <= limit, let words = chunks[page >> Self.chunkShift] else { return false }
+        let offset = Int(page & ((1 << Self.chunkShift) - 1))
+        return words[offset >> 6] & (1 << UInt64(offset & 63)) != 0
     }
-
-    /// The number of pages in the set.
-    var population: Int { words.reduce(0) { $0 + $1.nonzeroBitCount } }
 }

@@ -77,9 +77,11 @@ struct MetaPages {
 /// and every other tree down to the pages above its leaves, checking that each page those
 /// reference lies within the file: a file cut short (an interrupted copy, a full disk) is
 /// refused instead of killing the process with `SIGBUS` when a missing page is first read. It
-/// reads about one page in a hundred. A valid file always passes: every page a committed version
-/// references was written before that version's meta page. Leaves, overflow pages and trees of
-/// duplicates are left to ``FileWalk``'s full walk (``Database/verify()``).
+/// also reads the free-page tree, so that a file ending before the version's last page is refused
+/// unless every missing page is free. It reads about one page in a hundred. A valid file always
+/// passes: every page a committed version references was written before that version's meta
+/// page. The content of leaves, overflow pages and trees of duplicates is left to ``FileWalk``'s
+/// full walk (``Database/verify()``).
 enum StructureCheck {
     /// The name of ObjDB's `meta` table, which is read at open.
     static let metaTable = "meta"
@@ -96,7 +98,8 @@ enum StructureCheck {
         for table in tables {
             walk.walk(table, readingLeaves: table.name == metaTable) { _, _ in }
         }
-        walk.walkFreeTree(readingLeaves: false)
+        walk.walkFreeTree()
+        walk.checkFileCoversVersion()
         return (true, walk.report.problems.first)
     }
 }

@@ -60,6 +60,22 @@ struct Cursor: ~Copyable {
         failure?.note(error, path: environment.path)
     }
 
+    /// The row in `value`, the row of object `key`; bytes that are not a row come as
+    /// ``RowView/damaged``, noted in ``failure`` for the caller to report.
+    @inline(__always)
+    func row(_ key: UInt64, _ value: UnsafeRawBufferPointer) -> RowView {
+        if let row = RowView(value) { return row }
+        return damagedRow(key, byteCount: value.count)
+    }
+
+    @inline(never)
+    private func damagedRow(_ key: UInt64, byteCount: Int) -> RowView {
+        noteFailure(ObjDBError(
+            .corruptFile, "The row of object key \(key) is damaged: its \(byteCount) bytes are not a row; run verify() for a full report",
+            path: environment.path))
+        return .damaged
+    }
+
     /// Performs one cursor operation with `key` as its input (none for a move); `nil` when
     /// LMDB reports `MDB_NOTFOUND`. Inlined: a row walk moves once per row.
     @inline(__always)
@@ -204,15 +220,15 @@ struct Cursor: ~Copyable {
 
     /// Walks a table of rows (object key → row) from `entry` on, calling `body` with each key and
     /// row up to the key `last`, until `body` returns `false`. Bytes that are not a row come as
-    /// ``RowView/damaged``; a cursor error ends the walk.
+    /// ``RowView/damaged`` (see ``row(_:_:)``); a cursor error ends the walk.
     ///
     /// In a read-only transaction each leaf page is read in place (see ``RowWalk``).
     @inline(__always)
     func forEachRow(from entry: CursorEntry?, through last: UInt64 = .max, _ body: (UInt64, RowView) -> Bool) {
         var walk = RowWalk(from: entry, pageSize: leafPageSize)
         // A page's rows in a loop of their own; the walk steps between pages and reads the rest.
-        while walk.forEachRowOnPage(self, { key, value in key <= last && body(key, RowView(value) ?? .damaged) }) {
-            guard let (key, value) = walk.advance(self), key <= last, body(key, RowView(value) ?? .damaged) else { return }
+        while walk.forEachRowOnPage(self, { key, value in key <= last && body(key, row(key, value)) }) {
+            guard let (key, value) = walk.advance(self), key <= last, body(key, row(key, value)) else { return }
         }
     }
 
@@ -226,7 +242,7 @@ struct Cursor: ~Copyable {
     func forEachRow<Sink: RowSink>(from entry: CursorEntry?, through last: UInt64 = .max, into sink: inout Sink) {
         var walk = RowWalk(from: entry, pageSize: leafPageSize)
         while walk.forEachRowOnPage(self, through: last, into: &sink) {
-            guard let (key, value) = walk.advance(self), key <= last, sink.take(key, RowView(value) ?? .damaged) else { return }
+            guard let (key, value) = walk.advance(self), key <= last, sink.take(key, row(key, value)) else { return }
         }
     }
 }
