@@ -33,22 +33,33 @@ struct FileStructureTests {
         for run in 0..<30 {
             do {
                 let db = try directory.open([Note.self])
-                try db.write {
-                    // Insert, then delete most of what this transaction inserted: LMDB allocates
-                    // pages for them and frees them again ("loose" pages), and does not write
-                    // those it does not reuse. With LMDB 0.9 run 12 leaves the file's last page
-                    // unwritten; the loop allows for another allocator.
-                    let added = (0..<(200 * (run + 1))).map { note(run * 10_000 + $0) }
-                    try db.add(added)
-                    for object in added.dropFirst(10) { db.delete(object) }
-                }
+                try db.write { for i in 0..<10 { try db.add(note(run * 10_000 + i)) } }
                 expected += 10
+                // Insert, then delete most of what this transaction inserted: LMDB allocates
+                // pages for them and frees them again ("loose" pages), and does not write those
+                // it does not reuse. A raw LMDB transaction (as another program would write),
+                // so that no change-log entry written after the deletes reuses them.
+                let write = try WriteTransaction(db.environment)
+                let scratch = try write.openTable(named: "scratch", flags: .objects)
+                let value = [UInt8](repeating: 7, count: 300)
+                for key in 0..<UInt64(200 * (run + 1)) {
+                    _ = try value.withUnsafeBytes { try write.txn.put(scratch, key: key, value: $0) }
+                }
+                // Highest keys first: LMDB reuses the page it freed last, so the pages at the end
+                // of the file are the ones left unwritten.
+                for key in (10..<UInt64(200 * (run + 1))).reversed() {
+                    _ = try write.txn.delete(scratch, key: key)
+                }
+                try write.commit()
             }
             let (meta, size) = try newestMeta(directory.file())
             if (Int(meta.lastPage) + 1) * meta.pageSize > size { shorterSeen += 1 }
             let reopened = try directory.open([Note.self])
             #expect(reopened.objects(Note.self).count == expected)
-            #expect(try reopened.verify().isHealthy)
+            // Healthy but for the table no class owns, which verify names.
+            let report = try reopened.verify()
+            #expect(report.problems.count == 1, "\(report)")
+            #expect(report.problems.first?.description.contains("'scratch'") == true)
         }
         // The condition the bug needed really occurred.
         #expect(shorterSeen > 0)

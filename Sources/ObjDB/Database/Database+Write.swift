@@ -66,9 +66,20 @@ extension Database {
             endWrite(context, committed: false)
             throw failure
         }
+        var committed: (changes: ChangeSet, version: UInt64)?
         do {
             try flushPendingWrites(context)
-            try context.storage { txn in try flush(context, txn) }
+            try context.storage { txn in
+                try flush(context, txn)
+                // The change log's entry, in the same transaction (a transaction that wrote
+                // nothing makes no version and leaves none).
+                if context.hasChanges {
+                    let changes = context.changeSet
+                    let version = UInt64(truncatingIfNeeded: txn.id)
+                    try ChangeLog.record(changes, id: version, in: txn)
+                    committed = (changes, version)
+                }
+            }
             context.closeCursors()
             guard let transaction = context.transaction.take() else {
                 throw ObjDBError(.notInWriteTransaction, "The write transaction has ended", path: path)
@@ -80,6 +91,10 @@ extension Database {
             throw environment.explainFullMap(failure, onlyDeletes: context.onlyDeletes)
         }
         endWrite(context, committed: true)
+        if let committed {
+            ChangeNotifier.committed(path: environment.path, version: committed.version)
+            observationCenter?.didCommit(committed.changes, version: committed.version)
+        }
         if context.onlyDeletes && environment.deletesLeftFileNearLimit() { settleAfterDeletes() }
     }
 

@@ -88,6 +88,19 @@ public final class Database {
     /// The environment of the file.
     var environment: Environment { lease.environment }
 
+    /// The observers of this instance; created by the first `observe`.
+    @exclusivity(unchecked) var observationCenter: ObservationCenter?
+    /// Whether deliveries move the database to new versions by themselves (``autorefresh``).
+    @exclusivity(unchecked) var refreshesAutomatically = true
+    /// Where notifications run between the owner's calls: the main queue for a database opened
+    /// on the main thread, the queue of `observe(on:)` for the database it opens there.
+    @exclusivity(unchecked) var deliveryQueue: DispatchQueue?
+    /// The actor that opened the database, other than the main actor: notifications of other
+    /// instances' commits are delivered on it. Weak: the actor usually owns the database.
+    @exclusivity(unchecked) weak var deliveryActor: (any Actor)?
+    /// The change log's table, once it exists.
+    @exclusivity(unchecked) var changesTableHandle: Table?
+
     /// Opens the database described by `configuration`, creating the file if needed.
     ///
     /// Throws ``ObjDBError`` if the file is not an ObjDB database (``ObjDBError/Code/notAnObjDBFile``),
@@ -97,7 +110,13 @@ public final class Database {
     /// ``Configuration/maximumSize`` below ``Configuration/minimumMaximumSize``, a
     /// ``Configuration/fileURL`` that names a directory, …) with
     /// ``ObjDBError/Code/incompatibleConfiguration``. A file that fails to open is left unchanged.
-    public init(configuration: Configuration) throws {
+    ///
+    /// The database belongs to the isolation domain that opens it (`isolation`, the caller's
+    /// actor by default): commits by other instances and processes are delivered to its
+    /// observers there — on the main queue for the main actor, on the actor's executor for
+    /// another actor. Opened outside any actor, it delivers at its own commits and at
+    /// ``refresh()`` (and on the main queue when opened on the main thread).
+    public init(configuration: Configuration, isolation: isolated (any Actor)? = #isolation) throws {
         generationOwner = GenerationCell()
         generationCell = generationOwner.pointer
         self.configuration = configuration
@@ -123,6 +142,11 @@ public final class Database {
         metaTable = opened.meta
         formatVersion = opened.formatVersion
         catalog = opened.catalog
+        if let isolation, isolation !== MainActor.shared {
+            deliveryActor = isolation
+        } else {
+            deliveryQueue = isolation != nil || Thread.isMainThread ? .main : nil
+        }
     }
 
     /// Opens `Configuration.default`.
@@ -144,16 +168,24 @@ public final class Database {
     /// Moves the database to the newest committed version, so its objects and results show
     /// changes committed by other instances and processes.
     ///
+    /// Observers of this instance are told what changed before it returns (collections that
+    /// have not had their `.initial` call get it now).
+    ///
     /// - Returns: whether there was a newer version.
-    /// Does nothing inside a write transaction, which always sees the newest version.
+    /// Does nothing inside a write transaction, which always sees the newest version, and
+    /// inside a notification callback.
     @discardableResult
     public func refresh() -> Bool {
-        guard writeContext == nil else { return false }
+        guard writeContext == nil, !(observationCenter?.isDelivering ?? false) else { return false }
         let latest = environment.lastCommittedTransactionID()
-        if let snapshot, snapshot.id == latest { return false }
+        if let snapshot, snapshot.id == latest {
+            observationCenter?.deliverPendingInitials()
+            return false
+        }
         snapshot = nil
         generation &+= 1
         if let txn = readableTxn() { reloadCatalogIfChanged(txn) }
+        observationCenter?.didRefresh()
         return true
     }
 

@@ -53,6 +53,9 @@ enum FileVerifier {
 
         var schema: StoredSchema?
         var counters: [UInt32: UInt64] = [:]
+        if let changesTree = remaining.removeValue(forKey: TableName.changes) {
+            ChangeLogVerifier.check(changesTree, walk)
+        }
         if let metaTree = remaining.removeValue(forKey: TableName.meta) {
             (schema, counters) = MetaVerifier.check(metaTree, walk)
         } else if tables.isEmpty && others.isEmpty {
@@ -164,5 +167,29 @@ enum MetaVerifier {
             problem("The stored schema cannot be used: \(error)")
         }
         return (nil, counters)
+    }
+}
+
+/// Checks the change log: integer keys, and every entry one this build can read.
+enum ChangeLogVerifier {
+    static func check(_ tree: NamedTree, _ walk: FileWalk) {
+        var reported = 0
+        walk.walk(tree) { key, value in
+            guard reported < 10 else { return }
+            if key.count != 8 {
+                walk.report.add(VerificationProblem(.table, "The change log has a key of \(key.count) bytes", table: TableName.changes))
+                reported += 1
+                return
+            }
+            do {
+                _ = try ChangeLogFormat.decode(value)
+            } catch let error as ObjDBError {
+                let version = key.loadUnaligned(as: UInt64.self)
+                walk.report.add(VerificationProblem(.table, "The change log's entry of version \(version): \(error.message)", table: TableName.changes))
+                reported += 1
+            } catch {
+                reported += 1
+            }
+        }
     }
 }

@@ -181,6 +181,7 @@ extension Database {
             }
             target.copyMemory(from: from, byteCount: new.length)
             RowChecksum.seal(space, key: key)
+            try classChanges(info, context, txn).restored(key, columnCount: info.columnCount)
         }
         generation &+= 1
     }

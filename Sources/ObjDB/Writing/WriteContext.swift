@@ -196,7 +196,14 @@ final class ClassChanges {
     /// Writes to columns from 64 up, as (key, column).
     @exclusivity(unchecked) private var wideModificationLog: [(key: UInt64, column: Int)] = []
     /// Whether the class was emptied by `deleteAll()`.
-    var cleared = false
+    var cleared = false {
+        didSet { if cleared { clearedBelowKey = nextKey } }
+    }
+    /// The key counter when the class was last emptied: keys below it that this transaction
+    /// inserted are gone too.
+    private(set) var clearedBelowKey: UInt64?
+    /// Objects this transaction inserted and deleted again.
+    @exclusivity(unchecked) private(set) var deletedNewKeys: Set<UInt64> = []
 
     init(nextKey: UInt64) {
         firstNewKey = nextKey
@@ -219,8 +226,41 @@ final class ClassChanges {
     }
 
     func deleted(_ key: UInt64) {
-        guard !isNew(key) else { return }
+        guard !isNew(key) else {
+            deletedNewKeys.insert(key)
+            return
+        }
         deletions.insert(key)
+    }
+
+    /// Whether the transaction wrote to an object that existed before.
+    var hasModifications: Bool { !modificationLog.isEmpty || !wideModificationLog.isEmpty }
+
+    /// A deleted row was written back (a savepoint undid the delete): the object exists again,
+    /// and may differ in any column from what it was before the transaction.
+    func restored(_ key: UInt64, columnCount: Int) {
+        if isNew(key) {
+            deletedNewKeys.remove(key)
+        } else if deletions.remove(key) != nil {
+            modified(key, columns: 0..<columnCount)
+        }
+    }
+
+    /// The writes to objects that existed before: each object with its columns when there are
+    /// at most `limit` entries, else `nil` and only the union of the columns (cheap: no
+    /// dictionary of every object).
+    func modificationSummary(limit: Int) -> (perObject: [UInt64: ColumnSet]?, columns: ColumnSet) {
+        var union = ColumnSet()
+        if modificationLog.count + wideModificationLog.count > limit {
+            var low: UInt64 = 0
+            for entry in modificationLog { low |= entry.low }
+            union.formUnion(low: low)
+            union.formUnion(wideModificationLog.map(\.column))
+            return (nil, union)
+        }
+        let perObject = modifications
+        for columns in perObject.values { union.formUnion(columns) }
+        return (perObject, union)
     }
 
     func modified(_ key: UInt64, columns: some Sequence<Int>) {

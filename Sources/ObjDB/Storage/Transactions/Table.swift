@@ -13,6 +13,8 @@ struct Table: Sendable, Hashable {
 enum TableName {
     /// The `meta` table: format version, schema, counters.
     static let meta = "meta"
+    /// The change log: transaction id → what the transaction changed (see `ChangeLog`).
+    static let changes = "changes"
     /// Objects of one class: object key → row.
     static func objects(_ classID: UInt32) -> String { "c\(classID)" }
     /// Primary keys of one class: encoded primary key → object key.

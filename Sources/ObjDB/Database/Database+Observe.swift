@@ -1,0 +1,93 @@
+import Foundation
+
+extension Database {
+    /// What a database observer is told.
+    public enum Notification: Sendable {
+        /// The database moved to a new version: its own commit, ``refresh()``, or a commit by
+        /// another instance or process delivered while ``autorefresh`` is on.
+        case didChange
+        /// Another instance or process committed, and ``autorefresh`` is off: call
+        /// ``refresh()`` to see it.
+        case refreshRequired
+    }
+
+    /// Calls `block` whenever the database moves to a new version.
+    ///
+    /// ```swift
+    /// let token = db.observe { notification, db in
+    ///     if notification == .didChange { updateBadge(db.objects(Message.self).count) }
+    /// }
+    /// ```
+    ///
+    /// Calls come at this instance's commits, at ``refresh()``, and — for a database opened on
+    /// the main thread — on the main queue when another instance or process commits.
+    public func observe(_ block: @escaping (Notification, Database) -> Void) -> NotificationToken {
+        let observer = DatabaseObserver(database: self, block: block)
+        observation().add(observer)
+        return observer.control.token()
+    }
+
+    /// Whether notifications of commits by other instances and processes move this database to
+    /// the newest version by themselves (the default). When off, observers are called at
+    /// ``refresh()`` only, and database observers get ``Notification/refreshRequired``.
+    public var autorefresh: Bool {
+        get { refreshesAutomatically }
+        set { refreshesAutomatically = newValue }
+    }
+
+    /// Runs `block` in a write transaction and commits it without notifying the observers of
+    /// `tokens` of its changes (they will not hear of them later either), as
+    /// ``write(_:)`` does otherwise.
+    ///
+    /// ```swift
+    /// try db.write(withoutNotifying: [tableToken]) { person.name = editedName }
+    /// ```
+    public func write<Result>(withoutNotifying tokens: [NotificationToken], _ block: () throws -> Result) throws -> Result {
+        try write {
+            let result = try block()
+            skipNotifications(for: tokens)
+            return result
+        }
+    }
+
+    /// Commits the write transaction begun with ``beginWrite()`` without notifying the
+    /// observers of `tokens` of its changes.
+    @available(*, noasync, message: "Use write(withoutNotifying:_:) in asynchronous code: a write transaction must end on the thread that began it")
+    public func commitWrite(withoutNotifying tokens: [NotificationToken]) throws {
+        skipNotifications(for: tokens)
+        try commitWrite()
+    }
+
+    private func skipNotifications(for tokens: [NotificationToken]) {
+        guard !tokens.isEmpty else { return }
+        observation().skipping.formUnion(tokens.map { ObjectIdentifier($0.control) })
+    }
+
+    /// The observation center, created on first use.
+    func observation() -> ObservationCenter {
+        if let center = observationCenter { return center }
+        let center = ObservationCenter(database: self, queue: deliveryQueue, actor: deliveryActor)
+        observationCenter = center
+        return center
+    }
+
+    /// The read snapshot of the current version, begun if needed (observers pin it).
+    func pinnedSnapshot() throws -> ReadTransaction {
+        if let snapshot { return snapshot }
+        let snapshot = try ReadTransaction(lease)
+        self.snapshot = snapshot
+        reloadCatalogIfChanged(snapshot.txn)
+        return snapshot
+    }
+
+    /// The version the database reads, if it has begun reading.
+    var currentVersion: Int? { snapshot?.id }
+
+    /// The change log's table, if the file has one yet.
+    func changesTable() throws -> Table? {
+        if let table = changesTableHandle { return table }
+        let table = try environment.existingTable(named: TableName.changes, flags: .objects)
+        changesTableHandle = table
+        return table
+    }
+}

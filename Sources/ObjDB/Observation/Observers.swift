@@ -1,0 +1,232 @@
+/// Observes a `Results`: keeps the object keys it last reported and diffs the new ones against
+/// them (``CollectionDiff``), with the modified objects from ``ModificationCheck``.
+final class ResultsObserver<Element: ObjectBase>: Observer {
+    let control: ObserverControl
+    /// The results, until the observer is cancelled.
+    private let held: LockedBox<Results<Element>>
+    let watch: Watch
+    private let block: LockedBox<(CollectionChange<Results<Element>>) -> Void>
+    /// The keys last reported; `nil` before the first call.
+    private var keys: [UInt64]?
+
+    init(
+        results: Results<Element>, watch: Watch, block: @escaping (CollectionChange<Results<Element>>) -> Void,
+        control: ObserverControl = ObserverControl()
+    ) {
+        self.control = control
+        held = LockedBox(results)
+        self.watch = watch
+        self.block = LockedBox(block)
+        control.whenCancelled { [held, block = self.block] in
+            held.clear()
+            block.clear()
+        }
+    }
+
+    var needsInitial: Bool { keys == nil }
+
+    func deliverInitial() {
+        guard let results = held.value else { return }
+        keys = results.objectKeys()
+        block.value?(.initial(results))
+    }
+
+    func catchUp() {
+        if keys != nil, let results = held.value { keys = results.objectKeys() }
+    }
+
+    func fail(_ error: any Error) {
+        let call = block.value
+        control.cancel()
+        call?(.error(error))
+    }
+
+    func deliver(_ delivery: Delivery) {
+        guard let old = keys else { return deliverInitial() }
+        guard let results = held.value, let info = results.classInfo else { return }
+        let new: [UInt64]
+        let check: ModificationCheck
+        do {
+            let txn = try results.database.requireReadableTxn()
+            check = ModificationCheck(delivery: delivery, new: txn)
+            // Nothing the results read changed: no evaluation, no call.
+            if results.query.filter == nil, case .table = results.query.source, !check.mayTouch(info, watch) { return }
+            if let changes = delivery.changes, !changes.schemaChanged, changes.isEmpty { return }
+            new = results.objectKeys()
+        } catch {
+            return fail(error)
+        }
+        let inKeyOrder = Self.ascending(old) && Self.ascending(new)
+        let survivors = Self.survivors(old, new, inKeyOrder: inKeyOrder)
+        let modified = survivors.isEmpty ? [] : check.modified(survivors, info, watch)
+        let diff = CollectionDiff.between(old, new, inKeyOrder: inKeyOrder, modified: modified)
+        keys = new
+        if !diff.isEmpty {
+            block.value?(.update(results, deletions: diff.deletions, insertions: diff.insertions, modifications: diff.modifications))
+        }
+    }
+
+    /// Whether `keys` ascend.
+    static func ascending(_ keys: [UInt64]) -> Bool {
+        var previous: UInt64 = 0
+        for (index, key) in keys.enumerated() {
+            if index > 0 && key <= previous { return false }
+            previous = key
+        }
+        return true
+    }
+
+    /// The keys in both, ascending.
+    static func survivors(_ old: [UInt64], _ new: [UInt64], inKeyOrder: Bool) -> [UInt64] {
+        if inKeyOrder {
+            var both: [UInt64] = []
+            var i = 0, j = 0
+            while i < old.count && j < new.count {
+                if old[i] == new[j] {
+                    both.append(old[i])
+                    i += 1
+                    j += 1
+                } else if old[i] < new[j] {
+                    i += 1
+                } else {
+                    j += 1
+                }
+            }
+            return both
+        }
+        return Set(old).intersection(new).sorted()
+    }
+}
+
+/// Observes one object: reports the watched properties that changed, with their old values
+/// when the change came from elsewhere, and its deletion.
+final class ObjectObserver<Target: ObjectBase>: Observer {
+    let control = ObserverControl()
+    /// The object, until the observer is cancelled.
+    private let held: LockedBox<Target>
+    let info: ClassInfo
+    let key: UInt64
+    let watch: Watch
+    private let block: LockedBox<(ObjectChange<Target>) -> Void>
+    let needsInitial = false
+
+    init(object: Target, info: ClassInfo, watch: Watch, block: @escaping (ObjectChange<Target>) -> Void) {
+        held = LockedBox(object)
+        self.info = info
+        key = object._objdbKey
+        self.watch = watch
+        self.block = LockedBox(block)
+        control.whenCancelled { [held, block = self.block] in
+            held.clear()
+            block.clear()
+        }
+    }
+
+    func deliverInitial() {}
+
+    func catchUp() {}
+
+    func fail(_ error: any Error) {
+        let call = block.value
+        control.cancel()
+        call?(.error(error))
+    }
+
+    func deliver(_ delivery: Delivery) {
+        guard let object = held.value, let call = block.value else { return }
+        let database = delivery.database
+        let txn: Txn
+        do {
+            txn = try database.requireReadableTxn()
+        } catch {
+            return fail(error)
+        }
+        let exists: Bool
+        do {
+            exists = try txn.get(info.objectsTable, key: key) != nil
+        } catch {
+            return fail(error)
+        }
+        guard exists else {
+            control.cancel()
+            call(.deleted)
+            return
+        }
+        let check = ModificationCheck(delivery: delivery, new: txn)
+        guard check.mayTouch(info, watch) else { return }
+        var changes: [PropertyChange] = []
+        let oldRow: RowView? = delivery.isLocal ? nil : delivery.old.flatMap { old in
+            // try?: an old row that cannot be read gives no old values.
+            (try? old.get(info.objectsTable, key: key)).flatMap { $0 }.flatMap(RowView.init)
+        }
+        let listed = delivery.changes.flatMap { $0.schemaChanged ? nil : $0[info.classID].modifiedColumns(of: key) }
+        for column in 0..<info.columnCount where watch.counts(column: column) || !Self.targets(watch, info, column).isEmpty {
+            let property = info.stored.properties[column]
+            var changed = false
+            if let listed, watch.counts(column: column), listed.columns.contains(column) {
+                changed = true
+            } else if delivery.changes == nil || delivery.changes?.schemaChanged == true, watch.counts(column: column) {
+                let newRead = object._objdbRead(column)
+                changed = oldRow.map { !$0.column(column).sameContent(as: newRead) } ?? true
+            }
+            if !changed, let sub = Self.targets(watch, info, column).first, let target = database.targetInfo(info, column: column) {
+                let newRow = txn.rowView(info, key)
+                let targets = newRow.map { Database.linkedKeys($0.column(column), kind: info.columnKinds[column]) } ?? []
+                changed = targets.contains { check.isModified(target, key: $0, sub, depth: 1) }
+            }
+            guard changed else { continue }
+            let isCollection = info.columnKinds[column] != .value && info.columnKinds[column] != .link
+            let oldValue: Any? = isCollection ? nil : oldRow.flatMap { row in
+                database.value(of: row.column(column), info, column: column)
+            }
+            let newValue: Any? = isCollection ? nil : object[property.name]
+            changes.append(PropertyChange(name: property.name, oldValue: oldValue, newValue: newValue))
+        }
+        if !changes.isEmpty { call(.change(object, changes)) }
+    }
+
+    /// The watch on the targets of `column`, if its targets are watched.
+    private static func targets(_ watch: Watch, _ info: ClassInfo, _ column: Int) -> [Watch] {
+        watch.linkTargets(info).filter { $0.column == column }.map(\.watch)
+    }
+}
+
+/// Observes a database: called whenever it moves to a new version.
+final class DatabaseObserver: Observer {
+    let control = ObserverControl()
+    private weak var database: Database?
+    private let block: LockedBox<(Database.Notification, Database) -> Void>
+
+    init(database: Database, block: @escaping (Database.Notification, Database) -> Void) {
+        self.database = database
+        self.block = LockedBox(block)
+        control.whenCancelled { [block = self.block] in block.clear() }
+    }
+
+    var needsInitial: Bool { false }
+
+    func deliverInitial() {}
+
+    func catchUp() {}
+
+    func fail(_ error: any Error) { control.cancel() }
+
+    func deliver(_ delivery: Delivery) {
+        guard let database else { return }
+        block.value?(.didChange, database)
+    }
+
+    /// Another instance or process committed and the database does not refresh by itself.
+    func refreshRequired() {
+        guard let database else { return }
+        block.value?(.refreshRequired, database)
+    }
+}
+
+extension Txn {
+    /// The row of `key` of `info`, if it exists and reads.
+    func rowView(_ info: ClassInfo, _ key: UInt64) -> RowView? {
+        // try?: an unreadable row counts as absent here; reading the object reports it.
+        (try? get(info.objectsTable, key: key)).flatMap { $0 }.flatMap(RowView.init)
+    }
+}

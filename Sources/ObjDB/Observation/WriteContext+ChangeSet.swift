@@ -1,0 +1,51 @@
+extension WriteContext {
+    /// What the transaction changed so far: the entry of the change log, and what this
+    /// instance's observers are told at commit.
+    var changeSet: ChangeSet {
+        var set = ChangeSet(schemaChanged: schemaChanged)
+        for (classID, changes) in classes.enumerated() {
+            guard let change = changes?.changeSet, !change.isEmpty else { continue }
+            set.classes[UInt32(classID)] = change
+        }
+        return set
+    }
+
+    /// Whether the transaction wrote anything: a transaction that did not leaves no entry in
+    /// the log, and LMDB makes no new version of it.
+    var hasChanges: Bool {
+        schemaChanged || upgradedFormat || classes.contains { $0?.hasChanges ?? false }
+    }
+}
+
+extension ClassChanges {
+    /// Whether the transaction inserted, deleted or wrote an object of the class.
+    var hasChanges: Bool {
+        nextKey > firstNewKey || cleared || !deletions.isEmpty || !deletedNewKeys.isEmpty || hasModifications
+    }
+
+    /// The changes of the class as the log keeps them.
+    var changeSet: ClassChangeSet {
+        var change = ClassChangeSet()
+        // Keys handed out by this transaction: every one of them may name an object now (a key
+        // whose insert failed names none, which observers find when they read it).
+        let firstKept = max(firstNewKey, clearedBelowKey ?? firstNewKey)
+        if nextKey > firstKept {
+            var inserted = KeyRanges()
+            inserted.append(firstKept...(nextKey - 1))
+            change.inserted = deletedNewKeys.isEmpty ? inserted : inserted.subtracting(KeyRanges(deletedNewKeys))
+        }
+        if cleared {
+            // Every object that existed before is gone.
+            if firstNewKey > 0 { change.deleted.append(0...(firstNewKey - 1)) }
+            return change
+        }
+        change.deleted = KeyRanges(deletions)
+        let (perObject, columns) = modificationSummary(limit: ChangeLog.listedModificationsLimit)
+        if let perObject {
+            change.modified = perObject
+        } else {
+            change.unlistedModifications = columns
+        }
+        return change
+    }
+}
