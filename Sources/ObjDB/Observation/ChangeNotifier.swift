@@ -91,7 +91,13 @@ final class ChangeNotifier: @unchecked Sendable {
         if startWatcher {
             let environment = lease.environment
             let created = FileWatcher(path: environment.path) { [weak self] in
-                self?.announce(UInt64(truncatingIfNeeded: environment.lastCommittedTransactionID()))
+                guard let self else { return }
+                let written = environment.lastCommittedTransactionID()
+                guard UInt64(truncatingIfNeeded: written) > lock.withLock({ announced }) else { return }
+                // Announce the commit once readers can see it (another process publishes it
+                // for readers just after writing the meta page that woke the watcher).
+                let readable = environment.waitUntilReadersSee(written, timeout: 0.5)
+                announce(UInt64(truncatingIfNeeded: readable))
             }
             lock.withLock {
                 if watcher == nil { watcher = created } else { created?.stop() }

@@ -453,6 +453,25 @@ final class Environment: @unchecked Sendable {
         return info.me_last_txnid
     }
 
+    /// Waits until a read transaction begun now sees version `version`, for up to `timeout`
+    /// seconds; returns the version it sees. A writer in another process makes a commit
+    /// visible in two steps: its meta page (which ``lastCommittedTransactionID()`` reads and
+    /// which wakes file watchers), then, a moment later, the transaction id in the lock file
+    /// that new readers start from. Only for a thread that may sleep (a file watcher's).
+    func waitUntilReadersSee(_ version: Int, timeout: Double) -> Int {
+        let deadline = Date().addingTimeInterval(timeout)
+        var seen = -1
+        while true {
+            if let txn = try? beginTransaction(readOnly: true) {  // try?: a failure is reported by the reads that follow
+                seen = mdb_txn_id(txn)
+                mdb_txn_abort(txn)
+                transactionEnded(readOnly: true)
+            }
+            if seen >= version || Date() >= deadline { return seen }
+            usleep(200)
+        }
+    }
+
     /// The current memory map size, which is the maximum file size.
     var mapSize: Int {
         var info = MDB_envinfo()
