@@ -144,14 +144,25 @@ static inline uint32_t objdb_crc32c_row_hardware(uint64_t key, const void *bytes
 static inline int objdb_crc32c_detect(void) { return 0; }
 #endif
 
+/// The storage of objdb_crc32c_is_hardware's answer: -1 until the first call.
+static inline int *objdb_crc32c_hardware_flag(void) {
+    static int hardware = -1; /* racing detectors store the same value */
+    return &hardware;
+}
+
+/// Detects the CPU's CRC instructions and records the answer (first call only; kept out of line
+/// so that the per-row callers stay a load, a test and a jump).
+__attribute__((noinline, cold))
+static int objdb_crc32c_detect_once(void) {
+    int h = objdb_crc32c_detect();
+    __atomic_store_n(objdb_crc32c_hardware_flag(), h, __ATOMIC_RELAXED);
+    return h;
+}
+
 /// Whether objdb_crc32c runs on the CPU's CRC instructions (1) or the table (0).
 static inline int objdb_crc32c_is_hardware(void) {
-    static int hardware = -1; /* racing detectors store the same value */
-    int h = __atomic_load_n(&hardware, __ATOMIC_RELAXED);
-    if (h < 0) {
-        h = objdb_crc32c_detect();
-        __atomic_store_n(&hardware, h, __ATOMIC_RELAXED);
-    }
+    int h = __atomic_load_n(objdb_crc32c_hardware_flag(), __ATOMIC_RELAXED);
+    if (__builtin_expect(h < 0, 0)) h = objdb_crc32c_detect_once();
     return h;
 }
 
@@ -160,11 +171,21 @@ static inline uint32_t objdb_crc32c(uint32_t crc, const void *bytes, size_t coun
     return objdb_crc32c_is_hardware() ? objdb_crc32c_hardware(crc, bytes, count) : objdb_crc32c_portable(crc, bytes, count);
 }
 
+/// objdb_crc32c_row off the CPU instructions' path: before the first detection, or on a CPU
+/// without them (the table). Out of line, so that the per-row path saves no registers.
+__attribute__((noinline))
+static uint32_t objdb_crc32c_row_slow(uint64_t key, const void *bytes, size_t count) {
+    if (objdb_crc32c_is_hardware()) return objdb_crc32c_row_hardware(key, bytes, count);
+    return objdb_crc32c_portable(objdb_crc32c_portable(0, &key, 8), bytes, count);
+}
+
 /// CRC-32C of the 8 bytes of `key` in the machine's (little-endian) order followed by `count`
 /// bytes at `bytes`: a row's checksum in one call.
 static inline uint32_t objdb_crc32c_row(uint64_t key, const void *bytes, size_t count) {
-    if (objdb_crc32c_is_hardware()) return objdb_crc32c_row_hardware(key, bytes, count);
-    return objdb_crc32c_portable(objdb_crc32c_portable(0, &key, 8), bytes, count);
+    if (__builtin_expect(__atomic_load_n(objdb_crc32c_hardware_flag(), __ATOMIC_RELAXED) > 0, 1)) {
+        return objdb_crc32c_row_hardware(key, bytes, count);
+    }
+    return objdb_crc32c_row_slow(key, bytes, count);
 }
 
 #endif

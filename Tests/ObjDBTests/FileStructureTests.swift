@@ -165,4 +165,23 @@ struct FileStructureTests {
         #expect(refusedForTheRun)
         #expect(!(try Database.verify(fileAt: copy)).isHealthy)
     }
+
+    /// The page set of the walks (a cached chunk in front of the dictionary of chunks) answers as
+    /// a plain set does, across chunks, back and forth between them, and at its limit.
+    @Test func thePageSetAgreesWithASet() {
+        var pages = PageSet(limit: 1 << 40)
+        var reference = Set<UInt64>()
+        var generator = SystemRandomNumberGenerator()
+        let picks: [UInt64] = [0, 1, 65_535, 65_536, 65_537, 131_072, 1 << 40, (1 << 40) + 1, 1 << 39, 3, 65_536]
+            + (0..<2_000).map { _ in UInt64.random(in: 0...300_000, using: &generator) }
+        for page in picks {
+            let inserted = page <= 1 << 40 && !reference.contains(page)
+            #expect(pages.insert(page) == inserted, "page \(page)")
+            if inserted { reference.insert(page) }
+        }
+        #expect(pages.population == reference.count)
+        for page in picks + [2, 65_534, 200_001, 1 << 38] {
+            #expect(pages.contains(page) == reference.contains(page), "page \(page)")
+        }
+    }
 }

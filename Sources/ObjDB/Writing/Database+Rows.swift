@@ -31,13 +31,40 @@ extension Database {
     /// match its checksum, are reported as damaged.
     @inline(__always)
     func checkedRow(_ info: ClassInfo, key: UInt64, _ bytes: UnsafeRawBufferPointer) -> RowView {
+        Self.soundRow(key: key, bytes) ?? damagedRow(info, key: key, bytes)
+    }
+
+    /// ``checkedRow(_:key:_:)`` for scans that hold `info` unretained: a sound row touches
+    /// neither `info` nor the database, so the per-row path retains and releases nothing.
+    @inline(__always)
+    func checkedRow(_ info: Unmanaged<ClassInfo>, key: UInt64, _ bytes: UnsafeRawBufferPointer) -> RowView {
+        if let row = Self.soundRow(key: key, bytes) { return row }
+        return info._withUnsafeGuaranteedRef { damagedRow($0, key: key, bytes) }
+    }
+
+    /// The row in `bytes` if they parse as a row that matches its checksum (or has none), else `nil`.
+    @inline(__always)
+    static func soundRow(key: UInt64, _ bytes: UnsafeRawBufferPointer) -> RowView? {
+        guard let row = RowView(bytes) else { return nil }
+        let admitted = RowChecksum.admits(row, key: key)
+        #if OBJDB_INTERNAL_CHECKS
+        // The per-row test must agree with the checksum's general test.
+        if internalChecksEnabled {
+            internalCheck(admitted == (RowChecksum.matches(row, key: key) ?? true), "the row checksum tests disagree on key \(key)")
+        }
+        #endif
+        return admitted ? row : nil
+    }
+
+    /// The row ``soundRow(key:_:)`` refused, reported as damaged: `.damaged` for bytes that are
+    /// not a row, the row as it is for one that does not match its checksum. Out of line: rare.
+    @inline(never)
+    func damagedRow(_ info: ClassInfo, key: UInt64, _ bytes: UnsafeRawBufferPointer) -> RowView {
         guard let row = RowView(bytes) else {
             reportDamagedRow(info, key: key, "its \(bytes.count) bytes are not a row")
             return .damaged
         }
-        if RowChecksum.matches(row, key: key) == false {
-            reportDamagedRow(info, key: key, "it does not match its checksum")
-        }
+        reportDamagedRow(info, key: key, "it does not match its checksum")
         return row
     }
 

@@ -40,6 +40,17 @@ enum RowChecksum {
         return stored == compute(key: key, body: body)
     }
 
+    /// Whether a row may be read: it has no checksum, or its checksum matches its bytes and key.
+    /// The per-row test of reads (``matches(_:key:)`` without the optional).
+    @inline(__always)
+    static func admits(_ row: RowView, key: UInt64) -> Bool {
+        guard row.hasChecksum else { return true }
+        // With a checksum, the row's column data ends where the checksum starts.
+        let end = Int(row.storedLength)
+        let stored = UInt32(littleEndian: row.base.loadUnaligned(fromByteOffset: end, as: UInt32.self))
+        return stored == objdb_crc32c_row(key, row.base, end)
+    }
+
     /// Whether the CPU's CRC instructions compute the checksums (else a table does).
     static var usesHardware: Bool { objdb_crc32c_is_hardware() != 0 }
 }

@@ -185,9 +185,12 @@ final class Environment: @unchecked Sendable {
             let (sum, overflow) = bytes.addingReportingOverflow(page - 1)
             return overflow ? nil : sum / page * page
         }
-        // try?: a file that is missing (or cannot be examined) counts as empty here; LMDB's open
-        // creates it or says why it cannot.
-        let existing = ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? Int) ?? 0
+        // A file that is missing (or cannot be examined) counts as empty here; LMDB's open
+        // creates it or says why it cannot. (`stat`, not FileManager's attributes: those look up
+        // the owner's and group's names, and the cast of the size from `Any` searched the
+        // runtime's conformance tables on the first open, about a million instructions.)
+        var info = stat()
+        let existing = stat(path, &info) == 0 ? Int(info.st_size) : 0
         let keepsReserve = !options.readOnly && LMDBRelease.hasVersion09Layout && !SpaceReserve.isDisabled
         let limit = roundedUp(options.mapSize)
         let reserve = keepsReserve ? SpaceReserve.bytes(forLimit: limit ?? options.mapSize, pageSize: page) : 0

@@ -29,8 +29,9 @@ final class FileWalk {
     let pageSize: Int
     /// What the walk found.
     var report: VerificationReport
-    /// Pages reached so far, for the accounting.
-    private var used: PageSet
+    /// Pages reached so far, for the accounting. (Unchecked exclusivity: only this walk's own
+    /// methods, one at a time, touch it; the dynamic check cost more than the insert.)
+    @exclusivity(unchecked) private var used: PageSet
     /// Set when some page could not be reached, so that the page count is expected to fall short.
     private var incomplete = false
 
@@ -244,7 +245,7 @@ final class FileWalk {
     }
 
     private func walkPage(
-        _ number: UInt64, level: Int, low: [UInt8]?, high: [UInt8]?, _ shape: Shape, _ tally: inout Tally,
+        _ number: UInt64, level: Int, low: UnsafeRawBufferPointer?, high: UnsafeRawBufferPointer?, _ shape: Shape, _ tally: inout Tally,
         visit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void
     ) {
         guard claim(number, tree: shape.name) else { return }
@@ -313,7 +314,7 @@ final class FileWalk {
 
     /// Checks that `key` may be in the tree and comes after `previous` and within `low ..< high`.
     private func checkOrder(
-        _ key: UnsafeRawBufferPointer, previous: UnsafeRawBufferPointer?, low: [UInt8]?, high: [UInt8]?,
+        _ key: UnsafeRawBufferPointer, previous: UnsafeRawBufferPointer?, low: UnsafeRawBufferPointer?, high: UnsafeRawBufferPointer?,
         order: KeyOrder, page: UInt64, what: String, tree: String
     ) -> Bool {
         guard order.accepts(size: key.count) else {
@@ -324,11 +325,11 @@ final class FileWalk {
             problem(.keyOrder, "The \(what)s of page \(page) are not in ascending order", tree: tree, page: page)
             return false
         }
-        if let low, low.withUnsafeBytes({ order.compare($0, key) }) > 0 {
+        if let low, order.compare(low, key) > 0 {
             problem(.keyOrder, "A \(what) on page \(page) sorts before the range its parent page gives it", tree: tree, page: page)
             return false
         }
-        if let high, high.withUnsafeBytes({ order.compare(key, $0) }) >= 0 {
+        if let high, order.compare(key, high) >= 0 {
             problem(.keyOrder, "A \(what) on page \(page) sorts after the range its parent page gives it", tree: tree, page: page)
             return false
         }
@@ -336,10 +337,12 @@ final class FileWalk {
     }
 
     private func walkBranch(
-        _ p: UnsafeRawBufferPointer, count: Int, page: UInt64, level: Int, low: [UInt8]?, high: [UInt8]?,
+        _ p: UnsafeRawBufferPointer, count: Int, page: UInt64, level: Int, low: UnsafeRawBufferPointer?, high: UnsafeRawBufferPointer?,
         _ shape: Shape, _ tally: inout Tally, visit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void
     ) {
-        var children: [(page: UInt64, key: [UInt8])] = []
+        // The keys point into `p`, which stays valid while the children are walked (they are
+        // walked inside the parent's `withUnsafeBytes`): no copy of a key per child.
+        var children: [(page: UInt64, key: UnsafeRawBufferPointer)] = []
         children.reserveCapacity(count)
         var previous: UnsafeRawBufferPointer?
         let order = shape.isDuplicateTree ? shape.duplicates : shape.keys
@@ -356,7 +359,8 @@ final class FileWalk {
             }
             // The first node's key is not used: the first child holds everything below the second key.
             if index > 0 {
-                guard checkOrder(key, previous: previous, low: low, high: high, order: order, page: page, what: "key", tree: shape.name)
+                // `low` only for the first key: the later ones sort after it (checked against `previous`).
+                guard checkOrder(key, previous: previous, low: previous == nil ? low : nil, high: high, order: order, page: page, what: "key", tree: shape.name)
                 else {
                     incomplete = true
                     return
@@ -364,7 +368,7 @@ final class FileWalk {
                 previous = key
             }
             let child = UInt64(p.u16(offset)) | UInt64(p.u16(offset + 2)) << 16 | UInt64(p.u16(offset + 4)) << 32
-            children.append((child, index > 0 ? Array(key) : []))
+            children.append((child, key))
         }
         for (index, child) in children.enumerated() {
             let childLow = index == 0 ? low : child.key
@@ -379,7 +383,7 @@ final class FileWalk {
     }
 
     private func walkLeaf(
-        _ p: UnsafeRawBufferPointer, count: Int, page: UInt64, low: [UInt8]?, high: [UInt8]?,
+        _ p: UnsafeRawBufferPointer, count: Int, page: UInt64, low: UnsafeRawBufferPointer?, high: UnsafeRawBufferPointer?,
         _ shape: Shape, _ tally: inout Tally, visit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void
     ) {
         var previous: UnsafeRawBufferPointer?
@@ -398,7 +402,7 @@ final class FileWalk {
                 incomplete = true
                 return
             }
-            guard checkOrder(key, previous: previous, low: low, high: high, order: order, page: page,
+            guard checkOrder(key, previous: previous, low: previous == nil ? low : nil, high: high, order: order, page: page,
                              what: shape.isDuplicateTree ? "value" : "key", tree: shape.name)
             else {
                 incomplete = true
@@ -567,7 +571,7 @@ final class FileWalk {
 
     /// Visits the values of a `P_LEAF2` page: fixed-size keys of a tree of duplicates.
     private func walkFixedLeaf(
-        _ p: UnsafeRawBufferPointer, count: Int, page: UInt64, low: [UInt8]?, high: [UInt8]?,
+        _ p: UnsafeRawBufferPointer, count: Int, page: UInt64, low: UnsafeRawBufferPointer?, high: UnsafeRawBufferPointer?,
         _ shape: Shape, _ tally: inout Tally, visit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void
     ) {
         let size = shape.fixedSize
@@ -579,7 +583,7 @@ final class FileWalk {
         var previous: UnsafeRawBufferPointer?
         for index in 0..<count {
             guard let value = p.slice(PageFormat.headerSize + index * size, size),
-                checkOrder(value, previous: previous, low: low, high: high, order: shape.duplicates, page: page, what: "value", tree: shape.name)
+                checkOrder(value, previous: previous, low: previous == nil ? low : nil, high: high, order: shape.duplicates, page: page, what: "value", tree: shape.name)
             else {
                 incomplete = true
                 return

@@ -66,7 +66,15 @@ enum KeyOrder: Sendable {
 /// page in them is first added: memory follows the pages a walk reaches, not the last page a
 /// meta page claims.
 struct PageSet {
-    private var chunks: [UInt64: [UInt64]] = [:]
+    /// The chunks' bits, one chunk of ``wordsPerChunk`` words after another in the order they
+    /// were allocated.
+    private var words: [UInt64] = []
+    /// Where each allocated chunk starts in ``words``, by chunk number.
+    private var chunkStarts: [UInt64: Int] = [:]
+    /// The chunk reached last and where it starts: walks add pages near each other, so most
+    /// additions skip the dictionary.
+    private var lastChunk = UInt64.max
+    private var lastStart = 0
     /// Pages above this are out of range.
     let limit: UInt64
     /// The number of pages in the set.
@@ -81,23 +89,37 @@ struct PageSet {
     mutating func insert(_ page: UInt64) -> Bool {
         guard page <= limit else { return false }
         let chunk = page >> Self.chunkShift
+        if chunk != lastChunk {
+            if let start = chunkStarts[chunk] {
+                lastStart = start
+            } else {
+                lastStart = words.count
+                chunkStarts[chunk] = lastStart
+                words.append(contentsOf: repeatElement(0, count: Self.wordsPerChunk))
+            }
+            lastChunk = chunk
+        }
+        #if OBJDB_INTERNAL_CHECKS
+        // The cached chunk must be the one the dictionary gives.
+        if internalChecksEnabled {
+            internalCheck(chunkStarts[chunk] == lastStart, "a page set's cached chunk \(chunk) is not the dictionary's")
+        }
+        #endif
         let offset = Int(page & ((1 << Self.chunkShift) - 1))
         let bit: UInt64 = 1 << UInt64(offset & 63)
-        var inserted = false
-        chunks[chunk, default: [UInt64](repeating: 0, count: Self.wordsPerChunk)].withUnsafeMutableBufferPointer { words in
-            if words[offset >> 6] & bit == 0 {
-                words[offset >> 6] |= bit
-                inserted = true
-            }
-        }
-        if inserted { population += 1 }
-        return inserted
+        let index = lastStart + (offset >> 6)
+        guard words[index] & bit == 0 else { return false }
+        words[index] |= bit
+        population += 1
+        return true
     }
 
     /// Whether `page` is in the set.
     func contains(_ page: UInt64) -> Bool {
-        guard page <= limit, let words = chunks[page >> Self.chunkShift] else { return false }
+        guard page <= limit else { return false }
+        let chunk = page >> Self.chunkShift
+        guard let start = chunk == lastChunk ? lastStart : chunkStarts[chunk] else { return false }
         let offset = Int(page & ((1 << Self.chunkShift) - 1))
-        return words[offset >> 6] & (1 << UInt64(offset & 63)) != 0
+        return words[start + (offset >> 6)] & (1 << UInt64(offset & 63)) != 0
     }
 }
