@@ -34,6 +34,9 @@ final class FileWalk {
     @exclusivity(unchecked) private var used: PageSet
     /// Set when some page could not be reached, so that the page count is expected to fall short.
     private var incomplete = false
+    /// Whether leaves that are not read are still counted as used (for ``checkFileCoversVersion()``
+    /// and ``finishAccounting()``); when not, they are only checked to lie in the file.
+    var countsUnreadLeaves = true
 
     /// The most levels a tree may have (LMDB's cursor stack).
     static let maximumDepth = 32
@@ -201,6 +204,17 @@ final class FileWalk {
     /// Claims page `number` (and the `count - 1` overflow pages after it) for a tree: it must lie
     /// after the meta pages, up to the last page, within the file, and not be claimed yet.
     private func claim(_ number: UInt64, count: UInt64 = 1, tree: String) -> Bool {
+        guard locate(number, count: count, tree: tree) else { return false }
+        for page in number...(number + count - 1) where !used.insert(page) {
+            problem(.accounting, "Page \(page) is used twice", tree: tree, page: page)
+            return false
+        }
+        return true
+    }
+
+    /// Checks that page `number` (and the `count - 1` overflow pages after it) lie after the meta
+    /// pages, up to the last page, and within the file.
+    private func locate(_ number: UInt64, count: UInt64 = 1, tree: String) -> Bool {
         let (last, overflow) = number.addingReportingOverflow(count - 1)
         guard number >= UInt64(PageFormat.metaPages), !overflow, last <= meta.lastPage else {
             problem(.page, "A reference to page \(number) lies outside the version's pages 2…\(meta.lastPage)", tree: tree, page: number)
@@ -213,10 +227,6 @@ final class FileWalk {
                 "Page \(number) lies past the end of the file (\(file.fileSize) bytes): the file is truncated",
                 tree: tree, page: number)
             incomplete = true
-            return false
-        }
-        for page in number...last where !used.insert(page) {
-            problem(.accounting, "Page \(page) is used twice", tree: tree, page: page)
             return false
         }
         return true
@@ -375,7 +385,8 @@ final class FileWalk {
             let childHigh = index == children.count - 1 ? high : children[index + 1].key
             if level + 1 == shape.depth && !shape.readsLeaves {
                 // Structure only: the leaf must exist in the file; it is not read.
-                if claim(child.page, tree: shape.name) { tally.leafPages += 1 }
+                let exists = countsUnreadLeaves ? claim(child.page, tree: shape.name) : locate(child.page, tree: shape.name)
+                if exists { tally.leafPages += 1 }
             } else {
                 walkPage(child.page, level: level + 1, low: childLow, high: childHigh, shape, &tally, visit: visit)
             }
