@@ -34,6 +34,14 @@ struct Options {
     var lookupSizes = [10_000, 100_000, 1_000_000]
     /// Objects of the count scenarios of `--queries` (`--count-n`).
     var countN = 1_000_000
+    /// Run the `--notifications` tables.
+    var notifications = false
+    /// Commits per latency measurement of `--notifications` (`--notify-commits`).
+    var notifyCommits = 500
+    /// Seconds of the idle-observer measurement of `--notifications` (`--idle-seconds`).
+    var idleSeconds = 10
+    /// The hidden `--notify-child DIR COMMITS` of the writing process of `--notifications`.
+    var notifyChild: [String]?
     /// The hidden `--memory-child MODE DIR [N]` of a child process (the rest of the arguments).
     var memoryChild: [String]?
     /// `--help` was given.
@@ -56,10 +64,12 @@ struct Options {
 
     /// The usage text.
     static let usage = """
-        usage: objdb-bench [N] [--repetitions R] [--scale] [--memory] [--relationships] [--queries] [--durability] [--all]
+        usage: objdb-bench [N] [--repetitions R] [--scale] [--memory] [--relationships] [--queries] [--durability]
+                           [--notifications] [--all]
                            [--only SCENARIO[,…]] [--system objdb|lmdb|grdb[,…]] [--n N]
                            [--sizes N,N,…] [--memory-n N] [--link-sizes N,N,…]
                            [--query-only SCENARIO[,…]] [--lookup-sizes N,N,…] [--count-n N] [--commits N]
+                           [--notify-commits N] [--idle-seconds S]
           N / --n N        objects per scenario (default 100000); also the length of the --relationships list
                            and the objects of the --queries lookups, IN and sort
           --repetitions R  runs per scenario and system, interleaved (default 5)
@@ -72,8 +82,12 @@ struct Options {
                            without an index, sort
           --durability     ObjDB alone: --commits (default 1000) transactions of one object each with durability
                            .full, .normal and .noSync, in ms per commit
+          --notifications  commit-to-callback latency (--notify-commits per run, default 500; GRDB's
+                           ValueObservation a tenth of them) in this process and from another one; the
+                           change log's cost with and without an observer; an idle observer's CPU time
+                           over --idle-seconds (default 10)
           --query-only     --queries scenarios: \(QueryScenario.allCases.map(\.rawValue).joined(separator: ", "))
-          --all            the default table, --scale, --memory, --relationships, --queries and --durability
+          --all            the default table, --scale, --memory, --relationships, --queries --durability and --notifications
           --only           scenarios: \(Scenario.allCases.map(\.rawValue).joined(separator: ", "))
           --system         systems to run (default all three)
         """
@@ -102,10 +116,17 @@ struct Options {
             case "--relationships": options.relationships = true
             case "--queries": options.queries = true
             case "--durability": options.durability = true
+            case "--notifications": options.notifications = true
+            case "--notify-commits": options.notifyCommits = try number(argument, value(argument))
+            case "--idle-seconds": options.idleSeconds = try number(argument, value(argument))
+            case "--notify-child":
+                options.notifyChild = Array(rest)
+                rest = []
             case "--commits": options.commits = try number(argument, value(argument))
             case "--all":
                 (options.scale, options.memory, options.relationships, options.queries, explicitTable) = (true, true, true, true, true)
                 options.durability = true
+                options.notifications = true
             case "--sizes": options.sizes = try value(argument).split(separator: ",").map { try number(argument, String($0)) }
             case "--memory-n": options.memoryN = try number(argument, value(argument))
             case "--link-sizes":
@@ -140,7 +161,7 @@ struct Options {
             }
         }
         options.table = explicitTable
-            || !(options.scale || options.memory || options.relationships || options.queries || options.durability)
+            || !(options.scale || options.memory || options.relationships || options.queries || options.durability || options.notifications)
         return options
     }
 }

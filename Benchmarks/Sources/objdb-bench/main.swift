@@ -25,6 +25,11 @@ do {
         print(Options.usage)
         exit(0)
     }
+    if let child = options.notifyChild {
+        guard child.count == 2, let commits = Int(child[1]) else { throw CheckFailure(description: "--notify-child DIR COMMITS") }
+        try NotificationRun.child(directory: child[0], commits: commits)
+        exit(0)
+    }
     if let child = options.memoryChild {
         try MemoryRun.child(child)
         exit(0)
@@ -68,6 +73,12 @@ do {
         let table = try DurabilityRun.run(commits: options.commits, repetitions: options.repetitions)
         print("\n## Durability: \(formatCount(options.commits)) transactions of one object each, median\n")
         print(table)
+    }
+    if options.notifications {
+        let tables = try NotificationRun.run(
+            n: options.n, commits: options.notifyCommits, repetitions: options.repetitions, idleSeconds: Double(options.idleSeconds))
+        print("\n## Notifications: \(formatCount(options.n)) people, observing those with age > 50\n")
+        print(tables)
     }
     if let memoryTable {
         print("\n## Memory: ObjDB read-all at \(formatCount(options.memoryN))\n")

@@ -1,0 +1,278 @@
+import Foundation
+import GRDB
+import ObjDB
+
+/// The `--notifications` run: what live results cost.
+///
+/// - Latency from a commit to the observer's callback, p50 and p99: the observed query is the
+///   people with `age > 50` out of N (a list screen), each commit renames one of them. ObjDB's
+///   observer is `observe(on:)` a serial queue; the commit is made by another `Database`
+///   instance in this process, or by another process (this binary with `--notify-child`). GRDB's
+///   peer is a `ValueObservation` of the same request, scheduled on a serial queue, with the
+///   commits made through the same `DatabasePool`. Timed from just before the write begins
+///   (durability without fsync on both sides, so a flush does not hide the notification) to
+///   the callback that reports it.
+/// - The change log's cost: N inserts in one transaction and single-object commits, without and
+///   with a filtered-results observer on the committing instance (delivered at each commit).
+/// - An idle observer: CPU time of the whole process while nothing commits.
+enum NotificationRun {
+    /// Latency samples in nanoseconds, collected across threads.
+    final class Samples: @unchecked Sendable {
+        private let lock = NSLock()
+        private var values: [UInt64] = []
+        private var started: UInt64 = 0
+        let arrived = DispatchSemaphore(value: 0)
+
+        func start() { lock.withLock { started = monotonicNanoseconds() } }
+        func record() {
+            lock.withLock { values.append(monotonicNanoseconds() - started) }
+            arrived.signal()
+        }
+        func record(since start: UInt64) { lock.withLock { values.append(monotonicNanoseconds() &- start) } }
+        var all: [UInt64] { lock.withLock { values } }
+    }
+
+    static func percentile(_ values: [UInt64], _ p: Double) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        let index = min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)
+        return Double(sorted[max(0, index)])
+    }
+
+    static func fill(_ db: ObjDB.Database, _ people: [PersonData]) throws {
+        try db.write {
+            for person in people {
+                let object = ObjDBPerson()
+                object.id = person.id
+                object.name = person.name
+                object.age = person.age
+                object.score = person.score
+                object.created = person.created
+                try db.add(object)
+            }
+        }
+    }
+
+    static func noSyncConfiguration(_ directory: TempDirectory) -> ObjDB.Configuration {
+        var config = ObjDBSystem.configuration(directory: directory.path)
+        config.durability = .noSync
+        return config
+    }
+
+    /// The ids of the people the observed query holds.
+    static func observedIDs(_ people: [PersonData]) -> [Int] { people.filter { $0.age > 50 }.map(\.id) }
+
+    /// ObjDB, commits by another instance in this process.
+    static func objdbInProcess(_ people: [PersonData], commits: Int) throws -> [UInt64] {
+        let directory = try TempDirectory()
+        defer { directory.remove() }
+        let config = noSyncConfiguration(directory)
+        let writer = try ObjDB.Database(configuration: config)
+        try fill(writer, people)
+        let samples = Samples()
+        let queue = DispatchQueue(label: "observer")
+        let initial = DispatchSemaphore(value: 0)
+        let token = try writer.objects(ObjDBPerson.self).filter("age > 50").observe(on: queue) { change in
+            switch change {
+            case .initial: initial.signal()
+            case .update: samples.record()
+            case .error(let error): progress("observer error: \(error)")
+            }
+        }
+        initial.wait()
+        let ids = observedIDs(people)
+        for i in 0..<commits {
+            samples.start()
+            try writer.write { writer.object(ofType: ObjDBPerson.self, forPrimaryKey: ids[i % ids.count])?.name = "renamed \(i)" }
+            guard samples.arrived.wait(timeout: .now() + 5) == .success else { throw CheckFailure(description: "no notification for commit \(i)") }
+        }
+        token.invalidate()
+        return samples.all
+    }
+
+    /// GRDB's `ValueObservation` of the same request.
+    static func grdbInProcess(_ people: [PersonData], commits: Int) throws -> [UInt64] {
+        let directory = try TempDirectory()
+        defer { directory.remove() }
+        var config = GRDB.Configuration()
+        config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = OFF") }
+        let pool = try DatabasePool(path: directory.path + "/person.sqlite", configuration: config)
+        try pool.write { db in
+            try db.create(table: GRDBPerson.databaseTableName) { t in
+                t.primaryKey("id", .integer)
+                t.column("name", .text).notNull()
+                t.column("age", .integer).notNull().indexed()
+                t.column("score", .double).notNull()
+                t.column("created", .double).notNull()
+            }
+            for person in people { try GRDBPerson(person).insert(db) }
+        }
+        let samples = Samples()
+        let initial = DispatchSemaphore(value: 0)
+        let seenInitial = Samples()
+        let observation = ValueObservation.tracking { db in
+            try GRDBPerson.filter(Column("age") > 50).fetchAll(db)
+        }
+        let cancellable = observation.start(
+            in: pool, scheduling: .async(onQueue: DispatchQueue(label: "grdb observer")),
+            onError: { progress("GRDB observation error: \($0)") },
+            onChange: { _ in
+                if seenInitial.all.isEmpty {
+                    seenInitial.record(since: 0)
+                    initial.signal()
+                } else {
+                    samples.record()
+                }
+            })
+        initial.wait()
+        let ids = observedIDs(people)
+        for i in 0..<commits {
+            samples.start()
+            try pool.write { db in
+                try db.execute(sql: "UPDATE person SET name = ? WHERE id = ?", arguments: ["renamed \(i)", ids[i % ids.count]])
+            }
+            guard samples.arrived.wait(timeout: .now() + 30) == .success else { throw CheckFailure(description: "GRDB: no notification for commit \(i)") }
+        }
+        cancellable.cancel()
+        return samples.all
+    }
+
+    /// ObjDB, commits by another process: the child writes the monotonic time it began each
+    /// write into the renamed person's name; the observer reads it back.
+    static func objdbCrossProcess(_ people: [PersonData], commits: Int) throws -> [UInt64] {
+        let directory = try TempDirectory()
+        defer { directory.remove() }
+        let config = noSyncConfiguration(directory)
+        let db = try ObjDB.Database(configuration: config)
+        try fill(db, people)
+        let samples = Samples()
+        let queue = DispatchQueue(label: "observer")
+        let initial = DispatchSemaphore(value: 0)
+        let token = try db.objects(ObjDBPerson.self).filter("age > 50").observe(on: queue) { change in
+            switch change {
+            case .initial: initial.signal()
+            case .update(let results, _, _, let modifications):
+                // Indices are old ones; the list does not move, so they are the new ones too.
+                for index in modifications {
+                    if let start = UInt64(results[index].name.split(separator: " ").last ?? "") { samples.record(since: start) }
+                }
+                samples.arrived.signal()
+            case .error(let error): progress("observer error: \(error)")
+            }
+        }
+        initial.wait()
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        child.arguments = ["--notify-child", directory.path, String(commits)]
+        try child.run()
+        child.waitUntilExit()
+        guard child.terminationStatus == 0 else { throw CheckFailure(description: "the writing process failed") }
+        // The last notifications may still be on their way.
+        let deadline = Date().addingTimeInterval(5)
+        while samples.all.count < commits && Date() < deadline { usleep(1_000) }
+        token.invalidate()
+        return samples.all
+    }
+
+    /// The child of ``objdbCrossProcess``: `commits` renames, 2 ms apart.
+    static func child(directory: String, commits: Int) throws {
+        var config = ObjDBSystem.configuration(directory: directory)
+        config.durability = .noSync
+        let db = try ObjDB.Database(configuration: config)
+        let ids = Array(try db.objects(ObjDBPerson.self).filter("age > 50").map(\.id))
+        for i in 0..<commits {
+            usleep(2_000)
+            let start = monotonicNanoseconds()
+            try db.write { db.object(ofType: ObjDBPerson.self, forPrimaryKey: ids[i % ids.count])?.name = "child \(start)" }
+        }
+    }
+
+    /// The change log's cost: `people` in one transaction, then `commits` single-object
+    /// commits; with or without a filtered-results observer on the writing instance.
+    static func logCost(_ people: [PersonData], commits: Int, observed: Bool) throws -> (insert: UInt64, commits: UInt64) {
+        let directory = try TempDirectory()
+        defer { directory.remove() }
+        let db = try ObjDB.Database(configuration: ObjDBSystem.configuration(directory: directory.path))
+        var calls = 0
+        let token = observed ? try db.objects(ObjDBPerson.self).filter("age > 50").observe { _ in calls += 1 } : nil
+        db.refresh()
+        settleDisk()
+        let insert = try timedRegion { try fill(db, people) }
+        let extra = Dataset.people(count: people.count + commits).suffix(commits)
+        settleDisk()
+        let single = try timedRegion {
+            for person in extra {
+                try db.write {
+                    let object = ObjDBPerson()
+                    object.id = person.id
+                    object.name = person.name
+                    object.age = person.age
+                    object.score = person.score
+                    object.created = person.created
+                    try db.add(object)
+                }
+            }
+        }
+        if observed && calls < 2 { throw CheckFailure(description: "the observer was not called") }
+        token?.invalidate()
+        return (insert, single)
+    }
+
+    /// CPU time of this process over `seconds` with an observer registered and nothing committing.
+    static func idleCPU(seconds: Double) throws -> Double {
+        let directory = try TempDirectory()
+        defer { directory.remove() }
+        let db = try ObjDB.Database(configuration: noSyncConfiguration(directory))
+        try fill(db, Dataset.people(count: 1_000))
+        let initial = DispatchSemaphore(value: 0)
+        let token = try db.objects(ObjDBPerson.self).filter("age > 50").observe(on: DispatchQueue(label: "idle")) { _ in initial.signal() }
+        initial.wait()
+        let before = cpuSeconds()
+        Thread.sleep(forTimeInterval: seconds)
+        let used = cpuSeconds() - before
+        token.invalidate()
+        return used / seconds * 100
+    }
+
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    }
+
+    static func ms(_ ns: Double) -> String { fixed(ns / 1_000_000, 3) }
+
+    static func run(n: Int, commits: Int, repetitions: Int, idleSeconds: Double) throws -> String {
+        let people = Dataset.people(count: n)
+        var objdb: [UInt64] = [], grdb: [UInt64] = [], crossProcess: [UInt64] = []
+        var plain: [(UInt64, UInt64)] = [], observed: [(UInt64, UInt64)] = []
+        for repetition in 0..<repetitions {
+            objdb += try objdbInProcess(people, commits: commits)
+            grdb += try grdbInProcess(people, commits: max(10, commits / 10))
+            crossProcess += try objdbCrossProcess(people, commits: commits)
+            plain.append(try logCost(people, commits: 1_000, observed: false))
+            observed.append(try logCost(people, commits: 1_000, observed: true))
+            progress("notifications repetition \(repetition + 1)/\(repetitions)")
+        }
+        let idle = try idleCPU(seconds: idleSeconds)
+
+        var latency = MarkdownTable(headers: ["Commit → callback", "samples", "p50 ms", "p99 ms", "GRDB p50 / ObjDB p50"])
+        let ratio = percentile(grdb, 0.5) / percentile(objdb, 0.5)
+        latency.append(["ObjDB, another instance in this process", String(objdb.count), ms(percentile(objdb, 0.5)), ms(percentile(objdb, 0.99)), fixed(ratio, 0) + "×"])
+        latency.append(["ObjDB, another process", String(crossProcess.count), ms(percentile(crossProcess, 0.5)), ms(percentile(crossProcess, 0.99)), "—"])
+        latency.append(["GRDB `ValueObservation`, same pool", String(grdb.count), ms(percentile(grdb, 0.5)), ms(percentile(grdb, 0.99)), "—"])
+
+        var cost = MarkdownTable(headers: ["Change log", "insert \(formatCount(n)) (1 txn) ms", "1,000 single-object commits ms"])
+        cost.append(["no observer", ms(median(plain.map(\.0))), ms(median(plain.map(\.1)))])
+        cost.append(["one filtered-results observer", ms(median(observed.map(\.0))), ms(median(observed.map(\.1)))])
+        cost.append(["ratio", fixed(median(observed.map(\.0)) / median(plain.map(\.0)), 2) + "×",
+                     fixed(median(observed.map(\.1)) / median(plain.map(\.1)), 2) + "×"])
+        return latency.render() + "\n\n" + cost.render()
+            + "\n\nIdle observer for \(fixed(idleSeconds, 0)) s: \(fixed(idle, 2)) % of one core (the whole process, `getrusage`)."
+    }
+}
