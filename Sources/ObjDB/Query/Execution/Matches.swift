@@ -11,8 +11,9 @@ struct Matches {
     /// The number of matches after which the access stops, for ``ExecutionPlan/Gathering/first(_:)``.
     let stopAfter: Int?
 
-    /// An empty set of matches for `plan`.
-    init(_ plan: ExecutionPlan) {
+    /// An empty set of matches for `plan` (borrowed: an initializer takes its arguments owned,
+    /// which copied the whole plan for every evaluation).
+    init(_ plan: borrowing ExecutionPlan) {
         switch plan.gathering {
         case .all:
             stopAfter = nil

@@ -21,7 +21,7 @@ extension QueryExecutor {
     private func referenceKeys(_ plan: ExecutionPlan) -> [UInt64]? {
         var candidates: [UInt64] = []
         if plan.readsElements {
-            candidates = elements()
+            candidates = elements?() ?? []
         } else {
             // Plain cursor steps: no leaf page read in place. try?: a read that fails here failed
             // for the plan too, which reported it; the check is then skipped.

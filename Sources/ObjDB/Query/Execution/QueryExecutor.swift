@@ -5,10 +5,11 @@ struct QueryExecutor {
     let info: ClassInfo
     let txn: Txn
     let evaluator: QueryEvaluator
-    /// The keys of a collection or of linking objects, for ``ExecutionPlan/Access/elements``.
-    let elements: () -> [UInt64]
+    /// The keys of a collection or of linking objects, for ``ExecutionPlan/Access/elements``;
+    /// `nil` for a query on a table.
+    let elements: (() -> [UInt64])?
 
-    init(database: Database, info: ClassInfo, txn: Txn, elements: @escaping () -> [UInt64]) {
+    init(database: Database, info: ClassInfo, txn: Txn, elements: (() -> [UInt64])?) {
         self.database = database
         self.info = info
         self.txn = txn
@@ -33,7 +34,7 @@ struct QueryExecutor {
         case .nothing: return []
         case .table: scanTable(plan, &matches)
         case .index(let access): readIndex(access, plan, &matches)
-        case .elements: readKeys(elements(), plan, &matches)
+        case .elements: readKeys(elements?() ?? [], plan, &matches)
         }
         return finish(matches, plan)
     }
@@ -153,8 +154,11 @@ struct QueryExecutor {
         }
         // An index that answers the whole predicate exactly still offers each match's row to a
         // sort; otherwise the candidates are tested in full.
-        let testsRows = !(access.covers && exact)
-        readKeys(candidates, testsRows ? plan : plan.withoutTest, &matches)
+        if access.covers && exact {
+            readKeys(candidates, plan.withoutTest, &matches)
+        } else {
+            readKeys(candidates, plan, &matches)
+        }
     }
 
     /// The objects `keys`, in that order, each tested on its row (a key without a row is skipped).

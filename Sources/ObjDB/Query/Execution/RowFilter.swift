@@ -206,6 +206,9 @@ final class RowFilter: RowPredicate {
         self.init(comparisons: comparisons, rest: rest, source: predicate)
     }
 
+    /// Whether every row passes: the filter has no test.
+    var passesEveryRow: Bool { tests.isEmpty && rest == nil }
+
     /// Whether `row` passes.
     @inline(__always)
     func matches(_ row: RowView) -> Bool {

@@ -13,6 +13,12 @@ extension RowPredicate {
     func matchBit(_ row: RowView) -> UInt8 { matches(row) ? 1 : 0 }
 }
 
+/// The test of a filter that every row passes (no filter): nothing to compute per row.
+struct EveryRow: RowPredicate {
+    @inline(__always)
+    func matches(_ row: RowView) -> Bool { true }
+}
+
 /// A table scan run with a ``RowFilter`` in its most specialized shape
 /// (``RowFilter/specialized(_:_:)``): Swift has no generic closures, so a scan that wants a
 /// loop per shape is a visitor.

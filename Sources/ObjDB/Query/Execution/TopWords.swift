@@ -55,8 +55,36 @@ struct TopWords {
     /// heaps of scans over separate key ranges can be merged (``merge(_:)``) into the heap of one
     /// scan over all of them.
     mutating func offerRows(from entry: CursorEntry?, _ cursor: borrowing Cursor, through last: UInt64 = .max, passing filter: RowFilter) {
-        cursor.forEachRow(from: entry, through: last) { key, row in
-            if filter.matches(row) { offer(key, row, position: key) }
+        // Fast path (``FastPaths/rowKernels``): a filter that every row passes (a sorted prefix
+        // of the whole table) is not called for each row.
+        if filter.passesEveryRow && FastPaths.enabled.contains(.rowKernels) {
+            offerMatches(from: entry, cursor, through: last, of: EveryRow())
+        } else {
+            offerMatches(from: entry, cursor, through: last, of: filter)
+        }
+    }
+
+    /// ``offerRows(from:_:through:passing:)`` with a test whose type the compiler knows, through
+    /// a sink (``Offers``) that it inlines into the walk's loop, where a closure doing this much
+    /// per row was called for each row, with the test and ``offer(_:_:position:)`` not inlined.
+    private mutating func offerMatches<Predicate: RowPredicate>(
+        from entry: CursorEntry?, _ cursor: borrowing Cursor, through last: UInt64, of predicate: Predicate
+    ) {
+        var sink = Offers(top: self, predicate: predicate)
+        // The sink holds the only reference to the heap's storage, so it grows it in place.
+        heap = []
+        cursor.forEachRow(from: entry, through: last, into: &sink)
+        self = sink.top
+    }
+
+    /// Offers each row that passes `predicate` to `top`, its key as its visit position.
+    private struct Offers<Predicate: RowPredicate>: RowSink {
+        var top: TopWords
+        let predicate: Predicate
+
+        @inline(__always)
+        mutating func take(_ key: UInt64, _ row: RowView) -> Bool {
+            if predicate.matches(row) { top.offer(key, row, position: key) }
             return true
         }
     }

@@ -69,13 +69,6 @@ struct ExecutionPlan: CustomStringConvertible {
     /// reads nothing).
     var readsElements = false
 
-    /// The plan with nothing to read: no object can match.
-    var readingNothing: ExecutionPlan {
-        var plan = self
-        plan.access = .nothing
-        return plan
-    }
-
     /// The plan, one step per line.
     var description: String {
         var first: String

@@ -18,57 +18,60 @@ extension QueryPlanner {
         let smallest = Swift.min(query.limit ?? .max, limitOverride ?? .max)
         let limit: Int? = smallest == .max ? nil : smallest
         let unordered = query.sort.isEmpty && query.distinct.isEmpty
-        var plan = ExecutionPlan(
-            access: .table, test: .none, gathering: .all, mayRunInParallel: false,
-            sort: sort.map { (path: $0.0, ascending: $0.1) }, distinct: query.distinct, limit: limit, className: info.name,
-            filter: predicate)
-        if case .table = query.source {} else { plan.readsElements = true }
-        if limit == 0 && unordered { return plan.readingNothing }
-        if let limit, unordered {
-            plan.gathering = .first(limit)
+        let readsNothing = limit == 0 && unordered
+        var readsElements = true
+        if case .table = query.source { readsElements = false }
+        var gathering = ExecutionPlan.Gathering.all
+        if let limit, unordered, !readsNothing {
+            gathering = .first(limit)
         } else if !sort.isEmpty {
             // The heap needs a limit that distinct does not change afterwards.
             let heapLimit = query.distinct.isEmpty ? limit : nil
-            plan.gathering = heapLimit != nil && WordColumn(sort) != nil ? .best(heapLimit ?? 0) : .sortValues
+            gathering = heapLimit != nil && WordColumn(sort) != nil ? .best(heapLimit ?? 0) : .sortValues
         }
-        switch query.source {
-        case .collection, .linkingObjects:
-            plan.access = .elements
-            plan.test = predicate.map { .general($0) } ?? .none
-            return plan
-        case .table:
-            break
-        }
-        guard let predicate else {
-            plan.test = .row(RowFilter())
-            plan.mayRunInParallel = mayRunInParallel(plan)
-            return plan
-        }
-        let access = self.plan(predicate, info, txn: txn)
-        switch access.access {
-        case .none:
-            return plan.readingNothing
-        case .scan:
-            if let filter = RowFilter(predicate) {
-                plan.test = .row(filter)
-                plan.mayRunInParallel = mayRunInParallel(plan)
-            } else {
-                plan.test = .general(predicate)
+        // Each part is decided first and the plan built once at the end: it runs for every
+        // evaluation, and a plan built and then changed field by field was copied on its way out.
+        var access = ExecutionPlan.Access.table
+        var test = ExecutionPlan.Test.none
+        var mayRunInParallel = false
+        if readsNothing {
+            access = .nothing
+        } else if readsElements {
+            access = .elements
+            test = predicate.map { .general($0) } ?? .none
+        } else if let predicate {
+            let chosen = self.plan(predicate, info, txn: txn)
+            switch chosen.access {
+            case .none:
+                access = .nothing
+            case .scan:
+                if let filter = RowFilter(predicate) {
+                    test = .row(filter)
+                    mayRunInParallel = Self.mayRunInParallel(gathering, sort)
+                } else {
+                    test = .general(predicate)
+                }
+            case .lookup, .range, .prefix:
+                access = .index(chosen)
+                test = .general(predicate)
             }
-        case .lookup, .range, .prefix:
-            plan.access = .index(access)
-            plan.test = .general(predicate)
+        } else {
+            test = .row(RowFilter())
+            mayRunInParallel = Self.mayRunInParallel(gathering, sort)
         }
-        return plan
+        return ExecutionPlan(
+            access: access, test: test, gathering: gathering, mayRunInParallel: mayRunInParallel,
+            sort: sort.map { (path: $0.0, ascending: $0.1) }, distinct: query.distinct, limit: limit, className: info.name,
+            filter: predicate, readsElements: readsElements)
     }
 
     /// Whether a table scan with a row test may be split among threads: every match is needed,
     /// and what is kept of one is a key, a sort word, or a place in a heap.
-    private static func mayRunInParallel(_ plan: ExecutionPlan) -> Bool {
-        switch plan.gathering {
+    private static func mayRunInParallel(_ gathering: ExecutionPlan.Gathering, _ sort: [(BoundPath, Bool)]) -> Bool {
+        switch gathering {
         case .all, .best: return true
         case .first: return false
-        case .sortValues: return WordColumn(plan.sort.map { ($0.path, $0.ascending) }) != nil
+        case .sortValues: return WordColumn(sort) != nil
         }
     }
 }

@@ -38,7 +38,11 @@ extension Results {
             sort = paths
         }
         let plan = QueryPlanner.executionPlan(query, predicate: predicate, sort: sort, info: info, txn: txn, limitOverride: limitOverride)
-        return (QueryExecutor(database: database, info: info, txn: txn, elements: { sourceKeys(txn) }), plan)
+        // A query on a table has no elements: no closure, whose context (a copy of the results)
+        // would be allocated for every evaluation.
+        var elements: (() -> [UInt64])?
+        if case .table = query.source {} else { elements = { sourceKeys(txn) } }
+        return (QueryExecutor(database: database, info: info, txn: txn, elements: elements), plan)
     }
 
     /// How the query runs in the current version: where its candidates come from, how each is

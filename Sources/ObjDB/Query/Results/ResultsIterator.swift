@@ -156,6 +156,8 @@ extension Results {
         }
 
         /// The entry a cursor move finds; a failure is reported and ends the iteration (`nil`).
+        /// Inlined, with `move`: keyed iteration moves once per object.
+        @inline(__always)
         private func reporting(_ move: () throws -> CursorEntry?) -> CursorEntry? {
             do {
                 return try move()

@@ -108,7 +108,9 @@ struct Cursor: ~Copyable {
     /// The entry at the cursor.
     func current() throws -> CursorEntry? { try get(MDB_GET_CURRENT) }
 
-    /// Positions at exactly `key` (its first duplicate).
+    /// Positions at exactly `key` (its first duplicate). Inlined, as ``get(_:_:)`` is: index
+    /// lookups and keyed iteration seek once per key.
+    @inline(__always)
     func seek(exactly key: UnsafeRawBufferPointer) throws -> CursorEntry? { try get(MDB_SET_KEY, MDB_val(bytes: key)) }
     /// Positions at the first key greater than or equal to `key`.
     func seek(atLeast key: UnsafeRawBufferPointer) throws -> CursorEntry? { try get(MDB_SET_RANGE, MDB_val(bytes: key)) }
@@ -203,6 +205,7 @@ struct Cursor: ~Copyable {
 
     /// Positions at the object key `key`; `nil` if it is not there. Seeking near the current
     /// position is cheap: LMDB looks in the current page before descending from the root.
+    @inline(__always)
     func seek(exactly key: UInt64) throws -> CursorEntry? {
         var key = key
         return try withUnsafeBytes(of: &key) { try seek(exactly: $0) }
