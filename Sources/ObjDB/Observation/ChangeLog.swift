@@ -5,7 +5,7 @@
 ///
 /// The log keeps the newest ``retainedEntries`` entries; every ``pruneInterval``-th commit
 /// drops older ones. An observer that fell further behind finds an entry missing and compares
-/// the two versions itself (``CollectionObserver``), as it does for a file written by an older
+/// the two versions itself (``ObservationCenter``), as it does for a file written by an older
 /// ObjDB, which keeps no log. The format is in `Docs/FileFormat.md`.
 enum ChangeLog {
     /// Entries kept: observers that fall further behind compare versions instead.
