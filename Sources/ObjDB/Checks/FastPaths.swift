@@ -40,12 +40,16 @@ struct FastPaths: OptionSet, Sendable {
     /// A write transaction logs new index entries and writes them grouped by value
     /// (``PendingIndexEntries``) rather than one put each.
     static let groupedIndexWrites = FastPaths(rawValue: 1 << 6)
+    /// Observed results in key order whose filter reads each object's own row are updated from
+    /// a commit's change set (``IncrementalKeys``) rather than evaluated again.
+    static let incrementalResults = FastPaths(rawValue: 1 << 7)
 
     /// Every fast path, with the name `OBJDB_DISABLE_FAST_PATHS` knows it by.
     static let named: [(name: String, path: FastPaths)] = [
         ("leafPages", .leafPages), ("keyGuesses", .keyGuesses), ("rowKernels", .rowKernels),
         ("branchFreeScans", .branchFreeScans), ("parallelScans", .parallelScans),
         ("objectRecycling", .objectRecycling), ("groupedIndexWrites", .groupedIndexWrites),
+        ("incrementalResults", .incrementalResults),
     ]
 
     /// Every fast path.

@@ -52,18 +52,74 @@ final class ResultsObserver<Element: ObjectBase>: Observer {
             // Nothing the results read changed: no evaluation, no call.
             if results.query.filter == nil, case .table = results.query.source, !check.mayTouch(info, watch) { return }
             if let changes = delivery.changes, !changes.schemaChanged, changes.isEmpty { return }
+            if let (keys, diff) = incrementalUpdate(old, results, info, check, txn) {
+                results.adoptKeys(keys)
+                self.keys = keys
+                if !diff.isEmpty { report(results, diff) }
+                return
+            }
             new = results.objectKeys()
         } catch {
             return fail(error)
         }
-        let inKeyOrder = Self.ascending(old) && Self.ascending(new)
+        let diff: CollectionDiff
+        if case .table = results.query.source {
+            diff = Self.diff(old, new, check, info, watch)
+        } else {
+            // A list, or linking objects, may hold an object more than once.
+            diff = Occurrences.diff(old, new, distinct: { Self.diff(old, new, check, info, watch) }) { check.modified($0, info, watch) }
+        }
+        keys = new
+        if !diff.isEmpty { report(results, diff) }
+    }
+
+    private func report(_ results: Results<Element>, _ diff: CollectionDiff) {
+        block.value?(.update(results, deletions: diff.deletions, insertions: diff.insertions, modifications: diff.modifications))
+    }
+
+    /// The new keys and the diff from the change set alone (``IncrementalKeys``), when the
+    /// results and the delivery allow it: a change set without schema changes, results whose
+    /// filter reads the row alone, and no watched link into a class the commit changed.
+    private func incrementalUpdate(
+        _ old: [UInt64], _ results: Results<Element>, _ info: ClassInfo, _ check: ModificationCheck, _ txn: Txn
+    ) -> (keys: [UInt64], diff: CollectionDiff)? {
+        guard FastPaths.enabled.contains(.incrementalResults), let changes = delivery(check), !changes.schemaChanged,
+            let rowTest = results.ownRowTest()
+        else { return nil }
+        let watch = self.watch
+        let database = results.database
+        let linksTouched = watch.linkTargets(info).contains { column, sub in
+            database.targetInfo(info, column: column).map { check.mayTouch($0, sub) } ?? false
+        }
+        guard !linksTouched else { return nil }
+        let change = changes[info.classID]
+        guard let update = IncrementalKeys.update(
+            old, change, rowTest: rowTest, table: info.objectsTable, txn: txn,
+            isModified: { key in change.modifiedColumns(of: key).map { watch.counts($0) } ?? false })
+        else { return nil }
+        #if OBJDB_INTERNAL_CHECKS
+        if internalChecksEnabled {
+            let evaluated = results.evaluateKeys(limitOverride: nil)
+            internalCheck(update.keys == evaluated, "incremental results: keys \(update.keys) but the evaluation gives \(evaluated)")
+            let survivors = Self.survivors(old, evaluated, inKeyOrder: true)
+            let modified = check.modified(survivors, info, watch)
+            let diff = CollectionDiff.between(old, evaluated, inKeyOrder: true, modified: modified)
+            internalCheck(update.diff == diff, "incremental results: diff \(update.diff) but the full diff is \(diff)")
+        }
+        #endif
+        return update
+    }
+
+    private func delivery(_ check: ModificationCheck) -> ChangeSet? { check.delivery.changes }
+
+    /// The diff of two versions of distinct keys, with the modified objects among those in both.
+    private static func diff(
+        _ old: [UInt64], _ new: [UInt64], _ check: ModificationCheck, _ info: ClassInfo, _ watch: Watch
+    ) -> CollectionDiff {
+        let inKeyOrder = ascending(old) && ascending(new)
         let survivors = Self.survivors(old, new, inKeyOrder: inKeyOrder)
         let modified = survivors.isEmpty ? [] : check.modified(survivors, info, watch)
-        let diff = CollectionDiff.between(old, new, inKeyOrder: inKeyOrder, modified: modified)
-        keys = new
-        if !diff.isEmpty {
-            block.value?(.update(results, deletions: diff.deletions, insertions: diff.insertions, modifications: diff.modifications))
-        }
+        return CollectionDiff.between(old, new, inKeyOrder: inKeyOrder, modified: modified)
     }
 
     /// Whether `keys` ascend.

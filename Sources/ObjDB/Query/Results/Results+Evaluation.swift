@@ -45,6 +45,23 @@ extension Results {
         return (QueryExecutor(database: database, info: info, txn: txn, elements: elements), plan)
     }
 
+    /// For results of a table in key order (no sort, distinct or limit) whose filter reads each
+    /// object's own row alone — no links, collections, linking objects or object keys — the
+    /// filter as a test of one row; `nil` otherwise. Observers use it to update the results from
+    /// a commit's changes (``IncrementalKeys``).
+    func ownRowTest() -> ((RowView) -> Bool)? {
+        guard case .table = query.source, query.filter != nil, query.sort.isEmpty, query.distinct.isEmpty, query.limit == nil,
+            let predicate = boundPredicate()
+        else { return nil }
+        return QueryEvaluator.compileForms(predicate).rowTest
+    }
+
+    /// Makes `keys` the results' keys of the current version, as an evaluation would have.
+    func adoptKeys(_ keys: [UInt64]) {
+        cache.keys = keys
+        cache.stamp = database.resultsStamp
+    }
+
     /// How the query runs in the current version: where its candidates come from, how each is
     /// tested, and what happens after (see `Docs/Queries.md`). The wording is for people and may
     /// change between releases.

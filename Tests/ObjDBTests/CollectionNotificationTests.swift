@@ -1,0 +1,177 @@
+import Foundation
+import Testing
+@testable import ObjDB
+import ObjDBTestModels
+
+/// Notifications of `List`, `MutableSet` and `LinkingObjects` of objects. Modelled on
+/// realm-swift's `Realm/Tests/NotificationTests.m` `LinkViewChangesetTests` (a list of ten
+/// objects; deletes, inserts, moves and modifications through the list, and deleting the
+/// objects themselves); the expected indices follow Realm's semantics, worked out by hand.
+@Suite(.serialized)
+struct CollectionNotificationTests {
+    let directory = TemporaryDirectory()
+
+    /// An owner (id 1) whose `pets` are the pets 100…109, in order, and a database observing it.
+    func setUp() throws -> (db: Database, owner: Owner) {
+        let db = try directory.open([Owner.self, Pet.self])
+        try db.write {
+            let owner = Owner()
+            owner.id = 1
+            for i in 0..<10 {
+                let pet = Pet()
+                pet.id = 100 + i
+                pet.name = "pet \(i)"
+                owner.pets.append(pet)
+            }
+            try db.add(owner)
+        }
+        return (db, try #require(db.object(ofType: Owner.self, forPrimaryKey: 1)))
+    }
+
+    func pet(_ db: Database, _ id: Int) throws -> Pet { try #require(db.object(ofType: Pet.self, forPrimaryKey: id)) }
+
+    /// Observes the owner's pets; returns the recorder after the initial call.
+    func observePets(_ db: Database, _ owner: Owner, keyPaths: [String]? = nil) -> (ChangeRecorder<List<Pet>>, NotificationToken) {
+        let log = ChangeRecorder<List<Pet>>()
+        let token = owner.pets.observe(keyPaths: keyPaths) { log.record($0, count: \.count) }
+        db.refresh()
+        return (log, token)
+    }
+
+    // LinkViewChangesetTests testAddObjectToLinkView / testInsertObjectIntoLinkView
+    @Test func appendingAndInserting() throws {
+        let (db, owner) = try setUp()
+        let (log, token) = observePets(db, owner)
+        #expect(log.calls == [.initial(count: 10)])
+        try db.write {
+            let pet = Pet()
+            pet.id = 200
+            owner.pets.append(pet)
+        }
+        #expect(log.updates.last == .update(deletions: [], insertions: [10], modifications: []))
+        try db.write { owner.pets.insert(try pet(db, 200), at: 2) }  // listed twice now
+        #expect(log.updates.last == .update(deletions: [], insertions: [2], modifications: []))
+        #expect(owner.pets.count == 12)
+        withExtendedLifetime(token) {}
+    }
+
+    // LinkViewChangesetTests testDeleteObjectFromLinkView / testDeleteMultipleObjectsFromLinkView
+    @Test func removingFromTheList() throws {
+        let (db, owner) = try setUp()
+        let (log, token) = observePets(db, owner)
+        try db.write { owner.pets.remove(at: 3) }
+        #expect(log.updates.last == .update(deletions: [3], insertions: [], modifications: []))
+        try db.write {
+            owner.pets.remove(at: 8)  // pet 109
+            owner.pets.remove(at: 0)  // pet 100
+        }
+        #expect(log.updates.last == .update(deletions: [0, 8], insertions: [], modifications: []))
+        withExtendedLifetime(token) {}
+    }
+
+    // LinkViewChangesetTests testMoveObjectInLinkView: a move is a deletion plus an insertion.
+    @Test func movingIsADeletionAndAnInsertion() throws {
+        let (db, owner) = try setUp()
+        let (log, token) = observePets(db, owner)
+        try db.write { owner.pets.move(from: 0, to: 5) }
+        #expect(log.updates.last == .update(deletions: [0], insertions: [5], modifications: []))
+        try db.write { owner.pets.swapAt(1, 8) }
+        // [101 … 105 100 106 … 109] with 102 and 108 swapped: 101, 102 … run, the longest,
+        // stays; the two swapped objects move.
+        let updates = log.updates
+        #expect(updates.count == 2)
+        if case .update(let deletions, let insertions, let modifications) = updates.last {
+            #expect(deletions.count == 2 && insertions.count == 2 && modifications.isEmpty)
+        }
+        withExtendedLifetime(token) {}
+    }
+
+    // LinkViewChangesetTests testModifyObjectInLinkView: a changed element is a modification at
+    // its old index; key paths limit what counts.
+    @Test func modifyingAnElement() throws {
+        let (db, owner) = try setUp()
+        let (all, allToken) = observePets(db, owner)
+        let (owners, ownersToken) = observePets(db, owner, keyPaths: ["owner"])
+        try db.write { try pet(db, 104).name = "renamed" }
+        #expect(all.updates == [.update(deletions: [], insertions: [], modifications: [4])])
+        #expect(owners.updates.isEmpty)
+        withExtendedLifetime([allToken, ownersToken]) {}
+    }
+
+    // LinkViewChangesetTests testDeleteObjectInLinkView: deleting an element's object removes
+    // it from the list.
+    @Test func deletingAnElementsObject() throws {
+        let (db, owner) = try setUp()
+        let (log, token) = observePets(db, owner)
+        try db.write { db.delete(try pet(db, 106)) }
+        #expect(log.updates == [.update(deletions: [6], insertions: [], modifications: [])])
+        withExtendedLifetime(token) {}
+    }
+
+    // Deleting the object that holds the list empties it.
+    @Test func deletingTheOwnerDeletesEveryElement() throws {
+        let (db, owner) = try setUp()
+        let (log, token) = observePets(db, owner)
+        try db.write { db.delete(owner) }
+        #expect(log.updates == [.update(deletions: Array(0..<10), insertions: [], modifications: [])])
+        withExtendedLifetime(token) {}
+    }
+
+    // Changes made by another instance arrive at refresh().
+    @Test func anotherInstancesEditsArriveAtRefresh() throws {
+        let (db, owner) = try setUp()
+        let (log, token) = observePets(db, owner)
+        let writer = try directory.open([Owner.self, Pet.self])
+        try writer.write {
+            let theirs = try #require(writer.object(ofType: Owner.self, forPrimaryKey: 1))
+            theirs.pets.remove(at: 9)
+            theirs.pets.append(try pet(writer, 100))  // 100 listed twice
+        }
+        #expect(log.updates.isEmpty)
+        db.refresh()
+        #expect(log.updates == [.update(deletions: [9], insertions: [9], modifications: [])])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func linkingObjectsReportOriginsThatStartAndStopLinking() throws {
+        let (db, owner) = try setUp()
+        let rex = try pet(db, 103)
+        let log = ChangeRecorder<LinkingObjects<Owner>>()
+        let token = rex.owners.observe(keyPaths: ["name"]) { log.record($0, count: \.count) }
+        db.refresh()
+        #expect(log.calls == [.initial(count: 1)])
+        try db.write {
+            let second = Owner()
+            second.id = 2
+            second.pets.append(rex)
+            try db.add(second)
+        }
+        #expect(log.updates.last == .update(deletions: [], insertions: [1], modifications: []))
+        try db.write { owner.name = "renamed" }
+        #expect(log.updates.last == .update(deletions: [], insertions: [], modifications: [0]))
+        try db.write { owner.pets.remove(at: 3) }
+        #expect(log.updates.last == .update(deletions: [0], insertions: [], modifications: []))
+        #expect(log.updates.count == 3)
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func setsReportInsertionsAndRemovals() throws {
+        let (db, owner) = try setUp()
+        try db.write {
+            for id in 2...4 {
+                let friend = Owner()
+                friend.id = id
+                owner.friends.insert(friend)
+            }
+        }
+        let log = ChangeRecorder<MutableSet<Owner>>()
+        let token = owner.friends.observe { log.record($0, count: \.count) }
+        db.refresh()
+        #expect(log.calls == [.initial(count: 3)])
+        try db.write { owner.friends.remove(try #require(db.object(ofType: Owner.self, forPrimaryKey: 3))) }
+        #expect(log.updates.last == .update(deletions: [1], insertions: [], modifications: []))
+        try db.write { db.object(ofType: Owner.self, forPrimaryKey: 4)?.name = "four" }
+        #expect(log.updates.last == .update(deletions: [], insertions: [], modifications: [1]))
+        withExtendedLifetime(token) {}
+    }
+}
