@@ -32,6 +32,16 @@ enum NotificationRun {
         var all: [UInt64] { lock.withLock { values } }
     }
 
+    /// The rename the GRDB observer waits for.
+    final class Expected: @unchecked Sendable {
+        private let lock = NSLock()
+        private var stored: (Int, String)?
+        var value: (Int, String)? {
+            get { lock.withLock { stored } }
+            set { lock.withLock { stored = newValue } }
+        }
+    }
+
     static func percentile(_ values: [UInt64], _ p: Double) -> Double {
         let sorted = values.sorted()
         guard !sorted.isEmpty else { return .nan }
@@ -108,25 +118,25 @@ enum NotificationRun {
             for person in people { try GRDBPerson(person).insert(db) }
         }
         let samples = Samples()
-        let initial = DispatchSemaphore(value: 0)
-        let seenInitial = Samples()
+        let ids = observedIDs(people)
+        // A callback counts for commit i when the fetched people show its rename (GRDB may call
+        // more than once for the initial value).
+        let expected = Expected()
         let observation = ValueObservation.tracking { db in
             try GRDBPerson.filter(Column("age") > 50).fetchAll(db)
         }
         let cancellable = observation.start(
             in: pool, scheduling: .async(onQueue: DispatchQueue(label: "grdb observer")),
             onError: { progress("GRDB observation error: \($0)") },
-            onChange: { _ in
-                if seenInitial.all.isEmpty {
-                    seenInitial.record(since: 0)
-                    initial.signal()
-                } else {
+            onChange: { people in
+                guard let (id, name) = expected.value else { return }
+                if people.contains(where: { $0.id == id && $0.name == name }) {
+                    expected.value = nil
                     samples.record()
                 }
             })
-        initial.wait()
-        let ids = observedIDs(people)
         for i in 0..<commits {
+            expected.value = (ids[i % ids.count], "renamed \(i)")
             samples.start()
             try pool.write { db in
                 try db.execute(sql: "UPDATE person SET name = ? WHERE id = ?", arguments: ["renamed \(i)", ids[i % ids.count]])
