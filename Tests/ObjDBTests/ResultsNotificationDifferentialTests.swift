@@ -42,29 +42,18 @@ struct ResultsNotificationDifferentialTests {
         return "\(owner.name)|\(pets)|\(favorite)"
     }
 
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let ownerNames = ["ann", "al", "amy", "bo", "cy", "dan"]
     static let petNames = ["rex", "fido", "tom", "kit"]
 
     /// A name from `names` other than `current`, so that every assignment changes a value.
-    static func other(_ current: String, _ names: [String], _ random: inout Generator) -> String {
+    static func other(_ current: String, _ names: [String], _ random: inout SeededRandom) -> String {
         names.filter { $0 != current }.randomElement(using: &random) ?? current
     }
 
     /// One random edit; adds to `touched` the owners it wrote to or whose linked pets it wrote
     /// to (an object written twice in one commit can end with its old values, which Realm still
     /// reports as a modification).
-    static func edit(_ db: Database, _ random: inout Generator, nextID: inout Int, touched: inout Set<Int>) throws {
+    static func edit(_ db: Database, _ random: inout SeededRandom, nextID: inout Int, touched: inout Set<Int>) throws {
         let owners = Array(db.objects(Owner.self))
         let pets = Array(db.objects(Pet.self))
         let owner = owners.randomElement(using: &random)
@@ -163,7 +152,7 @@ struct ResultsNotificationDifferentialTests {
     func randomCommitsAreReportedExactly(seed: UInt64) throws {
         let db = try directory.open([Owner.self, Pet.self], name: "seed\(seed).objdb")
         let writer = try directory.open([Owner.self, Pet.self], name: "seed\(seed).objdb")
-        var random = Generator(state: seed)
+        var random = SeededRandom(seed: seed)
         var nextID = 0
         var touched: Set<Int> = []
         try db.write { for _ in 0..<20 { try Self.edit(db, &random, nextID: &nextID, touched: &touched) } }

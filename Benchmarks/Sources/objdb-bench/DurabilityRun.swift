@@ -20,15 +20,7 @@ enum DurabilityRun {
         settleDisk()
         let nanoseconds = try timedRegion {
             for person in people {
-                try db.write {
-                    let object = ObjDBPerson()
-                    object.id = person.id
-                    object.name = person.name
-                    object.age = person.age
-                    object.score = person.score
-                    object.created = person.created
-                    try db.add(object)
-                }
+                try db.write { try db.add(ObjDBSystem.makeObject(person)) }
             }
         }
         let stored = db.objects(ObjDBPerson.self).count

@@ -41,18 +41,19 @@ final class GRDBSystem: BenchSystem {
     /// Opens `person.sqlite` in `directory`; `create` makes the table and its `age` index.
     init(directory: String, create: Bool) throws {
         let pool = try Self.openPool(path: URL(fileURLWithPath: directory).appendingPathComponent("person.sqlite").path)
-        if create {
-            try pool.write { db in
-                try db.create(table: GRDBPerson.databaseTableName) { t in
-                    t.primaryKey("id", .integer)
-                    t.column("name", .text).notNull()
-                    t.column("age", .integer).notNull().indexed()
-                    t.column("score", .double).notNull()
-                    t.column("created", .double).notNull()
-                }
-            }
-        }
+        if create { try pool.write { db in try Self.createTable(db) } }
         self.pool = pool
+    }
+
+    /// Creates the `person` table and its `age` index.
+    static func createTable(_ db: GRDB.Database) throws {
+        try db.create(table: GRDBPerson.databaseTableName) { t in
+            t.primaryKey("id", .integer)
+            t.column("name", .text).notNull()
+            t.column("age", .integer).notNull().indexed()
+            t.column("score", .double).notNull()
+            t.column("created", .double).notNull()
+        }
     }
 
     /// A `DatabasePool` on `path` with `synchronous = FULL` on every connection, the writer included.

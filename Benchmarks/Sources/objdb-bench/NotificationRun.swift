@@ -51,15 +51,7 @@ enum NotificationRun {
 
     static func fill(_ db: ObjDB.Database, _ people: [PersonData]) throws {
         try db.write {
-            for person in people {
-                let object = ObjDBPerson()
-                object.id = person.id
-                object.name = person.name
-                object.age = person.age
-                object.score = person.score
-                object.created = person.created
-                try db.add(object)
-            }
+            for person in people { try db.add(ObjDBSystem.makeObject(person)) }
         }
     }
 
@@ -67,6 +59,23 @@ enum NotificationRun {
         var config = ObjDBSystem.configuration(directory: directory.path)
         config.durability = .noSync
         return config
+    }
+
+    /// Observes the people with `age > 50` on a queue of their own, returning once the initial
+    /// call came; `update` gets the results and the modifications of each update.
+    static func observeAdults(
+        _ db: ObjDB.Database, update: @escaping @Sendable (Results<ObjDBPerson>, [Int]) -> Void
+    ) throws -> NotificationToken {
+        let initial = DispatchSemaphore(value: 0)
+        let token = try db.objects(ObjDBPerson.self).filter("age > 50").observe(on: DispatchQueue(label: "observer")) { change in
+            switch change {
+            case .initial: initial.signal()
+            case .update(let results, _, _, let modifications): update(results, modifications)
+            case .error(let error): progress("observer error: \(error)")
+            }
+        }
+        initial.wait()
+        return token
     }
 
     /// The ids of the people the observed query holds.
@@ -80,16 +89,7 @@ enum NotificationRun {
         let writer = try ObjDB.Database(configuration: config)
         try fill(writer, people)
         let samples = Samples()
-        let queue = DispatchQueue(label: "observer")
-        let initial = DispatchSemaphore(value: 0)
-        let token = try writer.objects(ObjDBPerson.self).filter("age > 50").observe(on: queue) { change in
-            switch change {
-            case .initial: initial.signal()
-            case .update: samples.record()
-            case .error(let error): progress("observer error: \(error)")
-            }
-        }
-        initial.wait()
+        let token = try observeAdults(writer) { _, _ in samples.record() }
         let ids = observedIDs(people)
         for i in 0..<commits {
             samples.start()
@@ -108,13 +108,7 @@ enum NotificationRun {
         config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = OFF") }
         let pool = try DatabasePool(path: directory.path + "/person.sqlite", configuration: config)
         try pool.write { db in
-            try db.create(table: GRDBPerson.databaseTableName) { t in
-                t.primaryKey("id", .integer)
-                t.column("name", .text).notNull()
-                t.column("age", .integer).notNull().indexed()
-                t.column("score", .double).notNull()
-                t.column("created", .double).notNull()
-            }
+            try GRDBSystem.createTable(db)
             for person in people { try GRDBPerson(person).insert(db) }
         }
         let samples = Samples()
@@ -156,21 +150,13 @@ enum NotificationRun {
         let db = try ObjDB.Database(configuration: config)
         try fill(db, people)
         let samples = Samples()
-        let queue = DispatchQueue(label: "observer")
-        let initial = DispatchSemaphore(value: 0)
-        let token = try db.objects(ObjDBPerson.self).filter("age > 50").observe(on: queue) { change in
-            switch change {
-            case .initial: initial.signal()
-            case .update(let results, _, _, let modifications):
-                // Indices are old ones; the list does not move, so they are the new ones too.
-                for index in modifications {
-                    if let start = UInt64(results[index].name.split(separator: " ").last ?? "") { samples.record(since: start) }
-                }
-                samples.arrived.signal()
-            case .error(let error): progress("observer error: \(error)")
+        let token = try observeAdults(db) { results, modifications in
+            // Indices are old ones; the list does not move, so they are the new ones too.
+            for index in modifications {
+                if let start = UInt64(results[index].name.split(separator: " ").last ?? "") { samples.record(since: start) }
             }
+            samples.arrived.signal()
         }
-        initial.wait()
         let child = Process()
         child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
         child.arguments = ["--notify-child", directory.path, String(commits)]
@@ -212,15 +198,7 @@ enum NotificationRun {
         settleDisk()
         let single = try timedRegion {
             for person in extra {
-                try db.write {
-                    let object = ObjDBPerson()
-                    object.id = person.id
-                    object.name = person.name
-                    object.age = person.age
-                    object.score = person.score
-                    object.created = person.created
-                    try db.add(object)
-                }
+                try db.write { try db.add(ObjDBSystem.makeObject(person)) }
             }
         }
         if observed && calls < 2 { throw CheckFailure(description: "the observer was not called") }

@@ -45,7 +45,7 @@ final class ObjDBSystem: BenchSystem {
     }
 
     /// A new unmanaged object with `person`'s values.
-    private static func makeObject(_ person: PersonData) -> ObjDBPerson {
+    static func makeObject(_ person: PersonData) -> ObjDBPerson {
         let object = ObjDBPerson()
         object.id = person.id
         object.name = person.name
