@@ -21,6 +21,7 @@ struct DemoCommand: ParsableCommand {
         print("Creating \(url.path)")
         try writeSample(config)
         try readBack(config)
+        try observe(config)
         print("")
         print("Inspect it with:  objdb info \(url.path)")
     }
@@ -91,6 +92,41 @@ struct DemoCommand: ParsableCommand {
             if let here = db.object(ofType: Book.self, forPrimaryKey: "978-0151011469") { db.delete(here) }
         }
         print("Deleted one book; \(db.objects(Book.self).count) books remain")
+    }
+
+    /// Live results: an observer is told, with exact indices, what another instance committed.
+    private func observe(_ config: Configuration) throws {
+        let db = try Database(configuration: config)
+        let poetry = try db.objects(Book.self).filter("genre == 'poetry'").sorted(by: \.year)
+        let token = poetry.observe { change in
+            switch change {
+            case .initial(let books):
+                print("Observing the poetry, by year: \(books.map(\.title).joined(separator: ", "))")
+            case .update(let books, let deletions, let insertions, let modifications):
+                print("  told: deletions \(deletions), insertions \(insertions), modifications \(modifications) → \(books.map(\.title).joined(separator: ", "))")
+            case .error(let error):
+                print("  observation ended: \(error)")
+            }
+        }
+        db.refresh()  // delivers the initial state
+        // Another instance, as another screen or another process would write.
+        let writer = try Database(configuration: config)
+        try writer.write {
+            let book = Book()
+            book.isbn = "978-0156011518"
+            book.title = "Poems New and Collected"
+            book.author = writer.object(ofType: Author.self, forPrimaryKey: 3)
+            book.year = 1998
+            book.rating = 4.5
+            book.genre = .poetry
+            try writer.add(book)
+        }
+        print("Another instance added a 1998 poetry book")
+        db.refresh()  // delivers what changed since
+        try writer.write { writer.object(ofType: Book.self, forPrimaryKey: "978-0156005807")?.rating = 4.7 }
+        print("Another instance changed the rating of 'View with a Grain of Sand'")
+        db.refresh()
+        token.invalidate()
     }
 
     private func readBack(_ config: Configuration) throws {

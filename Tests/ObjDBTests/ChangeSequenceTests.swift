@@ -88,6 +88,18 @@ struct ChangeSequenceTests {
         #expect(db.observationCenter?.isEmpty ?? true)
     }
 
+    // Leaving a `for await` loop early ends the observation: the iterator owns it.
+    @Test func breakingOutOfTheLoopEndsTheObservation() async throws {
+        let db = try directory.open([Person.self])
+        do {
+            var iterator = db.objects(Person.self).changes.makeAsyncIterator()
+            db.refresh()
+            #expect(Self.shape(await iterator.next()) == "initial 0")
+        }  // the iterator is gone: as after `break`
+        try db.write { try db.add(person(1, "Ann", age: 30)) }
+        #expect(db.observationCenter?.isEmpty ?? true)
+    }
+
     /// Opens a database on its own executor and records what its observer is told.
     actor Watcher {
         var db: Database?

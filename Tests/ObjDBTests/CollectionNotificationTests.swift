@@ -78,11 +78,8 @@ struct CollectionNotificationTests {
         try db.write { owner.pets.swapAt(1, 8) }
         // [101 … 105 100 106 … 109] with 102 and 108 swapped: 101, 102 … run, the longest,
         // stays; the two swapped objects move.
-        let updates = log.updates
-        #expect(updates.count == 2)
-        if case .update(let deletions, let insertions, let modifications) = updates.last {
-            #expect(deletions.count == 2 && insertions.count == 2 && modifications.isEmpty)
-        }
+        #expect(log.updates.count == 2)
+        #expect(log.updates.last == .update(deletions: [1, 8], insertions: [1, 8], modifications: []))
         withExtendedLifetime(token) {}
     }
 

@@ -298,6 +298,29 @@ struct ResultsNotificationTests {
         withExtendedLifetime(tokens) {}
     }
 
+    /// A database moved to the newest version without a delivery (a write that changed nothing
+    /// after another instance committed) still tells its observers at the next refresh().
+    @Test func refreshDeliversWhatAWriteWithoutChangesSkipped() throws {
+        let f = try fixture()
+        try f.writer.write { try f.writer.add(person(10, "new", age: 3)) }
+        try f.db.write {}  // moves to the newest version; observers hear of it before the write
+        #expect(f.log.updates == [.update(deletions: [], insertions: [4], modifications: [])])
+        f.db.refresh()
+        #expect(f.log.updates.count == 1)
+        withExtendedLifetime(f.token) {}
+    }
+
+    /// Registering an observer inside a write transaction is a programmer error with a message.
+    @Test func observingInsideAWriteStopsWithAMessage() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let directory = TemporaryDirectory()
+            let db = try directory.open([Person.self])
+            try db.write { _ = db.objects(Person.self).observe { _ in } }
+        }
+        let message = result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
+        #expect(message.contains("cannot be registered inside a write transaction"), "\(message)")
+    }
+
     /// A commit to a class the results do not read calls nothing.
     @Test func commitsToOtherClassesCallNothing() throws {
         let db = try directory.open([Person.self, Note.self])

@@ -14,6 +14,10 @@ struct DemoAndInfoCommandTests {
         #expect(demo.output.contains("Reopened the file:"))
         #expect(demo.output.contains("Jorge Luis Borges, Argentina (Buenos Aires): Labyrinths (1962), Ficciones (1944)"))
         #expect(demo.output.contains("'The Last Man' is checked out"))
+        // Live results: the initial state, then Realm-style indices for each commit elsewhere.
+        #expect(demo.output.contains("Observing the poetry, by year: View with a Grain of Sand"))
+        #expect(demo.output.contains("told: deletions [], insertions [1], modifications [] → View with a Grain of Sand, Poems New and Collected"))
+        #expect(demo.output.contains("told: deletions [], insertions [], modifications [0] → View with a Grain of Sand, Poems New and Collected"))
         #expect(FileManager.default.fileExists(atPath: file))
 
         let info = try CommandRunner.run(["info", file])

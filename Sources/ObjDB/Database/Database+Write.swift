@@ -94,6 +94,8 @@ extension Database {
         if let committed {
             ChangeNotifier.committed(path: environment.path, version: committed.version)
             observationCenter?.didCommit(committed.changes, version: committed.version)
+        } else {
+            observationCenter?.skipping = []  // a write that changed nothing skips nothing later
         }
         if context.onlyDeletes && environment.deletesLeftFileNearLimit() { settleAfterDeletes() }
     }
@@ -138,6 +140,9 @@ extension Database {
                 failure: ObjDBError(.readOnly, "The database was opened read-only; writes are not allowed", path: path),
                 catalog: catalog)
         } else {
+            // As Realm does, observers hear of other commits before a write begins, so that
+            // write(withoutNotifying:) skips only this write's own changes.
+            if let center = observationCenter, !center.isEmpty, !center.isDelivering { _ = refresh() }
             // The write transaction sees the newest version; the snapshot is no longer needed.
             snapshot = nil
             do {
@@ -161,6 +166,7 @@ extension Database {
     private func endWrite(_ context: WriteContext, committed: Bool) {
         context.closeCursors()
         if !committed {
+            observationCenter?.skipping = []
             context.transaction = nil
             catalog = context.savedCatalog
             for info in context.createdClasses { info.isDiscarded = true }

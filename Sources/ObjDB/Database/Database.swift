@@ -179,7 +179,7 @@ public final class Database {
         guard writeContext == nil, !(observationCenter?.isDelivering ?? false) else { return false }
         let latest = environment.lastCommittedTransactionID()
         if let snapshot, snapshot.id == latest {
-            observationCenter?.deliverPendingInitials()
+            observationCenter?.catchUpIfBehind()
             return false
         }
         snapshot = nil

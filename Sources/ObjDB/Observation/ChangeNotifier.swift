@@ -97,6 +97,9 @@ final class ChangeNotifier: @unchecked Sendable {
                 // Announce the commit once readers can see it (another process publishes it
                 // for readers just after writing the meta page that woke the watcher).
                 let readable = environment.waitUntilReadersSee(written, timeout: 0.5)
+                // No reader could begin (every slot taken, the map grew): the next commit
+                // announces again.
+                guard readable > 0 else { return }
                 announce(UInt64(truncatingIfNeeded: readable))
             }
             lock.withLock {

@@ -31,15 +31,17 @@ public struct ChangeSequence<Change>: AsyncSequence {
     /// cancelled.
     public func makeAsyncIterator() -> Iterator {
         let buffer = ChangeBuffer<Change>(isLast: isLast)
-        let token = register { buffer.append($0) }
-        buffer.own(token)
+        // Weak: the observer must not keep the buffer (and through it the token) alive, or the
+        // observation would outlive the iterator.
+        let token = register { [weak buffer] in buffer?.append($0) }
+        buffer.watch(token)
         return Iterator(buffer: buffer, token: token)
     }
 
     /// Gives the changes in the order they were delivered.
     public struct Iterator: AsyncIteratorProtocol {
         let buffer: ChangeBuffer<Change>
-        /// Held so that the observation lasts as long as the iterator.
+        /// Held so that the observation lasts as long as the iterator, and ends with it.
         let token: NotificationToken
 
         /// The next change, in the caller's isolation; `nil` once the sequence ended or the task
@@ -64,12 +66,13 @@ final class ChangeBuffer<Change>: @unchecked Sendable {
     private var pending: [Change] = []
     private var waiting: CheckedContinuation<Unchecked<Change>?, Never>?
     private var ended = false
-    private var token: NotificationToken?
+    /// The iterator's token, to end the observation on cancellation or after the last change.
+    private weak var token: NotificationToken?
     private let isLast: (Change) -> Bool
 
     init(isLast: @escaping (Change) -> Bool) { self.isLast = isLast }
 
-    func own(_ token: NotificationToken) { lock.withLock { self.token = token } }
+    func watch(_ token: NotificationToken) { lock.withLock { self.token = token } }
 
     /// A delivery: hands the change to the waiting task, or keeps it.
     func append(_ change: Change) {

@@ -93,7 +93,14 @@ struct KeyRanges: Sendable, Equatable {
     var isEmpty: Bool { ranges.isEmpty }
 
     /// The number of keys.
-    var count: UInt64 { ranges.reduce(0) { $0 + ($1.upperBound - $1.lowerBound + 1) } }
+    var count: UInt64 {
+        // Saturating: a damaged log entry may describe more keys than a UInt64 counts.
+        ranges.reduce(0) { total, range in
+            let (length, overflow) = (range.upperBound - range.lowerBound).addingReportingOverflow(1)
+            let (sum, overflowAgain) = total.addingReportingOverflow(length)
+            return overflow || overflowAgain ? UInt64.max : sum
+        }
+    }
 
     /// Every key, ascending. Only for sets known to be small.
     var keys: [UInt64] { ranges.flatMap { Array($0) } }

@@ -1,5 +1,5 @@
-/// What an observed collection (`Results`, `List`, `MutableSet`, `Map`, `LinkingObjects`)
-/// reports to its observer.
+/// What an observed collection (`Results`, `List`, `MutableSet`, `LinkingObjects`) reports to
+/// its observer.
 ///
 /// ```swift
 /// let token = people.observe { change in
@@ -59,7 +59,7 @@ public enum ObjectChange<Object> {
 /// `oldValue` is `nil` when the change was made through the observing `Database` instance
 /// itself (its old value is gone by then, as in Realm) and for list, set and map properties;
 /// values are as ``ObjectBase/subscript(_:)`` gives them (`DynamicObject` for links).
-public struct PropertyChange: @unchecked Sendable, CustomStringConvertible {
+public struct PropertyChange: CustomStringConvertible {
     /// The property's name.
     public let name: String
     /// The value before the change, where known.

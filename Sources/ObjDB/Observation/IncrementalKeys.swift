@@ -25,8 +25,10 @@ enum IncrementalKeys {
         isModified: (UInt64) -> Bool
     ) -> (keys: [UInt64], diff: CollectionDiff)? {
         guard changes.unlistedModifications == nil else { return nil }
-        let changedCount = changes.inserted.count + changes.deleted.count + UInt64(changes.modified.count)
-        guard changedCount <= UInt64(max(64, old.count / largestShare)) else { return nil }
+        let limit = UInt64(max(64, old.count / largestShare))
+        guard changes.inserted.count <= limit, changes.deleted.count <= limit, UInt64(changes.modified.count) <= limit,
+            changes.inserted.count + changes.deleted.count + UInt64(changes.modified.count) <= limit
+        else { return nil }
         var candidates = changes.inserted.keys + changes.deleted.keys + changes.modified.keys
         candidates.sort()
 

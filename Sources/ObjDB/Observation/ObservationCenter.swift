@@ -50,6 +50,9 @@ final class ObservationCenter {
     /// point, which a database with a queue schedules at once.
     func add(_ observer: any Observer) {
         guard let database else { return }
+        objdbPrecondition(
+            !database.isInWriteTransaction,
+            "observe: an observer cannot be registered inside a write transaction (it would start from a version the write has not committed yet); register it before write { } begins")
         observers.append(observer)
         if seen == nil { seen = try? database.pinnedSnapshot() }  // try?: nil re-reads at delivery
         if subscription == nil {
@@ -96,6 +99,17 @@ final class ObservationCenter {
         deliver(local: nil, skipping: [])
     }
 
+    /// ``Database/refresh()`` found the database at the newest version: observers that saw an
+    /// older one (the database moved without a delivery, for example by a write that changed
+    /// nothing) are told now; those waiting for their first call get it.
+    func catchUpIfBehind() {
+        if let seen, let current = database?.currentVersion, current != seen.id {
+            deliver(local: nil, skipping: [])
+        } else {
+            deliverPendingInitials()
+        }
+    }
+
     /// Moves the observers from the version they saw to the database's current one.
     private func deliver(local: (changes: ChangeSet, version: UInt64)?, skipping skipped: Set<ObjectIdentifier>) {
         if isDelivering {
@@ -122,6 +136,8 @@ final class ObservationCenter {
         } catch {
             for observer in observers { observer.fail(error) }
             observers.removeAll()
+            seen = nil
+            removeCancelled()
             return
         }
         let old = seen

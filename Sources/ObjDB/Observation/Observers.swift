@@ -50,7 +50,9 @@ final class ResultsObserver<Element: ObjectBase>: Observer {
             let txn = try results.database.requireReadableTxn()
             check = ModificationCheck(delivery: delivery, new: txn)
             // Nothing the results read changed: no evaluation, no call.
-            if results.query.filter == nil, case .table = results.query.source, !check.mayTouch(info, watch) { return }
+            if results.query.filter == nil, case .table = results.query.source, results.query.readsOnlyItsClassBesidesFilter,
+                !check.mayTouch(info, watch)
+            { return }
             if let changes = delivery.changes, !changes.schemaChanged, changes.isEmpty { return }
             if let (keys, diff) = incrementalUpdate(old, results, info, check, txn) {
                 results.adoptKeys(keys)

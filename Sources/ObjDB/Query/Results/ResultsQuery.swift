@@ -63,6 +63,12 @@ struct ResultsQuery {
         return false
     }
 
+    /// Whether the sort and `distinct` read only properties of the class itself (no key path
+    /// through a link).
+    var readsOnlyItsClassBesidesFilter: Bool {
+        sort.allSatisfy { !$0.keyPath.contains(".") } && distinct.allSatisfy { !$0.contains(".") }
+    }
+
     /// The filters as one predicate (`TRUEPREDICATE` without any).
     var predicate: QueryPredicate { filter ?? .constant(true) }
 
