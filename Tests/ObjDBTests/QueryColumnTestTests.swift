@@ -37,7 +37,7 @@ struct QueryColumnTestTests {
         }
         let info = try #require(try db.classInfo(for: AllTypes.self))
         let txn = try #require(db.readableTxn())
-        let evaluator = QueryEvaluator(txn: txn)
+        let evaluator = QueryEvaluator(txn: txn, failure: db.queryReadFailures)
         let ops = ["==", "!=", "<", "<=", ">", ">="]
         var predicates: [(String, [Any?])] = []
         for op in ops {

@@ -84,6 +84,11 @@ public final class Database {
     /// Scratch buffers for primary-key lookups, reused to avoid an allocation per lookup.
     @exclusivity(unchecked) var lookupValue = _ObjDBBytes(ScratchBuffer(capacity: 512))
     let lookupKey = ScratchBuffer(capacity: 512)
+    /// Where the query evaluators of this instance note the first read that failed while they
+    /// fetched rows or followed links (``QueryEvaluator/failure``); whoever runs an evaluation
+    /// takes it and reports it. One per instance, not one per evaluation: the instance is used in
+    /// one isolation domain, and an allocation per query cost as much as the rest of its plan.
+    let queryReadFailures = FailureNote()
 
     /// The environment of the file.
     var environment: Environment { lease.environment }

@@ -5,9 +5,16 @@ import Foundation
 struct QueryEvaluator {
     /// The transaction the rows belong to.
     let txn: Txn
-    /// Where a read that fails while following a link or linking objects leaves its error (the
-    /// evaluation cannot throw); the evaluation's owner reports it.
-    let failure = FailureNote()
+    /// Where a read that fails while fetching a row or following a link or linking objects leaves
+    /// its error (the evaluation cannot throw); the evaluation's owner takes it and reports it.
+    /// Not retained: the note belongs to the database (``Database/queryReadFailures``), which
+    /// the evaluation's owner holds for as long as the evaluator is used.
+    unowned(unsafe) let failure: FailureNote
+
+    init(txn: Txn, failure: FailureNote) {
+        self.txn = txn
+        self.failure = failure
+    }
 
     /// A predicate compiled into one closure tree, evaluated per row without walking the enum
     /// (and retaining its payloads) again for every row.

@@ -13,7 +13,7 @@ extension QueryExecutor {
         let firstDifference = zip(keys, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? Swift.min(keys.count, expected.count)
         internalCheck(
             false,
-            "the plan \"\(plan)\" found \(keys.count) objects, the reference interpreter \(expected.count); they differ first at position \(firstDifference)")
+            "the plan \"\(plan.description(of: info.name))\" found \(keys.count) objects, the reference interpreter \(expected.count); they differ first at position \(firstDifference)")
     }
 
     /// What the reference evaluation gives; `nil` when it cannot read the table (the plan's own

@@ -13,16 +13,20 @@ struct QueryExecutor {
         self.database = database
         self.info = info
         self.txn = txn
-        evaluator = QueryEvaluator(txn: txn)
+        evaluator = QueryEvaluator(txn: txn, failure: database.queryReadFailures)
         self.elements = elements
     }
 
     /// The matching object keys, in result order.
     func run(_ plan: ExecutionPlan) -> [UInt64] {
         let keys = runPlan(plan)
-        if let failure = evaluator.failure.error { database.reportReadFailure(failure) }
+        if let failure = evaluator.failure.take() { database.reportReadFailure(failure) }
         #if OBJDB_INTERNAL_CHECKS
-        if internalChecksEnabled { checkAgainstReference(plan, keys) }
+        if internalChecksEnabled {
+            checkAgainstReference(plan, keys)
+            // A read that failed for the reference failed for the plan too, which reported it.
+            _ = evaluator.failure.take()
+        }
         #endif
         return keys
     }
@@ -36,7 +40,7 @@ struct QueryExecutor {
         case .index(let access): readIndex(access, plan, &matches)
         case .elements: readKeys(elements?() ?? [], plan, &matches)
         }
-        return finish(matches, plan)
+        return finish(&matches, plan)
     }
 
     /// The number of matches counted from an index alone, when the plan reads an exact index
@@ -59,7 +63,7 @@ struct QueryExecutor {
     /// threads when the plan allows it), or through the general test.
     private func scanTable(_ plan: ExecutionPlan, _ matches: inout Matches) {
         guard case .row(let filter) = plan.test else {
-            guard case .general(let predicate) = plan.test else { return }
+            guard case .general = plan.test, let predicate = plan.filter else { return }
             let test = QueryEvaluator.compileForms(predicate).compiled
             withTableCursor { cursor, entry in
                 cursor.forEachRow(from: entry) { key, row in
@@ -167,7 +171,7 @@ struct QueryExecutor {
         switch plan.test {
         case .none: test = nil
         case .row(let filter): test = { _, _, row in filter.matches(row) }
-        case .general(let predicate): test = QueryEvaluator.compileForms(predicate).compiled
+        case .general: test = plan.filter.map { QueryEvaluator.compileForms($0).compiled }
         }
         for key in keys {
             guard let row = evaluator.fetch(info, key) else { continue }
@@ -180,8 +184,10 @@ struct QueryExecutor {
 
     /// The matches in result order: the best kept, or sorted by the values gathered (or read
     /// again), then distinct, then cut to the limit.
-    private func finish(_ matches: Matches, _ plan: ExecutionPlan) -> [UInt64] {
-        var keys = matches.keys
+    /// (`inout`, the keys taken out: passing the matches by value copied every field of them.)
+    private func finish(_ matches: inout Matches, _ plan: ExecutionPlan) -> [UInt64] {
+        var keys: [UInt64] = []
+        swap(&keys, &matches.keys)
         let limit = plan.distinct.isEmpty ? plan.limit : nil
         if let best = matches.best {
             keys = best.keys()

@@ -6,7 +6,7 @@
 /// table scan of Person, row test: two number tests (branch-free), may split among threads
 /// then: keep the best 10 by score (heap), limit 10
 /// ```
-struct ExecutionPlan: CustomStringConvertible {
+struct ExecutionPlan {
     /// Where the candidates come from.
     enum Access {
         /// Nothing can match: the predicate is always false, or the limit is 0.
@@ -27,8 +27,10 @@ struct ExecutionPlan: CustomStringConvertible {
         /// The filter reads the row alone: a loop compiled for its shape (``RowFilter``).
         case row(RowFilter)
         /// The filter follows links, collections or linking objects, or reads the object key:
-        /// closures compiled once per evaluation (``QueryEvaluator/compileForms(_:)``).
-        case general(BoundPredicate)
+        /// ``filter`` compiled into closures once per evaluation (``QueryEvaluator/compileForms(_:)``).
+        /// The filter is not repeated here: each counted reference the plan holds is one more
+        /// retain and release for every evaluation.
+        case general
     }
 
     /// What is kept of the matches as the access visits them.
@@ -60,17 +62,16 @@ struct ExecutionPlan: CustomStringConvertible {
     var distinct: [String]
     /// The most matches returned, after sorting and distinct.
     var limit: Int?
-    /// The class queried.
-    let className: String
-    /// The whole filter, bound (`nil` without one): what the reference interpreter evaluates
-    /// when internal checks compare the plan's answer with it.
+    /// The whole filter, bound (`nil` without one): what ``Test/general`` compiles, and what the
+    /// reference interpreter evaluates when internal checks compare the plan's answer with it.
     var filter: BoundPredicate?
     /// Whether the candidates come from a collection or linking objects (even when the plan
     /// reads nothing).
     var readsElements = false
 
-    /// The plan, one step per line.
-    var description: String {
+    /// The plan, one step per line, for a query on `className` (not kept in the plan: the
+    /// executor knows the class, and a name in the plan is one more reference to count).
+    func description(of className: String) -> String {
         var first: String
         var covers = false
         switch access {

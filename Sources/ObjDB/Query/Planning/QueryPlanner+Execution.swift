@@ -38,7 +38,7 @@ extension QueryPlanner {
             access = .nothing
         } else if readsElements {
             access = .elements
-            test = predicate.map { .general($0) } ?? .none
+            test = predicate == nil ? .none : .general
         } else if let predicate {
             let chosen = self.plan(predicate, info, txn: txn)
             switch chosen.access {
@@ -49,11 +49,11 @@ extension QueryPlanner {
                     test = .row(filter)
                     mayRunInParallel = Self.mayRunInParallel(gathering, sort)
                 } else {
-                    test = .general(predicate)
+                    test = .general
                 }
             case .lookup, .range, .prefix:
                 access = .index(chosen)
-                test = .general(predicate)
+                test = .general
             }
         } else {
             test = .row(RowFilter())
@@ -61,7 +61,7 @@ extension QueryPlanner {
         }
         return ExecutionPlan(
             access: access, test: test, gathering: gathering, mayRunInParallel: mayRunInParallel,
-            sort: sort.map { (path: $0.0, ascending: $0.1) }, distinct: query.distinct, limit: limit, className: info.name,
+            sort: sort.map { (path: $0.0, ascending: $0.1) }, distinct: query.distinct, limit: limit,
             filter: predicate, readsElements: readsElements)
     }
 

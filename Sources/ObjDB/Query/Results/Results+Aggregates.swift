@@ -101,7 +101,7 @@ extension Results {
     /// Calls `body` with every non-nil value of `path` over the matching objects.
     private func forEachValue(_ path: BoundPath, _ body: (ColumnRead) -> Void) {
         guard let info = classInfo, let txn = database.readableTxn() else { return }
-        let evaluator = QueryEvaluator(txn: txn)
+        let evaluator = QueryEvaluator(txn: txn, failure: database.queryReadFailures)
         for key in objectKeys() {
             guard let row = evaluator.fetch(info, key) else { continue }
             _ = evaluator.walk(path, 0, key, row) { read in
@@ -109,7 +109,7 @@ extension Results {
                 return false
             }
         }
-        if let failure = evaluator.failure.error { database.reportReadFailure(failure) }
+        if let failure = evaluator.failure.take() { database.reportReadFailure(failure) }
     }
 
     private func extreme<T: PersistableType>(_ name: String, smallest: Bool) -> T? {

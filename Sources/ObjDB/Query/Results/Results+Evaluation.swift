@@ -15,15 +15,15 @@ extension Results {
     /// Evaluates the query in the current version. With `limitOverride` (for `first` and
     /// `isEmpty`), unsorted results stop after that many matches.
     func evaluateKeys(limitOverride: Int?) -> [UInt64] {
-        guard let (executor, plan) = prepareExecution(limitOverride: limitOverride) else { return [] }
-        return executor.run(plan)
+        withExecution(limitOverride: limitOverride) { executor, plan in executor.run(plan) } ?? []
     }
 
-    /// The plan of an evaluation in the current version and the executor that runs it; `nil`
-    /// when nothing can be evaluated: the class is not in the file (or was discarded), no read
-    /// snapshot could be begun, or the schema changed so that the query no longer binds (both
-    /// reported through the read-failure channel).
-    func prepareExecution(limitOverride: Int?) -> (QueryExecutor, ExecutionPlan)? {
+    /// `body` with the plan of an evaluation in the current version and the executor that runs
+    /// it; `nil` when nothing can be evaluated: the class is not in the file (or was discarded),
+    /// no read snapshot could be begun, or the schema changed so that the query no longer binds
+    /// (both reported through the read-failure channel). Both are lent to `body`, not returned:
+    /// returning them as a pair copied them and destroyed them twice for every evaluation.
+    func withExecution<R>(limitOverride: Int?, _ body: (borrowing QueryExecutor, borrowing ExecutionPlan) -> R) -> R? {
         // Queries read collection columns from rows: write buffered collections back first.
         database.flushPendingWritesIfWriting()
         guard let info = classInfo, !info.isDiscarded, let txn = database.readableTxn() else { return nil }
@@ -42,7 +42,7 @@ extension Results {
         // would be allocated for every evaluation.
         var elements: (() -> [UInt64])?
         if case .table = query.source {} else { elements = { sourceKeys(txn) } }
-        return (QueryExecutor(database: database, info: info, txn: txn, elements: elements), plan)
+        return body(QueryExecutor(database: database, info: info, txn: txn, elements: elements), plan)
     }
 
     /// For results of a table in key order (no sort, distinct or limit) whose filter reads each
@@ -73,10 +73,8 @@ extension Results {
     /// ```
     public func explain() -> String {
         if query.isPlainTable { return "every object of \(query.className), in object-key order" }
-        guard let (_, plan) = prepareExecution(limitOverride: nil) else {
-            return "nothing to evaluate: the class \(query.className) is not in the file, or the query no longer matches its schema"
-        }
-        return plan.description
+        return withExecution(limitOverride: nil) { _, plan in plan.description(of: query.className) }
+            ?? "nothing to evaluate: the class \(query.className) is not in the file, or the query no longer matches its schema"
     }
 
     /// The filters bound to the current schema, bound once per database generation; `nil` (and
@@ -180,9 +178,9 @@ extension Results {
     /// index answers exactly; `nil` otherwise.
     func indexCount() -> Int? {
         guard case .table = query.source, query.sort.isEmpty, query.distinct.isEmpty, query.limit == nil,
-            query.filter != nil, let (executor, plan) = prepareExecution(limitOverride: nil)
+            query.filter != nil
         else { return nil }
-        return executor.countFromIndex(plan)
+        return withExecution(limitOverride: nil) { executor, plan in executor.countFromIndex(plan) } ?? nil
     }
 
     /// How the query finds its objects: `table scan`, `index lookup on name (1 value)`, … For

@@ -278,4 +278,11 @@ final class FailureNote {
         guard self.error == nil else { return }
         self.error = error as? ObjDBError ?? ObjDBError(.storage, "A read failed: \(error)", path: path)
     }
+
+    /// The error recorded, if any, leaving the note empty for the next read.
+    func take() -> ObjDBError? {
+        guard let error else { return nil }
+        self.error = nil
+        return error
+    }
 }
