@@ -27,7 +27,7 @@ struct DemoAndInfoCommandTests {
         #expect(lines.contains("Schema version:  0"))
         #expect(lines.contains("Classes:         2"))
         #expect(lines.contains("  Author  3 objects"))
-        #expect(lines.contains("  Book    5 objects"))
+        #expect(lines.contains("  Book    6 objects"))
         #expect(lines.contains("      isbn: String (primary key)"))
         #expect(lines.contains("      name: String (indexed)"))
         #expect(lines.contains("      year: Int16"))
@@ -48,7 +48,7 @@ struct DemoAndInfoCommandTests {
         #expect(json["formatVersion"] as? Int == 3)
         let classes = try #require(json["classes"] as? [[String: Any]])
         #expect(classes.map { $0["name"] as? String } == ["Author", "Book"])
-        #expect(classes.map { $0["count"] as? Int } == [3, 5])
+        #expect(classes.map { $0["count"] as? Int } == [3, 6])
     }
 
     @Test func demoRefusesToOverwriteWithoutTheFlag() throws {
