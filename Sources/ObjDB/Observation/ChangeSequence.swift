@@ -19,7 +19,9 @@ import Foundation
 /// iterator's changes are delivered at the database's delivery points, as `observe` delivers
 /// them.
 public struct ChangeSequence<Change>: AsyncSequence {
+    /// A change: `CollectionChange` of the collection, or `ObjectChange` of the object.
     public typealias Element = Change
+    /// The sequence never throws: a failure is a change (`.error`) that ends it.
     public typealias Failure = Never
 
     /// Registers an observer calling the given block; returns its token.

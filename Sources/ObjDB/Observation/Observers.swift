@@ -69,7 +69,7 @@ final class ResultsObserver<Element: ObjectBase>: Observer {
             diff = Self.diff(old, new, check, info, watch)
         } else {
             // A list, or linking objects, may hold an object more than once.
-            diff = Occurrences.diff(old, new, distinct: { Self.diff(old, new, check, info, watch) }) { check.modified($0, info, watch) }
+            diff = RepeatedKeys.diff(old, new, distinct: { Self.diff(old, new, check, info, watch) }) { check.modified($0, info, watch) }
         }
         keys = new
         if !diff.isEmpty { report(results, diff) }
@@ -85,7 +85,7 @@ final class ResultsObserver<Element: ObjectBase>: Observer {
     private func incrementalUpdate(
         _ old: [UInt64], _ results: Results<Element>, _ info: ClassInfo, _ check: ModificationCheck, _ txn: Txn
     ) -> (keys: [UInt64], diff: CollectionDiff)? {
-        guard FastPaths.enabled.contains(.incrementalResults), let changes = delivery(check), !changes.schemaChanged,
+        guard FastPaths.enabled.contains(.incrementalResults), let changes = check.delivery.changes, !changes.schemaChanged,
             let rowTest = results.ownRowTest()
         else { return nil }
         let watch = self.watch
@@ -111,8 +111,6 @@ final class ResultsObserver<Element: ObjectBase>: Observer {
         #endif
         return update
     }
-
-    private func delivery(_ check: ModificationCheck) -> ChangeSet? { check.delivery.changes }
 
     /// The diff of two versions of distinct keys, with the modified objects among those in both.
     private static func diff(

@@ -24,7 +24,7 @@ extension Results {
     public func observe(
         keyPaths: [String]? = nil, _ block: @escaping (CollectionChange<Results<Element>>) -> Void
     ) -> NotificationToken {
-        guard let info = classInfoForObservation() else {
+        guard let info = classInfo else {
             objdbFatal("Results.observe: the class '\(query.className)' is not in this database's schema")
         }
         let observer = ResultsObserver(results: self, watch: Watch.parse(keyPaths, info, database, caller: "Results.observe"), block: block)
@@ -54,11 +54,6 @@ extension Results {
             request.register(on: queue, control: control, block)
         }
         return token
-    }
-
-    /// The class information, for an observation.
-    private func classInfoForObservation() -> ClassInfo? {
-        classInfo
     }
 }
 

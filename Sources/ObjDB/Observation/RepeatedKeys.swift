@@ -3,7 +3,7 @@
 /// repeats an object, the diff is the standard library's `difference(from:)` (Myers' algorithm:
 /// fewest deletions plus insertions, O((n + m) · d) for d of them), and the elements it keeps
 /// are the survivors whose modifications are reported.
-enum Occurrences {
+enum RepeatedKeys {
     /// The diff of `old` to `new`, object keys with possible repeats: `distinct` when neither
     /// repeats a key; otherwise Myers' diff, with `modified` telling which of the surviving
     /// keys (distinct, ascending) were modified.
