@@ -6,8 +6,6 @@ import ObjDBTestModels
 //   put <file> <id> <name>          adds or updates a Person and commits
 //   hold-write <file> <seconds>     begins a write, prints "holding", waits, then commits
 //   count <file>                    prints the number of Person objects
-//   misuse <case> [<directory>]     commits a programmer error (see Misuse.swift), which must
-//                                   stop the process with an "ObjDB: " message on stderr
 
 /// Fails with a message on standard error and exit code 2.
 func fail(_ message: String) -> Never {
@@ -16,8 +14,7 @@ func fail(_ message: String) -> Never {
 }
 
 let arguments = CommandLine.arguments.dropFirst()
-if arguments.first == "misuse" { runMisuse(Array(arguments.dropFirst())) }
-guard let command = arguments.first, arguments.count >= 2 else { fail("usage: put|hold-write|count <file> …, or misuse <case> [<directory>]") }
+guard let command = arguments.first, arguments.count >= 2 else { fail("usage: put|hold-write|count <file> …") }
 let url = URL(fileURLWithPath: arguments[arguments.startIndex + 1])
 let config = Configuration(fileURL: url, objectTypes: [Person.self])
 

@@ -5,7 +5,7 @@ import ObjDBTestModels
 /// The programmer errors ObjDB stops the process for, each run in a child process (or an exit
 /// test), which must end abnormally with a message on standard error naming what was wrong.
 ///
-/// The case names match `ObjDBTestHelper misuse <case>`.
+/// The names are what `objdb-reliability misuse` prints.
 public enum MisuseCase: String, Sendable, Codable, CaseIterable {
     /// `write { }` inside `write { }`.
     case nestedWrite = "nested-write"
