@@ -93,6 +93,10 @@ final class ClassInfo {
     /// Query key paths of one value property, bound once (they depend on `stored` alone), by
     /// column: a query binds its paths again for every `where`.
     @exclusivity(unchecked) var valuePaths: [BoundPath?]
+    /// Whether the instances of a frozen version share this information, reading it from
+    /// several threads at once: then nothing writes its hints (``keyDistance``,
+    /// ``valuePaths``) after it was built.
+    let isShared: Bool
     /// The property names, in column order, for finding a column by name without copying
     /// properties.
     let columnNames: [String]
@@ -110,7 +114,8 @@ final class ClassInfo {
     /// Number of columns in rows.
     var columnCount: Int { stored.properties.count }
 
-    init(stored: StoredClass, tables: ClassTables, layout: ClassLayout?) {
+    init(stored: StoredClass, tables: ClassTables, layout: ClassLayout?, isShared: Bool = false) {
+        self.isShared = isShared
         self.stored = stored
         self.schema = stored.objectSchema
         self.tables = tables
@@ -254,6 +259,17 @@ extension _PersistableNonOptional {
     static var optionalType: any _Persistable.Type { Optional<Self>.self }
 }
 
+extension ClassInfo {
+    /// The same class with hints of its own: ``isShared`` for a frozen version's instances,
+    /// else for one live instance.
+    func copy(shared: Bool) -> ClassInfo {
+        let copy = ClassInfo(stored: stored, tables: tables, layout: layout, isShared: shared)
+        copy.keyDistance = keyDistance
+        copy.valuePaths = valuePaths
+        return copy
+    }
+}
+
 /// The classes of an open file, as one ``Database`` sees them.
 struct Catalog {
     /// The schema as stored in the file.
@@ -266,4 +282,19 @@ struct Catalog {
     var byType: [ObjectIdentifier: ClassInfo] = [:]
     /// The explicitly configured model classes, if any.
     let configuredTypes: Set<ObjectIdentifier>?
+
+    /// The same classes, each with hints of its own (see ``ClassInfo/copy(shared:)``).
+    func copy(shared: Bool) -> Catalog {
+        var copy = Catalog(stored: stored, stamp: stamp, configuredTypes: configuredTypes)
+        var copies: [ObjectIdentifier: ClassInfo] = [:]
+        for (name, info) in byName {
+            let new = info.copy(shared: shared)
+            copies[ObjectIdentifier(info)] = new
+            copy.byName[name] = new
+        }
+        for (type, info) in byType {
+            copy.byType[type] = copies[ObjectIdentifier(info)] ?? info.copy(shared: shared)
+        }
+        return copy
+    }
 }

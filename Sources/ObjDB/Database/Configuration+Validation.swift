@@ -18,6 +18,11 @@ extension Configuration {
                 .incompatibleConfiguration,
                 "Configuration.readOnly and deleteDatabaseIfMigrationNeeded are both set: a read-only database never deletes its file; unset one of them")
         }
+        if maximumNumberOfActiveVersions == 0 {
+            throw ObjDBError(
+                .incompatibleConfiguration,
+                "Configuration.maximumNumberOfActiveVersions is 0; a database always has at least the version it reads. Use 1 or more, or nil for no limit")
+        }
         if inMemoryIdentifier == nil, let fileURL, !fileURL.isFileURL {
             throw ObjDBError(
                 .incompatibleConfiguration,

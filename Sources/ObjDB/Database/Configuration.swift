@@ -98,6 +98,22 @@ public struct Configuration: Sendable {
     /// ```
     public var readFailureHandler: (@Sendable (ObjDBError) -> Void)?
 
+    /// The most versions of the file this process may keep pinned when a write begins; `nil`
+    /// (the default) for no limit.
+    ///
+    /// A live ``Database`` pins the version it reads until it refreshes; a frozen database,
+    /// object or collection pins its version until the last of them is released. Every version
+    /// from the oldest pinned one to the newest committed one keeps its pages in the file
+    /// (``Database/activeVersionCount``), so a forgotten frozen result makes the file grow with
+    /// every commit. With a limit, a write that begins while more versions are active throws
+    /// ``ObjDBError/Code/tooManyActiveVersions`` instead, which names this setting. Must be at
+    /// least 1.
+    ///
+    /// ```swift
+    /// config.maximumNumberOfActiveVersions = 64
+    /// ```
+    public var maximumNumberOfActiveVersions: UInt?
+
     /// Check the whole file (``Database/verify()``) when this process first opens it, and refuse
     /// it with ``ObjDBError/Code/corruptFile`` if anything is wrong, rather than read a damaged
     /// file (LMDB can crash the process on some damaged pages; the check cannot). It reads every

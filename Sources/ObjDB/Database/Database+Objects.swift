@@ -62,7 +62,7 @@ extension Database {
                 if let row = fetchRow(info, key: guess, txn: txn),
                     Self.primaryKey(of: row, info) == integer || FastPaths.broken.contains(.keyGuesses)
                 {
-                    info.keyDistance.confirm()
+                    if !info.isShared { info.keyDistance.confirm() }
                     #if OBJDB_INTERNAL_CHECKS
                     if internalChecksEnabled {
                         var encoded = KeyEncoding.IntegerKey(integer)
@@ -73,12 +73,12 @@ extension Database {
                     #endif
                     return materialize(type, info, key: guess, row: row)
                 }
-                info.keyDistance.distrust()
+                if !info.isShared { info.keyDistance.distrust() }
             }
             // An integer's key is 9 bytes, built here without the column form in between.
             var encoded = KeyEncoding.IntegerKey(integer)
             found = lookingUp(info) { try withUnsafeBytes(of: &encoded) { try objectKey(forWholePrimaryKey: $0, table, txn: txn) } }
-            if let found { info.keyDistance.learn(integer, at: found) }
+            if let found, !info.isShared { info.keyDistance.learn(integer, at: found) }
         } else {
             lookupValue.buffer.reset()
             let isValue = key._objdbEncode(into: &lookupValue)

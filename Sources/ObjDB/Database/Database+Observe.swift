@@ -66,6 +66,9 @@ extension Database {
     /// The observation center, created on first use.
     func observation() -> ObservationCenter {
         if let center = observationCenter { return center }
+        objdbPrecondition(
+            frozenVersion == nil,
+            "observe was called on a frozen database, object or collection; a frozen version never changes, so it has no notifications. Observe the live one (thaw() it)")
         let center = ObservationCenter(database: self, queue: deliveryQueue, actor: deliveryActor)
         observationCenter = center
         return center

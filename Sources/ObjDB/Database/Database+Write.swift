@@ -134,6 +134,9 @@ extension Database {
 
     /// Begins the LMDB write transaction, or records why it could not.
     private func startWrite() -> WriteContext {
+        objdbPrecondition(
+            frozenVersion == nil,
+            "A write transaction was begun on a frozen Database, which reads one version for ever; thaw() it (or the object) and write through the live Database")
         let context: WriteContext
         if configuration.readOnly {
             context = WriteContext(
@@ -146,6 +149,7 @@ extension Database {
             // The write transaction sees the newest version; the snapshot is no longer needed.
             snapshot = nil
             do {
+                try checkActiveVersions()
                 context = WriteContext(transaction: try WriteTransaction(environment), catalog: catalog)
             } catch {
                 context = WriteContext(failure: Self.objdbError(error, path: path), catalog: catalog)

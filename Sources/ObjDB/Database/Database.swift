@@ -105,6 +105,14 @@ public final class Database {
     @exclusivity(unchecked) weak var deliveryActor: (any Actor)?
     /// The change log's table, once it exists.
     @exclusivity(unchecked) var changesTableHandle: Table?
+    /// The version a frozen instance reads, for ever; `nil` for a live instance.
+    let frozenVersion: FrozenVersion?
+    /// The frozen view of this live instance's current version, while anything uses it: what
+    /// ``freeze()`` returns again for the same version.
+    @exclusivity(unchecked) weak var frozenView: Database?
+    /// The pinned form of this live instance's current version, while anything frozen uses it:
+    /// everything frozen at one version shares it.
+    @exclusivity(unchecked) weak var frozenCurrentVersion: FrozenVersion?
 
     /// Opens the database described by `configuration`, creating the file if needed.
     ///
@@ -121,14 +129,10 @@ public final class Database {
     /// observers there — on the main queue for the main actor, on the actor's executor for
     /// another actor. Opened outside any actor, it delivers at its own commits and at
     /// ``refresh()`` (and on the main queue when opened on the main thread).
-    public init(configuration: Configuration, isolation: isolated (any Actor)? = #isolation) throws {
-        generationOwner = GenerationCell()
-        generationCell = generationOwner.pointer
-        self.configuration = configuration
+    public convenience init(configuration: Configuration, isolation: isolated (any Actor)? = #isolation) throws {
         try configuration.validate()
         let path = try configuration.resolvedPath()
         if configuration.inMemoryIdentifier == nil { try Configuration.checkIsFileOrMissing(path) }
-        self.path = path
         let opened: OpenedFile
         do {
             opened = try OpenedFile.open(path: path, configuration: configuration)
@@ -142,16 +146,40 @@ public final class Database {
             _ = try Database.removeFiles(atPath: path)
             opened = try OpenedFile.open(path: path, configuration: configuration)
         }
-        lease = opened.lease
-        allClassInfos = Array(opened.catalog.byName.values)
-        metaTable = opened.meta
-        formatVersion = opened.formatVersion
-        catalog = opened.catalog
+        self.init(
+            configuration: configuration, path: path, lease: opened.lease, meta: opened.meta,
+            formatVersion: opened.formatVersion, catalog: opened.catalog, frozen: nil)
+        belong(to: isolation)
+    }
+
+    /// An instance on a file another instance opened: a frozen view of `frozen`'s version, or
+    /// (`frozen` `nil`) a live instance that begins at the newest version.
+    init(
+        configuration: Configuration, path: String, lease: EnvironmentLease, meta: Table,
+        formatVersion: UInt32, catalog: Catalog, frozen: FrozenVersion?
+    ) {
+        generationOwner = GenerationCell()
+        generationCell = generationOwner.pointer
+        self.configuration = configuration
+        self.path = path
+        self.lease = lease
+        allClassInfos = Array(catalog.byName.values)
+        metaTable = meta
+        self.formatVersion = formatVersion
+        self.catalog = catalog
+        frozenVersion = frozen
+        snapshot = frozen?.transaction
+    }
+
+    /// Makes the isolation domain `isolation` the owner of this live instance: where other
+    /// instances' commits are delivered, and where ``thaw()`` finds it.
+    func belong(to isolation: (any Actor)?) {
         if let isolation, isolation !== MainActor.shared {
             deliveryActor = isolation
         } else {
             deliveryQueue = isolation != nil || Thread.isMainThread ? .main : nil
         }
+        LiveInstances.shared.register(self, context: IsolationContext(isolation))
     }
 
     /// Opens `Configuration.default`.
@@ -177,11 +205,11 @@ public final class Database {
     /// have not had their `.initial` call get it now).
     ///
     /// - Returns: whether there was a newer version.
-    /// Does nothing inside a write transaction, which always sees the newest version, and
-    /// inside a notification callback.
+    /// Does nothing inside a write transaction, which always sees the newest version, inside a
+    /// notification callback, and on a frozen database, which reads its version for ever.
     @discardableResult
     public func refresh() -> Bool {
-        guard writeContext == nil, !(observationCenter?.isDelivering ?? false) else { return false }
+        guard frozenVersion == nil, writeContext == nil, !(observationCenter?.isDelivering ?? false) else { return false }
         let latest = environment.lastCommittedTransactionID()
         if let snapshot, snapshot.id == latest {
             observationCenter?.catchUpIfBehind()
@@ -204,6 +232,7 @@ public final class Database {
         if let context = writeContext, let txn = context.txn { return txn }
         if let snapshot { return snapshot.txn }
         do {
+            try checkNotEmptyFrozen()
             let snapshot = try ReadTransaction(lease)
             self.snapshot = snapshot
             return snapshot.txn
@@ -217,9 +246,22 @@ public final class Database {
     func requireReadableTxn() throws -> Txn {
         if let context = writeContext, let txn = context.txn { return txn }
         if let snapshot { return snapshot.txn }
+        try checkNotEmptyFrozen()
         let snapshot = try ReadTransaction(lease)
         self.snapshot = snapshot
         return snapshot.txn
+    }
+}
+
+extension Database {
+    /// Throws for a frozen instance without a transaction: it must not begin one of another version.
+    func checkNotEmptyFrozen() throws {
+        guard frozenVersion == nil else {
+            throw ObjDBError(
+                .readersFull,
+                "The frozen version has no read transaction: none could begin when it was frozen (every reader slot was taken)",
+                path: path)
+        }
     }
 }
 

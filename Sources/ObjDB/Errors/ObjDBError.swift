@@ -139,6 +139,9 @@ extension ObjDBError {
         /// value of the wrong type, an operator the property's type does not support, or a wrong
         /// number of arguments. The message names the position and the problem.
         public static let invalidQuery = Code(rawValue: 27)
+        /// A write could not begin: more versions of the file are pinned in this process than
+        /// `Configuration.maximumNumberOfActiveVersions` allows (see `Database.activeVersionCount`).
+        public static let tooManyActiveVersions = Code(rawValue: 28)
 
         private static let names: [Int: String] = [
             1: "storage", 2: "file not found", 3: "permission denied", 4: "not an ObjDB file",
@@ -149,6 +152,7 @@ extension ObjDBError {
             19: "write conflict", 20: "invalid value", 21: "too many tables",
             22: "incompatible configuration", 23: "object invalidated",
             24: "not in write transaction", 25: "file in use", 26: "embedded object owned", 27: "invalid query",
+            28: "too many active versions",
         ]
     }
 }

@@ -40,9 +40,7 @@ struct CollectionHome {
     /// (changes are then ignored, and `commitWrite()` reports why). Changing a collection
     /// outside a write transaction is a programmer error.
     func pendingForWrite() -> (WriteContext, PendingCollection)? {
-        guard let context = database.writeContext else {
-            objdbFatal("Cannot modify '\(propertyName)' outside a write transaction; wrap the change in db.write { }")
-        }
+        guard let context = database.writeContext else { database.cannotWrite(propertyName) }
         guard !context.isDoomed, context.txn != nil else { return nil }
         guard !isInvalidated else { parent._objdbInvalidatedAccess() }
         // Cached query results over this data are stale from now on.

@@ -49,10 +49,7 @@ extension Database {
     /// value is added first, with everything it links to.
     func setLink(of object: ObjectBase, column: Int, to value: ObjectBase?) {
         guard let info = object._objdbInfo else { return }
-        guard let context = writeContext else {
-            objdbFatal(
-                "Cannot set '\(info.name).\(info.stored.properties[column].name)' outside a write transaction; wrap the change in db.write { }")
-        }
+        guard let context = writeContext else { cannotWrite("\(info.name).\(info.stored.properties[column].name)") }
         guard !context.isDoomed, context.txn != nil else { return }
         guard let value else {
             setColumn(of: object, column: column) { _ in false }

@@ -477,13 +477,19 @@ extension Database {
         }
     }
 
+    /// Stops the program for a change to `property` (`Class.property`) outside a write
+    /// transaction, or to a frozen object, with a message saying which and what to do.
+    func cannotWrite(_ property: String) -> Never {
+        if isFrozen {
+            objdbFatal("Cannot modify '\(property)' of a frozen object: a frozen version never changes. thaw() the object and change it in a write transaction of the live database")
+        }
+        objdbFatal("Cannot set '\(property)' outside a write transaction; wrap the change in db.write { }")
+    }
+
     /// Writes one column of a managed object (the setter of a `@Persisted` property).
     func setColumn(of object: ObjectBase, column: Int, _ encode: (inout _ObjDBBytes) -> Bool) {
         guard let info = object._objdbInfo else { return }
-        guard let context = writeContext else {
-            objdbFatal(
-                "Cannot set '\(info.name).\(info.stored.properties[column].name)' outside a write transaction; wrap the change in db.write { }")
-        }
+        guard let context = writeContext else { cannotWrite("\(info.name).\(info.stored.properties[column].name)") }
         // A doomed transaction ignores writes; commitWrite() reports why.
         guard !context.isDoomed, context.txn != nil else { return }
         guard let old = object._objdbCurrentRow() else { object._objdbInvalidatedAccess() }

@@ -169,7 +169,7 @@ struct PredicateBinder {
         else { return try bindSteps(keyPath) }
         if let path = info.valuePaths[column] { return path }
         let path = try bindSteps(keyPath)
-        if path.steps.count == 1, path.steps[0].kind == .column(.value) { info.valuePaths[column] = path }
+        if !info.isShared, path.steps.count == 1, path.steps[0].kind == .column(.value) { info.valuePaths[column] = path }
         return path
     }
 

@@ -94,6 +94,11 @@ final class Environment: @unchecked Sendable {
     private var counterFloors: [UInt32: UInt64] = [:]
     /// Whether a full verification of the file passed in this process; guarded by `stateLock`.
     private var verified = false
+    /// Per version (transaction id): how many read transactions of this process read it;
+    /// guarded by `versionLock` (see ``pinVersion(_:)``).
+    var readVersions: [Int: Int] = [:]
+    /// Guards ``readVersions``.
+    let versionLock = NSLock()
 
     /// Whether a full verification of the file passed since this process opened it.
     var hasBeenVerified: Bool {
@@ -510,6 +515,11 @@ final class Environment: @unchecked Sendable {
             tables[name] = table
             return table
         }
+    }
+
+    /// The handles of every table opened so far.
+    func openTableHandles() -> [MDB_dbi] {
+        tableLock.withLock { tables.values.map(\.dbi) }
     }
 
     /// Opens (creating if needed) a table inside the current write transaction. The handle stays

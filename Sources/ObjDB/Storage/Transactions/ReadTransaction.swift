@@ -27,6 +27,7 @@ final class ReadTransaction: @unchecked Sendable {
         handle = try lease.environment.beginTransaction(readOnly: true)
         id = mdb_txn_id(handle)
         isExtra = extra
+        lease.environment.pinVersion(id)
     }
 
     /// A borrowed view for reading.
@@ -50,7 +51,14 @@ final class ReadTransaction: @unchecked Sendable {
         return other.id == id ? other : nil
     }
 
+    /// Makes the transaction readable from several threads at once (see
+    /// ``Environment/prepareForSharedReads(_:)``); once is enough, before it is shared.
+    func prepareForSharedReads() {
+        lease.environment.prepareForSharedReads(handle)
+    }
+
     deinit {
+        lease.environment.unpinVersion(id)
         mdb_txn_abort(handle)
         lease.environment.transactionEnded(readOnly: true)
         if isExtra { lease.environment.releaseExtraReader() }

@@ -1,0 +1,88 @@
+extension Database {
+    /// Whether this is a frozen database: one version of the file, read for ever, never
+    /// written, never refreshed.
+    public var isFrozen: Bool { frozenVersion != nil }
+
+    /// A frozen database reading the version this one reads now.
+    ///
+    /// ```swift
+    /// let frozenDB = db.freeze()
+    /// frozenDB.objects(Person.self).count    // the same count, whatever is written later
+    /// ```
+    ///
+    /// Every frozen database, object and collection of one version shares one read transaction
+    /// (one reader slot), released with the last of them; until then the file keeps that
+    /// version's pages (see ``activeVersionCount``). Freezing the same version again returns the
+    /// same frozen database while it lives. A frozen database is itself confined to the caller
+    /// like any `Database`; to hand a version to other threads, freeze a collection
+    /// (`results.freeze()`), which is `Sendable`. Calling `freeze()` inside a write transaction
+    /// is a programmer error: the uncommitted changes belong to no version.
+    ///
+    /// - Complexity: O(number of classes) the first time for a version; no object is read.
+    public func freeze() -> Database {
+        if isFrozen { return self }
+        objdbPrecondition(
+            writeContext == nil,
+            "freeze() was called inside a write transaction; its uncommitted changes belong to no version. Freeze after commitWrite() (or before beginWrite())")
+        if let view = frozenView, let version = view.frozenVersion, version.id == snapshot?.id { return view }
+        // Without a snapshot (every reader slot taken, reported as a read failure) the frozen
+        // database reads as empty, as this one does.
+        _ = readableTxn()
+        let version: FrozenVersion
+        if let pinned = frozenCurrentVersion, let snapshot, pinned.id == snapshot.id {
+            version = pinned
+        } else {
+            version = FrozenVersion(self, transaction: snapshot)
+            frozenCurrentVersion = version
+        }
+        let view = version.makeView()
+        frozenView = view
+        return view
+    }
+
+    /// A live database for the calling context, at the newest version: the instance on the
+    /// same file opened in this context (actor, main actor, task or thread) if there is one,
+    /// else a new instance that belongs to it. A live database returns itself.
+    ///
+    /// ```swift
+    /// let live = frozenDB.thaw()
+    /// try live.write { … }
+    /// ```
+    public func thaw(isolation: isolated (any Actor)? = #isolation) -> Database {
+        guard let frozenVersion else { return self }
+        return Database.liveInstance(of: frozenVersion, isolation: isolation)
+    }
+
+    /// The number of versions of the file this process keeps: from the oldest version that a
+    /// live instance, frozen database, frozen object or frozen collection of this process reads,
+    /// to the newest committed version, both included. 1 when everything reads the newest one.
+    ///
+    /// The file cannot reuse the pages that commits after the oldest of them freed, so a large
+    /// count means a growing file. ``Configuration/maximumNumberOfActiveVersions`` bounds it.
+    public var activeVersionCount: Int { environment.activeVersionCount }
+
+    /// Throws ``ObjDBError/Code/tooManyActiveVersions`` if more versions are active than the
+    /// configuration allows.
+    func checkActiveVersions() throws {
+        guard let limit = configuration.maximumNumberOfActiveVersions else { return }
+        let active = environment.activeVersionCount
+        guard active > Int(clamping: limit) else { return }
+        throw ObjDBError(
+            .tooManyActiveVersions,
+            "\(active) versions of the file are active in this process, more than Configuration.maximumNumberOfActiveVersions (\(limit)); release frozen databases, objects and collections of old versions, or refresh() the Database instances that read them, before writing",
+            path: path)
+    }
+
+    /// The live instance of the calling context for the file of `version` (see ``thaw()``).
+    static func liveInstance(of version: FrozenVersion, isolation: isolated (any Actor)?) -> Database {
+        let context = IsolationContext(isolation)
+        if let live = LiveInstances.shared.instance(path: version.path, context: context) { return live }
+        let live = Database(
+            configuration: version.configuration, path: version.path, lease: version.lease,
+            meta: version.metaTable, formatVersion: version.formatVersion, catalog: version.catalog.copy(shared: false),
+            frozen: nil)
+        live.belong(to: isolation)
+        live.refresh()
+        return live
+    }
+}
