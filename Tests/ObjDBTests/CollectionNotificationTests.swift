@@ -172,3 +172,37 @@ struct CollectionNotificationTests {
         withExtendedLifetime(token) {}
     }
 }
+
+extension CollectionNotificationTests {
+    /// A list and linking objects observed on a queue arrive there, read by an instance confined
+    /// to the queue, with the same indices.
+    @Test func observingAListAndLinkingObjectsOnAQueue() throws {
+        let (db, owner) = try setUp()
+        let queue = DispatchQueue(label: "collection observer")
+        let calls = LockedCalls()
+        let listToken = owner.pets.observe(on: queue) { change in
+            switch change {
+            case .initial(let pets): calls.append("list initial \(pets.count)")
+            case .update(let pets, let deletions, let insertions, _):
+                calls.append("list \(pets.count) -\(deletions) +\(insertions) frozen: \(pets.isFrozen)")
+            case .error(let error): calls.append("error \(error)")
+            }
+        }
+        let rex = try pet(db, 103)
+        let ownersToken = rex.owners.observe(on: queue) { change in
+            switch change {
+            case .initial(let owners): calls.append("owners initial \(owners.map(\.id))")
+            case .update(let owners, let deletions, let insertions, _): calls.append("owners \(owners.map(\.id)) -\(deletions) +\(insertions)")
+            case .error(let error): calls.append("error \(error)")
+            }
+        }
+        queue.sync {}
+        try db.write { owner.pets.remove(at: 3) }
+        try calls.wait(for: 4)
+        // Two instances on one queue: their calls may interleave.
+        #expect(Set(calls.all) == ["list initial 10", "owners initial [1]", "list 9 -[3] +[] frozen: false", "owners [] -[0] +[]"])
+        #expect(calls.all.count == 4)
+        listToken.invalidate()
+        ownersToken.invalidate()
+    }
+}

@@ -36,6 +36,8 @@ struct Options {
     var countN = 1_000_000
     /// Run the `--notifications` tables.
     var notifications = false
+    /// Run the `--freeze` tables.
+    var freeze = false
     /// Commits per latency measurement of `--notifications` (`--notify-commits`).
     var notifyCommits = 500
     /// Seconds of the idle-observer measurement of `--notifications` (`--idle-seconds`).
@@ -65,7 +67,7 @@ struct Options {
     /// The usage text.
     static let usage = """
         usage: objdb-bench [N] [--repetitions R] [--scale] [--memory] [--relationships] [--queries] [--durability]
-                           [--notifications] [--all]
+                           [--notifications] [--freeze] [--all]
                            [--only SCENARIO[,…]] [--system objdb|lmdb|grdb[,…]] [--n N]
                            [--sizes N,N,…] [--memory-n N] [--link-sizes N,N,…]
                            [--query-only SCENARIO[,…]] [--lookup-sizes N,N,…] [--count-n N] [--commits N]
@@ -86,8 +88,10 @@ struct Options {
                            ValueObservation a tenth of them) in this process and from another one; the
                            change log's cost with and without an observer; an idle observer's CPU time
                            over --idle-seconds (default 10)
+          --freeze         ObjDB alone: freeze() on N and N/10 people (O(1)), and reading N frozen people
+                           on 1 thread and on 4 at once
           --query-only     --queries scenarios: \(QueryScenario.allCases.map(\.rawValue).joined(separator: ", "))
-          --all            the default table, --scale, --memory, --relationships, --queries --durability and --notifications
+          --all            the default table, --scale, --memory, --relationships, --queries, --durability, --notifications and --freeze
           --only           scenarios: \(Scenario.allCases.map(\.rawValue).joined(separator: ", "))
           --system         systems to run (default all three)
         """
@@ -117,6 +121,7 @@ struct Options {
             case "--queries": options.queries = true
             case "--durability": options.durability = true
             case "--notifications": options.notifications = true
+            case "--freeze": options.freeze = true
             case "--notify-commits": options.notifyCommits = try number(argument, value(argument))
             case "--idle-seconds": options.idleSeconds = try number(argument, value(argument))
             case "--notify-child":
@@ -127,6 +132,7 @@ struct Options {
                 (options.scale, options.memory, options.relationships, options.queries, explicitTable) = (true, true, true, true, true)
                 options.durability = true
                 options.notifications = true
+                options.freeze = true
             case "--sizes": options.sizes = try value(argument).split(separator: ",").map { try number(argument, String($0)) }
             case "--memory-n": options.memoryN = try number(argument, value(argument))
             case "--link-sizes":
@@ -161,7 +167,7 @@ struct Options {
             }
         }
         options.table = explicitTable
-            || !(options.scale || options.memory || options.relationships || options.queries || options.durability || options.notifications)
+            || !(options.scale || options.memory || options.relationships || options.queries || options.durability || options.notifications || options.freeze)
         return options
     }
 }

@@ -80,6 +80,11 @@ do {
         print("\n## Notifications: \(formatCount(options.n)) people, observing those with age > 50\n")
         print(tables)
     }
+    if options.freeze {
+        let tables = try FreezeRun.run(n: options.n, repetitions: options.repetitions)
+        print("\n## Frozen results: \(formatCount(options.n)) people\n")
+        print(tables)
+    }
     if let memoryTable {
         print("\n## Memory: ObjDB read-all at \(formatCount(options.memoryN))\n")
         print(memoryTable)

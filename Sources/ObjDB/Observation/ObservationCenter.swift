@@ -247,7 +247,7 @@ final class ObserverControl: @unchecked Sendable {
 /// A value an observer holds until it is cancelled, from any thread. The value belongs to the
 /// observer's isolation domain and is only used there; another thread only lets go of it,
 /// hence `@unchecked Sendable`.
-final class LockedBox<Value>: @unchecked Sendable {
+final class LockedBox<Value>: ClearableBox, @unchecked Sendable {
     private let lock = NSLock()
     private var stored: Value?
 
@@ -262,6 +262,12 @@ final class LockedBox<Value>: @unchecked Sendable {
         }
         _ = released  // released outside the lock
     }
+}
+
+/// A ``LockedBox`` of any type, for code that only lets go of what boxes hold.
+protocol ClearableBox: Sendable {
+    /// Lets go of the value.
+    func clear()
 }
 
 /// A flag set and cleared from any thread: whether a delivery is already scheduled.

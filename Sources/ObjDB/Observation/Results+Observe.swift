@@ -36,56 +36,56 @@ extension Results {
     /// database instance of the same file confined to that queue, and `block` receives those.
     ///
     /// Registration happens on `queue`: a commit made before the queue runs is part of the
-    /// `.initial` state. Results of a table (filtered, sorted, limited) can be observed on a
-    /// queue; for those of a list or linking objects, observe without a queue.
+    /// `.initial` state. Results of a list or linking objects find their object again there;
+    /// if it was deleted meanwhile, `block` gets `.error` (``ObjDBError/Code/objectInvalidated``).
     public func observe(
         keyPaths: [String]? = nil, on queue: DispatchQueue?,
         _ block: @escaping @Sendable (CollectionChange<Results<Element>>) -> Void
     ) -> NotificationToken {
         guard let queue else { return observe(keyPaths: keyPaths, block) }
-        guard case .table = query.source else {
-            objdbFatal("Results.observe(on:) is available for results of a table; observe results of a list or linking objects without a queue")
+        let query = FrozenQuery(query)
+        return QueueObservation.start(database.configuration, on: queue, failed: { block(.error($0)) }) { database, control in
+            guard let query = query.query(in: database) else { throw QueueObservation.vanished(query.className) }
+            let results = Results<Element>(database: database, query: query)
+            guard let info = results.classInfo else {
+                throw ObjDBError(.unknownClass, "The class '\(query.className)' is not in the file's schema")
+            }
+            return ResultsObserver(
+                results: results, watch: Watch.parse(keyPaths, info, database, caller: "Results.observe(on:)"), block: block, control: control)
         }
-        let control = ObserverControl()
-        let request = UnsafeQueueRequest(configuration: database.configuration, query: query, keyPaths: keyPaths)
-        let token = NotificationToken(control: control)
-        queue.async {
-            guard !control.isCancelled else { return }
-            request.register(on: queue, control: control, block)
-        }
-        return token
     }
 }
 
-/// What `observe(on:)` sends to the queue: the configuration and the query of the results.
-/// A query holds no objects or database (table results only), so it crosses as a value.
-private struct UnsafeQueueRequest: @unchecked Sendable {
-    let configuration: Configuration
-    let query: ResultsQuery
-    let keyPaths: [String]?
+/// Observations delivered on a queue: a database instance of the same file is opened on the
+/// queue, and the observer is registered with it there.
+enum QueueObservation {
+    /// Opens a database on `queue`, then registers the observer `make` builds with it (with
+    /// the control of the returned token); `failed` gets what went wrong instead, on the queue.
+    /// The database lives as long as the observer holds what it observes.
+    static func start(
+        _ configuration: Configuration, on queue: DispatchQueue, failed: @escaping @Sendable (any Error) -> Void,
+        _ make: @escaping @Sendable (Database, ObserverControl) throws -> any Observer
+    ) -> NotificationToken {
+        let control = ObserverControl()
+        let token = NotificationToken(control: control)
+        queue.async {
+            guard !control.isCancelled else { return }
+            do {
+                let database = try Database(configuration: configuration)
+                database.deliveryQueue = queue
+                database.observation().add(try make(database, control))
+            } catch {
+                control.cancel()
+                failed(error)
+            }
+        }
+        return token
+    }
 
-    /// On `queue`: opens a database there and registers the observer with it. The database
-    /// lives until the observer is cancelled.
-    func register<Element: ObjectBase>(
-        on queue: DispatchQueue, control: ObserverControl, _ block: @escaping @Sendable (CollectionChange<Results<Element>>) -> Void
-    ) {
-        let database: Database
-        do {
-            database = try Database(configuration: configuration)
-        } catch {
-            control.cancel()
-            block(.error(error))
-            return
-        }
-        database.deliveryQueue = queue
-        let results = Results<Element>(database: database, query: query)
-        guard let info = results.classInfo else {
-            control.cancel()
-            block(.error(ObjDBError(.unknownClass, "The class '\(query.className)' is not in the file's schema")))
-            return
-        }
-        let observer = ResultsObserver(
-            results: results, watch: Watch.parse(keyPaths, info, database, caller: "Results.observe(on:)"), block: block, control: control)
-        database.observation().add(observer)
+    /// The error for an observed collection whose object was deleted before the queue ran.
+    static func vanished(_ className: String) -> ObjDBError {
+        ObjDBError(
+            .objectInvalidated, "The object holding the observed '\(className)' collection was deleted before the queue registered the observer",
+            className: className)
     }
 }
