@@ -144,7 +144,7 @@ struct PreconditionTests {
         }
         let error = try #require(throws: ObjDBError.self) { try directory.open([ChangedPerson.self]) }
         #expect(error.code == .migrationRequired)
-        #expect(error.message.contains("property 'fullName' was added"))
+        #expect(error.message.contains("'Person.fullName' was added"))
     }
 
     @Test func objectForPrimaryKeyOfAClassStoredDifferentlyTraps() async {

@@ -50,8 +50,8 @@ struct SchemaRegistrationTests {
         }
         let error = try #require(throws: ObjDBError.self) { try directory.open([ChangedPerson.self]) }
         #expect(error.code == .migrationRequired)
-        #expect(error.message.contains("property 'fullName' was added"))
-        #expect(error.message.contains("property 'name' was removed"))
+        #expect(error.message.contains("'Person.fullName' was added"))
+        #expect(error.message.contains("'Person.name' was removed"))
         #expect(error.className == "Person")
     }
 

@@ -36,7 +36,18 @@ struct OpenedFile {
             }
         }
 
-        if let header {
+        if var header {
+            try checkVersion(file: header.schemaVersion, configured: configuration.schemaVersion, path: path)
+            let differences = SchemaChanges.differences(layouts, header.schema)
+            if configuration.schemaVersion > header.schemaVersion && !configuration.readOnly,
+                let metaTable = try env.existingTable(named: TableName.meta, flags: .plain)
+            {
+                try MigrationRun.migrate(lease: lease, meta: metaTable, layouts: layouts, configuration: configuration, path: path)
+                let read = try ReadTransaction(lease)
+                header = try FileMeta.read(read.txn, meta: metaTable, path: path)
+            } else if !differences.isEmpty {
+                throw migrationRequired(differences, version: header.schemaVersion, configuration, path: path)
+            }
             var plan = header.schema
             var changes = SchemaChanges()
             try SchemaChanges.check(layouts, against: &plan, changes: &changes)
@@ -102,6 +113,20 @@ struct OpenedFile {
                 path: path)
         }
         lease.environment.hasBeenVerified = true
+    }
+
+    /// The error for models that differ from the file without a higher schema version.
+    private static func migrationRequired(
+        _ differences: [(className: String, text: String)], version: UInt64, _ configuration: Configuration, path: String
+    ) -> ObjDBError {
+        let classes = Set(differences.map(\.className))
+        let remedy = configuration.readOnly
+            ? "A read-only database cannot migrate: open it once without readOnly and with a higher Configuration.schemaVersion"
+            : "Raise Configuration.schemaVersion above \(version) to migrate (a migrationBlock can convert values), or set deleteDatabaseIfMigrationNeeded"
+        return ObjDBError(
+            .migrationRequired,
+            "The model classes differ from the schema stored in the file (schema version \(version)): \(differences.map(\.text).joined(separator: "; ")). \(remedy)",
+            className: classes.count == 1 ? classes.first : nil, path: path)
     }
 
     private static func checkVersion(file: UInt64, configured: UInt64, path: String) throws {

@@ -98,6 +98,26 @@ public struct Configuration: Sendable {
     /// ```
     public var readFailureHandler: (@Sendable (ObjDBError) -> Void)?
 
+    /// Runs when the database is opened with a ``schemaVersion`` higher than the file's, inside
+    /// the migration's write transaction, after the stored schema was changed to the models'
+    /// (see ``Migration``). `nil` (the default) migrates with the automatic changes alone:
+    /// added properties get their declared defaults, removed ones are dropped.
+    ///
+    /// ```swift
+    /// config.schemaVersion = 2
+    /// config.migrationBlock = { migration, oldSchemaVersion in
+    ///     if oldSchemaVersion < 2 {
+    ///         migration.renameProperty(onType: "Person", from: "fullName", to: "name")
+    ///     }
+    /// }
+    /// ```
+    public var migrationBlock: MigrationBlock?
+
+    /// Called as a migration goes through the objects of each class (rewriting them for the new
+    /// schema, then in `enumerateObjects`), about every thousand objects and at the end of each
+    /// class, on the thread that opens the database: for a progress bar at launch.
+    public var migrationProgress: (@Sendable (MigrationProgress) -> Void)?
+
     /// The most versions of the file this process may keep pinned when a write begins; `nil`
     /// (the default) for no limit.
     ///

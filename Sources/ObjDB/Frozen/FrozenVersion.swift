@@ -26,16 +26,26 @@ final class FrozenVersion: @unchecked Sendable {
     let catalog: Catalog
 
     /// Pins the version `database` reads through `transaction` (its snapshot).
-    init(_ database: Database, transaction: ReadTransaction?) {
+    convenience init(_ database: Database, transaction: ReadTransaction?) {
+        self.init(
+            transaction: transaction, lease: database.lease, configuration: database.configuration, path: database.path,
+            meta: database.metaTable, formatVersion: database.formatVersion, sharedCatalog: database.catalog.copy(shared: true))
+    }
+
+    /// Pins the version `transaction` reads, with `catalog` (its class information shared).
+    init(
+        transaction: ReadTransaction?, lease: EnvironmentLease, configuration: Configuration, path: String, meta: Table,
+        formatVersion: UInt32, sharedCatalog catalog: Catalog
+    ) {
         transaction?.prepareForSharedReads()
         self.transaction = transaction
-        lease = database.lease
+        self.lease = lease
         id = transaction?.id ?? -1
-        configuration = database.configuration
-        path = database.path
-        metaTable = database.metaTable
-        formatVersion = database.formatVersion
-        catalog = database.catalog.copy(shared: true)
+        self.configuration = configuration
+        self.path = path
+        metaTable = meta
+        self.formatVersion = formatVersion
+        self.catalog = catalog
     }
 
     /// A frozen `Database` instance reading this version, for use in one isolation domain.

@@ -4,6 +4,25 @@ struct SchemaChanges {
     /// Whether the stored schema was (or would be) changed.
     var any = false
 
+    /// Every difference in stored data between the models and the stored schema, in words a
+    /// developer can act on (`'Person.age' changed from Int to String`), class by class.
+    /// Added classes, indexes and property order are not differences: they need no migration.
+    static func differences(_ layouts: [ClassLayout], _ stored: StoredSchema) -> [(className: String, text: String)] {
+        layouts.flatMap { layout -> [(className: String, text: String)] in
+            guard let existing = stored.storedClass(named: layout.className) else { return [] }
+            return layout.schema.dataDifferences(from: existing.objectSchema).map { difference in
+                (layout.className, phrase(difference, layout.className))
+            }
+        }
+    }
+
+    /// A difference of `dataDifferences` with its class named.
+    private static func phrase(_ difference: String, _ className: String) -> String {
+
+        if difference.hasPrefix("property '") { return "'\(className)." + difference.dropFirst("property '".count) }
+        return "'\(className)': \(difference)"
+    }
+
     /// Checks model classes against the stored schema without writing anything.
     /// Throws ``ObjDBError/Code/migrationRequired`` for differences in stored data.
     static func check(_ layouts: [ClassLayout], against stored: inout StoredSchema, changes: inout SchemaChanges) throws {

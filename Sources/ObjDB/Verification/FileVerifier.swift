@@ -86,10 +86,21 @@ enum FileVerifier {
         let formerIndexes = Set((schema?.classes ?? []).flatMap { stored in
             stored.properties.filter { !$0.indexed && !$0.primaryKey }.map { TableName.index(stored.id, property: $0.id) }
         })
+        // A migration that removes a property keeps its index and backlink tables, emptied.
+        let removedProperties = Set((schema?.classes ?? []).flatMap { stored -> [String] in
+            let current = Set(stored.properties.map(\.id))
+            return (1..<max(stored.nextPropertyID, 1)).filter { !current.contains($0) }.flatMap { id in
+                [TableName.index(stored.id, property: id), TableName.backlinks(stored.id, property: id)]
+            }
+        })
         for table in remaining.values.sorted(by: { $0.name < $1.name }) {
             if formerIndexes.contains(table.name) {
                 if !table.record.isEmpty {
                     walk.report.add(VerificationProblem(.index, "The table of a removed index still holds entries", table: table.name))
+                }
+            } else if removedProperties.contains(table.name) {
+                if !table.record.isEmpty {
+                    walk.report.add(VerificationProblem(.table, "The table of a removed property still holds entries", table: table.name))
                 }
             } else if schema != nil {
                 walk.report.add(VerificationProblem(.table, "The file has a table '\(table.name)' that belongs to no class of its schema", table: table.name))

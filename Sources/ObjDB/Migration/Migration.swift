@@ -1,0 +1,146 @@
+/// The code that migrates a file's objects to a new schema version: it receives the
+/// ``Migration`` and the file's schema version before the migration.
+public typealias MigrationBlock = @Sendable (_ migration: Migration, _ oldSchemaVersion: UInt64) throws -> Void
+
+/// How far a migration has come, for ``Configuration/migrationProgress``.
+public struct MigrationProgress: Sendable, Hashable {
+    /// What the migration is doing: rewriting the class's objects for the new schema, or going
+    /// through them in `enumerateObjects`.
+    public enum Phase: String, Sendable, Hashable {
+        case rewriting, enumerating
+    }
+
+    /// The class being processed.
+    public let className: String
+    /// The phase.
+    public let phase: Phase
+    /// Objects of the class processed so far.
+    public let processed: Int
+    /// Objects of the class in all.
+    public let total: Int
+}
+
+/// What a ``MigrationBlock`` works with: the objects before the migration (read-only, old
+/// schema) and after it (writable, new schema), in the migration's one write transaction.
+///
+/// ```swift
+/// config.schemaVersion = 3
+/// config.migrationBlock = { migration, oldSchemaVersion in
+///     if oldSchemaVersion < 2 {
+///         migration.renameProperty(onType: "Person", from: "fullName", to: "name")
+///     }
+///     if oldSchemaVersion < 3 {
+///         try migration.enumerateObjects(ofType: "Person") { old, new in
+///             new?["age"] = (old?["yearsOld"] as? Int) ?? 0
+///         }
+///     }
+/// }
+/// ```
+///
+/// When the block runs, every class already has the new schema: added properties hold their
+/// declared defaults, removed ones are gone from the new objects (the old objects still have
+/// them), and a property whose type changed holds the new type's default until the block
+/// writes it. Primary keys are checked after the block: the migration fails if two objects of
+/// a class share one. Anything that throws — the block, a check, the commit — leaves the file
+/// exactly as it was.
+public final class Migration {
+    /// The database as it was before the migration, read-only.
+    let old: Database
+    /// The database being migrated, in its write transaction.
+    let new: Database
+    /// The errors of calls that cannot throw (``renameProperty(onType:from:to:)``), thrown when
+    /// the block returns.
+    var failures: [ObjDBError] = []
+    let progress: (@Sendable (MigrationProgress) -> Void)?
+
+    init(old: Database, new: Database, progress: (@Sendable (MigrationProgress) -> Void)?) {
+        self.old = old
+        self.new = new
+        self.progress = progress
+    }
+
+    /// The schema before the migration.
+    public var oldSchema: Schema { old.schema }
+
+    /// The schema after it: the models' classes, and the file's other classes.
+    public var newSchema: Schema { new.schema }
+
+    /// Calls `block` for every object of `className` that existed before the migration, with
+    /// its old version (read-only) and its new one (writable; `nil` if the migration deleted it
+    /// or the class is no longer in the schema). For a class added by this migration, `old` is
+    /// `nil` and `new` goes through the objects created so far.
+    ///
+    /// - Throws: ``ObjDBError/Code/unknownClass`` for a class in neither schema; what `block`
+    ///   throws.
+    public func enumerateObjects(
+        ofType className: String, _ block: (_ oldObject: DynamicObject?, _ newObject: DynamicObject?) throws -> Void
+    ) throws {
+        let oldInfo = old.classInfo(named: className)
+        let newInfo = new.classInfo(named: className)
+        guard oldInfo != nil || newInfo != nil else {
+            throw ObjDBError(.unknownClass, "Migration.enumerateObjects: no class '\(className)' in the old or the new schema", className: className)
+        }
+        let keys = try objectKeys(of: oldInfo.map { (old, $0) } ?? newInfo.map { (new, $0) })
+        for (position, key) in keys.enumerated() {
+            let oldObject = oldInfo.flatMap { old.object(DynamicObject.self, $0, key: key) }
+            let newObject = newInfo.flatMap { new.object(DynamicObject.self, $0, key: key) }
+            try block(oldObject, newObject)
+            if (position + 1) % 1_000 == 0 || position + 1 == keys.count {
+                progress?(MigrationProgress(className: className, phase: .enumerating, processed: position + 1, total: keys.count))
+            }
+        }
+        try new.writeContext?.failure.map { throw $0 }
+    }
+
+    /// Moves the values of property `oldName` of the old objects of `className` into property
+    /// `newName` of the new ones: a property renamed in the model keeps its data. `oldName`
+    /// must be in the old schema and `newName` in the new one, with the same type (a property
+    /// that became optional keeps its values; one that became required turns `nil` into the
+    /// default). Mistakes are thrown when the migration block returns.
+    public func renameProperty(onType className: String, from oldName: String, to newName: String) {
+        do {
+            try MigrationRun.rename(className, from: oldName, to: newName, old: old, new: new)
+        } catch {
+            failures.append(Database.objdbError(error, path: new.path))
+        }
+    }
+
+    /// Deletes every object of `className` (links to them become `nil`, as for any delete);
+    /// the class stays in the file's schema, empty. Returns whether the file had the class.
+    @discardableResult
+    public func deleteData(forType className: String) -> Bool {
+        guard let info = new.classInfo(named: className) else { return false }
+        new.deleteAllObjectsForMigration(info)
+        return true
+    }
+
+    /// Creates an object of `className` with `value`'s properties (the others get their
+    /// declared defaults) and returns it.
+    ///
+    /// - Throws: ``ObjDBError/Code/unknownClass``, ``ObjDBError/Code/unknownProperty``,
+    ///   ``ObjDBError/Code/typeMismatch``. A primary key that another object has too fails
+    ///   the migration when the block returns.
+    @discardableResult
+    public func create(_ className: String, value: [String: Any] = [:]) throws -> DynamicObject {
+        try new.createForMigration(className, value: value)
+    }
+
+    /// Deletes a new object (one `enumerateObjects` gave as `new`, or one `create` made).
+    public func delete(_ object: DynamicObject) {
+        new.delete(object)
+    }
+
+    /// The object keys of a class in `source`, in key order.
+    private func objectKeys(of source: (Database, ClassInfo)?) throws -> [UInt64] {
+        guard let (database, info) = source else { return [] }
+        let txn = try database.requireReadableTxn()
+        var keys: [UInt64] = []
+        let cursor = try Cursor(txn, info.objectsTable)
+        var entry = try cursor.first()
+        while let current = entry {
+            keys.append(current.objectKey)
+            entry = try cursor.next()
+        }
+        return keys
+    }
+}

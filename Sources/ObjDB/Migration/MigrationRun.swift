@@ -1,0 +1,334 @@
+import Foundation
+
+/// Runs a migration when a file is opened with a higher `schemaVersion`: one write transaction
+/// that changes the stored schema to the models', rewrites the rows of every changed class,
+/// runs the migration block, rebuilds and checks primary keys, and commits — or, if anything
+/// fails, leaves the file as it was.
+enum MigrationRun {
+    /// Migrates the file of `lease` to `configuration.schemaVersion`, if it is still below it
+    /// once the write lock is held (another process may have migrated meanwhile).
+    static func migrate(lease: EnvironmentLease, meta: Table, layouts: [ClassLayout], configuration: Configuration, path: String) throws {
+        let env = lease.environment
+        // The old tables are opened before the transactions begin: a table handle opened after a
+        // transaction began is not valid in it. Another process may migrate between the look and
+        // the write lock; the stamp tells, and the look is taken again.
+        var attempt = 0
+        while true {
+            attempt += 1
+            let look = try ReadTransaction(lease)
+            let seen = try FileMeta.read(look.txn, meta: meta, path: path)
+            let oldCatalog = try Catalog.build(stored: seen.schema, stamp: seen.stamp, env: env, layouts: [], configuredTypes: nil)
+            let write = try WriteTransaction(env)
+            let header = try FileMeta.read(write.txn, meta: meta, path: path)
+            guard configuration.schemaVersion > header.schemaVersion else { return }  // aborted with `write`
+            guard header.stamp == seen.stamp else {
+                if attempt < 3 { continue }
+                throw ObjDBError(.writeConflict, "The schema kept changing while the migration began; open the database again", path: path)
+            }
+            // Begun while the write transaction is open: it reads the version the migration starts from.
+            let before = try ReadTransaction(lease)
+            let old = FrozenVersion(
+                transaction: before, lease: lease, configuration: configuration, path: path, meta: meta,
+                formatVersion: header.format, catalog: oldCatalog
+            ).makeView()
+            try run(write, header: header, old: old, oldCatalog: oldCatalog, lease: lease, meta: meta, layouts: layouts, configuration: configuration, path: path)
+            return
+        }
+    }
+
+    /// The migration proper, in `write`, from the version `old` reads.
+    private static func run(
+        _ write: consuming WriteTransaction, header: FileMeta.Header, old: Database, oldCatalog: Catalog, lease: EnvironmentLease,
+        meta: Table, layouts: [ClassLayout], configuration: Configuration, path: String
+    ) throws {
+        let plan = plan(header.schema, layouts)
+        let txn = write.txn
+        var catalog = Catalog(stored: plan.schema, stamp: header.stamp + 1, configuredTypes: nil)
+        for stored in plan.schema.classes {
+            let layout = layouts.first { $0.className == stored.name }
+            let info = ClassInfo(stored: stored, tables: try ClassTables.create(stored, txn: txn), layout: layout)
+            catalog.byName[stored.name] = info
+            if let layout { catalog.byType[ObjectIdentifier(layout.type)] = info }
+        }
+        try FileMeta.writeSchema(txn, meta, plan.schema, stamp: header.stamp + 1)
+
+        let new = Database(
+            configuration: configuration, path: path, lease: lease, meta: meta, formatVersion: header.format,
+            catalog: catalog, frozen: nil)
+        let context = WriteContext(transaction: write, catalog: catalog)
+        context.defersPrimaryKeys = true
+        context.schemaChanged = true
+        new.writeSerial &+= 1
+        new.writeContext = context
+        new.generation &+= 1
+        do {
+            for change in plan.rewrites {
+                guard let info = catalog.byName[change.new.name], let oldInfo = oldCatalog.byName[change.old.name] else { continue }
+                try rewrite(info, from: oldInfo, change, old: old, new: new, context, progress: configuration.migrationProgress)
+            }
+            let migration = Migration(old: old, new: new, progress: configuration.migrationProgress)
+            do {
+                try configuration.migrationBlock?(migration, header.schemaVersion)
+            } catch {
+                throw failed(header.schemaVersion, configuration.schemaVersion, "the migration block threw: \(error)", error, path: path)
+            }
+            if let failure = migration.failures.first ?? context.failure {
+                throw failed(header.schemaVersion, configuration.schemaVersion, failure.message, failure, path: path)
+            }
+            try new.flushPendingWrites(context)
+            try rebuildPrimaryKeys(catalog, plan, context, path: path, versions: (header.schemaVersion, configuration.schemaVersion))
+            try FileMeta.writeUInt64(txn, meta, FileMeta.Key.schemaVersion, configuration.schemaVersion)
+            _ = try FileMeta.upgradeFormat(txn, meta)
+            try FileMeta.seal(txn, meta)
+            context.defersPrimaryKeys = false
+            try new.commitWrite()
+        } catch {
+            if new.isInWriteTransaction { new.cancelWrite() }
+            if let error = error as? ObjDBError, error.message.hasPrefix("The migration from schema version") { throw error }
+            throw failed(header.schemaVersion, configuration.schemaVersion, "\(error)", error, path: path)
+        }
+    }
+
+    /// The error of a failed migration: the file is unchanged.
+    private static func failed(_ from: UInt64, _ to: UInt64, _ reason: String, _ error: any Error, path: String) -> ObjDBError {
+        let code = (error as? ObjDBError)?.code ?? .migrationRequired
+        let base = error as? ObjDBError
+        return ObjDBError(
+            code,
+            "The migration from schema version \(from) to \(to) failed, and the file was left exactly as it was (schema version \(from)): \(reason)",
+            className: base?.className, propertyName: base?.propertyName, key: base?.key, path: path)
+    }
+
+    // MARK: The new schema
+
+    /// A class whose rows are rewritten: its stored form before and after, and for each new
+    /// column the old column it takes its value from (`nil`: the declared default).
+    struct Rewrite {
+        let old: StoredClass
+        let new: StoredClass
+        let sources: [Int?]
+    }
+
+    /// The schema after the migration, and the classes whose rows change.
+    struct Plan {
+        var schema: StoredSchema
+        var rewrites: [Rewrite] = []
+        /// Classes whose primary-key column is new (its table must be rebuilt).
+        var newPrimaryKeys: Set<UInt32> = []
+    }
+
+    /// The stored schema the models need, from the stored one: a property the model declares
+    /// with the same stored data keeps its id (and its tables); any other gets a new id.
+    static func plan(_ stored: StoredSchema, _ layouts: [ClassLayout]) -> Plan {
+        var plan = Plan(schema: stored)
+        for layout in layouts {
+            guard var existing = plan.schema.storedClass(named: layout.className) else {
+                _ = plan.schema.addClass(layout.schema)
+                continue
+            }
+            let before = existing
+            let model = layout.schema.properties.filter { !$0.isComputed }
+            var properties: [StoredProperty] = []
+            var sources: [Int?] = []
+            // Kept properties first, in their stored order: their columns move least.
+            for (column, property) in before.properties.enumerated() {
+                guard let wanted = model.first(where: { $0.name == property.name }), wanted.storesSameData(as: property.property) else { continue }
+                var kept = property
+                kept.indexed = wanted.isIndexed && !wanted.isPrimaryKey
+                properties.append(kept)
+                sources.append(column)
+            }
+            for property in model where !properties.contains(where: { $0.name == property.name }) {
+                existing.addProperty(property)
+                guard var added = existing.properties.last else { continue }
+                added.indexed = property.isIndexed && !property.isPrimaryKey
+                properties.append(added)
+                sources.append(nil)
+            }
+            existing.properties = properties
+            existing.embedded = layout.schema.isEmbedded ? true : nil
+            existing.setComputed(layout.schema.properties.filter(\.isComputed))
+            plan.schema.replace(existing)
+            if let column = properties.firstIndex(where: \.primaryKey), sources[column] == nil { plan.newPrimaryKeys.insert(existing.id) }
+            let unchanged = sources.count == before.properties.count && sources.enumerated().allSatisfy { $0.element == $0.offset }
+            if !unchanged { plan.rewrites.append(Rewrite(old: before, new: existing, sources: sources)) }
+        }
+        return plan
+    }
+
+    // MARK: Rewriting rows
+
+    /// Rewrites every row of a changed class for its new columns, fills the indexes of its new
+    /// columns, and empties the tables of the columns it lost.
+    private static func rewrite(
+        _ info: ClassInfo, from oldInfo: ClassInfo, _ change: Rewrite, old: Database, new: Database, _ context: WriteContext,
+        progress: (@Sendable (MigrationProgress) -> Void)?
+    ) throws {
+        let oldTxn = try old.requireReadableTxn()
+        let total = try oldTxn.entryCount(oldInfo.objectsTable)
+        try context.storage { txn in
+            let cursor = try Cursor(oldTxn, oldInfo.objectsTable)
+            var entry = try cursor.first()
+            var processed = 0
+            let row = context.row
+            while let current = entry {
+                let key = current.objectKey
+                let oldRow = old.checkedRow(oldInfo, key: key, current.value)
+                row.reset()
+                for (column, source) in change.sources.enumerated() {
+                    if let source { row.append(oldRow.column(source)) } else { new.appendDefault(info, column: column, to: row) }
+                }
+                guard let space = try txn.reserve(info.objectsTable, key: key, count: row.encodedSize) else {
+                    throw ObjDBError(.storage, "Could not rewrite object \(key) of '\(info.name)'", className: info.name, path: new.path)
+                }
+                row.write(into: space)
+                RowChecksum.seal(space, key: key)
+                processed += 1
+                if processed % 1_000 == 0 || processed == total {
+                    progress?(MigrationProgress(className: info.name, phase: .rewriting, processed: processed, total: total))
+                }
+                entry = try cursor.next()
+            }
+            // Tables of the columns that are gone: emptied (LMDB handles of dropped tables
+            // cannot be reused safely, so the tables stay).
+            let keptIDs = Set(change.new.properties.map(\.id))
+            for property in change.old.properties where !keptIDs.contains(property.id) {
+                if property.type == .object {
+                    try txn.empty(try txn.openTable(named: TableName.backlinks(change.old.id, property: property.id), flags: .backlinks))
+                }
+                if property.indexed && !property.primaryKey {
+                    try txn.empty(try txn.openTable(named: TableName.index(change.old.id, property: property.id), flags: .multimap))
+                }
+            }
+            // Indexes of new columns, and of kept columns that gained one.
+            let oldIndexed = Set(change.old.properties.filter(\.indexed).map(\.id))
+            for (column, property) in change.new.properties.enumerated() where property.indexed && !oldIndexed.contains(property.id) {
+                guard let index = info.tables.indexes[column] else { continue }
+                try txn.empty(index)
+                try IndexBuilder.fill(index, column: column, kind: property.type.scalarKind, from: info.objectsTable, txn: txn)
+            }
+        }
+        new.generation &+= 1
+    }
+
+    // MARK: Renames
+
+    /// Copies property `from` of the old objects of `className` into property `to` of the new ones.
+    static func rename(_ className: String, from: String, to: String, old: Database, new: Database) throws {
+        guard let oldInfo = old.classInfo(named: className), let info = new.classInfo(named: className) else {
+            throw ObjDBError(.unknownClass, "renameProperty: no class '\(className)' in the old and the new schema", className: className)
+        }
+        guard let source = oldInfo.stored.column(of: from) else {
+            throw ObjDBError(.unknownProperty, "renameProperty: the old schema of '\(className)' has no property '\(from)'", className: className, propertyName: from)
+        }
+        guard let target = info.stored.column(of: to) else {
+            throw ObjDBError(.unknownProperty, "renameProperty: the new schema of '\(className)' has no property '\(to)'", className: className, propertyName: to)
+        }
+        let was = oldInfo.stored.properties[source]
+        let now = info.stored.properties[target]
+        guard was.type == now.type, was.objectClass == now.objectClass, was.collection == now.collection else {
+            throw ObjDBError(
+                .typeMismatch,
+                "renameProperty: '\(className).\(from)' is \(was.property.typeName) but '\(className).\(to)' is \(now.property.typeName); rename keeps the type. Change the type by writing the new value in enumerateObjects",
+                className: className, propertyName: to)
+        }
+        let context = try new.requireWrite("renameProperty")
+        try new.flushPendingWrites(context)
+        let oldTxn = try old.requireReadableTxn()
+        let cursor = try Cursor(oldTxn, oldInfo.objectsTable)
+        var entry = try cursor.first()
+        while let current = entry {
+            let key = current.objectKey
+            let value = old.checkedRow(oldInfo, key: key, current.value).column(source)
+            if let row = new.fetchRow(info, key: key) {
+                context.row.reset()
+                for column in 0..<info.columnCount {
+                    if column != target {
+                        context.row.append(row.column(column))
+                    } else if case .null = value, !now.optional {
+                        new.appendDefault(info, column: column, to: context.row)
+                    } else {
+                        context.row.append(value)
+                    }
+                }
+                _ = try new.replaceRow(info, key: key, old: row, changed: [target], context)
+            }
+            entry = try cursor.next()
+        }
+    }
+
+    // MARK: Primary keys
+
+    /// Rebuilds the primary-key tables the migration left stale, refusing duplicates.
+    private static func rebuildPrimaryKeys(
+        _ catalog: Catalog, _ plan: Plan, _ context: WriteContext, path: String, versions: (UInt64, UInt64)
+    ) throws {
+        let classes = context.primaryKeysToRebuild.union(plan.newPrimaryKeys)
+        try context.storage { txn in
+            for info in catalog.byName.values where classes.contains(info.classID) {
+                guard let column = info.primaryKeyColumn, let table = info.primaryKeyTable else { continue }
+                try txn.empty(table)
+                let kind = info.scalarKinds[column]
+                let cursor = try Cursor(txn, info.objectsTable)
+                var entry = try cursor.first()
+                var key: [UInt8] = []
+                while let current = entry {
+                    var objectKey = current.objectKey
+                    let row = RowView(current.value) ?? .damaged
+                    key.removeAll(keepingCapacity: true)
+                    if !KeyEncoding.append(row.column(column), kind: kind, to: &key) { key = [KeyEncoding.nullTag] }
+                    let stored = try key.withUnsafeBytes { k in
+                        try withUnsafeBytes(of: &objectKey) { try txn.put(table, key: k, value: $0, flags: .noOverwrite) }
+                    }
+                    if !stored {
+                        let value = info.valueType(column: column).anyValue(from: row.column(column)).map { "\($0)" } ?? "nil"
+                        throw ObjDBError(
+                            .primaryKeyExists,
+                            "The migration from schema version \(versions.0) to \(versions.1) failed, and the file was left exactly as it was (schema version \(versions.0)): two '\(info.name)' objects have the primary key \(value) after the migration block; give each a distinct '\(info.stored.properties[column].name)'",
+                            className: info.name, propertyName: info.stored.properties[column].name, key: value, path: path)
+                    }
+                    entry = try cursor.next()
+                }
+            }
+        }
+    }
+}
+
+extension FrozenVersion {
+    /// A version pinned by `transaction`, read with `catalog` (a migration's view of the file
+    /// before it).
+    convenience init(
+        transaction: ReadTransaction, lease: EnvironmentLease, configuration: Configuration, path: String, meta: Table,
+        formatVersion: UInt32, catalog: Catalog
+    ) {
+        self.init(transaction: transaction, lease: lease, configuration: configuration, path: path, meta: meta, formatVersion: formatVersion, sharedCatalog: catalog.copy(shared: true))
+    }
+}
+
+extension Database {
+    /// Deletes every object of a class, for `Migration.deleteData(forType:)`.
+    func deleteAllObjectsForMigration(_ info: ClassInfo) {
+        delete(dynamicObjects(info.name))
+    }
+
+    /// Creates an object of a class by name, for `Migration.create(_:value:)`.
+    func createForMigration(_ className: String, value: [String: Any]) throws -> DynamicObject {
+        let context = try requireWrite("Migration.create")
+        guard let info = classInfo(named: className) else {
+            throw ObjDBError(.unknownClass, "Migration.create: no class '\(className)' in the new schema", className: className, path: path)
+        }
+        try flushPendingCollections(context)
+        context.row.reset()
+        for column in 0..<info.columnCount { appendDefault(info, column: column, to: context.row) }
+        let (key, row) = try insertRow(info, context)
+        let object = materialize(DynamicObject.self, info, key: key, row: row)
+        do {
+            for (name, value) in value { try object.setValue(value, forKey: name) }
+            if let failure = context.failure { throw failure }
+        } catch {
+            delete(object)  // a create that fails leaves nothing
+            throw error
+        }
+        return object
+    }
+}
