@@ -6,6 +6,10 @@ import ObjDBTestModels
 //   put <file> <id> <name>          adds or updates a Person and commits
 //   hold-write <file> <seconds>     begins a write, prints "holding", waits, then commits
 //   count <file>                    prints the number of Person objects
+//   migrate <file> <stop>           migrates MigratingItemV0 to V1 (schema version 1), printing
+//                                   "rewriting", "block", "enumerating" and "enumerated" as it goes;
+//                                   with <stop> "end" it sleeps after the block's last write
+//                                   (before the commit), for a test to kill it there
 
 /// Fails with a message on standard error and exit code 2.
 func fail(_ message: String) -> Never {
@@ -17,6 +21,37 @@ let arguments = CommandLine.arguments.dropFirst()
 guard let command = arguments.first, arguments.count >= 2 else { fail("usage: put|hold-write|count <file> …") }
 let url = URL(fileURLWithPath: arguments[arguments.startIndex + 1])
 let config = Configuration(fileURL: url, objectTypes: [Person.self])
+
+/// Writes a line to standard output at once (the test reads it while the process runs).
+@Sendable func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+if command == "migrate" {
+    guard arguments.count == 3 else { fail("migrate <file> <stop>") }
+    let stop = arguments[arguments.startIndex + 2]
+    var migrating = Configuration(fileURL: url, objectTypes: [MigratingItemV1.self])
+    migrating.schemaVersion = 1
+    migrating.migrationProgress = { progress in
+        if progress.processed == 1_000 { say(progress.phase.rawValue) }
+    }
+    migrating.migrationBlock = { migration, _ in
+        say("block")
+        migration.renameProperty(onType: "MigratingItem", from: "title", to: "name")
+        try migration.enumerateObjects(ofType: "MigratingItem") { old, new in
+            new?["total"] = "\((old?["count"] as? Int) ?? 0)"
+        }
+        say("enumerated")
+        if stop == "end" { Thread.sleep(forTimeInterval: 30) }
+    }
+    do {
+        let db = try Database(configuration: migrating)
+        print(db.objects(MigratingItemV1.self).count)
+    } catch {
+        fail("\(error)")
+    }
+    exit(0)
+}
 
 do {
     let db = try Database(configuration: config)

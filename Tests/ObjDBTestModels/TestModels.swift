@@ -133,3 +133,20 @@ public final class Location: EmbeddedObject {
     @Persisted public var latitude: Double = 0
     @Persisted public var longitude: Double = 0
 }
+
+/// Version 0 of the class the migration crash test migrates (stored as "MigratingItem").
+public final class MigratingItemV0: Object {
+    override public class var className: String { "MigratingItem" }
+    @Persisted(primaryKey: true) public var id: Int = 0
+    @Persisted public var title: String = ""
+    @Persisted public var count: Int = 0
+}
+
+/// Version 1: `title` renamed `name`, `count` now a String `total`, a new indexed `tag`.
+public final class MigratingItemV1: Object {
+    override public class var className: String { "MigratingItem" }
+    @Persisted(primaryKey: true) public var id: Int = 0
+    @Persisted public var name: String = ""
+    @Persisted public var total: String = ""
+    @Persisted(indexed: true) public var tag: String = "new"
+}

@@ -6,6 +6,8 @@ struct OpenedFile {
     let meta: Table
     let catalog: Catalog
     let formatVersion: UInt32
+    /// What `shouldCompactOnLaunch` led to; `nil` without it.
+    var compaction: Compaction.Outcome?
 
     /// Opens the environment, checks that the file is an ObjDB file of a readable format,
     /// initialises a new file, and reconciles the stored schema with the configured classes.
@@ -15,7 +17,15 @@ struct OpenedFile {
         let layouts = try SchemaDiscovery.layoutsLinked(from: configuration.objectTypes ?? [])
         try SchemaValidation.validateLinks(layouts.map(\.schema))
         try checkDistinctNames(layouts)
-        let lease = try EnvironmentRegistry.shared.acquire(path: path, options: configuration.environmentOptions)
+        var compaction: Compaction.Outcome?
+        if let shouldCompact = configuration.shouldCompactOnLaunch, !configuration.readOnly, configuration.inMemoryIdentifier == nil {
+            _ = shouldCompact
+            compaction = .skipped("the file is already open in this process")
+        }
+        let lease = try EnvironmentRegistry.shared.acquire(path: path, options: configuration.environmentOptions) {
+            guard compaction != nil, let shouldCompact = configuration.shouldCompactOnLaunch else { return }
+            compaction = Compaction.compactIfWanted(path: path, shouldCompact)
+        }
         let env = lease.environment
         if configuration.verifiesFileOnOpen && !env.hasBeenVerified {
             try verifyBeforeReading(lease, path: path)
@@ -68,7 +78,7 @@ struct OpenedFile {
         let catalog = try Catalog.build(
             stored: final.schema, stamp: final.stamp, env: env, layouts: layouts,
             configuredTypes: configuration.objectTypes.map { _ in Set(layouts.map { ObjectIdentifier($0.type) }) })
-        return OpenedFile(lease: lease, meta: meta, catalog: catalog, formatVersion: final.format)
+        return OpenedFile(lease: lease, meta: meta, catalog: catalog, formatVersion: final.format, compaction: compaction)
     }
 
     /// Writes what the file needs, in one write transaction that re-reads the file first (another

@@ -118,6 +118,22 @@ public struct Configuration: Sendable {
     /// class, on the thread that opens the database: for a progress bar at launch.
     public var migrationProgress: (@Sendable (MigrationProgress) -> Void)?
 
+    /// Asked when the file is first opened in this process, with its size and the bytes its
+    /// data uses (both in bytes): return `true` to compact it before it is opened — a compacted
+    /// copy is written beside the file and renamed over it. `nil` (the default) never asks.
+    ///
+    /// ```swift
+    /// config.shouldCompactOnLaunch = { totalBytes, usedBytes in
+    ///     totalBytes > 100 << 20 && Double(usedBytes) / Double(totalBytes) < 0.5
+    /// }
+    /// ```
+    ///
+    /// The compaction runs only while no other process has the file open (any LMDB program
+    /// counts), and not when this process already has it open; otherwise it is skipped, and
+    /// ``Database/compactionOnLaunch`` says why. A failed compaction (a full disk, say) leaves
+    /// the file as it was. Not asked for a read-only or in-memory database.
+    public var shouldCompactOnLaunch: (@Sendable (_ totalBytes: Int, _ usedBytes: Int) -> Bool)?
+
     /// The most versions of the file this process may keep pinned when a write begins; `nil`
     /// (the default) for no limit.
     ///

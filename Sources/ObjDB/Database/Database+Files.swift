@@ -65,3 +65,49 @@ extension Database {
         return existed
     }
 }
+
+extension Database {
+    /// Writes a compacted copy of the newest committed version to `fileURL`: only the pages in
+    /// use, so the copy is as small as the data allows. The copy is consistent while other
+    /// instances and processes write (it reads one version), and flushed to disk when this
+    /// returns. Open it like any database file.
+    ///
+    /// ```swift
+    /// try db.writeCopy(toFile: URL(fileURLWithPath: "backup.objdb"))
+    /// ```
+    ///
+    /// - Throws: ``ObjDBError/Code/invalidValue`` if a file exists at `fileURL` (it is never
+    ///   overwritten), or the storage error that stopped the copy (a partial copy is removed).
+    public func writeCopy(toFile fileURL: URL) throws {
+        let destination = try Configuration.canonicalPath(fileURL.path)
+        guard !FileManager.default.fileExists(atPath: destination) else {
+            throw ObjDBError(.invalidValue, "writeCopy(toFile:) never overwrites a file, and \(destination) exists; remove it or choose another path", path: path)
+        }
+        do {
+            try environment.writeCompactedCopy(to: destination)
+        } catch {
+            // try?: the copy's own error is the one to report.
+            try? FileManager.default.removeItem(atPath: destination)
+            throw Self.objdbError(error, path: path)
+        }
+    }
+}
+
+/// What ``Configuration/shouldCompactOnLaunch`` led to (``Database/compactionOnLaunch``).
+public enum CompactionOnLaunch: Sendable, Equatable {
+    /// The closure was asked and said no.
+    case declined(totalBytes: Int, usedBytes: Int)
+    /// The file was compacted from one size to the other.
+    case compacted(fromBytes: Int, toBytes: Int)
+    /// The closure was not asked, or the compaction failed and the file was left as it was:
+    /// the reason (another process has the file open, this process has it open already, …).
+    case skipped(reason: String)
+
+    init(_ outcome: Compaction.Outcome) {
+        switch outcome {
+        case .declined(let total, let used): self = .declined(totalBytes: total, usedBytes: used)
+        case .compacted(let from, let to): self = .compacted(fromBytes: from, toBytes: to)
+        case .skipped(let reason): self = .skipped(reason: reason)
+        }
+    }
+}

@@ -105,6 +105,9 @@ public final class Database {
     @exclusivity(unchecked) weak var deliveryActor: (any Actor)?
     /// The change log's table, once it exists.
     @exclusivity(unchecked) var changesTableHandle: Table?
+    /// What ``Configuration/shouldCompactOnLaunch`` led to when this instance opened the file;
+    /// `nil` without it.
+    public internal(set) var compactionOnLaunch: CompactionOnLaunch?
     /// The version a frozen instance reads, for ever; `nil` for a live instance.
     let frozenVersion: FrozenVersion?
     /// The frozen view of this live instance's current version, while anything uses it: what
@@ -149,6 +152,7 @@ public final class Database {
         self.init(
             configuration: configuration, path: path, lease: opened.lease, meta: opened.meta,
             formatVersion: opened.formatVersion, catalog: opened.catalog, frozen: nil)
+        compactionOnLaunch = opened.compaction.map(CompactionOnLaunch.init)
         belong(to: isolation)
     }
 

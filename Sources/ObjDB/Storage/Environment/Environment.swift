@@ -76,6 +76,8 @@ final class Environment: @unchecked Sendable {
 
     /// Number of live `EnvironmentLease`s; guarded by the registry's lock.
     var leaseCount = 0
+    /// The descriptor holding the shared `flock` on the lock file (see ``Compaction``); -1 for none.
+    private var sharedLockDescriptor: Int32 = -1
 
     private let stateLock = NSLock()
     /// Serialises `mdb_dbi_open`: LMDB requires that the transaction that opened a handle
@@ -144,6 +146,7 @@ final class Environment: @unchecked Sendable {
             case .noMetaSync: flags.insert(.noMetaSync)
             case .noSync: flags.formUnion([.noSync, .noMetaSync])
             }
+            if !isLockless { sharedLockDescriptor = Self.holdSharedFileLock(lockPath, readOnly: options.readOnly) }
             let rc = mdb_env_open(env, path, flags.rawValue, 0o644)
             // A damaged meta page (an impossible last page makes LMDB try to map an impossible
             // size) is the file's problem, not the configuration's.
@@ -173,6 +176,7 @@ final class Environment: @unchecked Sendable {
                 : nil
         } catch {
             mdb_env_close(env)
+            if sharedLockDescriptor >= 0 { closeDescriptor(sharedLockDescriptor) }
             // Do not leave a stray lock file beside a file we could not open.
             // try?: best effort; the error thrown below is the open's own.
             if !lockExisted { try? FileManager.default.removeItem(atPath: lockPath) }
@@ -292,6 +296,9 @@ final class Environment: @unchecked Sendable {
     /// Closes the environment. Called by the registry when the last lease goes away.
     func close() {
         mdb_env_close(handle)
+        // After LMDB closed its own descriptor: closing any descriptor of the lock file drops
+        // this process's fcntl locks on it, LMDB's included.
+        if sharedLockDescriptor >= 0 { closeDescriptor(sharedLockDescriptor) }
         if options.deleteOnClose {
             // try?: an in-memory database's files, which nothing else uses; best effort.
             try? FileManager.default.removeItem(atPath: path)

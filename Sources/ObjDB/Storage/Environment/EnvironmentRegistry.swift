@@ -14,13 +14,17 @@ final class EnvironmentRegistry: @unchecked Sendable {
     private var environments: [String: Environment] = [:]
 
     /// Returns the open environment for `path`, opening it with `options` if needed.
-    func acquire(path: String, options: EnvironmentOptions) throws -> EnvironmentLease {
+    ///
+    /// `beforeOpening` runs first when this process does not have the file open yet (under the
+    /// registry's lock, so no other instance of this process opens it meanwhile).
+    func acquire(path: String, options: EnvironmentOptions, beforeOpening: () -> Void = {}) throws -> EnvironmentLease {
         try lock.withLock {
             if let env = environments[path] {
                 try Self.checkCompatible(env, options)
                 env.leaseCount += 1
                 return EnvironmentLease(env, registry: self)
             }
+            beforeOpening()
             if options.deleteOnClose {
                 // A file left by a crashed process that used the same in-memory identifier.
                 // try?: best effort; one that cannot be removed makes the open below fail and say why.

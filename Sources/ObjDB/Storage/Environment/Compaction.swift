@@ -1,0 +1,133 @@
+import CLMDB
+import Foundation
+
+/// Copies and compaction of a database file (`mdb_env_copy2` with `MDB_CP_COMPACT`), and the
+/// lock that keeps a compaction at launch from swapping the file under another process.
+///
+/// Every environment holds a shared `flock` on the lock file for as long as it is open; a
+/// compaction at launch takes it exclusively (so no ObjDB process opens the file meanwhile) and
+/// also asks whether any process holds LMDB's own `fcntl` lock on the lock file (every LMDB
+/// process, ObjDB or not, holds it while it has the file open). `flock` and `fcntl` locks are
+/// independent on Linux and Apple platforms, so the two never disturb each other.
+enum Compaction {
+    /// What a compaction at launch did.
+    enum Outcome: Equatable {
+        case declined(totalBytes: Int, usedBytes: Int)
+        case compacted(fromBytes: Int, toBytes: Int)
+        case skipped(String)
+    }
+
+    /// Compacts the file at `path` if no other process has it open and `shouldCompact(total,
+    /// used)` says so: a compacted copy is written beside it, then renamed over it.
+    static func compactIfWanted(path: String, _ shouldCompact: (Int, Int) -> Bool) -> Outcome {
+        let lockPath = path + "-lock"
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return .skipped("the lock file \(lockPath) cannot be opened (\(String(cString: strerror(errno))))") }
+        defer { close(descriptor) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return .skipped("another process has the file open") }
+        if let holder = lmdbLockHolder(descriptor) { return .skipped("another process (pid \(holder)) has the file open") }
+        do {
+            return try compact(path: path, shouldCompact)
+        } catch {
+            return .skipped("\(error)")
+        }
+    }
+
+    /// The process holding LMDB's lock on the lock file, if another does.
+    private static func lmdbLockHolder(_ descriptor: Int32) -> pid_t? {
+        var probe = flock()
+        probe.l_type = Int16(F_WRLCK)
+        probe.l_whence = Int16(SEEK_SET)
+        probe.l_start = 0
+        probe.l_len = 1
+        guard fcntl(descriptor, F_GETLK, &probe) == 0 else { return nil }
+        return probe.l_type == Int16(F_UNLCK) ? nil : probe.l_pid
+    }
+
+    /// Measures the file through an environment without a lock file (this process alone has it
+    /// open), and compacts it if wanted.
+    private static func compact(path: String, _ shouldCompact: (Int, Int) -> Bool) throws -> Outcome {
+        guard let total = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int else {
+            return .skipped("the file does not exist yet")
+        }
+        var env: OpaquePointer?
+        try lmdbCheck(mdb_env_create(&env), "mdb_env_create", path: path)
+        guard let env else { throw ObjDBError(.storage, "mdb_env_create returned no handle", path: path) }
+        defer { mdb_env_close(env) }
+        try lmdbCheck(mdb_env_set_maxdbs(env, 1024), "mdb_env_set_maxdbs", path: path)
+        try lmdbCheck(mdb_env_set_mapsize(env, max(total, 1 << 20)), "mdb_env_set_mapsize", path: path)
+        let flags: EnvironmentFlags = [.noSubdirectory, .noThreadLocalStorage, .readOnly, .noLock]
+        try lmdbCheck(mdb_env_open(env, path, flags.rawValue, 0o644), "mdb_env_open", path: path)
+        let used = try usedBytes(env, path: path)
+        guard shouldCompact(total, used) else { return .declined(totalBytes: total, usedBytes: used) }
+        let temporary = path + ".compacting"
+        unlink(temporary)
+        do {
+            try lmdbCheck(mdb_env_copy2(env, temporary, UInt32(MDB_CP_COMPACT)), "mdb_env_copy2", path: path)
+            try syncFile(temporary)
+            guard rename(temporary, path) == 0 else {
+                throw ObjDBError(.storage, "The compacted copy could not replace the file (\(String(cString: strerror(errno))))", path: path)
+            }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        let after = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int ?? 0
+        return .compacted(fromBytes: total, toBytes: after)
+    }
+
+    /// The bytes of the pages in use: every page up to the last one, less those on the free list.
+    private static func usedBytes(_ env: OpaquePointer, path: String) throws -> Int {
+        var info = MDB_envinfo()
+        var stat = MDB_stat()
+        try lmdbCheck(mdb_env_info(env, &info), "mdb_env_info", path: path)
+        try lmdbCheck(mdb_env_stat(env, &stat), "mdb_env_stat", path: path)
+        var txn: OpaquePointer?
+        try lmdbCheck(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn), "mdb_txn_begin (read)", path: path)
+        guard let txn else { throw ObjDBError(.storage, "mdb_txn_begin returned no handle", path: path) }
+        defer { mdb_txn_abort(txn) }
+        var cursor: OpaquePointer?
+        try lmdbCheck(mdb_cursor_open(txn, 0, &cursor), "mdb_cursor_open (free list)", path: path)
+        defer { mdb_cursor_close(cursor) }
+        var free = 0
+        var key = MDB_val(), value = MDB_val()
+        var rc = mdb_cursor_get(cursor, &key, &value, MDB_FIRST)
+        while rc == MDB_SUCCESS {
+            // Each entry is a list of page numbers, its length first.
+            if value.mv_size >= MemoryLayout<Int>.size, let data = value.mv_data {
+                free += data.loadUnaligned(as: Int.self)
+            }
+            rc = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
+        }
+        guard rc == MDB_NOTFOUND else { throw ObjDBError.lmdb(rc, operation: "mdb_cursor_get (free list)", path: path) }
+        return max(0, info.me_last_pgno + 1 - free) * Int(stat.ms_psize)
+    }
+
+    /// Flushes a file to disk.
+    static func syncFile(_ path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw ObjDBError(.storage, "\(path) cannot be opened to flush it", path: path) }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw ObjDBError(.storage, "\(path) could not be flushed (\(String(cString: strerror(errno))))", path: path) }
+    }
+}
+
+extension Environment {
+    /// Writes a compacted copy of the newest committed version to `destination` (which must not
+    /// exist), flushed to disk.
+    func writeCompactedCopy(to destination: String) throws {
+        try lmdbCheck(mdb_env_copy2(handle, destination, UInt32(MDB_CP_COMPACT)), "mdb_env_copy2", path: path)
+        try Compaction.syncFile(destination)
+    }
+
+    /// Takes a shared `flock` on the lock file for the environment's life (see ``Compaction``),
+    /// before LMDB opens the file; the descriptor, or -1 where the lock file cannot be opened
+    /// (a read-only environment whose lock file does not exist yet opens it without the lock).
+    static func holdSharedFileLock(_ lockPath: String, readOnly: Bool) -> Int32 {
+        let descriptor = readOnly ? open(lockPath, O_RDONLY | O_CLOEXEC) : open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return -1 }
+        // Waits while a compaction at launch in another process holds it exclusively.
+        flock(descriptor, LOCK_SH)
+        return descriptor
+    }
+}
