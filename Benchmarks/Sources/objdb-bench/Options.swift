@@ -38,6 +38,8 @@ struct Options {
     var notifications = false
     /// Run the `--freeze` tables.
     var freeze = false
+    /// Run the `--migration` table.
+    var migration = false
     /// Commits per latency measurement of `--notifications` (`--notify-commits`).
     var notifyCommits = 500
     /// Seconds of the idle-observer measurement of `--notifications` (`--idle-seconds`).
@@ -67,7 +69,7 @@ struct Options {
     /// The usage text.
     static let usage = """
         usage: objdb-bench [N] [--repetitions R] [--scale] [--memory] [--relationships] [--queries] [--durability]
-                           [--notifications] [--freeze] [--all]
+                           [--notifications] [--freeze] [--migration] [--all]
                            [--only SCENARIO[,…]] [--system objdb|lmdb|grdb[,…]] [--n N]
                            [--sizes N,N,…] [--memory-n N] [--link-sizes N,N,…]
                            [--query-only SCENARIO[,…]] [--lookup-sizes N,N,…] [--count-n N] [--commits N]
@@ -90,8 +92,10 @@ struct Options {
                            over --idle-seconds (default 10)
           --freeze         ObjDB alone: freeze() on N and N/10 people (O(1)), and reading N frozen people
                            on 1 thread and on 4 at once
+          --migration      ObjDB alone: migrating N objects at open (a rename, a property computed from two
+                           removed ones) against inserting them fresh in their new form
           --query-only     --queries scenarios: \(QueryScenario.allCases.map(\.rawValue).joined(separator: ", "))
-          --all            the default table, --scale, --memory, --relationships, --queries, --durability, --notifications and --freeze
+          --all            the default table, --scale, --memory, --relationships, --queries, --durability, --notifications, --freeze and --migration
           --only           scenarios: \(Scenario.allCases.map(\.rawValue).joined(separator: ", "))
           --system         systems to run (default all three)
         """
@@ -122,6 +126,7 @@ struct Options {
             case "--durability": options.durability = true
             case "--notifications": options.notifications = true
             case "--freeze": options.freeze = true
+            case "--migration": options.migration = true
             case "--notify-commits": options.notifyCommits = try number(argument, value(argument))
             case "--idle-seconds": options.idleSeconds = try number(argument, value(argument))
             case "--notify-child":
@@ -133,6 +138,7 @@ struct Options {
                 options.durability = true
                 options.notifications = true
                 options.freeze = true
+                options.migration = true
             case "--sizes": options.sizes = try value(argument).split(separator: ",").map { try number(argument, String($0)) }
             case "--memory-n": options.memoryN = try number(argument, value(argument))
             case "--link-sizes":
@@ -167,7 +173,7 @@ struct Options {
             }
         }
         options.table = explicitTable
-            || !(options.scale || options.memory || options.relationships || options.queries || options.durability || options.notifications || options.freeze)
+            || !(options.scale || options.memory || options.relationships || options.queries || options.durability || options.notifications || options.freeze || options.migration)
         return options
     }
 }

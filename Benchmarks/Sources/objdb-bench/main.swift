@@ -85,6 +85,11 @@ do {
         print("\n## Frozen results: \(formatCount(options.n)) people\n")
         print(tables)
     }
+    if options.migration {
+        let table = try MigrationBench.run(n: options.n, repetitions: options.repetitions)
+        print("\n## Migration: \(formatCount(options.n)) objects\n")
+        print(table)
+    }
     if let memoryTable {
         print("\n## Memory: ObjDB read-all at \(formatCount(options.memoryN))\n")
         print(memoryTable)

@@ -102,7 +102,8 @@ enum MigrationRun {
     // MARK: The new schema
 
     /// A class whose rows are rewritten: its stored form before and after, and for each new
-    /// column the old column it takes its value from (`nil`: the declared default).
+    /// column the old column it takes its value from (`nil`: the declared default; a `nil` in
+    /// a column that is required now also becomes the default).
     struct Rewrite {
         let old: StoredClass
         let new: StoredClass
@@ -113,12 +114,21 @@ enum MigrationRun {
     struct Plan {
         var schema: StoredSchema
         var rewrites: [Rewrite] = []
-        /// Classes whose primary-key column is new (its table must be rebuilt).
+        /// Classes whose primary key changed (its table must be rebuilt).
         var newPrimaryKeys: Set<UInt32> = []
     }
 
+    /// Whether `model` holds the data of `stored` as it is: same type, element and link target;
+    /// the primary-key flag may differ (the values stay, the key table is rebuilt), and with
+    /// `anyOptionality` so may optionality (values are copied, `nil` becomes the default).
+    static func keepsData(_ model: Property, _ stored: StoredProperty, anyOptionality: Bool = false) -> Bool {
+        model.type == stored.type && model.bitWidth == (stored.bits ?? model.bitWidth) && model.objectClassName == stored.objectClass
+            && model.collection == stored.collection && (anyOptionality || model.isOptional == stored.optional)
+    }
+
     /// The stored schema the models need, from the stored one: a property the model declares
-    /// with the same stored data keeps its id (and its tables); any other gets a new id.
+    /// with the same stored data keeps its id (and its tables); any other gets a new id, and
+    /// keeps its values when only its optionality changed.
     static func plan(_ stored: StoredSchema, _ layouts: [ClassLayout]) -> Plan {
         var plan = Plan(schema: stored)
         for layout in layouts {
@@ -132,8 +142,9 @@ enum MigrationRun {
             var sources: [Int?] = []
             // Kept properties first, in their stored order: their columns move least.
             for (column, property) in before.properties.enumerated() {
-                guard let wanted = model.first(where: { $0.name == property.name }), wanted.storesSameData(as: property.property) else { continue }
+                guard let wanted = model.first(where: { $0.name == property.name }), keepsData(wanted, property) else { continue }
                 var kept = property
+                kept.primaryKey = wanted.isPrimaryKey
                 kept.indexed = wanted.isIndexed && !wanted.isPrimaryKey
                 properties.append(kept)
                 sources.append(column)
@@ -143,15 +154,18 @@ enum MigrationRun {
                 guard var added = existing.properties.last else { continue }
                 added.indexed = property.isIndexed && !property.isPrimaryKey
                 properties.append(added)
-                sources.append(nil)
+                sources.append(before.properties.firstIndex { $0.name == property.name && keepsData(property, $0, anyOptionality: true) })
             }
             existing.properties = properties
             existing.embedded = layout.schema.isEmbedded ? true : nil
             existing.setComputed(layout.schema.properties.filter(\.isComputed))
             plan.schema.replace(existing)
-            if let column = properties.firstIndex(where: \.primaryKey), sources[column] == nil { plan.newPrimaryKeys.insert(existing.id) }
-            let unchanged = sources.count == before.properties.count && sources.enumerated().allSatisfy { $0.element == $0.offset }
-            if !unchanged { plan.rewrites.append(Rewrite(old: before, new: existing, sources: sources)) }
+            let oldKey = before.properties.first(where: \.primaryKey).map(\.id)
+            let newKey = properties.first(where: \.primaryKey).map(\.id)
+            if oldKey != newKey { plan.newPrimaryKeys.insert(existing.id) }
+            let unchanged = sources.count == before.properties.count
+                && sources.enumerated().allSatisfy { $0.element == $0.offset && properties[$0.offset].id == before.properties[$0.offset].id }
+            if !unchanged || oldKey != newKey { plan.rewrites.append(Rewrite(old: before, new: existing, sources: sources)) }
         }
         return plan
     }
@@ -176,7 +190,21 @@ enum MigrationRun {
                 let oldRow = old.checkedRow(oldInfo, key: key, current.value)
                 row.reset()
                 for (column, source) in change.sources.enumerated() {
-                    if let source { row.append(oldRow.column(source)) } else { new.appendDefault(info, column: column, to: row) }
+                    guard let source else {
+                        new.appendDefault(info, column: column, to: row)
+                        continue
+                    }
+                    let value = oldRow.column(source)
+                    let isNil: Bool
+                    switch value {
+                    case .null, .absent: isNil = true
+                    default: isNil = false
+                    }
+                    if isNil && !change.new.properties[column].optional {
+                        new.appendDefault(info, column: column, to: row)
+                    } else {
+                        row.append(value)
+                    }
                 }
                 guard let space = try txn.reserve(info.objectsTable, key: key, count: row.encodedSize) else {
                     throw ObjDBError(.storage, "Could not rewrite object \(key) of '\(info.name)'", className: info.name, path: new.path)
@@ -200,8 +228,13 @@ enum MigrationRun {
                     try txn.empty(try txn.openTable(named: TableName.index(change.old.id, property: property.id), flags: .multimap))
                 }
             }
+            // Kept columns that lost their index (or became the primary key): emptied.
+            for property in change.old.properties where property.indexed && !property.primaryKey {
+                guard let now = change.new.properties.first(where: { $0.id == property.id }), !now.indexed || now.primaryKey else { continue }
+                try txn.empty(try txn.openTable(named: TableName.index(change.old.id, property: property.id), flags: .multimap))
+            }
             // Indexes of new columns, and of kept columns that gained one.
-            let oldIndexed = Set(change.old.properties.filter(\.indexed).map(\.id))
+            let oldIndexed = Set(change.old.properties.filter { $0.indexed && !$0.primaryKey }.map(\.id))
             for (column, property) in change.new.properties.enumerated() where property.indexed && !oldIndexed.contains(property.id) {
                 guard let index = info.tables.indexes[column] else { continue }
                 try txn.empty(index)

@@ -35,12 +35,24 @@ extension ObjectBase {
     ///
     /// An unknown name or a value of the wrong type is a programmer error; use
     /// ``value(forKey:)`` and ``setValue(_:forKey:)`` for names and values that come from data.
+    /// In a migration block, setting a wrong value fails the migration (the file is left as it
+    /// was) rather than stopping the program.
     public subscript(key: String) -> Any? {
         get {
             do { return try value(forKey: key) } catch { objdbFatal("\(error)") }
         }
         set {
-            do { try setValue(newValue, forKey: key) } catch { objdbFatal("\(error)") }
+            do {
+                try setValue(newValue, forKey: key)
+            } catch {
+                // In a migration the value usually comes from the old data: a wrong one fails
+                // the migration (which then changes nothing) instead of stopping the program.
+                if let context = _objdbDatabase?.writeContext, context.defersPrimaryKeys {
+                    if context.failure == nil { context.failure = Database.objdbError(error, path: _objdbDatabase?.path ?? "") }
+                    return
+                }
+                objdbFatal("\(error)")
+            }
         }
     }
 
