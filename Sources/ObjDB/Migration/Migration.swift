@@ -52,10 +52,13 @@ public final class Migration {
     /// the block returns.
     var failures: [ObjDBError] = []
     let progress: (@Sendable (MigrationProgress) -> Void)?
+    /// The classes whose rows are still to be rewritten for the new schema.
+    let rewrites: PendingRewrites
 
-    init(old: Database, new: Database, progress: (@Sendable (MigrationProgress) -> Void)?) {
+    init(old: Database, new: Database, rewrites: PendingRewrites, progress: (@Sendable (MigrationProgress) -> Void)?) {
         self.old = old
         self.new = new
+        self.rewrites = rewrites
         self.progress = progress
     }
 
@@ -75,19 +78,35 @@ public final class Migration {
     public func enumerateObjects(
         ofType className: String, _ block: (_ oldObject: DynamicObject?, _ newObject: DynamicObject?) throws -> Void
     ) throws {
+        try rewrites.performAll()
         let oldInfo = old.classInfo(named: className)
         let newInfo = new.classInfo(named: className)
         guard oldInfo != nil || newInfo != nil else {
             throw ObjDBError(.unknownClass, "Migration.enumerateObjects: no class '\(className)' in the old or the new schema", className: className)
         }
-        let keys = try objectKeys(of: oldInfo.map { (old, $0) } ?? newInfo.map { (new, $0) })
-        for (position, key) in keys.enumerated() {
-            let oldObject = oldInfo.flatMap { old.object(DynamicObject.self, $0, key: key) }
+        guard let oldInfo else {
+            // A class this migration added: its new objects alone.
+            guard let newInfo else { return }
+            let keys = new.dynamicObjects(newInfo.name).map(\._objdbKey)
+            for key in keys { try block(nil, new.object(DynamicObject.self, newInfo, key: key)) }
+            return
+        }
+        // The old objects come from a cursor over the old version, which never changes.
+        let txn = try old.requireReadableTxn()
+        let total = try txn.entryCount(oldInfo.objectsTable)
+        let cursor = try Cursor(txn, oldInfo.objectsTable)
+        var entry = try cursor.first()
+        var processed = 0
+        while let current = entry {
+            let key = current.objectKey
+            let oldObject = old.materialize(DynamicObject.self, oldInfo, key: key, row: old.checkedRow(oldInfo, key: key, current.value))
             let newObject = newInfo.flatMap { new.object(DynamicObject.self, $0, key: key) }
             try block(oldObject, newObject)
-            if (position + 1) % 1_000 == 0 || position + 1 == keys.count {
-                progress?(MigrationProgress(className: className, phase: .enumerating, processed: position + 1, total: keys.count))
+            processed += 1
+            if processed % 1_000 == 0 || processed == total {
+                progress?(MigrationProgress(className: className, phase: .enumerating, processed: processed, total: total))
             }
+            entry = try cursor.next()
         }
         try new.writeContext?.failure.map { throw $0 }
     }
@@ -99,7 +118,7 @@ public final class Migration {
     /// default). Mistakes are thrown when the migration block returns.
     public func renameProperty(onType className: String, from oldName: String, to newName: String) {
         do {
-            try MigrationRun.rename(className, from: oldName, to: newName, old: old, new: new)
+            try MigrationRun.rename(className, from: oldName, to: newName, old: old, new: new, rewrites: rewrites)
         } catch {
             failures.append(Database.objdbError(error, path: new.path))
         }
@@ -109,6 +128,12 @@ public final class Migration {
     /// the class stays in the file's schema, empty. Returns whether the file had the class.
     @discardableResult
     public func deleteData(forType className: String) -> Bool {
+        do {
+            try rewrites.performAll()
+        } catch {
+            failures.append(Database.objdbError(error, path: new.path))
+            return false
+        }
         guard let info = new.classInfo(named: className) else { return false }
         new.deleteAllObjectsForMigration(info)
         return true
@@ -122,25 +147,12 @@ public final class Migration {
     ///   the migration when the block returns.
     @discardableResult
     public func create(_ className: String, value: [String: Any] = [:]) throws -> DynamicObject {
-        try new.createForMigration(className, value: value)
+        try rewrites.performAll()
+        return try new.createForMigration(className, value: value)
     }
 
     /// Deletes a new object (one `enumerateObjects` gave as `new`, or one `create` made).
     public func delete(_ object: DynamicObject) {
         new.delete(object)
-    }
-
-    /// The object keys of a class in `source`, in key order.
-    private func objectKeys(of source: (Database, ClassInfo)?) throws -> [UInt64] {
-        guard let (database, info) = source else { return [] }
-        let txn = try database.requireReadableTxn()
-        var keys: [UInt64] = []
-        let cursor = try Cursor(txn, info.objectsTable)
-        var entry = try cursor.first()
-        while let current = entry {
-            keys.append(current.objectKey)
-            entry = try cursor.next()
-        }
-        return keys
     }
 }

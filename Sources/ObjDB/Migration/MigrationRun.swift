@@ -62,16 +62,14 @@ enum MigrationRun {
         new.writeContext = context
         new.generation &+= 1
         do {
-            for change in plan.rewrites {
-                guard let info = catalog.byName[change.new.name], let oldInfo = oldCatalog.byName[change.old.name] else { continue }
-                try rewrite(info, from: oldInfo, change, old: old, new: new, context, progress: configuration.migrationProgress)
-            }
-            let migration = Migration(old: old, new: new, progress: configuration.migrationProgress)
+            let rewrites = PendingRewrites(plan.rewrites, old: old, new: new, context: context, progress: configuration.migrationProgress)
+            let migration = Migration(old: old, new: new, rewrites: rewrites, progress: configuration.migrationProgress)
             do {
                 try configuration.migrationBlock?(migration, header.schemaVersion)
             } catch {
                 throw failed(header.schemaVersion, configuration.schemaVersion, "the migration block threw: \(error)", error, path: path)
             }
+            try rewrites.performAll()
             if let failure = migration.failures.first ?? context.failure {
                 throw failed(header.schemaVersion, configuration.schemaVersion, failure.message, failure, path: path)
             }
@@ -174,7 +172,7 @@ enum MigrationRun {
 
     /// Rewrites every row of a changed class for its new columns, fills the indexes of its new
     /// columns, and empties the tables of the columns it lost.
-    private static func rewrite(
+    static func rewrite(
         _ info: ClassInfo, from oldInfo: ClassInfo, _ change: Rewrite, old: Database, new: Database, _ context: WriteContext,
         progress: (@Sendable (MigrationProgress) -> Void)?
     ) throws {
@@ -206,7 +204,10 @@ enum MigrationRun {
                         row.append(value)
                     }
                 }
-                guard let space = try txn.reserve(info.objectsTable, key: key, count: row.encodedSize) else {
+                // Through the table's insert cursor: keys come in order, so each put starts on
+                // the page of the last one.
+                let size = row.encodedSize
+                guard let space = try context.withInsertCursor(info.objectsTable, txn, { try $0.reserve(key: key, count: size) }) else {
                     throw ObjDBError(.storage, "Could not rewrite object \(key) of '\(info.name)'", className: info.name, path: new.path)
                 }
                 row.write(into: space)
@@ -233,6 +234,14 @@ enum MigrationRun {
                 guard let now = change.new.properties.first(where: { $0.id == property.id }), !now.indexed || now.primaryKey else { continue }
                 try txn.empty(try txn.openTable(named: TableName.index(change.old.id, property: property.id), flags: .multimap))
             }
+            // Backlinks of new link columns that took their values from old ones (a rename, an
+            // optionality change).
+            let oldIDs = Set(change.old.properties.map(\.id))
+            for (column, property) in change.new.properties.enumerated()
+            where property.type == .object && change.sources[column] != nil && !oldIDs.contains(property.id) {
+                guard let backlinks = info.tables.backlinks[column] else { continue }
+                try fillBacklinks(backlinks, column: column, kind: info.columnKinds[column], of: info, context, txn)
+            }
             // Indexes of new columns, and of kept columns that gained one.
             let oldIndexed = Set(change.old.properties.filter { $0.indexed && !$0.primaryKey }.map(\.id))
             for (column, property) in change.new.properties.enumerated() where property.indexed && !oldIndexed.contains(property.id) {
@@ -244,10 +253,43 @@ enum MigrationRun {
         new.generation &+= 1
     }
 
+    /// Refuses a rename between properties of different types.
+    static func checkRename(_ className: String, from was: StoredProperty, to now: StoredProperty) throws {
+        guard was.type == now.type, was.objectClass == now.objectClass, was.collection == now.collection else {
+            throw ObjDBError(
+                .typeMismatch,
+                "renameProperty: '\(className).\(was.name)' is \(was.property.typeName) but '\(className).\(now.name)' is \(now.property.typeName); rename keeps the type. Change the type by writing the new value in enumerateObjects",
+                className: className, propertyName: now.name)
+        }
+    }
+
+    /// Adds a backlink entry for every link of `column` in the rows of `info`.
+    private static func fillBacklinks(_ table: Table, column: Int, kind: ColumnKind, of info: ClassInfo, _ context: WriteContext, _ txn: Txn) throws {
+        let cursor = try Cursor(txn, info.objectsTable)
+        var entry = try cursor.first()
+        var links: [(target: UInt64, origin: UInt64)] = []
+        while let current = entry {
+            let origin = current.objectKey
+            let row = RowView(current.value) ?? .damaged
+            for target in Database.linkedKeys(row.column(column), kind: kind) { links.append((target, origin)) }
+            entry = try cursor.next()
+        }
+        try context.withInsertCursor(table, txn) { cursor in
+            for var link in links {
+                _ = try withUnsafeBytes(of: &link.target) { key in
+                    try withUnsafeBytes(of: &link.origin) { try cursor.put(key: key, value: $0) }
+                }
+            }
+        }
+    }
+
     // MARK: Renames
 
-    /// Copies property `from` of the old objects of `className` into property `to` of the new ones.
-    static func rename(_ className: String, from: String, to: String, old: Database, new: Database) throws {
+    /// Copies property `from` of the old objects of `className` into property `to` of the new
+    /// ones: for free while the class's rows are not rewritten yet (the rewrite takes the values
+    /// from `from`), else object by object.
+    static func rename(_ className: String, from: String, to: String, old: Database, new: Database, rewrites: PendingRewrites) throws {
+        if try rewrites.rename(className, from: from, to: to) { return }
         guard let oldInfo = old.classInfo(named: className), let info = new.classInfo(named: className) else {
             throw ObjDBError(.unknownClass, "renameProperty: no class '\(className)' in the old and the new schema", className: className)
         }
@@ -259,12 +301,7 @@ enum MigrationRun {
         }
         let was = oldInfo.stored.properties[source]
         let now = info.stored.properties[target]
-        guard was.type == now.type, was.objectClass == now.objectClass, was.collection == now.collection else {
-            throw ObjDBError(
-                .typeMismatch,
-                "renameProperty: '\(className).\(from)' is \(was.property.typeName) but '\(className).\(to)' is \(now.property.typeName); rename keeps the type. Change the type by writing the new value in enumerateObjects",
-                className: className, propertyName: to)
-        }
+        try checkRename(className, from: was, to: now)
         let context = try new.requireWrite("renameProperty")
         try new.flushPendingWrites(context)
         let oldTxn = try old.requireReadableTxn()
