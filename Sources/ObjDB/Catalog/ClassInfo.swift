@@ -106,6 +106,9 @@ final class ClassInfo {
     /// Each column alone (`[c]` at `c`): the changed columns of a one-column write, so that
     /// setting a property allocates no array.
     let singleColumns: [[Int]]
+    /// Per column, the Swift type stored in it: the model's where it has the property, else
+    /// the type the stored property describes (found once: reading by name asks for it).
+    let columnTypes: [any _Persistable.Type]
 
     /// The class name.
     var name: String { stored.name }
@@ -154,6 +157,10 @@ final class ClassInfo {
         }
         self.fieldOfColumn = fieldOfColumn
         self.columnOfField = columnOfField
+        columnTypes = properties.indices.map { column in
+            if let layout, fieldOfColumn[column] >= 0 { return layout.fields[fieldOfColumn[column]].valueType }
+            return properties[column].property.swiftType
+        }
         encodePlan = ContiguousArray(fieldOfColumn.map { field in
             guard let layout, field >= 0 else { return (0, nil, nil) }
             let relationship = layout.fields[field].relationship
@@ -176,10 +183,7 @@ final class ClassInfo {
     }
 
     /// The Swift type stored in a column.
-    func valueType(column: Int) -> any _Persistable.Type {
-        if let layout, fieldOfColumn[column] >= 0 { return layout.fields[fieldOfColumn[column]].valueType }
-        return stored.properties[column].property.swiftType
-    }
+    func valueType(column: Int) -> any _Persistable.Type { columnTypes[column] }
 
     /// The declared default of a column's property (the type's zero value without a model class).
     func defaultValue(column: Int) -> Any? {
@@ -206,12 +210,17 @@ final class ClassInfo {
     /// Converts a loosely typed value for a column and encodes it; `nil` result for `nil`.
     /// Throws ``ObjDBError/Code/typeMismatch`` when it does not fit.
     func encode(_ value: Any?, column: Int) throws -> [UInt8]? {
+        var bytes = _ObjDBBytes()
+        return try converted(value, column: column)._objdbEncode(into: &bytes) ? bytes.array : nil
+    }
+
+    /// `value` as the Swift type of `column`; ``ObjDBError/Code/typeMismatch`` if it does not fit.
+    func converted(_ value: Any?, column: Int) throws -> any _Persistable {
         let type = valueType(column: column)
         guard let converted = convert(value, to: type) else {
             throw ObjDBError.typeMismatch(value, expected: stored.properties[column].property, className: name, valueType: type)
         }
-        var bytes = _ObjDBBytes()
-        return converted._objdbEncode(into: &bytes) ? bytes.array : nil
+        return converted
     }
 }
 

@@ -91,12 +91,8 @@ extension ObjectBase {
                     "'\(info.name).\(key)' is a link or collection; set it through the model class, not by name on a \(type(of: self))",
                     className: info.name, propertyName: key)
             }
-            let bytes = try info.encode(value, column: column)
-            database.setColumn(of: self, column: column) { buffer in
-                guard let bytes else { return false }
-                bytes.withUnsafeBytes { buffer.append(bytes: $0) }
-                return true
-            }
+            let converted = try info.converted(value, column: column)
+            database.setColumn(of: self, column: column) { converted._objdbEncode(into: &$0) }
             return
         }
         let layout = try SchemaDiscovery.layout(of: type(of: self))

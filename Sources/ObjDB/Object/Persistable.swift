@@ -142,6 +142,8 @@ func unwrapAny(_ value: Any?) -> Any? {
 
 /// Converts a loosely typed value to `T`: `nil` (or `NSNull`) only for optional types.
 func convert<T: PersistableType>(_ value: Any?, to type: T.Type) -> T? {
+    // A value of the type itself, the usual case, needs no unwrapping (a cast to a protocol).
+    if let exact = value as? T { return exact }
     guard let value = unwrapAny(value) else { return T._objdbIsOptional ? T._objdbDefaultValue() : nil }
     return T._objdbConvert(value)
 }
