@@ -97,10 +97,14 @@ public final class Migration {
         let cursor = try Cursor(txn, oldInfo.objectsTable)
         var entry = try cursor.first()
         var processed = 0
+        // The new objects through a cursor of the write transaction that follows the old one:
+        // no search per object, and the block's writes to the object go through it.
+        let walk = try newWalk(newInfo)
+        defer { walk?.close() }
         while let current = entry {
             let key = current.objectKey
             let oldObject = old.materialize(DynamicObject.self, oldInfo, key: key, row: old.checkedRow(oldInfo, key: key, current.value))
-            let newObject = newInfo.flatMap { new.object(DynamicObject.self, $0, key: key) }
+            let newObject = try newInfo.flatMap { try self.newVersion(of: key, $0, walk) }
             try block(oldObject, newObject)
             processed += 1
             if processed % 1_000 == 0 || processed == total {
@@ -149,6 +153,22 @@ public final class Migration {
     public func create(_ className: String, value: [String: Any] = [:]) throws -> DynamicObject {
         try rewrites.performAll()
         return try new.createForMigration(className, value: value)
+    }
+
+    /// A cursor over the new objects of `info`, registered with the write transaction.
+    private func newWalk(_ info: ClassInfo?) throws -> WriteWalk? {
+        guard let info, let context = new.writeContext, let txn = context.txn else { return nil }
+        let walk = WriteWalk(cursor: try Cursor(txn, info.objectsTable), table: info.objectsTable, context: context)
+        context.register(walk)
+        return walk
+    }
+
+    /// The new object of `key`, found through `walk` when it can be.
+    private func newVersion(of key: UInt64, _ info: ClassInfo, _ walk: WriteWalk?) throws -> DynamicObject? {
+        if let walk, walk.isOpen, let entry = try walk.cursor?.seek(atLeast: key), entry.objectKey == key {
+            return new.materialize(DynamicObject.self, info, key: key, row: new.checkedRow(info, key: key, entry.value))
+        }
+        return new.object(DynamicObject.self, info, key: key)
     }
 
     /// Deletes a new object (one `enumerateObjects` gave as `new`, or one `create` made).
