@@ -190,3 +190,18 @@ private func cancelAfterCommit(_ db: Database) throws {
     try db.commitWrite()
     db.cancelWrite()
 }
+
+extension PreconditionTests {
+    // Realm's NotificationTests `testSkipNotificationForDifferentRealm`: skipping another
+    // instance's observer is refused.
+    @Test func skippingAnotherInstancesObserverTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let directory = TemporaryDirectory()
+            let db = try directory.open()
+            let other = try directory.open()
+            let token = other.objects(Person.self).observe { _ in }
+            try db.write(withoutNotifying: [token]) {}
+        }
+        #expect(standardError(result).contains("ObjDB: write(withoutNotifying:) was given the token of an observer registered on another Database instance"))
+    }
+}

@@ -60,7 +60,11 @@ extension Database {
 
     private func skipNotifications(for tokens: [NotificationToken]) {
         guard !tokens.isEmpty else { return }
-        observation().skipping.formUnion(tokens.map { ObjectIdentifier($0.control) })
+        let center = observation()
+        objdbPrecondition(
+            tokens.allSatisfy { $0.control.isCancelled || center.observes($0.control) },
+            "write(withoutNotifying:) was given the token of an observer registered on another Database instance (or through observe(on:), which observes on the queue's own instance); only this instance's observers can be skipped")
+        center.skipping.formUnion(tokens.map { ObjectIdentifier($0.control) })
     }
 
     /// The observation center, created on first use.

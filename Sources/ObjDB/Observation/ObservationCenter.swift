@@ -48,6 +48,11 @@ final class ObservationCenter {
 
     /// Adds an observer; its first call (`.initial` for collections) comes at the next delivery
     /// point, which a database with a queue schedules at once.
+    /// Whether `control` belongs to an observer registered here.
+    func observes(_ control: ObserverControl) -> Bool {
+        observers.contains { $0.control === control }
+    }
+
     func add(_ observer: any Observer) {
         guard let database else { return }
         objdbPrecondition(
