@@ -13,8 +13,9 @@ import ObjDBTestModels
 struct FrozenSnapshotTests {
     let directory = TemporaryDirectory()
 
-    func populated(_ count: Int = 5) throws -> Database {
-        let db = try directory.open([Person.self])
+    /// A database with `count` people, opened in the caller's isolation domain.
+    func populated(_ count: Int = 5, isolation: isolated (any Actor)? = #isolation) throws -> Database {
+        let db = try Database(configuration: directory.configuration([Person.self]))
         try db.write {
             for id in 1...count { try db.add(person(id, "P\(id)", age: id * 10)) }
         }
@@ -39,8 +40,8 @@ struct FrozenSnapshotTests {
         #expect(db.freeze() !== frozenDB)  // a new version
     }
 
-    // RealmTests testThawRealm: thawing gives the live instance of this context.
-    @Test func thawingADatabaseGivesTheLiveInstanceOfThisContext() throws {
+    // RealmTests testThawRealm: thawing gives the live instance of this actor.
+    @MainActor @Test func thawingADatabaseGivesTheLiveInstanceOfThisActor() throws {
         let db = try populated()
         let frozenDB = db.freeze()
         try db.write { try db.add(person(6, "P6")) }
@@ -73,7 +74,7 @@ struct FrozenSnapshotTests {
     }
 
     // ObjectTests testThaw, testThawPreviousVersion, testThawDeleted.
-    @Test func thawingAnObjectGivesItsNewestValuesOrNil() throws {
+    @MainActor @Test func thawingAnObjectGivesItsNewestValuesOrNil() throws {
         let db = try populated()
         let ann = try #require(db.object(ofType: Person.self, forPrimaryKey: 1))
         let bob = try #require(db.object(ofType: Person.self, forPrimaryKey: 2))
@@ -92,6 +93,36 @@ struct FrozenSnapshotTests {
         #expect(frozenBob.thaw() == nil)
         #expect(frozenBob.name == "P2")  // still readable in its version
         #expect(ann.thaw() === ann)
+    }
+
+    // Outside any actor, thaw() opens an instance of its own: nothing tells which instance of
+    // a queue or a task the caller may use.
+    @Test func offTheMainThreadThawingOpensAnInstance() async throws {
+        let configuration = directory.configuration([Person.self])
+        let thawed = try await Task.detached { () -> Bool in
+            let db = try Database(configuration: configuration)
+            try db.write { try db.add(person(1, "Ann")) }
+            let frozen = db.freeze()
+            let live = frozen.thaw()
+            return live !== db && !live.isFrozen && live.objects(Person.self).count == 1
+        }.value
+        #expect(thawed)
+    }
+
+    // A live instance that reads an older version is refreshed by thaw(): it sees what was frozen.
+    @MainActor @Test func thawingRefreshesAnOlderInstance() async throws {
+        let db = try populated()
+        #expect(db.objects(Person.self).count == 5)  // reads this version from now on
+        let configuration = directory.configuration([Person.self])
+        let frozen = try await Task.detached { () -> FrozenResults<Person> in
+            let other = try Database(configuration: configuration)
+            try other.write { try other.add(person(6, "P6")) }
+            return other.objects(Person.self).where { $0.id == 6 }.freeze()
+        }.value
+        let six = try #require(frozen.first)
+        let thawed = try #require(six.thaw())
+        #expect(thawed.database === db)
+        #expect(thawed.name == "P6")
     }
 
     // ResultsTests testFreeze, testFrozenResultsDoNotUpdate.

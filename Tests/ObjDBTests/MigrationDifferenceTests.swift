@@ -111,3 +111,52 @@ struct MigrationDifferenceTests {
         #expect(try Database.schemaVersion(at: directory.file()) == 0)
     }
 }
+
+extension MigrationDifferenceTests {
+    final class Indexed0: Object {
+        override class var className: String { "Indexed" }
+        @Persisted(primaryKey: true) var id: Int = 0
+        @Persisted var name: String = ""
+    }
+
+    /// The index added and the primary key removed, with a bump and nothing else.
+    final class Indexed1: Object {
+        override class var className: String { "Indexed" }
+        @Persisted var id: Int = 0
+        @Persisted(indexed: true) var name: String = ""
+    }
+
+    // An index added or a primary key removed in a bumped migration: the tables follow.
+    @Test func indexesAndKeysFollowABumpedMigration() throws {
+        do {
+            var configuration = directory.configuration([Indexed0.self])
+            configuration.schemaVersion = 0
+            let db = try Database(configuration: configuration)
+            try db.write {
+                for id in 1...3 {
+                    let item = Indexed0(); item.id = id; item.name = "n\(id)"
+                    try db.add(item)
+                }
+            }
+        }
+        var configuration = directory.configuration([Indexed1.self])
+        configuration.schemaVersion = 1
+        let db = try Database(configuration: configuration)
+        #expect(db.objects(Indexed1.self).where { $0.name == "n2" }.first?.id == 2)
+        let report = try db.verify()
+        #expect(report.isHealthy, "\(report.problems)")
+    }
+
+    // A failed migration is migrationFailed, never migrationRequired: with
+    // deleteDatabaseIfMigrationNeeded, the file stays.
+    @Test func aFailedMigrationNeverDeletesTheFile() throws {
+        try makeShapes()
+        struct Refused: Error {}
+        var failing = configuration(Shape1.self, version: 1) { _, _ in throw Refused() }
+        failing.deleteDatabaseIfMigrationNeeded = true
+        let error = try #require(throws: ObjDBError.self) { try Database(configuration: failing) }
+        #expect(error.code == .migrationFailed)
+        let db = try Database(configuration: configuration(Shape0.self, version: 0))
+        #expect(db.objects(Shape0.self).count == 3)
+    }
+}

@@ -205,3 +205,23 @@ extension PreconditionTests {
         #expect(standardError(result).contains("ObjDB: write(withoutNotifying:) was given the token of an observer registered on another Database instance"))
     }
 }
+
+extension PreconditionTests {
+    /// A migration commits by itself: committing from the block would leave half a migration.
+    @Test func committingInsideAMigrationBlockTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let directory = TemporaryDirectory()
+            do {
+                let db = try directory.open([Person.self])
+                try db.write { try db.add(person(1, "Ann")) }
+            }
+            var configuration = directory.configuration([Person.self])
+            configuration.schemaVersion = 1
+            configuration.migrationBlock = { migration, _ in
+                try migration.enumerateObjects(ofType: "Person") { _, new in try new?.database?.commitWrite() }
+            }
+            _ = try Database(configuration: configuration)
+        }
+        #expect(standardError(result).contains("ObjDB: commitWrite() was called inside a migration block"))
+    }
+}

@@ -20,10 +20,12 @@ struct OpenedFile {
         var compaction: Compaction.Outcome?
         if let shouldCompact = configuration.shouldCompactOnLaunch, !configuration.readOnly, configuration.inMemoryIdentifier == nil {
             _ = shouldCompact
-            compaction = .skipped("the file is already open in this process")
+            compaction = configuration.verifiesFileOnOpen
+                ? .skipped("verifiesFileOnOpen is set, and compacting reads every page before the check could; compact with writeCopy(toFile:) after the open")
+                : .skipped("the file is already open in this process")
         }
         let lease = try EnvironmentRegistry.shared.acquire(path: path, options: configuration.environmentOptions) {
-            guard compaction != nil, let shouldCompact = configuration.shouldCompactOnLaunch else { return }
+            guard compaction != nil, !configuration.verifiesFileOnOpen, let shouldCompact = configuration.shouldCompactOnLaunch else { return }
             compaction = Compaction.compactIfWanted(path: path, shouldCompact)
         }
         let env = lease.environment

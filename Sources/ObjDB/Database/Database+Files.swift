@@ -86,8 +86,11 @@ extension Database {
         do {
             try environment.writeCompactedCopy(to: destination)
         } catch {
-            // try?: the copy's own error is the one to report.
-            try? FileManager.default.removeItem(atPath: destination)
+            // LMDB creates the copy exclusively: a file that appeared meanwhile is someone else's.
+            if (error as? ObjDBError)?.lmdbCode != EEXIST {
+                // try?: the copy's own error is the one to report.
+                try? FileManager.default.removeItem(atPath: destination)
+            }
             throw Self.objdbError(error, path: path)
         }
     }

@@ -62,6 +62,9 @@ extension Database {
         guard let context = writeContext else {
             throw ObjDBError(.notInWriteTransaction, "commitWrite() called without a write transaction", path: path)
         }
+        objdbPrecondition(
+            !context.defersPrimaryKeys,
+            "commitWrite() was called inside a migration block; the migration commits by itself when the block returns")
         if let failure = context.failure {
             endWrite(context, committed: false)
             throw failure
@@ -111,6 +114,9 @@ extension Database {
             objdbFatal(
                 "Database.cancelWrite() was called without a write transaction: nothing was rolled back. Call it only between beginWrite() and commitWrite(); a transaction that committed cannot be cancelled")
         }
+        objdbPrecondition(
+            !context.defersPrimaryKeys,
+            "cancelWrite() was called inside a migration block; throw from the block instead, and the migration changes nothing")
         endWrite(context, committed: false)
     }
 

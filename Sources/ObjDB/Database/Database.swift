@@ -183,7 +183,7 @@ public final class Database {
         } else {
             deliveryQueue = isolation != nil || Thread.isMainThread ? .main : nil
         }
-        LiveInstances.shared.register(self, context: IsolationContext(isolation))
+        if let context = IsolationContext(isolation) { LiveInstances.shared.register(self, context: context) }
     }
 
     /// Opens `Configuration.default`.

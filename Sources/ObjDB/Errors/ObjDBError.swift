@@ -142,6 +142,10 @@ extension ObjDBError {
         /// A write could not begin: more versions of the file are pinned in this process than
         /// `Configuration.maximumNumberOfActiveVersions` allows (see `Database.activeVersionCount`).
         public static let tooManyActiveVersions = Code(rawValue: 28)
+        /// A migration failed (its block threw, or a value or a check failed) and the file was
+        /// left as it was. The message says why; errors with a more precise code (a duplicate
+        /// primary key, a type mismatch) keep theirs.
+        public static let migrationFailed = Code(rawValue: 29)
 
         private static let names: [Int: String] = [
             1: "storage", 2: "file not found", 3: "permission denied", 4: "not an ObjDB file",
@@ -152,7 +156,7 @@ extension ObjDBError {
             19: "write conflict", 20: "invalid value", 21: "too many tables",
             22: "incompatible configuration", 23: "object invalidated",
             24: "not in write transaction", 25: "file in use", 26: "embedded object owned", 27: "invalid query",
-            28: "too many active versions",
+            28: "too many active versions", 29: "migration failed",
         ]
     }
 }

@@ -40,9 +40,11 @@ extension Database {
         return view
     }
 
-    /// A live database for the calling context, at the newest version: the instance on the
-    /// same file opened in this context (actor, main actor, task or thread) if there is one,
-    /// else a new instance that belongs to it. A live database returns itself.
+    /// A live database for the calling context, at least at this version: the instance on the
+    /// same file that this actor or the main actor opened, if there is one (refreshed if it
+    /// reads an older version), else a new instance at the newest version. Code outside any
+    /// actor and off the main thread (a `DispatchQueue`, a nonisolated task) always gets a new
+    /// instance: nothing tells which of its instances it may use. A live database returns itself.
     ///
     /// ```swift
     /// let live = frozenDB.thaw()
@@ -75,8 +77,11 @@ extension Database {
 
     /// The live instance of the calling context for the file of `version` (see ``thaw()``).
     static func liveInstance(of version: FrozenVersion, isolation: isolated (any Actor)?) -> Database {
-        let context = IsolationContext(isolation)
-        if let live = LiveInstances.shared.instance(path: version.path, context: context) { return live }
+        if let context = IsolationContext(isolation), let live = LiveInstances.shared.instance(path: version.path, context: context) {
+            // It sees at least what was frozen.
+            if !live.isInWriteTransaction, (live.currentVersion ?? -1) < version.id { live.refresh() }
+            return live
+        }
         let live = Database(
             configuration: version.configuration, path: version.path, lease: version.lease,
             meta: version.metaTable, formatVersion: version.formatVersion, catalog: version.catalog.copy(shared: false),

@@ -1,37 +1,33 @@
 import Foundation
 
-/// Where a live ``Database`` belongs: the main actor (or main thread), another actor, the task
-/// of nonisolated code that runs in one, or the thread of code outside any task (a thread or
-/// `DispatchQueue` of the program's own). ``LiveInstances`` finds the instance of the caller's
-/// context by it, for `thaw()`.
+/// The isolation domain a live ``Database`` belongs to, when code can be sure to be in it again:
+/// the main actor (or the main thread), or another actor. ``LiveInstances`` finds the instance
+/// of the caller's domain by it, for `thaw()`.
+///
+/// Other code has no such identity: a `DispatchQueue` runs on whichever pool thread is free, a
+/// nonisolated task moves between threads at each `await`, and thread and task identities are
+/// reused once they end. An instance opened there is never handed to other code.
 enum IsolationContext {
     case main
     case actor(ObjectIdentifier)
-    /// Nonisolated code of a task, which may move between threads at each `await`.
-    case task(UnsafeCurrentTask)
-    case thread(pthread_t)
 
-    /// The context of code isolated to `isolation` (`#isolation` at the call).
-    init(_ isolation: (any Actor)?) {
+    /// The domain of code isolated to `isolation` (`#isolation` at the call); `nil` for code
+    /// outside any actor and off the main thread.
+    init?(_ isolation: (any Actor)?) {
         if let isolation {
             self = isolation === MainActor.shared ? .main : .actor(ObjectIdentifier(isolation))
         } else if Thread.isMainThread {
             self = .main
-        } else if let task = withUnsafeCurrentTask(body: { $0 }) {
-            // Compared by identity only, never used to reach the task.
-            self = .task(task)
         } else {
-            self = .thread(pthread_self())
+            return nil
         }
     }
 
-    /// Whether the two are the same context.
+    /// Whether the two are the same domain.
     func matches(_ other: IsolationContext) -> Bool {
         switch (self, other) {
         case (.main, .main): true
         case (.actor(let a), .actor(let b)): a == b
-        case (.task(let a), .task(let b)): a == b
-        case (.thread(let a), .thread(let b)): pthread_equal(a, b) != 0
         default: false
         }
     }
@@ -59,6 +55,13 @@ final class LiveInstances: @unchecked Sendable {
             var entries = byPath[database.path, default: []].filter { $0.database != nil }
             entries.append(Entry(database: database, context: context))
             byPath[database.path] = entries
+        }
+    }
+
+    /// Forgets `database`: an instance that serves one purpose (an observation on a queue).
+    func unregister(_ database: Database) {
+        lock.withLock {
+            byPath[database.path] = byPath[database.path]?.filter { $0.database != nil && $0.database !== database }
         }
     }
 

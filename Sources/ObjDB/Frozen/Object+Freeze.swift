@@ -36,9 +36,10 @@ extension ObjectBase {
     /// The same stored object in the live database of the calling context, at its newest
     /// version; `nil` if it was deleted since. A live object returns itself.
     ///
-    /// The live database is the instance on the same file opened in the calling context
-    /// (actor, main actor, task or thread) if there is one (so `try db.write { thawed.name = … }`
-    /// works with the `db` of that context), else a new instance (see ``Database/thaw()``).
+    /// The live database is the instance on the same file that the calling actor (or the main
+    /// actor) opened, if there is one — so `try db.write { thawed.name = … }` works with the `db`
+    /// of that actor — else a new instance (see ``Database/thaw()``); write through
+    /// `thawed.database` to be sure.
     public func thaw(isolation: isolated (any Actor)? = #isolation) -> Self? {
         guard let database = _objdbDatabase, let version = database.frozenVersion, let info = _objdbInfo else { return self }
         let live = Database.liveInstance(of: version, isolation: isolation)

@@ -7,7 +7,10 @@ public struct MigrationProgress: Sendable, Hashable {
     /// What the migration is doing: rewriting the class's objects for the new schema, or going
     /// through them in `enumerateObjects`.
     public enum Phase: String, Sendable, Hashable {
-        case rewriting, enumerating
+        /// Writing the class's objects in the new schema's layout.
+        case rewriting
+        /// Going through them in `enumerateObjects`.
+        case enumerating
     }
 
     /// The class being processed.

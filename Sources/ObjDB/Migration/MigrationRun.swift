@@ -81,6 +81,7 @@ enum MigrationRun {
             context.defersPrimaryKeys = false
             try new.commitWrite()
         } catch {
+            context.defersPrimaryKeys = false
             if new.isInWriteTransaction { new.cancelWrite() }
             if let error = error as? ObjDBError, error.message.hasPrefix("The migration from schema version") { throw error }
             throw failed(header.schemaVersion, configuration.schemaVersion, "\(error)", error, path: path)
@@ -89,8 +90,9 @@ enum MigrationRun {
 
     /// The error of a failed migration: the file is unchanged.
     private static func failed(_ from: UInt64, _ to: UInt64, _ reason: String, _ error: any Error, path: String) -> ObjDBError {
-        let code = (error as? ObjDBError)?.code ?? .migrationRequired
+        // Never migrationRequired: deleteDatabaseIfMigrationNeeded would delete the file.
         let base = error as? ObjDBError
+        let code = base.map { $0.code == .migrationRequired ? .migrationFailed : $0.code } ?? .migrationFailed
         return ObjDBError(
             code,
             "The migration from schema version \(from) to \(to) failed, and the file was left exactly as it was (schema version \(from)): \(reason)",
@@ -106,6 +108,8 @@ enum MigrationRun {
         let old: StoredClass
         let new: StoredClass
         let sources: [Int?]
+        /// Whether the rows change; `false` when only indexes or the primary key do.
+        var rewritesRows = true
     }
 
     /// The schema after the migration, and the classes whose rows change.
@@ -161,9 +165,12 @@ enum MigrationRun {
             let oldKey = before.properties.first(where: \.primaryKey).map(\.id)
             let newKey = properties.first(where: \.primaryKey).map(\.id)
             if oldKey != newKey { plan.newPrimaryKeys.insert(existing.id) }
-            let unchanged = sources.count == before.properties.count
+            let sameRows = sources.count == before.properties.count
                 && sources.enumerated().allSatisfy { $0.element == $0.offset && properties[$0.offset].id == before.properties[$0.offset].id }
-            if !unchanged || oldKey != newKey { plan.rewrites.append(Rewrite(old: before, new: existing, sources: sources)) }
+            let sameIndexes = zip(properties, before.properties).allSatisfy { $0.indexed == $1.indexed }
+            if !sameRows || !sameIndexes || oldKey != newKey {
+                plan.rewrites.append(Rewrite(old: before, new: existing, sources: sources, rewritesRows: !sameRows))
+            }
         }
         return plan
     }
@@ -179,78 +186,97 @@ enum MigrationRun {
         let oldTxn = try old.requireReadableTxn()
         let total = try oldTxn.entryCount(oldInfo.objectsTable)
         try context.storage { txn in
-            let cursor = try Cursor(oldTxn, oldInfo.objectsTable)
-            var entry = try cursor.first()
-            var processed = 0
-            let row = context.row
-            while let current = entry {
-                let key = current.objectKey
-                let oldRow = old.checkedRow(oldInfo, key: key, current.value)
-                row.reset()
-                for (column, source) in change.sources.enumerated() {
-                    guard let source else {
-                        new.appendDefault(info, column: column, to: row)
-                        continue
-                    }
-                    let value = oldRow.column(source)
-                    let isNil: Bool
-                    switch value {
-                    case .null, .absent: isNil = true
-                    default: isNil = false
-                    }
-                    if isNil && !change.new.properties[column].optional {
-                        new.appendDefault(info, column: column, to: row)
-                    } else {
-                        row.append(value)
-                    }
-                }
-                // Through the table's insert cursor: keys come in order, so each put starts on
-                // the page of the last one.
-                let size = row.encodedSize
-                guard let space = try context.withInsertCursor(info.objectsTable, txn, { try $0.reserve(key: key, count: size) }) else {
-                    throw ObjDBError(.storage, "Could not rewrite object \(key) of '\(info.name)'", className: info.name, path: new.path)
-                }
-                row.write(into: space)
-                RowChecksum.seal(space, key: key)
-                processed += 1
-                if processed % 1_000 == 0 || processed == total {
-                    progress?(MigrationProgress(className: info.name, phase: .rewriting, processed: processed, total: total))
-                }
-                entry = try cursor.next()
-            }
-            // Tables of the columns that are gone: emptied (LMDB handles of dropped tables
-            // cannot be reused safely, so the tables stay).
-            let keptIDs = Set(change.new.properties.map(\.id))
-            for property in change.old.properties where !keptIDs.contains(property.id) {
-                if property.type == .object {
-                    try txn.empty(try txn.openTable(named: TableName.backlinks(change.old.id, property: property.id), flags: .backlinks))
-                }
-                if property.indexed && !property.primaryKey {
-                    try txn.empty(try txn.openTable(named: TableName.index(change.old.id, property: property.id), flags: .multimap))
-                }
-            }
-            // Kept columns that lost their index (or became the primary key): emptied.
-            for property in change.old.properties where property.indexed && !property.primaryKey {
-                guard let now = change.new.properties.first(where: { $0.id == property.id }), !now.indexed || now.primaryKey else { continue }
-                try txn.empty(try txn.openTable(named: TableName.index(change.old.id, property: property.id), flags: .multimap))
-            }
-            // Backlinks of new link columns that took their values from old ones (a rename, an
-            // optionality change).
-            let oldIDs = Set(change.old.properties.map(\.id))
-            for (column, property) in change.new.properties.enumerated()
-            where property.type == .object && change.sources[column] != nil && !oldIDs.contains(property.id) {
-                guard let backlinks = info.tables.backlinks[column] else { continue }
-                try fillBacklinks(backlinks, column: column, kind: info.columnKinds[column], of: info, context, txn)
-            }
-            // Indexes of new columns, and of kept columns that gained one.
-            let oldIndexed = Set(change.old.properties.filter { $0.indexed && !$0.primaryKey }.map(\.id))
-            for (column, property) in change.new.properties.enumerated() where property.indexed && !oldIndexed.contains(property.id) {
-                guard let index = info.tables.indexes[column] else { continue }
-                try txn.empty(index)
-                try IndexBuilder.fill(index, column: column, kind: property.type.scalarKind, from: info.objectsTable, txn: txn)
-            }
+            if change.rewritesRows { try rewriteRows(info, from: oldInfo, change, old: old, new: new, context, txn, total: total, progress: progress) }
+            try updateTables(info, change, context, txn)
         }
         new.generation &+= 1
+    }
+
+    /// Writes every row of the class in its new layout, from the rows of the old version.
+    private static func rewriteRows(
+        _ info: ClassInfo, from oldInfo: ClassInfo, _ change: Rewrite, old: Database, new: Database, _ context: WriteContext, _ txn: Txn,
+        total: Int, progress: (@Sendable (MigrationProgress) -> Void)?
+    ) throws {
+        let oldTxn = try old.requireReadableTxn()
+        let cursor = try Cursor(oldTxn, oldInfo.objectsTable)
+        var entry = try cursor.first()
+        var processed = 0
+        let row = context.row
+        while let current = entry {
+            let key = current.objectKey
+            let oldRow = old.checkedRow(oldInfo, key: key, current.value)
+            row.reset()
+            for (column, source) in change.sources.enumerated() {
+                guard let source else {
+                    new.appendDefault(info, column: column, to: row)
+                    continue
+                }
+                let value = oldRow.column(source)
+                let isNil: Bool
+                switch value {
+                case .null, .absent: isNil = true
+                default: isNil = false
+                }
+                if isNil && !change.new.properties[column].optional {
+                    new.appendDefault(info, column: column, to: row)
+                } else {
+                    row.append(value)
+                }
+            }
+            // Through the table's insert cursor: keys come in order, so each put starts on
+            // the page of the last one.
+            let size = row.encodedSize
+            guard let space = try context.withInsertCursor(info.objectsTable, txn, { try $0.reserve(key: key, count: size) }) else {
+                throw ObjDBError(.storage, "Could not rewrite object \(key) of '\(info.name)'", className: info.name, path: new.path)
+            }
+            row.write(into: space)
+            RowChecksum.seal(space, key: key)
+            processed += 1
+            if processed % 1_000 == 0 || processed == total {
+                progress?(MigrationProgress(className: info.name, phase: .rewriting, processed: processed, total: total))
+            }
+            entry = try cursor.next()
+        }
+    }
+
+    /// Empties the index and backlink tables of the columns a class lost, fills those of its new
+    /// columns, and the key table when it lost its primary key.
+    private static func updateTables(_ info: ClassInfo, _ change: Rewrite, _ context: WriteContext, _ txn: Txn) throws {
+        // Tables of the columns that are gone: emptied (LMDB handles of dropped tables
+        // cannot be reused safely, so the tables stay).
+        let keptIDs = Set(change.new.properties.map(\.id))
+        for property in change.old.properties where !keptIDs.contains(property.id) {
+            if property.type == .object {
+                try txn.empty(try txn.openTable(named: TableName.backlinks(change.old.id, property: property.id), flags: .backlinks))
+            }
+            if property.indexed && !property.primaryKey {
+                try txn.empty(try txn.openTable(named: TableName.index(change.old.id, property: property.id), flags: .multimap))
+            }
+        }
+        // Kept columns that lost their index (or became the primary key): emptied.
+        for property in change.old.properties where property.indexed && !property.primaryKey {
+            guard let now = change.new.properties.first(where: { $0.id == property.id }), !now.indexed || now.primaryKey else { continue }
+            try txn.empty(try txn.openTable(named: TableName.index(change.old.id, property: property.id), flags: .multimap))
+        }
+        // Backlinks of new link columns that took their values from old ones (a rename, an
+        // optionality change).
+        let oldIDs = Set(change.old.properties.map(\.id))
+        for (column, property) in change.new.properties.enumerated()
+        where property.type == .object && change.sources[column] != nil && !oldIDs.contains(property.id) {
+            guard let backlinks = info.tables.backlinks[column] else { continue }
+            try fillBacklinks(backlinks, column: column, kind: info.columnKinds[column], of: info, context, txn)
+        }
+        // Indexes of new columns, and of kept columns that gained one.
+        let oldIndexed = Set(change.old.properties.filter { $0.indexed && !$0.primaryKey }.map(\.id))
+        for (column, property) in change.new.properties.enumerated() where property.indexed && !oldIndexed.contains(property.id) {
+            guard let index = info.tables.indexes[column] else { continue }
+            try txn.empty(index)
+            try IndexBuilder.fill(index, column: column, kind: property.type.scalarKind, from: info.objectsTable, txn: txn)
+        }
+        // A primary key that is gone: its table emptied (it stays, as dropped tables do).
+        if change.old.properties.contains(where: \.primaryKey) && !change.new.properties.contains(where: \.primaryKey) {
+            try txn.empty(try txn.openTable(named: TableName.primaryKeys(change.old.id), flags: .multimap))
+        }
     }
 
     /// Refuses a rename between properties of different types.

@@ -45,7 +45,7 @@ final class PendingRewrites {
         try MigrationRun.checkRename(className, from: change.old.properties[source], to: change.new.properties[target])
         var sources = change.sources
         sources[target] = source
-        pending[index] = MigrationRun.Rewrite(old: change.old, new: change.new, sources: sources)
+        pending[index] = MigrationRun.Rewrite(old: change.old, new: change.new, sources: sources, rewritesRows: true)
         return true
     }
 }

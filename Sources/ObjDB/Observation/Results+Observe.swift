@@ -72,6 +72,8 @@ enum QueueObservation {
             guard !control.isCancelled else { return }
             do {
                 let database = try Database(configuration: configuration)
+                // The queue's instance serves this observation alone: thaw() never hands it out.
+                LiveInstances.shared.unregister(database)
                 database.deliveryQueue = queue
                 database.observation().add(try make(database, control))
             } catch {

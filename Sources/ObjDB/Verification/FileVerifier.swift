@@ -86,10 +86,12 @@ enum FileVerifier {
         let formerIndexes = Set((schema?.classes ?? []).flatMap { stored in
             stored.properties.filter { !$0.indexed && !$0.primaryKey }.map { TableName.index(stored.id, property: $0.id) }
         })
-        // A migration that removes a property keeps its index and backlink tables, emptied.
+        // A migration that removes a property keeps its index and backlink tables, emptied, and
+        // one that removes the primary key its key table.
         let removedProperties = Set((schema?.classes ?? []).flatMap { stored -> [String] in
             let current = Set(stored.properties.map(\.id))
-            return (1..<max(stored.nextPropertyID, 1)).filter { !current.contains($0) }.flatMap { id in
+            let formerKey = stored.properties.contains(where: \.primaryKey) ? [] : [TableName.primaryKeys(stored.id)]
+            return formerKey + (1..<max(stored.nextPropertyID, 1)).filter { !current.contains($0) }.flatMap { id in
                 [TableName.index(stored.id, property: id), TableName.backlinks(stored.id, property: id)]
             }
         })

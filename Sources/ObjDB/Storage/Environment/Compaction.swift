@@ -2,13 +2,15 @@ import CLMDB
 import Foundation
 
 /// Copies and compaction of a database file (`mdb_env_copy2` with `MDB_CP_COMPACT`), and the
-/// lock that keeps a compaction at launch from swapping the file under another process.
+/// locks that keep a compaction at launch from swapping the file under another process.
 ///
-/// Every environment holds a shared `flock` on the lock file for as long as it is open; a
-/// compaction at launch takes it exclusively (so no ObjDB process opens the file meanwhile) and
-/// also asks whether any process holds LMDB's own `fcntl` lock on the lock file (every LMDB
-/// process, ObjDB or not, holds it while it has the file open). `flock` and `fcntl` locks are
-/// independent on Linux and Apple platforms, so the two never disturb each other.
+/// Every LMDB process that has the file open holds a shared `fcntl` lock on the first byte of
+/// the lock file. A compaction takes that byte exclusively (so it runs only when no process has
+/// the file open, and LMDB processes that open it meanwhile wait) and keeps it until the
+/// compacted copy replaced the file. ObjDB environments also hold a shared `flock` on the lock
+/// file, which the compaction takes exclusively too. It runs only while this process has no
+/// environment on the file: closing the descriptor at the end drops this process's `fcntl`
+/// locks on the file, which would otherwise include LMDB's own.
 enum Compaction {
     /// What a compaction at launch did.
     enum Outcome: Equatable {
@@ -18,30 +20,25 @@ enum Compaction {
     }
 
     /// Compacts the file at `path` if no other process has it open and `shouldCompact(total,
-    /// used)` says so: a compacted copy is written beside it, then renamed over it.
+    /// used)` says so: a compacted copy is written beside it, given the file's permissions,
+    /// flushed, and renamed over it.
     static func compactIfWanted(path: String, _ shouldCompact: (Int, Int) -> Bool) -> Outcome {
         let lockPath = path + "-lock"
         let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { return .skipped("the lock file \(lockPath) cannot be opened (\(String(cString: strerror(errno))))") }
         defer { close(descriptor) }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return .skipped("another process has the file open") }
-        if let holder = lmdbLockHolder(descriptor) { return .skipped("another process (pid \(holder)) has the file open") }
+        var exclusive = flock()
+        exclusive.l_type = Int16(F_WRLCK)
+        exclusive.l_whence = Int16(SEEK_SET)
+        exclusive.l_start = 0
+        exclusive.l_len = 1
+        guard fcntl(descriptor, F_SETLK, &exclusive) == 0 else { return .skipped("another process has the file open") }
         do {
             return try compact(path: path, shouldCompact)
         } catch {
             return .skipped("\(error)")
         }
-    }
-
-    /// The process holding LMDB's lock on the lock file, if another does.
-    private static func lmdbLockHolder(_ descriptor: Int32) -> pid_t? {
-        var probe = flock()
-        probe.l_type = Int16(F_WRLCK)
-        probe.l_whence = Int16(SEEK_SET)
-        probe.l_start = 0
-        probe.l_len = 1
-        guard fcntl(descriptor, F_GETLK, &probe) == 0 else { return nil }
-        return probe.l_type == Int16(F_UNLCK) ? nil : probe.l_pid
     }
 
     /// Measures the file through an environment without a lock file (this process alone has it
@@ -64,6 +61,8 @@ enum Compaction {
         unlink(temporary)
         do {
             try lmdbCheck(mdb_env_copy2(env, temporary, UInt32(MDB_CP_COMPACT)), "mdb_env_copy2", path: path)
+            var original = stat()
+            if stat(path, &original) == 0 { chmod(temporary, original.st_mode & 0o7777) }
             try syncFile(temporary)
             guard rename(temporary, path) == 0 else {
                 throw ObjDBError(.storage, "The compacted copy could not replace the file (\(String(cString: strerror(errno))))", path: path)
@@ -72,6 +71,8 @@ enum Compaction {
             unlink(temporary)
             throw error
         }
+        // The rename itself reaches the disk with the directory.
+        try? syncFile((path as NSString).deletingLastPathComponent)  // try?: the copy is complete either way
         let after = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int ?? 0
         return .compacted(fromBytes: total, toBytes: after)
     }
@@ -116,7 +117,9 @@ extension Environment {
     /// Writes a compacted copy of the newest committed version to `destination` (which must not
     /// exist), flushed to disk.
     func writeCompactedCopy(to destination: String) throws {
-        try lmdbCheck(mdb_env_copy2(handle, destination, UInt32(MDB_CP_COMPACT)), "mdb_env_copy2", path: path)
+        try countingAsTransaction {
+            try lmdbCheck(mdb_env_copy2(handle, destination, UInt32(MDB_CP_COMPACT)), "mdb_env_copy2", path: path)
+        }
         try Compaction.syncFile(destination)
     }
 

@@ -101,6 +101,10 @@ final class Environment: @unchecked Sendable {
     var readVersions: [Int: Int] = [:]
     /// Guards ``readVersions``.
     let versionLock = NSLock()
+    /// The handles of the published tables (those of ``tables``), under ``handleLock``: read
+    /// without `tableLock`, which a writer holds for its whole transaction.
+    private var publishedHandles: [MDB_dbi] = []
+    private let handleLock = NSLock()
 
     /// Whether a full verification of the file passed since this process opened it.
     var hasBeenVerified: Bool {
@@ -520,13 +524,22 @@ final class Environment: @unchecked Sendable {
             try lmdbCheck(commit, "mdb_txn_commit (open table \(name))", path: path)
             let table = Table(dbi: dbi, flags: flags)
             tables[name] = table
+            handleLock.withLock { publishedHandles.append(table.dbi) }
             return table
         }
     }
 
-    /// The handles of every table opened so far.
+    /// The handles of every table opened so far (and published), without waiting for a writer.
     func openTableHandles() -> [MDB_dbi] {
-        tableLock.withLock { tables.values.map(\.dbi) }
+        handleLock.withLock { publishedHandles }
+    }
+
+    /// Runs `body` counted as a live transaction: `mdb_env_copy2` reads through a transaction
+    /// of its own, and the map must not be adopted (remapped) meanwhile.
+    func countingAsTransaction<R>(_ body: () throws -> R) rethrows -> R {
+        stateLock.withLock { liveTransactions += 1 }
+        defer { stateLock.withLock { liveTransactions -= 1 } }
+        return try body()
     }
 
     /// Opens (creating if needed) a table inside the current write transaction. The handle stays
@@ -552,7 +565,11 @@ final class Environment: @unchecked Sendable {
     func writeTransactionEnded(committed: Bool) {
         transactionEnded(readOnly: false)
         guard writerHoldsTableLock else { return }
-        if committed { tables.merge(writerTables) { old, _ in old } }
+        if committed {
+            tables.merge(writerTables) { old, _ in old }
+            let handles = tables.values.map(\.dbi)
+            handleLock.withLock { publishedHandles = handles }
+        }
         writerTables = [:]
         writerHoldsTableLock = false
         tableLock.unlock()
