@@ -32,6 +32,18 @@ extension Database {
     }
 
     /// Reports a row of `info` that is damaged: its bytes are not a row, or do not match its checksum.
+    /// What stands for an object that a link, a list or a backlink of a damaged file names but
+    /// that does not exist: reported, and read as an unmanaged object of declared defaults (as a
+    /// damaged row reads as defaults), so that the read goes on.
+    @inline(never)
+    func danglingObject<T: ObjectBase>(_ type: T.Type, className: String, key: UInt64, _ where: String) -> T {
+        reportReadFailure(ObjDBError(
+            .corruptFile,
+            "\(`where`) names the '\(className)' with object key \(key), which does not exist: the file is damaged; run Database.verify() to check it",
+            className: className, key: "\(key)", path: path))
+        return T()
+    }
+
     func reportDamagedRow(_ info: ClassInfo, key: UInt64, _ problem: String) {
         reportReadFailure(ObjDBError(
             .corruptFile,

@@ -71,12 +71,11 @@ public struct LinkingObjects<Origin: ObjectBase>: RandomAccessCollection, Custom
     public subscript(position: Int) -> Origin {
         let keys = self.keys
         objdbPrecondition(keys.indices.contains(position), "LinkingObjects index \(position) out of range 0..<\(keys.count)")
-        guard let database = target?._objdbDatabase, let origin = originInfo(database),
-            let object = database.object(Origin.self, origin, key: keys[position])
-        else {
-            objdbFatal("Internal error: LinkingObjects: the \(Origin.className) with key \(keys[position]) vanished (an ObjDB bug; please report it)")
+        guard let database = target?._objdbDatabase, let origin = originInfo(database) else {
+            objdbFatal("Internal error: LinkingObjects of an unmanaged object have elements (an ObjDB bug; please report it)")
         }
-        return object
+        return database.object(Origin.self, origin, key: keys[position])
+            ?? database.danglingObject(Origin.self, className: origin.name, key: keys[position], "The backlinks of '\(origin.name).\(propertyName)'")
     }
 
     /// Whether the object holding these linking objects was deleted.

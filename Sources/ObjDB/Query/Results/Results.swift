@@ -70,10 +70,12 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     public subscript(position: Int) -> Element {
         let keys = objectKeys()
         objdbPrecondition(position >= 0 && position < keys.count, "Results index \(position) out of range 0..<\(keys.count)")
-        guard let info = classInfo, let object = database.object(Element.self, info, key: keys[position]) else {
-            objdbFatal("Internal error: Results: object \(keys[position]) vanished from the version the results were read in (an ObjDB bug; please report it)")
+        guard let info = classInfo else {
+            objdbFatal("Internal error: Results of a class the file does not have hold objects (an ObjDB bug; please report it)")
         }
-        return object
+        // A list or a set of a damaged file can name an object that does not exist.
+        return database.object(Element.self, info, key: keys[position])
+            ?? database.danglingObject(Element.self, className: info.name, key: keys[position], "The results of '\(info.name)'")
     }
 
     /// The first object; for unsorted results it stops at the first match.

@@ -40,7 +40,22 @@ struct Txn {
         #endif
         if rc == MDB_NOTFOUND { return nil }
         try lmdbCheck(rc, "mdb_get", path: environment.path)
+        // Only in read-only transactions: a write transaction's own pages are not in the map.
+        if isReadOnly && v.mv_size > environment.pageSize { return try largeValue(table, key: key, v).bytes }
         return v.bytes
+    }
+
+    /// A value on overflow pages checked against the file (``Environment/inFile(key:value:)``),
+    /// its key found on its leaf page with a cursor: `mdb_get` does not say where that is.
+    @inline(never)
+    private func largeValue(_ table: Table, key: UnsafeRawBufferPointer, _ value: MDB_val) throws -> MDB_val {
+        var cursor: OpaquePointer?
+        try lmdbCheck(mdb_cursor_open(handle, table.dbi, &cursor), "mdb_cursor_open", path: environment.path)
+        defer { mdb_cursor_close(cursor) }
+        var k = MDB_val(bytes: key)
+        var v = MDB_val()
+        guard mdb_cursor_get(cursor, &k, &v, MDB_SET_KEY) == MDB_SUCCESS else { return value }
+        return environment.inFile(key: k.mv_data, value: v)
     }
 
     /// Number of entries (for a multimap: key–value pairs).
