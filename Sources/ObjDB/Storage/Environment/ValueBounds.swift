@@ -5,13 +5,22 @@ import Foundation
 ///
 /// LMDB takes a large value's size from its node and its start from the node's overflow page
 /// number without checking them against the file, so a damaged node can hand out bytes past
-/// the end of the file, and touching them stops the process with `SIGBUS`. Values larger than
-/// a page (only those live on overflow pages) are checked here before anything reads them:
+/// the end of the file, and touching them stops the process with `SIGBUS`. Values that may lie
+/// off their leaf page (``mayLieOffPage(_:)``) are checked here before anything reads them:
 /// the start of the memory map is found from the leaf page that holds the value's key (its
 /// address less its page number times the page size, as ``LeafPage`` does), and the value must
 /// end within the file's size. A value that does not is handed out as no bytes, which reads
 /// as a damaged row (reported) while the key, and the walk through the table, stay usable.
 extension Environment {
+    /// Whether `value` may lie outside its leaf page and must be checked: it starts where an
+    /// overflow page's data starts (right after a page header, where no node's value can), or
+    /// it runs past the end of the page it starts on (only a damaged size does that).
+    @inline(__always)
+    func mayLieOffPage(_ value: MDB_val) -> Bool {
+        let offset = Int(UInt(bitPattern: value.mv_data) & UInt(pageSize &- 1))
+        return offset == 16 || offset &+ value.mv_size > pageSize
+    }
+
     /// `value` if it lies within the file (or cannot be checked), else no bytes. `key` is where
     /// LMDB returned the value's key (a pointer into its leaf page). Values that a write
     /// transaction wrote live in memory of their own and are not checked.

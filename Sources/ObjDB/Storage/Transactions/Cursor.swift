@@ -24,10 +24,10 @@ struct Cursor: ~Copyable {
     /// The file's page size if ``forEachRow(from:through:_:)`` may read leaf pages in place
     /// (``LeafPage``), else 0.
     let leafPageSize: Int
-    /// Values longer than this are checked against the file (``Environment/inFile(key:value:)``):
-    /// the page size in a read-only transaction; in a write transaction, where pages it wrote
-    /// live in memory of their own, `Int.max`.
-    private let checkedValueSize: Int
+    /// Whether values that may lie off their leaf page are checked against the file
+    /// (``Environment/inFile(key:value:)``): in read-only transactions; a write transaction's
+    /// own pages live in memory of their own.
+    private let checksValues: Bool
     #if OBJDB_INTERNAL_CHECKS
     /// Tests only: see ``Environment/refusedLeafKeyForTesting``.
     let refusedLeafKey: UInt64?
@@ -51,7 +51,7 @@ struct Cursor: ~Copyable {
         environment = txn.environment
         let inPlace = readsLeafPages && txn.isReadOnly && txn.environment.readsLeafPages && FastPaths.enabled.contains(.leafPages)
         leafPageSize = inPlace ? txn.environment.pageSize : 0
-        checkedValueSize = txn.isReadOnly ? txn.environment.pageSize : .max
+        checksValues = txn.isReadOnly
         #if OBJDB_INTERNAL_CHECKS
         refusedLeafKey = txn.environment.refusedLeafKeyForTesting
         failsForTesting = txn.isReadOnly && txn.environment.failingReadsForTesting == table
@@ -92,7 +92,7 @@ struct Cursor: ~Copyable {
         if failsForTesting { throw ObjDBError.lmdb(MDB_CORRUPTED, operation: "mdb_cursor_get", path: environment.path) }
         #endif
         if rc == MDB_SUCCESS {
-            if v.mv_size > checkedValueSize { v = environment.inFile(key: k.mv_data, value: v) }
+            if checksValues && environment.mayLieOffPage(v) { v = environment.inFile(key: k.mv_data, value: v) }
             return CursorEntry(key: k.bytes, value: v.bytes)
         }
         if rc == MDB_NOTFOUND { return nil }
