@@ -7,7 +7,7 @@ struct OpenedFile {
     let catalog: Catalog
     let formatVersion: UInt32
     /// What `shouldCompactOnLaunch` led to; `nil` without it.
-    var compaction: Compaction.Outcome?
+    var compaction: CompactionOnLaunch?
 
     /// Opens the environment, checks that the file is an ObjDB file of a readable format,
     /// initialises a new file, and reconciles the stored schema with the configured classes.
@@ -17,16 +17,17 @@ struct OpenedFile {
         let layouts = try SchemaDiscovery.layoutsLinked(from: configuration.objectTypes ?? [])
         try SchemaValidation.validateLinks(layouts.map(\.schema))
         try checkDistinctNames(layouts)
-        var compaction: Compaction.Outcome?
-        if let shouldCompact = configuration.shouldCompactOnLaunch, !configuration.readOnly, configuration.inMemoryIdentifier == nil {
-            _ = shouldCompact
-            compaction = configuration.verifiesFileOnOpen
-                ? .skipped("verifiesFileOnOpen is set, and compacting reads every page before the check could; compact with writeCopy(toFile:) after the open")
-                : .skipped("the file is already open in this process")
+        // What shouldCompactOnLaunch leads to when the file is open in this process already
+        // (the registry then does not call the closure below).
+        let asks = configuration.shouldCompactOnLaunch.flatMap { configuration.readOnly || configuration.inMemoryIdentifier != nil ? nil : $0 }
+        var compaction: CompactionOnLaunch? = asks.map { _ in
+            configuration.verifiesFileOnOpen
+                ? .skipped(reason: "verifiesFileOnOpen is set, and compacting reads every page before the check could; compact with writeCopy(toFile:) after the open")
+                : .skipped(reason: "the file is already open in this process")
         }
         let lease = try EnvironmentRegistry.shared.acquire(path: path, options: configuration.environmentOptions) {
-            guard compaction != nil, !configuration.verifiesFileOnOpen, let shouldCompact = configuration.shouldCompactOnLaunch else { return }
-            compaction = Compaction.compactIfWanted(path: path, shouldCompact)
+            guard let asks, !configuration.verifiesFileOnOpen else { return }
+            compaction = Compaction.compactIfWanted(path: path, asks)
         }
         let env = lease.environment
         if configuration.verifiesFileOnOpen && !env.hasBeenVerified {

@@ -95,22 +95,3 @@ extension Database {
         }
     }
 }
-
-/// What ``Configuration/shouldCompactOnLaunch`` led to (``Database/compactionOnLaunch``).
-public enum CompactionOnLaunch: Sendable, Equatable {
-    /// The closure was asked and said no.
-    case declined(totalBytes: Int, usedBytes: Int)
-    /// The file was compacted from one size to the other.
-    case compacted(fromBytes: Int, toBytes: Int)
-    /// The closure was not asked, or the compaction failed and the file was left as it was:
-    /// the reason (another process has the file open, this process has it open already, …).
-    case skipped(reason: String)
-
-    init(_ outcome: Compaction.Outcome) {
-        switch outcome {
-        case .declined(let total, let used): self = .declined(totalBytes: total, usedBytes: used)
-        case .compacted(let from, let to): self = .compacted(fromBytes: from, toBytes: to)
-        case .skipped(let reason): self = .skipped(reason: reason)
-        }
-    }
-}

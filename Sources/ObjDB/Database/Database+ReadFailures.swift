@@ -31,7 +31,6 @@ extension Database {
             key: error.key, path: error.path, lmdbCode: error.lmdbCode, lmdbMessage: error.lmdbMessage))
     }
 
-    /// Reports a row of `info` that is damaged: its bytes are not a row, or do not match its checksum.
     /// What stands for an object that a link, a list or a backlink of a damaged file names but
     /// that does not exist: reported, and read as an unmanaged object of declared defaults (as a
     /// damaged row reads as defaults), so that the read goes on.
@@ -44,6 +43,7 @@ extension Database {
         return T()
     }
 
+    /// Reports a row of `info` that is damaged: its bytes are not a row, or do not match its checksum.
     func reportDamagedRow(_ info: ClassInfo, key: UInt64, _ problem: String) {
         reportReadFailure(ObjDBError(
             .corruptFile,

@@ -63,7 +63,7 @@ extension Database {
             throw ObjDBError(.notInWriteTransaction, "commitWrite() called without a write transaction", path: path)
         }
         objdbPrecondition(
-            !context.defersPrimaryKeys,
+            !context.isMigration,
             "commitWrite() was called inside a migration block; the migration commits by itself when the block returns")
         if let failure = context.failure {
             endWrite(context, committed: false)
@@ -115,7 +115,7 @@ extension Database {
                 "Database.cancelWrite() was called without a write transaction: nothing was rolled back. Call it only between beginWrite() and commitWrite(); a transaction that committed cannot be cancelled")
         }
         objdbPrecondition(
-            !context.defersPrimaryKeys,
+            !context.isMigration,
             "cancelWrite() was called inside a migration block; throw from the block instead, and the migration changes nothing")
         endWrite(context, committed: false)
     }

@@ -152,7 +152,7 @@ public final class Database {
         self.init(
             configuration: configuration, path: path, lease: opened.lease, meta: opened.meta,
             formatVersion: opened.formatVersion, catalog: opened.catalog, frozen: nil)
-        compactionOnLaunch = opened.compaction.map(CompactionOnLaunch.init)
+        compactionOnLaunch = opened.compaction
         belong(to: isolation)
     }
 

@@ -56,12 +56,14 @@ extension Results: _ObjDBFreezable {
     /// Whether the results read a frozen database.
     public var isFrozen: Bool { database.isFrozen }
 
+    /// ObjDB's own: the collection as a frozen source (see ``_ObjDBFreezable``).
     public var _objdbFrozenSource: _FrozenSource {
         let version = database.pinnedVersion()
         // Keys already evaluated for this version are the frozen results' keys.
         return _FrozenSource(version: version, home: .results(FrozenQuery(query)), keys: FrozenKeys(cachedKeys))
     }
 
+    /// ObjDB's own: the collection a frozen source names, read in `database`.
     public static func _objdbLive(_ source: _FrozenSource, in database: Database) -> Results? {
         guard case .results(let frozen) = source.home, let query = frozen.query(in: database) else { return nil }
         let results = Results(database: database, query: query)
@@ -72,6 +74,7 @@ extension Results: _ObjDBFreezable {
         return results
     }
 
+    /// ObjDB's own: keeps what a read through a frozen view evaluated.
     public func _objdbDidRead(_ source: _FrozenSource) {
         guard let shared = source.keys, let keys = cachedKeys else { return }
         shared.keys = keys
@@ -87,8 +90,10 @@ extension List: _ObjDBFreezable {
     /// Whether the list belongs to a frozen object.
     public var isFrozen: Bool { database?.isFrozen ?? false }
 
+    /// ObjDB's own: the collection as a frozen source (see ``_ObjDBFreezable``).
     public var _objdbFrozenSource: _FrozenSource { CollectionHome.toFreeze(home, "List").frozenSource }
 
+    /// ObjDB's own: the collection a frozen source names, read in `database`.
     public static func _objdbLive(_ source: _FrozenSource, in database: Database) -> List? {
         CollectionHome.resolve(source, in: database).map { List(home: $0) }
     }
@@ -98,8 +103,10 @@ extension MutableSet: _ObjDBFreezable {
     /// Whether the set belongs to a frozen object.
     public var isFrozen: Bool { database?.isFrozen ?? false }
 
+    /// ObjDB's own: the collection as a frozen source (see ``_ObjDBFreezable``).
     public var _objdbFrozenSource: _FrozenSource { CollectionHome.toFreeze(home, "MutableSet").frozenSource }
 
+    /// ObjDB's own: the collection a frozen source names, read in `database`.
     public static func _objdbLive(_ source: _FrozenSource, in database: Database) -> MutableSet? {
         CollectionHome.resolve(source, in: database).map { MutableSet(home: $0) }
     }
@@ -109,8 +116,10 @@ extension Map: _ObjDBFreezable {
     /// Whether the map belongs to a frozen object.
     public var isFrozen: Bool { database?.isFrozen ?? false }
 
+    /// ObjDB's own: the collection as a frozen source (see ``_ObjDBFreezable``).
     public var _objdbFrozenSource: _FrozenSource { CollectionHome.toFreeze(backing.home, "Map").frozenSource }
 
+    /// ObjDB's own: the collection a frozen source names, read in `database`.
     public static func _objdbLive(_ source: _FrozenSource, in database: Database) -> Map? {
         CollectionHome.resolve(source, in: database).map { Map(home: $0) }
     }
@@ -120,6 +129,7 @@ extension LinkingObjects: _ObjDBFreezable {
     /// Whether the linking objects belong to a frozen object.
     public var isFrozen: Bool { target?._objdbDatabase?.isFrozen ?? false }
 
+    /// ObjDB's own: the collection as a frozen source (see ``_ObjDBFreezable``).
     public var _objdbFrozenSource: _FrozenSource {
         guard let target, let database = target._objdbDatabase else {
             objdbFatal("freeze() was called on the LinkingObjects of an unmanaged object; only those of a stored object can be frozen")
@@ -128,6 +138,7 @@ extension LinkingObjects: _ObjDBFreezable {
             version: database.pinnedVersion(), home: .linkingObjects(FrozenObject(target), property: propertyName), keys: nil)
     }
 
+    /// ObjDB's own: the collection a frozen source names, read in `database`.
     public static func _objdbLive(_ source: _FrozenSource, in database: Database) -> LinkingObjects? {
         guard case .linkingObjects(let target, let property) = source.home, let object = target.resolve(in: database) else {
             return nil

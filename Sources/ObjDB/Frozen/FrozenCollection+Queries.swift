@@ -107,7 +107,9 @@ public protocol _ObjDBMapCollection {
 }
 
 extension Map: _ObjDBMapCollection {
+    /// ObjDB's own: the key type, for ``_ObjDBMapCollection``.
     public typealias _MapKey = Key
+    /// ObjDB's own: the value type, for ``_ObjDBMapCollection``.
     public typealias _MapValue = Value
 }
 

@@ -13,6 +13,7 @@ public protocol _ObjDBFreezable: RandomAccessCollection where Index == Int {
 }
 
 extension _ObjDBFreezable {
+    /// ObjDB's own: keeps what a read through a frozen view evaluated.
     public func _objdbDidRead(_ source: _FrozenSource) {}
 }
 

@@ -7,7 +7,7 @@ import Foundation
 /// Other code has no such identity: a `DispatchQueue` runs on whichever pool thread is free, a
 /// nonisolated task moves between threads at each `await`, and thread and task identities are
 /// reused once they end. An instance opened there is never handed to other code.
-enum IsolationContext {
+enum IsolationContext: Equatable {
     case main
     case actor(ObjectIdentifier)
 
@@ -20,15 +20,6 @@ enum IsolationContext {
             self = .main
         } else {
             return nil
-        }
-    }
-
-    /// Whether the two are the same domain.
-    func matches(_ other: IsolationContext) -> Bool {
-        switch (self, other) {
-        case (.main, .main): true
-        case (.actor(let a), .actor(let b)): a == b
-        default: false
         }
     }
 }
@@ -71,7 +62,7 @@ final class LiveInstances: @unchecked Sendable {
             let entries = byPath[path, default: []].filter { $0.database != nil }
             byPath[path] = entries.isEmpty ? nil : entries
             // The newest first: an instance opened later in the same context is the one in use.
-            return entries.last { $0.context.matches(context) }?.database
+            return entries.last { $0.context == context }?.database
         }
     }
 }

@@ -77,6 +77,7 @@ extension Database {
 }
 
 extension ObjectBase: ThreadConfined {
+    /// ObjDB's own: what a ``ThreadSafeReference`` to this records.
     public var _objdbReferenceTarget: _ReferenceTarget {
         guard let database = _objdbDatabase, _objdbInfo != nil else {
             objdbFatal("ThreadSafeReference(to:) was given an unmanaged \(Self.className); only objects stored in a database can be referenced. Add it first, or send a copy of its values")
@@ -85,6 +86,7 @@ extension ObjectBase: ThreadConfined {
         return _ReferenceTarget(database, .object(FrozenObject(self)))
     }
 
+    /// ObjDB's own: what a ``ThreadSafeReference`` names, in `database`.
     public static func _objdbResolve(_ target: _ReferenceTarget, in database: Database) -> Self? {
         guard case .object(let object) = target.kind else { return nil }
         return database.resolveObject(self, className: object.className, key: object.key)
@@ -92,8 +94,10 @@ extension ObjectBase: ThreadConfined {
 }
 
 extension Results: ThreadConfined {
+    /// ObjDB's own: what a ``ThreadSafeReference`` to this records.
     public var _objdbReferenceTarget: _ReferenceTarget { _ReferenceTarget(database, .results(FrozenQuery(query))) }
 
+    /// ObjDB's own: what a ``ThreadSafeReference`` names, in `database`.
     public static func _objdbResolve(_ target: _ReferenceTarget, in database: Database) -> Results? {
         guard case .results(let frozen) = target.kind, let query = frozen.query(in: database) else { return nil }
         return Results(database: database, query: query)

@@ -27,18 +27,19 @@ enum MigrationRun {
             }
             // Begun while the write transaction is open: it reads the version the migration starts from.
             let before = try ReadTransaction(lease)
+            // The old catalog serves this view alone: no copy is needed for sharing.
             let old = FrozenVersion(
                 transaction: before, lease: lease, configuration: configuration, path: path, meta: meta,
-                formatVersion: header.format, catalog: oldCatalog
+                formatVersion: header.format, sharedCatalog: oldCatalog
             ).makeView()
-            try run(write, header: header, old: old, oldCatalog: oldCatalog, lease: lease, meta: meta, layouts: layouts, configuration: configuration, path: path)
+            try run(write, header: header, old: old, lease: lease, meta: meta, layouts: layouts, configuration: configuration, path: path)
             return
         }
     }
 
     /// The migration proper, in `write`, from the version `old` reads.
     private static func run(
-        _ write: consuming WriteTransaction, header: FileMeta.Header, old: Database, oldCatalog: Catalog, lease: EnvironmentLease,
+        _ write: consuming WriteTransaction, header: FileMeta.Header, old: Database, lease: EnvironmentLease,
         meta: Table, layouts: [ClassLayout], configuration: Configuration, path: String
     ) throws {
         let plan = plan(header.schema, layouts)
@@ -56,7 +57,7 @@ enum MigrationRun {
             configuration: configuration, path: path, lease: lease, meta: meta, formatVersion: header.format,
             catalog: catalog, frozen: nil)
         let context = WriteContext(transaction: write, catalog: catalog)
-        context.defersPrimaryKeys = true
+        context.isMigration = true
         context.schemaChanged = true
         new.writeSerial &+= 1
         new.writeContext = context
@@ -67,31 +68,41 @@ enum MigrationRun {
             do {
                 try configuration.migrationBlock?(migration, header.schemaVersion)
             } catch {
-                throw failed(header.schemaVersion, configuration.schemaVersion, "the migration block threw: \(error)", error, path: path)
+                throw BlockThrew(error: error)
             }
             try rewrites.performAll()
-            if let failure = migration.failures.first ?? context.failure {
-                throw failed(header.schemaVersion, configuration.schemaVersion, failure.message, failure, path: path)
-            }
+            if let failure = migration.failures.first ?? context.failure { throw failure }
             try new.flushPendingWrites(context)
-            try rebuildPrimaryKeys(catalog, plan, context, path: path, versions: (header.schemaVersion, configuration.schemaVersion))
+            try rebuildPrimaryKeys(catalog, plan, context, path: path)
             try FileMeta.writeUInt64(txn, meta, FileMeta.Key.schemaVersion, configuration.schemaVersion)
             _ = try FileMeta.upgradeFormat(txn, meta)
             try FileMeta.seal(txn, meta)
-            context.defersPrimaryKeys = false
+            context.isMigration = false
             try new.commitWrite()
         } catch {
-            context.defersPrimaryKeys = false
+            context.isMigration = false
             if new.isInWriteTransaction { new.cancelWrite() }
-            if let error = error as? ObjDBError, error.message.hasPrefix("The migration from schema version") { throw error }
-            throw failed(header.schemaVersion, configuration.schemaVersion, "\(error)", error, path: path)
+            throw failed(header.schemaVersion, configuration.schemaVersion, error, path: path)
         }
     }
 
+    /// What the migration block threw, told apart from the migration's own errors.
+    private struct BlockThrew: Error {
+        let error: any Error
+    }
+
     /// The error of a failed migration: the file is unchanged.
-    private static func failed(_ from: UInt64, _ to: UInt64, _ reason: String, _ error: any Error, path: String) -> ObjDBError {
+    private static func failed(_ from: UInt64, _ to: UInt64, _ error: any Error, path: String) -> ObjDBError {
+        let reason: String
+        let base: ObjDBError?
+        if let threw = error as? BlockThrew {
+            reason = "the migration block threw: \(threw.error)"
+            base = threw.error as? ObjDBError
+        } else {
+            base = error as? ObjDBError
+            reason = base?.message ?? "\(error)"
+        }
         // Never migrationRequired: deleteDatabaseIfMigrationNeeded would delete the file.
-        let base = error as? ObjDBError
         let code = base.map { $0.code == .migrationRequired ? .migrationFailed : $0.code } ?? .migrationFailed
         return ObjDBError(
             code,
@@ -357,7 +368,7 @@ enum MigrationRun {
 
     /// Rebuilds the primary-key tables the migration left stale, refusing duplicates.
     private static func rebuildPrimaryKeys(
-        _ catalog: Catalog, _ plan: Plan, _ context: WriteContext, path: String, versions: (UInt64, UInt64)
+        _ catalog: Catalog, _ plan: Plan, _ context: WriteContext, path: String
     ) throws {
         let classes = context.primaryKeysToRebuild.union(plan.newPrimaryKeys)
         try context.storage { txn in
@@ -380,24 +391,13 @@ enum MigrationRun {
                         let value = info.valueType(column: column).anyValue(from: row.column(column)).map { "\($0)" } ?? "nil"
                         throw ObjDBError(
                             .primaryKeyExists,
-                            "The migration from schema version \(versions.0) to \(versions.1) failed, and the file was left exactly as it was (schema version \(versions.0)): two '\(info.name)' objects have the primary key \(value) after the migration block; give each a distinct '\(info.stored.properties[column].name)'",
+                            "two '\(info.name)' objects have the primary key \(value) after the migration block; give each a distinct '\(info.stored.properties[column].name)'",
                             className: info.name, propertyName: info.stored.properties[column].name, key: value, path: path)
                     }
                     entry = try cursor.next()
                 }
             }
         }
-    }
-}
-
-extension FrozenVersion {
-    /// A version pinned by `transaction`, read with `catalog` (a migration's view of the file
-    /// before it).
-    convenience init(
-        transaction: ReadTransaction, lease: EnvironmentLease, configuration: Configuration, path: String, meta: Table,
-        formatVersion: UInt32, catalog: Catalog
-    ) {
-        self.init(transaction: transaction, lease: lease, configuration: configuration, path: path, meta: meta, formatVersion: formatVersion, sharedCatalog: catalog.copy(shared: true))
     }
 }
 

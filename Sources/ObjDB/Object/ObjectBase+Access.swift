@@ -47,7 +47,7 @@ extension ObjectBase {
             } catch {
                 // In a migration the value usually comes from the old data: a wrong one fails
                 // the migration (which then changes nothing) instead of stopping the program.
-                if let context = _objdbDatabase?.writeContext, context.defersPrimaryKeys {
+                if let context = _objdbDatabase?.writeContext, context.isMigration {
                     if context.failure == nil { context.failure = Database.objdbError(error, path: _objdbDatabase?.path ?? "") }
                     return
                 }

@@ -344,7 +344,7 @@ extension Database {
             if let old { oldRange = encodeKey(old.column(column), kind: slot.kind, into: &buffer) }
             if let new { newRange = encodeKey(new.column(column), kind: slot.kind, into: &buffer) }
             if let oldRange, let newRange, sameBytes(buffer.bytes(oldRange), buffer.bytes(newRange)) { continue }
-            if slot.isPrimary && context.defersPrimaryKeys {
+            if slot.isPrimary && context.isMigration {
                 context.primaryKeysToRebuild.insert(info.classID)
                 continue
             }
@@ -502,7 +502,7 @@ extension Database {
         let value = context.value.buffer.bytes
         let unchanged = old.column(column).sameContent(as: isValue ? .value(value) : .null)
         if unchanged { return }
-        if column == info.primaryKeyColumn && !context.defersPrimaryKeys {
+        if column == info.primaryKeyColumn && !context.isMigration {
             objdbFatal(
                 "The primary key '\(info.name).\(info.stored.properties[column].name)' cannot be changed after the object was added; to store the object under another key, delete it and add a new object with that key")
         }

@@ -48,10 +48,13 @@ final class WriteContext {
     @exclusivity(unchecked) var undo: [UndoStep] = []
     /// Number of nested savepoints; steps are recorded only while it is positive.
     @exclusivity(unchecked) var savepointDepth = 0
-    /// A migration's transaction: primary-key entries are not written as objects change (two
-    /// objects may share a key until the migration block returns); the classes whose entries
-    /// are stale are listed in ``primaryKeysToRebuild`` and rebuilt, and checked, at the end.
-    @exclusivity(unchecked) var defersPrimaryKeys = false
+    /// A migration's transaction, until the migration commits or rolls back: primary-key
+    /// entries are not written as objects change (two objects may share a key until the
+    /// migration block returns; the classes whose entries are stale are listed in
+    /// ``primaryKeysToRebuild`` and rebuilt, and checked, at the end); a wrong value set by name
+    /// fails the migration instead of stopping the program; and the block may not commit or
+    /// cancel the transaction itself.
+    @exclusivity(unchecked) var isMigration = false
     /// The classes (by id) whose primary-key table a migration must rebuild.
     @exclusivity(unchecked) var primaryKeysToRebuild: Set<UInt32> = []
     /// Collection columns changed through managed collections and not yet written back.

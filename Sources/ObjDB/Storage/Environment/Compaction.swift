@@ -12,40 +12,34 @@ import Foundation
 /// environment on the file: closing the descriptor at the end drops this process's `fcntl`
 /// locks on the file, which would otherwise include LMDB's own.
 enum Compaction {
-    /// What a compaction at launch did.
-    enum Outcome: Equatable {
-        case declined(totalBytes: Int, usedBytes: Int)
-        case compacted(fromBytes: Int, toBytes: Int)
-        case skipped(String)
-    }
 
     /// Compacts the file at `path` if no other process has it open and `shouldCompact(total,
     /// used)` says so: a compacted copy is written beside it, given the file's permissions,
     /// flushed, and renamed over it.
-    static func compactIfWanted(path: String, _ shouldCompact: (Int, Int) -> Bool) -> Outcome {
+    static func compactIfWanted(path: String, _ shouldCompact: (Int, Int) -> Bool) -> CompactionOnLaunch {
         let lockPath = path + "-lock"
         let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { return .skipped("the lock file \(lockPath) cannot be opened (\(String(cString: strerror(errno))))") }
+        guard descriptor >= 0 else { return .skipped(reason: "the lock file \(lockPath) cannot be opened (\(String(cString: strerror(errno))))") }
         defer { close(descriptor) }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return .skipped("another process has the file open") }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return .skipped(reason: "another process has the file open") }
         var exclusive = flock()
         exclusive.l_type = Int16(F_WRLCK)
         exclusive.l_whence = Int16(SEEK_SET)
         exclusive.l_start = 0
         exclusive.l_len = 1
-        guard fcntl(descriptor, F_SETLK, &exclusive) == 0 else { return .skipped("another process has the file open") }
+        guard fcntl(descriptor, F_SETLK, &exclusive) == 0 else { return .skipped(reason: "another process has the file open") }
         do {
             return try compact(path: path, shouldCompact)
         } catch {
-            return .skipped("\(error)")
+            return .skipped(reason: "\(error)")
         }
     }
 
     /// Measures the file through an environment without a lock file (this process alone has it
     /// open), and compacts it if wanted.
-    private static func compact(path: String, _ shouldCompact: (Int, Int) -> Bool) throws -> Outcome {
+    private static func compact(path: String, _ shouldCompact: (Int, Int) -> Bool) throws -> CompactionOnLaunch {
         guard let total = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int else {
-            return .skipped("the file does not exist yet")
+            return .skipped(reason: "the file does not exist yet")
         }
         var env: OpaquePointer?
         try lmdbCheck(mdb_env_create(&env), "mdb_env_create", path: path)
@@ -111,6 +105,17 @@ enum Compaction {
         defer { close(descriptor) }
         guard fsync(descriptor) == 0 else { throw ObjDBError(.storage, "\(path) could not be flushed (\(String(cString: strerror(errno))))", path: path) }
     }
+}
+
+/// What ``Configuration/shouldCompactOnLaunch`` led to (``Database/compactionOnLaunch``).
+public enum CompactionOnLaunch: Sendable, Equatable {
+    /// The closure was asked and said no.
+    case declined(totalBytes: Int, usedBytes: Int)
+    /// The file was compacted from one size to the other.
+    case compacted(fromBytes: Int, toBytes: Int)
+    /// The closure was not asked, or the compaction failed and the file was left as it was:
+    /// the reason (another process has the file open, this process has it open already, …).
+    case skipped(reason: String)
 }
 
 extension Environment {
