@@ -6,7 +6,9 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "ObjDB", targets: ["ObjDB"]),
+        .library(name: "ObjDBStore", targets: ["ObjDBStore"]),
         .executable(name: "objdb", targets: ["objdb"]),
+        .executable(name: "todo", targets: ["todo"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -25,6 +27,10 @@ let package = Package(
             // Fast paths checked against their slow twins (see FastPaths); `swift test` builds debug.
             swiftSettings: [.define("OBJDB_INTERNAL_CHECKS", .when(configuration: .debug))]
         ),
+        // A ReSwift-style Store whose state persists into ObjDB, on ObjDB's public API only.
+        .target(name: "ObjDBStore", dependencies: ["ObjDB"]),
+        // The example app of the Store guide: `swift run todo add "milk"`.
+        .executableTarget(name: "todo", dependencies: ["ObjDB", "ObjDBStore"], path: "Examples/Todo"),
         .executableTarget(
             name: "objdb",
             dependencies: ["ObjDB", .product(name: "ArgumentParser", package: "swift-argument-parser")]
@@ -33,9 +39,11 @@ let package = Package(
         .target(name: "ObjDBTestModels", dependencies: ["ObjDB"], path: "Tests/ObjDBTestModels"),
         // A small program the tests run as a second process against the same file.
         .executableTarget(
-            name: "ObjDBTestHelper", dependencies: ["ObjDB", "ObjDBTestModels"], path: "Tests/ObjDBTestHelper"),
+            name: "ObjDBTestHelper", dependencies: ["ObjDB", "ObjDBTestModels", "ObjDBStore"],
+            path: "Tests/ObjDBTestHelper"),
         .testTarget(name: "ObjDBTests", dependencies: ["ObjDB", "ObjDBTestModels", "ObjDBTestHelper"]),
         .testTarget(name: "objdbTests", dependencies: ["objdb"]),
+        .testTarget(name: "ObjDBStoreTests", dependencies: ["ObjDBStore", "ObjDB", "ObjDBTestHelper", "todo"]),
         // The reliability harness (Docs/Reliability.md): each attack as a function with figures,
         // a command per attack, and short versions of them as tests.
         .target(

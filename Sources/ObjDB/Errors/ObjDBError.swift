@@ -146,6 +146,10 @@ extension ObjDBError {
         /// left as it was. The message says why; errors with a more precise code (a duplicate
         /// primary key, a type mismatch) keep theirs.
         public static let migrationFailed = Code(rawValue: 29)
+        /// A state persisted by an `ObjDBStore` `Store` could not be decoded into its type (after
+        /// its state migrations); the stored data was left as it was. The message names the
+        /// store's key, the type and what did not decode.
+        public static let stateNotDecodable = Code(rawValue: 30)
 
         private static let names: [Int: String] = [
             1: "storage", 2: "file not found", 3: "permission denied", 4: "not an ObjDB file",
@@ -156,7 +160,7 @@ extension ObjDBError {
             19: "write conflict", 20: "invalid value", 21: "too many tables",
             22: "incompatible configuration", 23: "object invalidated",
             24: "not in write transaction", 25: "file in use", 26: "embedded object owned", 27: "invalid query",
-            28: "too many active versions", 29: "migration failed",
+            28: "too many active versions", 29: "migration failed", 30: "state not decodable",
         ]
     }
 }
