@@ -1,6 +1,7 @@
 import Foundation
 import ObjDB
 import ObjDBTestModels
+import ObjDBStore
 
 // A second process for the tests. Commands:
 //   put <file> <id> <name>          adds or updates a Person and commits
@@ -10,6 +11,8 @@ import ObjDBTestModels
 //                                   "rewriting", "block", "enumerating" and "enumerated" as it goes;
 //                                   with <stop> "end" it sleeps after the block's last write
 //                                   (before the commit), for a test to kill it there
+//   store-count <file> <n>          dispatches n increments to a Store persisted under key
+//                                   "counter", flushes, prints "flushed" and sleeps (to be killed)
 
 /// Fails with a message on standard error and exit code 2.
 func fail(_ message: String) -> Never {
@@ -47,6 +50,28 @@ if command == "migrate" {
     do {
         let db = try Database(configuration: migrating)
         print(db.objects(MigratingItemV1.self).count)
+    } catch {
+        fail("\(error)")
+    }
+    exit(0)
+}
+
+/// The state of the "counter" store (the tests decode the same JSON shape).
+struct HelperCounter: Codable { var count = 0 }
+/// Counts up.
+struct Increment: Action {}
+
+if command == "store-count" {
+    guard arguments.count == 3, let n = Int(arguments[arguments.startIndex + 2]) else { fail("store-count <file> <n>") }
+    do {
+        let db = try Database(configuration: Configuration(fileURL: url))
+        let store = try Store(
+            reducer: { (action: any Action, state: HelperCounter) in action is Increment ? HelperCounter(count: state.count + 1) : state },
+            state: HelperCounter(), persistence: .database(db, key: "counter").writeInterval(.seconds(3600)))
+        for _ in 0..<n { store.dispatch(Increment()) }
+        try store.flush()
+        say("flushed")
+        Thread.sleep(forTimeInterval: 30)
     } catch {
         fail("\(error)")
     }

@@ -19,6 +19,9 @@ protocol PersistentCollection<State>: AnyObject {
     func write(_ state: State, to db: Database) throws -> Data?
     /// Makes the elements of the last ``write(_:to:)`` the written ones: its transaction committed.
     func didCommit()
+    /// Makes sure the file has the class (in a write transaction), so that it can be observed
+    /// before its first object is written.
+    func createClass(in db: Database) throws
     /// Observes the objects for changes by others.
     func observe(_ db: Database, _ onChange: @escaping () -> Void) -> NotificationToken
 }
@@ -125,6 +128,14 @@ final class EntityCollection<State, Entity: StoreEntity>: PersistentCollection {
     func didCommit() {
         if let writing { written = writing }
         writing = nil
+    }
+
+    func createClass(in db: Database) throws {
+        guard db.schema[className] == nil else { return }
+        // A class enters the file with its first object: add one and delete it again.
+        let placeholder = Entity()
+        try db.add(placeholder)
+        db.delete(placeholder)
     }
 
     func observe(_ db: Database, _ onChange: @escaping () -> Void) -> NotificationToken {

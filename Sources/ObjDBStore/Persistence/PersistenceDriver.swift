@@ -29,7 +29,10 @@ final class PersistenceDriver<State: Codable> {
         self.collections = options.collections.map { $0() }
         self.latest = initial
         try checkClasses()
-        latest = try db.write { try loadOrCreate(initial: initial) }
+        latest = try db.write {
+            for collection in collections { try collection.createClass(in: db) }
+            return try loadOrCreate(initial: initial)
+        }
         finishWrite()
     }
 
@@ -47,10 +50,13 @@ final class PersistenceDriver<State: Codable> {
     func flush() throws {
         guard isDirty else { return }
         if db.isInWriteTransaction {
+            // The caller's transaction may still be cancelled: the state stays pending, and
+            // is written again (unchanged objects are skipped) after the interval.
             try write(latest)
-        } else {
-            try db.write(withoutNotifying: tokens) { try write(latest) }
+            schedule()
+            return
         }
+        try db.write(withoutNotifying: tokens) { try write(latest) }
         isDirty = false
         finishWrite()
     }

@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+@_spi(Inspection) import ObjDB
+import ObjDBStore
+
+/// The state persisted into the database: rehydrated at launch, written in coalesced
+/// transactions, flushed, and failures reported and retried.
+@MainActor
+struct StorePersistenceTests {
+    let scratch = Scratch()
+
+    func makeStore(_ db: Database, initial: CounterState = CounterState(), middleware: [Middleware<CounterState>] = [],
+                   interval: Duration = .seconds(3600)) throws -> Store<CounterState> {
+        try Store(
+            reducer: counterReducer, state: initial, middleware: middleware,
+            persistence: .database(db, key: "app").writeInterval(interval))
+    }
+
+    // A new store over the reopened file has exactly the state the last one flushed.
+    @Test func relaunchRestoresTheState() throws {
+        do {
+            let store = try makeStore(try scratch.open())
+            for _ in 0..<3 { store.dispatch(CounterAction.increase) }
+            store.dispatch(CounterAction.rename("saved"))
+            try store.flush()
+        }
+        let store = try makeStore(try scratch.open(), initial: CounterState(count: 99, name: "ignored"))
+        #expect(store.state == CounterState(count: 3, name: "saved"))
+    }
+
+    // With nothing stored, the initial state is used and stored at once (for objdb to read).
+    @Test func theInitialStateIsStoredWhenNothingIs() throws {
+        let db = try scratch.open()
+        let store = try makeStore(db, initial: CounterState(count: 7))
+        #expect(store.state.count == 7)
+        let stored = try #require(try storedState(scratch.file(), key: "app"))
+        #expect(stored.version == 1)
+        #expect(stored.json == #"{"count":7,"items":[],"name":"initial"}"#)
+    }
+
+    // No subscriber or middleware ever sees the initial state in place of the stored one, and
+    // nothing is dispatched at launch.
+    @Test func nothingSeesTheInitialStateOfAStoredStore() throws {
+        do {
+            let store = try makeStore(try scratch.open())
+            store.dispatch(CounterAction.rename("stored"))
+            try store.flush()
+        }
+        var middlewareSaw: [String] = []
+        let recording: Middleware<CounterState> = { _, getState in { next in { action in
+            middlewareSaw.append(getState()?.name ?? "nil")
+            next(action)
+        } } }
+        let store = try makeStore(try scratch.open(), initial: CounterState(name: "initial"), middleware: [recording])
+        var seen: [String] = []
+        store.subscribe { (state: CounterState) in seen.append(state.name) }
+        store.dispatch(CounterAction.increase)
+        #expect(seen == ["stored", "stored"])
+        #expect(middlewareSaw == ["stored"])
+    }
+
+    // A burst of 1,000 dispatches is one write transaction, made after the interval.
+    @Test func aBurstOfDispatchesIsOneWriteTransaction() async throws {
+        let db = try scratch.open()
+        let store = try makeStore(db, interval: .milliseconds(20))
+        let before = db.lastCommittedTransactionID
+        for _ in 0..<1_000 { store.dispatch(CounterAction.increase) }
+        #expect(db.lastCommittedTransactionID == before)  // nothing written during the burst
+        #expect(await eventually { db.lastCommittedTransactionID > before })
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(db.lastCommittedTransactionID - before == 1)
+        #expect(try storedState(scratch.file(), key: "app")?.json.contains(#""count":1000"#) == true)
+    }
+
+    // flush() writes at once; a second flush without a new state writes nothing.
+    @Test func flushWritesNow() throws {
+        let db = try scratch.open()
+        let store = try makeStore(db)
+        store.dispatch(CounterAction.increase)
+        #expect(try storedState(scratch.file(), key: "app")?.json.contains(#""count":0"#) == true)
+        try store.flush()
+        #expect(try storedState(scratch.file(), key: "app")?.json.contains(#""count":1"#) == true)
+        let id = db.lastCommittedTransactionID
+        try store.flush()
+        #expect(db.lastCommittedTransactionID == id)
+    }
+
+    // Inside a write transaction of the database, flush() writes into it: both commit together.
+    @Test func flushInsideAWriteJoinsIt() throws {
+        let db = try scratch.open()
+        let store = try makeStore(db)
+        store.dispatch(CounterAction.increase)
+        try db.write {
+            try store.flush()
+            db.cancelWrite()
+        }
+        #expect(try storedState(scratch.file(), key: "app")?.json.contains(#""count":0"#) == true)
+        try store.flush()  // still pending: the cancelled write did not count
+        #expect(try storedState(scratch.file(), key: "app")?.json.contains(#""count":1"#) == true)
+    }
+
+    // A failed write goes to the error handler, keeps the state in memory, and is retried.
+    @Test func failedWritesAreReportedAndRetried() async throws {
+        let db = try scratch.open()
+        var errors: [ObjDBError] = []
+        let store = try Store(
+            reducer: counterReducer, state: CounterState(),
+            persistence: .database(db, key: "app").collection(\.items, as: ItemObject.self)
+                .writeInterval(.milliseconds(10)).onError { errors.append(($0 as? ObjDBError) ?? ObjDBError(.storage, "\($0)")) })
+        // Two elements with one id cannot be stored as two objects.
+        store.dispatch(CounterAction.setItems([Item(id: 1, title: "a"), Item(id: 1, title: "b")]))
+        #expect(await eventually { !errors.isEmpty })
+        #expect(errors.first?.code == .primaryKeyExists)
+        #expect(errors.first?.message.contains("have the id 1") == true)
+        #expect(store.state.items.count == 2)  // the state in memory is kept
+        store.dispatch(CounterAction.setItems([Item(id: 1, title: "a"), Item(id: 2, title: "b")]))
+        #expect(await eventually { db.objects(ItemObject.self).count == 2 })
+        let reopened = try Store(
+            reducer: counterReducer, state: CounterState(),
+            persistence: .database(try scratch.open(name: "store.objdb"), key: "app").collection(\.items, as: ItemObject.self))
+        #expect(reopened.state.items.map(\.title) == ["a", "b"])
+    }
+
+    // A store released before its scheduled write still writes.
+    @Test func aReleasedStoreStillWritesItsLastState() async throws {
+        let db = try scratch.open()
+        do {
+            let store = try makeStore(db, interval: .milliseconds(10))
+            store.dispatch(CounterAction.rename("last"))
+        }
+        #expect(await eventually { (try? storedState(scratch.file(), key: "app")?.json.contains("last")) == true })
+    }
+
+    // Listed classes must include the store's: a clear error otherwise.
+    @Test func configuredClassesMustIncludeTheStoresClasses() throws {
+        let db = try scratch.open([ItemObject.self])
+        #expect {
+            try makeStore(db)
+        } throws: { error in
+            let error = error as? ObjDBError
+            return error?.code == .unknownClass && error?.message.contains("add StoreStateObject.self to Configuration.objectTypes") == true
+        }
+        let listed = try scratch.open([StoreStateObject.self], name: "listed.objdb")
+        #expect {
+            try Store(reducer: counterReducer, state: CounterState(),
+                      persistence: .database(listed, key: "app").collection(\.items, as: ItemObject.self))
+        } throws: { error in
+            (error as? ObjDBError)?.message.contains("add ItemObject.self") == true
+        }
+    }
+
+    // A killed process loses nothing it flushed.
+    @Test func aProcessKilledAfterFlushLosesNothing() throws {
+        let url = scratch.file()
+        let helper = try HelperProcess(["store-count", url.path, "250"])
+        #expect(helper.readLine() == "flushed")
+        helper.kill()
+        let stored = try #require(try storedState(url, key: "counter"))
+        #expect(stored.json == #"{"count":250}"#)
+    }
+}
