@@ -28,6 +28,7 @@ let package = Package(
                 "CLMDBBench",
                 "CallgrindToggle",
                 .product(name: "ObjDB", package: "ObjDB"),
+                .product(name: "ObjDBStore", package: "ObjDB"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

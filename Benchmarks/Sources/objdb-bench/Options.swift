@@ -40,6 +40,8 @@ struct Options {
     var freeze = false
     /// Run the `--migration` table.
     var migration = false
+    /// Run the `--store` table.
+    var store = false
     /// Commits per latency measurement of `--notifications` (`--notify-commits`).
     var notifyCommits = 500
     /// Seconds of the idle-observer measurement of `--notifications` (`--idle-seconds`).
@@ -69,7 +71,7 @@ struct Options {
     /// The usage text.
     static let usage = """
         usage: objdb-bench [N] [--repetitions R] [--scale] [--memory] [--relationships] [--queries] [--durability]
-                           [--notifications] [--freeze] [--migration] [--all]
+                           [--notifications] [--freeze] [--migration] [--store] [--all]
                            [--only SCENARIO[,…]] [--system objdb|lmdb|grdb[,…]] [--n N]
                            [--sizes N,N,…] [--memory-n N] [--link-sizes N,N,…]
                            [--query-only SCENARIO[,…]] [--lookup-sizes N,N,…] [--count-n N] [--commits N]
@@ -94,8 +96,10 @@ struct Options {
                            on 1 thread and on 4 at once
           --migration      ObjDB alone: migrating N objects at open (a rename, a property computed from two
                            removed ones) against inserting them fresh in their new form
+          --store          ObjDBStore: N dispatches against a minimal ReSwift-style store, a persisted burst of
+                           10,000 dispatches against the same without persistence, 3,000 subscribers
           --query-only     --queries scenarios: \(QueryScenario.allCases.map(\.rawValue).joined(separator: ", "))
-          --all            the default table, --scale, --memory, --relationships, --queries, --durability, --notifications, --freeze and --migration
+          --all            the default table, --scale, --memory, --relationships, --queries, --durability, --notifications, --freeze, --migration and --store
           --only           scenarios: \(Scenario.allCases.map(\.rawValue).joined(separator: ", "))
           --system         systems to run (default all three)
         """
@@ -127,6 +131,7 @@ struct Options {
             case "--notifications": options.notifications = true
             case "--freeze": options.freeze = true
             case "--migration": options.migration = true
+            case "--store": options.store = true
             case "--notify-commits": options.notifyCommits = try number(argument, value(argument))
             case "--idle-seconds": options.idleSeconds = try number(argument, value(argument))
             case "--notify-child":
@@ -139,6 +144,7 @@ struct Options {
                 options.notifications = true
                 options.freeze = true
                 options.migration = true
+                options.store = true
             case "--sizes": options.sizes = try value(argument).split(separator: ",").map { try number(argument, String($0)) }
             case "--memory-n": options.memoryN = try number(argument, value(argument))
             case "--link-sizes":
@@ -173,7 +179,7 @@ struct Options {
             }
         }
         options.table = explicitTable
-            || !(options.scale || options.memory || options.relationships || options.queries || options.durability || options.notifications || options.freeze || options.migration)
+            || !(options.scale || options.memory || options.relationships || options.queries || options.durability || options.notifications || options.freeze || options.migration || options.store)
         return options
     }
 }

@@ -90,6 +90,11 @@ do {
         print("\n## Migration: \(formatCount(options.n)) objects\n")
         print(table)
     }
+    if options.store {
+        let table = try StoreBench.run(n: options.n, repetitions: options.repetitions)
+        print("\n## Store: \(formatCount(options.n)) dispatches\n")
+        print(table)
+    }
     if let memoryTable {
         print("\n## Memory: ObjDB read-all at \(formatCount(options.memoryN))\n")
         print(memoryTable)
