@@ -22,10 +22,13 @@ let package = Package(
         ),
         // Lets `valgrind --tool=callgrind --collect-atstart=no` count only the timed regions.
         .target(name: "CallgrindToggle"),
+        // A ReSwift-style store for the `--store` comparison, in a module of its own as ReSwift is.
+        .target(name: "ReferenceStore", dependencies: [.product(name: "ObjDBStore", package: "ObjDB")]),
         .executableTarget(
             name: "objdb-bench",
             dependencies: [
                 "CLMDBBench",
+                "ReferenceStore",
                 "CallgrindToggle",
                 .product(name: "ObjDB", package: "ObjDB"),
                 .product(name: "ObjDBStore", package: "ObjDB"),

@@ -1,12 +1,12 @@
 @_spi(Inspection) import ObjDB
 import ObjDBStore
+import ReferenceStore
 import Foundation
 
 /// The `--store` run: what `ObjDBStore`'s `Store` costs.
 ///
 /// - Dispatch: N increments dispatched through one middleware to 10 subscribers selecting the
-///   count (skipping repeats), against ``MinimalStore``: the same work in the fewest lines
-///   ReSwift's design allows (middleware chain, reducer, subscriptions with select and skip),
+///   count (skipping repeats), against ``ReferenceStore``: ReSwift's design in the fewest lines,
 ///   without queueing, persistence or checks. The ratio is the cost the Store's features add.
 /// - Persistence: a burst of 10,000 dispatches and the write that follows (`flush()`), against
 ///   the same burst without persistence; and the write transactions the burst produced.
@@ -49,19 +49,23 @@ enum StoreBench {
         for _ in 0..<repetitions {
             let store = Store(reducer: reducer, state: State(), middleware: [passThrough])
             let subscribers = (0..<10).map { _ in Counter() }
-            for subscriber in subscribers { store.subscribe(subscriber) { $0.select(\.count) } }
+            for subscriber in subscribers { store.subscribe(subscriber) { $0.select { $0.count } } }
             ours.append(dispatchTime(n) { store.dispatch($0) })
             guard store.state.count == n, subscribers.allSatisfy({ $0.last == n }) else { throw CheckFailure(description: "Store: wrong count") }
 
-            let reference = MinimalStore(reducer: reducer, state: State(), middleware: [passThrough])
-            var last = Array(repeating: 0, count: 10)
-            for index in 0..<10 { reference.subscribe(select: { $0.count }) { last[index] = $0 } }
+            let reference = ReferenceStore(reducer: reducer, state: State(), middleware: [passThrough])
+            let referenceSubscribers = (0..<10).map { _ in ReferenceSubscriber<Int>() }
+            for subscriber in referenceSubscribers {
+                reference.subscribe(subscriber) { $0.select { $0.count }.skipRepeats { $0 == $1 } }
+            }
             minimal.append(dispatchTime(n) { reference.dispatch($0) })
-            guard reference.state.count == n, last.allSatisfy({ $0 == n }) else { throw CheckFailure(description: "MinimalStore: wrong count") }
+            guard reference.state.count == n, referenceSubscribers.allSatisfy({ $0.last == n }) else {
+                throw CheckFailure(description: "ReferenceStore: wrong count")
+            }
         }
-        var table = MarkdownTable(headers: ["Store", "ns per dispatch", "vs minimal store"])
+        var table = MarkdownTable(headers: ["Store", "ns per dispatch", "vs reference"])
         let minimalNS = median(minimal) / Double(n), oursNS = median(ours) / Double(n)
-        table.append(["minimal ReSwift-style store (reference)", fixed(minimalNS, 1), "1.00×"])
+        table.append(["ReSwift-style reference store", fixed(minimalNS, 1), "1.00×"])
         table.append(["ObjDBStore, no persistence", fixed(oursNS, 1), fixed(oursNS / minimalNS, 2) + "×"])
 
         // Persistence: a burst of 10,000 dispatches, then the write.
@@ -100,51 +104,18 @@ enum StoreBench {
         for _ in 0..<repetitions {
             let store = Store(reducer: reducer, state: State(), automaticallySkipsRepeats: false)
             let subscribers = (0..<3_000).map { _ in Counter() }
-            for subscriber in subscribers { store.subscribe(subscriber) { $0.select(\.count) } }
+            for subscriber in subscribers { store.subscribe(subscriber) { $0.select { $0.count } } }
             notifyOurs.append(dispatchTime(100) { store.dispatch($0) })
-            let reference = MinimalStore(reducer: reducer, state: State(), middleware: [])
-            var sink = 0
-            for _ in 0..<3_000 { reference.subscribe(select: { $0.count }, skipRepeats: false) { sink = $0 } }
+            let reference = ReferenceStore(reducer: reducer, state: State(), middleware: [])
+            let referenceSubscribers = (0..<3_000).map { _ in ReferenceSubscriber<Int>() }
+            for subscriber in referenceSubscribers { reference.subscribe(subscriber) { $0.select { $0.count } } }
             notifyMinimal.append(dispatchTime(100) { reference.dispatch($0) })
-            guard subscribers.allSatisfy({ $0.last == 100 }), sink == 100 else { throw CheckFailure(description: "subscribers missed a state") }
+            guard subscribers.allSatisfy({ $0.last == 100 }), referenceSubscribers.allSatisfy({ $0.last == 100 }) else { throw CheckFailure(description: "subscribers missed a state") }
         }
         let oursNotify = median(notifyOurs) / 100 / 1_000, minimalNotify = median(notifyMinimal) / 100 / 1_000
-        table.append(["one dispatch to 3,000 subscribers, minimal store (µs)", fixed(minimalNotify, 1), "1.00×"])
+        table.append(["one dispatch to 3,000 subscribers, reference store (µs)", fixed(minimalNotify, 1), "1.00×"])
         table.append(["one dispatch to 3,000 subscribers, ObjDBStore (µs)", fixed(oursNotify, 1), fixed(oursNotify / minimalNotify, 2) + "×"])
         return table.render()
     }
 }
 
-/// The reference for ``StoreBench``: a ReSwift-style store with nothing but the essentials — a
-/// middleware chain, the reducer, and subscriptions that select a value and skip repeats.
-@MainActor
-final class MinimalStore<State> {
-    private(set) var state: State
-    private let reducer: (any Action, State) -> State
-    private var subscribers: [(State, State?) -> Void] = []
-    private var dispatchFunction: ((any Action) -> Void)!
-
-    init(reducer: @escaping (any Action, State) -> State, state: State, middleware: [Middleware<State>]) {
-        self.reducer = reducer
-        self.state = state
-        let core: (any Action) -> Void = { [unowned self] action in
-            let old = self.state
-            self.state = self.reducer(action, old)
-            for subscriber in self.subscribers { subscriber(self.state, old) }
-        }
-        dispatchFunction = middleware.reversed().reduce(core) { next, middleware in
-            middleware({ [unowned self] in self.dispatch($0) }, { [unowned self] in self.state })(next)
-        }
-    }
-
-    func dispatch(_ action: any Action) { dispatchFunction(action) }
-
-    func subscribe<Value: Equatable>(select: @escaping (State) -> Value, skipRepeats: Bool = true, _ block: @escaping (Value) -> Void) {
-        subscribers.append { new, old in
-            let value = select(new)
-            if skipRepeats, let old, select(old) == value { return }
-            block(value)
-        }
-        block(select(state))
-    }
-}

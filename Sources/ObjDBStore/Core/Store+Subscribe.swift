@@ -9,6 +9,8 @@ extension Store {
     ///
     /// The subscriber receives the current state at once, then each new state the subscription
     /// lets through. It is held weakly; subscribing it again replaces its subscription.
+    ///
+    /// - Complexity: O(1) amortized, besides `transform`.
     /// Without a `transform`, the subscriber's state type must be the store's `State`.
     public func subscribe<S: StoreSubscriber>(
         _ subscriber: S, transform: ((Subscription<State>) -> Subscription<S.StoreSubscriberStateType>)? = nil
@@ -25,9 +27,21 @@ extension Store {
     }
 
     /// Stops delivering states to `subscriber`.
+    ///
+    /// - Complexity: O(1) amortized.
     public func unsubscribe(_ subscriber: AnyStoreSubscriber) {
-        for box in subscriptions where box.subscriber === subscriber { box.cancel() }
-        subscriptions.removeAll { !$0.isAlive }
+        end(boxesBySubscriber.removeValue(forKey: ObjectIdentifier(subscriber)))
+    }
+
+    /// The live subscriptions, in the order they were made.
+    var subscriptions: [SubscriptionBox<State>] { boxes.filter(\.isAlive) }
+
+    /// Ends `box`; drops ended subscriptions once they are half of all.
+    private func end(_ box: SubscriptionBox<State>?) {
+        guard let box else { return }
+        box.cancel()
+        endedBoxes += 1
+        if endedBoxes * 2 > boxes.count { compactSubscriptions() }
     }
 
     /// Calls `block` with the current state at once, then with each new state, until the
@@ -88,9 +102,9 @@ extension Store {
         }
         if let isRepeat { selected = selected.skipRepeats(isRepeat) }
         selected.observe { [weak subscriber] _, new in subscriber?.newState(state: new) }
-        for box in subscriptions where box.subscriber === subscriber { box.cancel() }
-        subscriptions.removeAll { !$0.isAlive }
-        subscriptions.append(SubscriptionBox(original: original, subscriber: subscriber))
+        let box = SubscriptionBox(original: original, subscriber: subscriber)
+        end(boxesBySubscriber.updateValue(box, forKey: ObjectIdentifier(subscriber)))
+        boxes.append(box)
         original.newValues(oldState: nil, newState: state)
     }
 
@@ -104,11 +118,11 @@ extension Store {
         if let isRepeat { selected = selected.skipRepeats(isRepeat) }
         selected.observe { _, new in block(new) }
         let box = SubscriptionBox(original: original, subscriber: nil)
-        subscriptions.append(box)
+        boxes.append(box)
         original.newValues(oldState: nil, newState: state)
         return StoreSubscriptionToken { [weak self, weak box] in
-            box?.cancel()
-            self?.subscriptions.removeAll { !$0.isAlive }
+            guard let box, box.isAlive else { return }
+            self?.end(box)
         }
     }
 }

@@ -37,15 +37,24 @@ public final class Store<State> {
     }
     /// The middleware chain ending in ``reduce(_:)``; built on first use.
     private var dispatchFunction: DispatchFunction?
-    /// The subscriptions, in the order they were made.
-    var subscriptions: [SubscriptionBox<State>] = []
+    /// The subscriptions in the order they were made, ended ones included until the next
+    /// compaction (see ``compactSubscriptions()``).
+    var boxes: [SubscriptionBox<State>] = []
+    /// The subscription of each subscribed object, by the object's identity.
+    var boxesBySubscriber: [ObjectIdentifier: SubscriptionBox<State>] = [:]
+    /// Subscriptions ended (unsubscribed, replaced, cancelled) since the last compaction.
+    var endedBoxes = 0
     /// Actions dispatched while another was processed, waiting their turn.
     private var pending: [any Action] = []
-    private var pendingStart = 0
     /// Whether ``dispatch(_:)`` is processing actions (further ones are queued).
     private var isDispatching = false
-    /// The action whose reducer is running, if one is.
-    private var reducing: (any Action)?
+    /// Whether the reducer is running, and on which action (for the message of a dispatch from it).
+    private var isReducing = false
+    private var reducingAction: (any Action)?
+    /// The types of the actions the store handles itself, looked up once: the metadata of a
+    /// generic type instantiated at run time costs a hash-table search each time it is named.
+    private let thunkType = ObjectIdentifier(Thunk<State>.self)
+    private let rehydratedType = ObjectIdentifier(StoreRehydrated<State>.self)
     /// Persistence, when the store was made with it: told of each new state, and flushed.
     var persistence: (stateDidChange: (State) -> Void, flush: () throws -> Void)?
 
@@ -73,25 +82,28 @@ public final class Store<State> {
     ///
     /// Calling this from inside a reducer is a precondition failure: reducers are pure.
     public func dispatch(_ action: any Action) {
-        if let reducing {
+        if isReducing {
             storeFatal(
-                "dispatch(\(action)) was called from inside the reducer while it reduced \(reducing). Reducers must be pure: dispatch from a middleware, a subscriber or a Thunk instead"
+                "dispatch(\(action)) was called from inside the reducer while it reduced \(reducingAction.map { "\($0)" } ?? "an action"). Reducers must be pure: dispatch from a middleware, a subscriber or a Thunk instead"
             )
         }
-        pending.append(action)
-        guard !isDispatching else { return }
+        guard !isDispatching else {
+            pending.append(action)
+            return
+        }
         isDispatching = true
-        defer {
-            isDispatching = false
-            pending.removeAll(keepingCapacity: true)
-            pendingStart = 0
-        }
+        defer { isDispatching = false }
         let chain = dispatchFunction ?? makeDispatchFunction()
-        while pendingStart < pending.count {
-            let next = pending[pendingStart]
-            pendingStart += 1
-            chain(next)
+        chain(action)
+        // Actions dispatched meanwhile, in order (each may queue more).
+        guard !pending.isEmpty else { return }
+        var next = 0
+        while next < pending.count {
+            let queued = pending[next]
+            next += 1
+            chain(queued)
         }
+        pending.removeAll(keepingCapacity: true)
     }
 
     /// Builds the middleware chain around ``reduce(_:)``.
@@ -107,18 +119,25 @@ public final class Store<State> {
     }
 
     /// The end of the middleware chain: runs a thunk, applies a rehydration, or reduces.
+    ///
+    /// Thunks and rehydrations are recognized by their exact type (a comparison with metadata
+    /// looked up at init), not by `as?`, whose dynamic cast of an existential costs more than
+    /// the rest of a small dispatch.
     private func reduce(_ action: any Action) {
-        if let thunk = action as? Thunk<State> {
+        let type = ObjectIdentifier(Swift.type(of: action))
+        if type == thunkType, let thunk = action as? Thunk<State> {
             run(thunk)
             return
         }
         let newState: State
-        if let rehydration = action as? StoreRehydrated<State> {
+        if type == rehydratedType, let rehydration = action as? StoreRehydrated<State> {
             newState = rehydration.state
         } else {
-            reducing = action
+            isReducing = true
+            reducingAction = action
             newState = reducer(action, state)
-            reducing = nil
+            isReducing = false
+            reducingAction = nil
         }
         let oldState = state
         state = newState
@@ -138,11 +157,27 @@ public final class Store<State> {
         }
     }
 
-    /// Tells every live subscription of the new state.
+    /// Tells every live subscription of the new state, and drops those that ended.
+    ///
+    /// Subscriptions made meanwhile (by a subscriber) are not told: they received the current
+    /// state when made.
     private func notify(oldState: State, newState: State) {
-        subscriptions.removeAll { !$0.isAlive }
-        for box in subscriptions where box.isAlive {
-            box.original.newValues(oldState: oldState, newState: newState)
+        let boxes = self.boxes
+        var ended = false
+        for box in boxes {
+            if box.isAlive {
+                box.original.newValues(oldState: oldState, newState: newState)
+            } else {
+                ended = true
+            }
         }
+        if ended { compactSubscriptions() }
+    }
+
+    /// Drops the subscriptions that ended.
+    func compactSubscriptions() {
+        boxes.removeAll { !$0.isAlive }
+        boxesBySubscriber = boxesBySubscriber.filter { $0.value.isAlive }
+        endedBoxes = 0
     }
 }
