@@ -22,7 +22,7 @@ struct StoreCollectionTests {
     @Test func changingOneElementWritesOneObject() throws {
         let db = try scratch.open()
         let store = try makeStore(db)
-        store.dispatch(CounterAction.setItems(Self.items(10_000)))
+        store.dispatch(CounterStateAction.setItems(Self.items(10_000)))
         try store.flush()
         #expect(db.objects(ItemObject.self).count == 10_000)
         let stateStamp = try #require(db.object(ofType: StoreStateObject.self, forPrimaryKey: "app")).updatedAt
@@ -32,7 +32,7 @@ struct StoreCollectionTests {
             if case .update(_, let d, let i, let m) = change { changes.append((d, i, m)) }
         }
         db.refresh()
-        store.dispatch(CounterAction.setTitle(id: 4_321, "changed"))
+        store.dispatch(CounterStateAction.setTitle(id: 4_321, "changed"))
         try store.flush()
         #expect(changes.count == 1)
         #expect(changes.first?.deletions == [])
@@ -47,9 +47,9 @@ struct StoreCollectionTests {
     @Test func relaunchRestoresTheCollectionInOrder() throws {
         do {
             let store = try makeStore(try scratch.open())
-            store.dispatch(CounterAction.setItems([Item(id: 3, title: "c"), Item(id: 1, title: "a"), Item(id: 2, title: "b", done: true)]))
+            store.dispatch(CounterStateAction.setItems([Item(id: 3, title: "c"), Item(id: 1, title: "a"), Item(id: 2, title: "b", done: true)]))
             try store.flush()
-            store.dispatch(CounterAction.setItems([Item(id: 2, title: "b", done: true), Item(id: 3, title: "c")]))
+            store.dispatch(CounterStateAction.setItems([Item(id: 2, title: "b", done: true), Item(id: 3, title: "c")]))
             try store.flush()
         }
         #expect(try storedState(scratch.file(), key: "app")?.json == #"{"count":0,"items":[],"name":"initial"}"#)
@@ -91,7 +91,7 @@ struct StoreCollectionTests {
                 next(action)
             } } }],
             persistence: .database(db, key: "app").collection(\.items, as: ItemObject.self).rehydratingExternalChanges())
-        store.dispatch(CounterAction.setItems([Item(id: 1, title: "mine")]))
+        store.dispatch(CounterStateAction.setItems([Item(id: 1, title: "mine")]))
         try store.flush()
 
         let other = try Database(configuration: Configuration(fileURL: scratch.file()))
@@ -116,7 +116,7 @@ struct StoreCollectionTests {
         #expect(store.state.items.count == 2)
         // The store's own writes do not come back as rehydrations.
         let rehydrations = actions.filter { $0.hasPrefix("StoreRehydrated") }.count
-        store.dispatch(CounterAction.increase)
+        store.dispatch(CounterStateAction.increase)
         try store.flush()
         try await Task.sleep(for: .milliseconds(100))
         #expect(actions.filter { $0.hasPrefix("StoreRehydrated") }.count == rehydrations)

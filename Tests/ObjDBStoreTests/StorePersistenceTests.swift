@@ -20,8 +20,8 @@ struct StorePersistenceTests {
     @Test func relaunchRestoresTheState() throws {
         do {
             let store = try makeStore(try scratch.open())
-            for _ in 0..<3 { store.dispatch(CounterAction.increase) }
-            store.dispatch(CounterAction.rename("saved"))
+            for _ in 0..<3 { store.dispatch(CounterStateAction.increase) }
+            store.dispatch(CounterStateAction.rename("saved"))
             try store.flush()
         }
         let store = try makeStore(try scratch.open(), initial: CounterState(count: 99, name: "ignored"))
@@ -43,7 +43,7 @@ struct StorePersistenceTests {
     @Test func nothingSeesTheInitialStateOfAStoredStore() throws {
         do {
             let store = try makeStore(try scratch.open())
-            store.dispatch(CounterAction.rename("stored"))
+            store.dispatch(CounterStateAction.rename("stored"))
             try store.flush()
         }
         var middlewareSaw: [String] = []
@@ -54,7 +54,7 @@ struct StorePersistenceTests {
         let store = try makeStore(try scratch.open(), initial: CounterState(name: "initial"), middleware: [recording])
         var seen: [String] = []
         store.subscribe { (state: CounterState) in seen.append(state.name) }
-        store.dispatch(CounterAction.increase)
+        store.dispatch(CounterStateAction.increase)
         #expect(seen == ["stored", "stored"])
         #expect(middlewareSaw == ["stored"])
     }
@@ -64,7 +64,7 @@ struct StorePersistenceTests {
         let db = try scratch.open()
         let store = try makeStore(db, interval: .milliseconds(20))
         let before = db.lastCommittedTransactionID
-        for _ in 0..<1_000 { store.dispatch(CounterAction.increase) }
+        for _ in 0..<1_000 { store.dispatch(CounterStateAction.increase) }
         #expect(db.lastCommittedTransactionID == before)  // nothing written during the burst
         #expect(await eventually { db.lastCommittedTransactionID > before })
         try await Task.sleep(for: .milliseconds(100))
@@ -76,7 +76,7 @@ struct StorePersistenceTests {
     @Test func flushWritesNow() throws {
         let db = try scratch.open()
         let store = try makeStore(db)
-        store.dispatch(CounterAction.increase)
+        store.dispatch(CounterStateAction.increase)
         #expect(try storedState(scratch.file(), key: "app")?.json.contains(#""count":0"#) == true)
         try store.flush()
         #expect(try storedState(scratch.file(), key: "app")?.json.contains(#""count":1"#) == true)
@@ -89,7 +89,7 @@ struct StorePersistenceTests {
     @Test func flushInsideAWriteJoinsIt() throws {
         let db = try scratch.open()
         let store = try makeStore(db)
-        store.dispatch(CounterAction.increase)
+        store.dispatch(CounterStateAction.increase)
         try db.write {
             try store.flush()
             db.cancelWrite()
@@ -108,12 +108,12 @@ struct StorePersistenceTests {
             persistence: .database(db, key: "app").collection(\.items, as: ItemObject.self)
                 .writeInterval(.milliseconds(10)).onError { errors.append(($0 as? ObjDBError) ?? ObjDBError(.storage, "\($0)")) })
         // Two elements with one id cannot be stored as two objects.
-        store.dispatch(CounterAction.setItems([Item(id: 1, title: "a"), Item(id: 1, title: "b")]))
+        store.dispatch(CounterStateAction.setItems([Item(id: 1, title: "a"), Item(id: 1, title: "b")]))
         #expect(await eventually { !errors.isEmpty })
         #expect(errors.first?.code == .primaryKeyExists)
         #expect(errors.first?.message.contains("have the id 1") == true)
         #expect(store.state.items.count == 2)  // the state in memory is kept
-        store.dispatch(CounterAction.setItems([Item(id: 1, title: "a"), Item(id: 2, title: "b")]))
+        store.dispatch(CounterStateAction.setItems([Item(id: 1, title: "a"), Item(id: 2, title: "b")]))
         #expect(await eventually { db.objects(ItemObject.self).count == 2 })
         let reopened = try Store(
             reducer: counterReducer, state: CounterState(),
@@ -126,7 +126,7 @@ struct StorePersistenceTests {
         let db = try scratch.open()
         do {
             let store = try makeStore(db, interval: .milliseconds(10))
-            store.dispatch(CounterAction.rename("last"))
+            store.dispatch(CounterStateAction.rename("last"))
         }
         #expect(await eventually { (try? storedState(scratch.file(), key: "app")?.json.contains("last")) == true })
     }

@@ -49,7 +49,7 @@ final class ItemObject: Object, StoreEntity {
 }
 
 /// The actions of ``counterReducer``.
-enum CounterAction: Action {
+enum CounterStateAction: Action {
     case increase
     case rename(String)
     case setItems([Item])
@@ -58,7 +58,7 @@ enum CounterAction: Action {
 
 func counterReducer(action: any Action, state: CounterState) -> CounterState {
     var state = state
-    switch action as? CounterAction {
+    switch action as? CounterStateAction {
     case .increase: state.count += 1
     case .rename(let name): state.name = name
     case .setItems(let items): state.items = items
