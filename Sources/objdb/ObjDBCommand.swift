@@ -9,7 +9,13 @@ struct ObjDBCommand: ParsableCommand {
         discussion: """
             Works on any ObjDB file without the application's code: the schema is stored in the file.
             Start with `objdb demo` to create a sample database, then `objdb info <file>`.
+            Exit status: 0 success, 1 failure (missing file, not an ObjDB file, unknown class, bad
+            predicate, type mismatch, integrity fault), 64 usage error.
             """,
-        subcommands: [DemoCommand.self, InfoCommand.self]
+        subcommands: [
+            DemoCommand.self, InfoCommand.self, ClassesCommand.self, SchemaCommand.self, QueryCommand.self,
+            GetCommand.self, ExportCommand.self, CheckCommand.self, BackupCommand.self, StatCommand.self,
+            WatchCommand.self, SetCommand.self, DeleteCommand.self, StoreCommand.self,
+        ]
     )
 }

@@ -13,7 +13,8 @@ struct OpenedFile {
     /// initialises a new file, and reconciles the stored schema with the configured classes.
     ///
     /// Every check runs before anything is written, so a file that is refused stays as it was.
-    static func open(path: String, configuration: Configuration) throws -> OpenedFile {
+    static func open(path: String, configuration given: Configuration) throws -> OpenedFile {
+        var configuration = given
         let layouts = try SchemaDiscovery.layoutsLinked(from: configuration.objectTypes ?? [])
         try SchemaValidation.validateLinks(layouts.map(\.schema))
         try checkDistinctNames(layouts)
@@ -50,6 +51,10 @@ struct OpenedFile {
         }
 
         if var header {
+            if configuration.opensAnySchemaVersion && configuration.objectTypes == nil {
+                // A tool without the model classes reads the file at the version it has.
+                configuration.schemaVersion = max(configuration.schemaVersion, header.schemaVersion)
+            }
             try checkVersion(file: header.schemaVersion, configured: configuration.schemaVersion, path: path)
             let differences = SchemaChanges.differences(layouts, header.schema)
             if configuration.schemaVersion > header.schemaVersion && !configuration.readOnly,

@@ -157,6 +157,12 @@ public struct Configuration: Sendable {
     /// same process do not check again. Off by default.
     public var verifiesFileOnOpen = false
 
+    /// For tools that open files without their model classes (`objectTypes` `nil`), such as
+    /// `objdb`: open a file whatever its schema version, as if ``schemaVersion`` were the
+    /// file's, without raising the file's version. Not part of the stable API.
+    @_spi(Inspection)
+    public var opensAnySchemaVersion = false
+
     /// The default ``maximumSize``: 256 GiB on 64-bit desktop and server platforms, 4 GiB on
     /// mobile devices, where address space is scarcer.
     public static var defaultMaximumSize: Int {

@@ -67,8 +67,8 @@ extension Database {
 }
 
 extension Database {
-    /// Writes a compacted copy of the newest committed version to `fileURL`: only the pages in
-    /// use, so the copy is as small as the data allows. The copy is consistent while other
+    /// Writes a copy of the newest committed version to `fileURL`, compacted by default: only
+    /// the pages in use, so the copy is as small as the data allows. The copy is consistent while other
     /// instances and processes write (it reads one version), and flushed to disk when this
     /// returns. Open it like any database file.
     ///
@@ -76,15 +76,18 @@ extension Database {
     /// try db.writeCopy(toFile: URL(fileURLWithPath: "backup.objdb"))
     /// ```
     ///
+    /// With `compacting` false, every page is copied as it is, free pages included: faster for
+    /// a file with few free pages, and the copy is the same size as the file.
+    ///
     /// - Throws: ``ObjDBError/Code/invalidValue`` if a file exists at `fileURL` (it is never
     ///   overwritten), or the storage error that stopped the copy (a partial copy is removed).
-    public func writeCopy(toFile fileURL: URL) throws {
+    public func writeCopy(toFile fileURL: URL, compacting: Bool = true) throws {
         let destination = try Configuration.canonicalPath(fileURL.path)
         guard !FileManager.default.fileExists(atPath: destination) else {
             throw ObjDBError(.invalidValue, "writeCopy(toFile:) never overwrites a file, and \(destination) exists; remove it or choose another path", path: path)
         }
         do {
-            try environment.writeCompactedCopy(to: destination)
+            try environment.writeCopy(to: destination, compacting: compacting)
         } catch {
             // LMDB creates the copy exclusively: a file that appeared meanwhile is someone else's.
             if (error as? ObjDBError)?.lmdbCode != EEXIST {

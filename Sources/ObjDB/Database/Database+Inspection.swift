@@ -33,3 +33,61 @@ extension Database {
     @_spi(Inspection)
     public var lastCommittedTransactionID: Int { environment.lastCommittedTransactionID() }
 }
+
+extension Database {
+    /// LMDB's figures for the file and every table of the version this instance reads: the
+    /// `meta` table, the change log, and each class's objects, primary keys, indexes and
+    /// backlinks, named by what they hold.
+    ///
+    /// - Complexity: O(t + f): one `mdb_stat` per table, and the free-page list.
+    @_spi(Inspection)
+    public func storageStatistics() throws -> (environment: EnvironmentStatistics, tables: [TableStatistics]) {
+        // A table opened after a transaction began is not valid in it: open the change log
+        // first, then read the newest version.
+        let changes = try environment.existingTable(named: TableName.changes, flags: .objects)
+        if !isInWriteTransaction { refresh() }
+        guard let txn = readableTxn() else {
+            throw ObjDBError(.storage, "No read transaction could be begun", path: path)
+        }
+        var tables = [try environment.statistics(of: metaTable.dbi, named: "meta", txn: txn.handle)]
+        if let changes {
+            tables.append(try environment.statistics(of: changes.dbi, named: "changes", txn: txn.handle))
+        }
+        for info in catalog.byName.values.sorted(by: { $0.name < $1.name }) {
+            let name = info.name
+            tables.append(try environment.statistics(of: info.tables.objects.dbi, named: "\(name) objects", txn: txn.handle))
+            if let primaryKeys = info.tables.primaryKeys {
+                tables.append(try environment.statistics(of: primaryKeys.dbi, named: "\(name) primary keys", txn: txn.handle))
+            }
+            for (column, property) in info.stored.properties.enumerated() {
+                if let index = info.tables.indexes[column] {
+                    tables.append(try environment.statistics(of: index.dbi, named: "\(name) index \(property.name)", txn: txn.handle))
+                }
+                if let backlinks = info.tables.backlinks[column] {
+                    tables.append(try environment.statistics(of: backlinks.dbi, named: "\(name) backlinks \(property.name)", txn: txn.handle))
+                }
+            }
+        }
+        return (try environment.environmentStatistics(txn: txn.handle), tables)
+    }
+
+    /// The reader table of the file's lock file, one line per reader after a header (as
+    /// `mdb_stat -r` prints it).
+    @_spi(Inspection)
+    public func readerTable() -> [String] { environment.readerList() }
+
+    /// Clears reader slots left by processes that no longer exist; the number cleared.
+    @_spi(Inspection)
+    public func clearStaleReaders() throws -> Int { try environment.clearStaleReaders() }
+}
+
+extension ObjectBase {
+    /// The object's key in its class's table, `nil` for an unmanaged object: what `objdb`
+    /// prints as `"$key"` for objects without a primary key.
+    @_spi(Inspection)
+    public var objectKey: UInt64? {
+        guard _objdbDatabase != nil else { return nil }
+        _objdbSettleInsert()
+        return _objdbKey
+    }
+}

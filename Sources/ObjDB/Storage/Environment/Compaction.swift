@@ -119,11 +119,11 @@ public enum CompactionOnLaunch: Sendable, Equatable {
 }
 
 extension Environment {
-    /// Writes a compacted copy of the newest committed version to `destination` (which must not
-    /// exist), flushed to disk.
-    func writeCompactedCopy(to destination: String) throws {
+    /// Writes a copy of the newest committed version to `destination` (which must not exist),
+    /// flushed to disk: compacted (only the pages in use, renumbered), or page for page.
+    func writeCopy(to destination: String, compacting: Bool = true) throws {
         try countingAsTransaction {
-            try lmdbCheck(mdb_env_copy2(handle, destination, UInt32(MDB_CP_COMPACT)), "mdb_env_copy2", path: path)
+            try lmdbCheck(mdb_env_copy2(handle, destination, compacting ? UInt32(MDB_CP_COMPACT) : 0), "mdb_env_copy2", path: path)
         }
         try Compaction.syncFile(destination)
     }

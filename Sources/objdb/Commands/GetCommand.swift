@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+@_spi(Inspection) import ObjDB
+
+/// `objdb get <db> <Class> <primaryKey>`: one object, links followed to `--link-depth`.
+struct GetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "get", abstract: "Print one object, found by its primary key.")
+
+    @OptionGroup var database: DatabaseArgument
+
+    @Argument(help: "The class.")
+    var className: String
+
+    @Argument(help: "The primary key (for an Int key a number, for a UUID or ObjectId its text).")
+    var primaryKey: String
+
+    @Option(help: "Write linked objects whole this many links deep.")
+    var linkDepth: Int = 1
+
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        try reportingFailures {
+            let db = try DatabaseOpening.readOnly(database.file)
+            let schema = try DatabaseOpening.objectSchema(className, in: db, file: database.file)
+            guard let property = schema.primaryKeyProperty else {
+                throw CommandFailure("\(database.file): class '\(className)' has no primary key; use objdb query \(database.file) \(className) \"<predicate>\"")
+            }
+            let key = try ValueParsing.value(primaryKey, for: property, className: className)
+            guard let object = try db.dynamicObjects(className).filter("%K == %@", property.name, key as Any).first else {
+                throw CommandFailure("\(database.file): no \(className) with \(property.name) \(primaryKey)")
+            }
+            let printer = ObjectPrinter(format: output.resolved, json: ObjectJSON(db: db, linkDepth: linkDepth), truncate: !output.noTruncate)
+            if output.resolved == .json {
+                print(try ObjectJSON.text(printer.json.object(object), pretty: true))
+            } else {
+                try printer.print([object], schema: schema)
+            }
+        }
+    }
+}

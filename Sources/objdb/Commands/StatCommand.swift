@@ -1,0 +1,59 @@
+import ArgumentParser
+@_spi(Inspection) import ObjDB
+
+/// `objdb stat <db> [--readers] [--clear-stale-readers]`: LMDB's figures per table.
+struct StatCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stat", abstract: "Print LMDB's statistics of the file and of each table (as mdb_stat does).")
+
+    @OptionGroup var database: DatabaseArgument
+
+    @Flag(help: "Also print the reader table of the lock file.")
+    var readers = false
+
+    @Flag(help: "Clear the reader slots of processes that no longer exist.")
+    var clearStaleReaders = false
+
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        try reportingFailures {
+            let db = try DatabaseOpening.readOnly(database.file)
+            var cleared: Int?
+            if clearStaleReaders { cleared = try db.clearStaleReaders() }
+            let (environment, tables) = try db.storageStatistics()
+            switch output.resolved {
+            case .table, .csv:
+                print("Page size:          \(environment.pageSize)")
+                print("Map size:           \(environment.mapSize)")
+                print("Pages in file:      \(environment.pagesInFile)")
+                print("Free pages:         \(environment.freePages)")
+                print("Last transaction:   \(environment.lastTransactionID)")
+                print("Readers:            \(environment.readers) of \(environment.maxReaders)")
+                if let cleared { print("Stale readers cleared: \(cleared)") }
+                print("")
+                let printer = ObjectPrinter(format: .table, json: ObjectJSON(db: db), truncate: !output.noTruncate)
+                printer.printTable(
+                    header: ["table", "depth", "branch", "leaf", "overflow", "entries"],
+                    rows: tables.map { ["\($0.name)", "\($0.depth)", "\($0.branchPages)", "\($0.leafPages)", "\($0.overflowPages)", "\($0.entries)"] })
+                if readers {
+                    print("")
+                    for line in db.readerTable() { print(line) }
+                }
+            case .json, .jsonl:
+                var json: [String: Any] = [
+                    "pageSize": environment.pageSize, "mapSize": environment.mapSize, "pagesInFile": environment.pagesInFile,
+                    "freePages": environment.freePages, "lastTransactionID": environment.lastTransactionID,
+                    "readers": environment.readers, "maxReaders": environment.maxReaders,
+                    "tables": tables.map {
+                        ["name": $0.name, "depth": $0.depth, "branchPages": $0.branchPages, "leafPages": $0.leafPages,
+                         "overflowPages": $0.overflowPages, "entries": $0.entries] as [String: Any]
+                    },
+                ]
+                if let cleared { json["staleReadersCleared"] = cleared }
+                if readers { json["readerTable"] = db.readerTable() }
+                print(try ObjectJSON.text(json, pretty: output.resolved == .json))
+            }
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import ArgumentParser
+import Foundation
+@_spi(Inspection) import ObjDB
+
+/// `objdb watch <db> [Class] [predicate]`: a feed of each commit's changes, from any process.
+struct WatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Print each commit's insertions, deletions and modifications as they happen, until interrupted.",
+        discussion: """
+            Watches every class, or one class's objects matching a predicate, and prints what each \
+            commit changed — by this or any other process — as it is committed. With --format \
+            jsonl, each line is {"transaction", "class", "deleted", "inserted", "modified"}: deleted \
+            objects by primary key (or key), inserted and modified ones whole. Costs a read of the \
+            watched objects' keys per commit that changes them.
+            """)
+
+    @OptionGroup var database: DatabaseArgument
+
+    @Argument(help: "Only this class.")
+    var className: String?
+
+    @Argument(help: "Only the objects matching this predicate (needs a class).")
+    var predicate: String?
+
+    @Option(help: "Output format: table (readable lines) or jsonl.")
+    var format: OutputFormat = .table
+
+    func validate() throws {
+        if format == .json || format == .csv { throw ValidationError("watch prints table lines or jsonl") }
+    }
+
+    func run() throws {
+        try reportingFailures {
+            let db = try DatabaseOpening.readOnly(database.file)
+            let classes = try className.map { [try DatabaseOpening.objectSchema($0, in: db, file: database.file)] }
+                ?? db.schema.objectSchema.filter { !$0.isEmbedded }
+            let feed = ChangeFeed(db: db, format: format)
+            var tokens: [NotificationToken] = []
+            for schema in classes {
+                var results = db.dynamicObjects(schema.className)
+                if let predicate { results = try results.filter(predicate) }
+                tokens.append(feed.watch(results, schema: schema))
+            }
+            feed.say(format == .jsonl
+                ? try ObjectJSON.text(["watching": database.file, "transaction": db.transactionID] as [String: Any])
+                : "watching \(database.file) at transaction \(db.transactionID)")
+            withExtendedLifetime(tokens) { dispatchMain() }
+        }
+    }
+}
+
+/// Turns collection changes into lines of the watch feed.
+final class ChangeFeed {
+    let db: Database
+    let format: OutputFormat
+    let json: ObjectJSON
+
+    init(db: Database, format: OutputFormat) {
+        self.db = db
+        self.format = format
+        self.json = ObjectJSON(db: db)
+    }
+
+    /// Writes `line` at once.
+    func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    /// How an object is named in the feed: its primary key, else its key.
+    func identifier(_ object: DynamicObject, _ schema: ObjectSchema) -> String {
+        if let primaryKey = schema.primaryKeyProperty {
+            let value = ObjectJSON(db: db).value(object[primaryKey.name], depth: 0)
+            return (value as? String) ?? "\(value)"
+        }
+        return "#\(object.objectKey ?? 0)"
+    }
+
+    /// Observes `results`, printing each change.
+    func watch(_ results: Results<DynamicObject>, schema: ObjectSchema) -> NotificationToken {
+        var previous: [String] = []
+        return results.observe { [self] change in
+            switch change {
+            case .initial(let current):
+                previous = current.map { identifier($0, schema) }
+            case .update(let current, let deletions, let insertions, let modifications):
+                let objects = Array(current)
+                let identifiers = objects.map { identifier($0, schema) }
+                let newIndex = Dictionary(identifiers.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+                let deleted = deletions.map { previous[$0] }
+                let inserted = insertions.map { objects[$0] }
+                let modified = modifications.compactMap { newIndex[previous[$0]].map { objects[$0] } }
+                previous = identifiers
+                report(schema, deleted: deleted, inserted: inserted, modified: modified)
+            case .error(let error):
+                Console.error("\(error)")
+                Foundation.exit(1)
+            }
+        }
+    }
+
+    private func report(_ schema: ObjectSchema, deleted: [String], inserted: [DynamicObject], modified: [DynamicObject]) {
+        let transaction = db.transactionID
+        if format == .jsonl {
+            let line: [String: Any] = [
+                "transaction": transaction, "class": schema.className, "deleted": deleted,
+                "inserted": inserted.map { json.object($0) }, "modified": modified.map { json.object($0) },
+            ]
+            say((try? ObjectJSON.text(line)) ?? "{}")
+            return
+        }
+        for id in deleted { say("\(transaction) \(schema.className) - \(id)") }
+        for object in inserted { say("\(transaction) \(schema.className) + \(identifier(object, schema)) \((try? ObjectJSON.text(json.object(object))) ?? "")") }
+        for object in modified { say("\(transaction) \(schema.className) ~ \(identifier(object, schema)) \((try? ObjectJSON.text(json.object(object))) ?? "")") }
+    }
+}

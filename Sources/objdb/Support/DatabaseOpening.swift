@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+@_spi(Inspection) import ObjDB
+
+/// The database file every command but `demo` takes first.
+struct DatabaseArgument: ParsableArguments {
+    @Argument(help: "The database file.", completion: .file())
+    var file: String
+}
+
+/// A failure a command reports as one line on standard error, then exits with status 1.
+struct CommandFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension ParsableCommand {
+    /// Runs `body`, turning an ``ObjDBError`` or a ``CommandFailure`` into one line on standard
+    /// error (`objdb: …`) and exit status 1.
+    func reportingFailures(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as ObjDBError {
+            Console.error(error.description)
+            throw ExitCode.failure
+        } catch let failure as CommandFailure {
+            Console.error(failure.description)
+            throw ExitCode.failure
+        }
+    }
+}
+
+/// Opening files for the commands: without the application's classes, at the file's own schema
+/// version, and never creating a file.
+enum DatabaseOpening {
+    /// The configuration for `file`.
+    static func configuration(_ file: String, readOnly: Bool) throws -> Configuration {
+        let url = URL(fileURLWithPath: file)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw CommandFailure("\(file): no such file")
+        }
+        guard !isDirectory.boolValue else { throw CommandFailure("\(file): is a directory, not a database file") }
+        var configuration = Configuration(fileURL: url, readOnly: readOnly)
+        configuration.opensAnySchemaVersion = true
+        return configuration
+    }
+
+    /// Opens `file` for reading: the file is not changed (LMDB's lock file beside it may be).
+    static func readOnly(_ file: String) throws -> Database {
+        try Database(configuration: configuration(file, readOnly: true))
+    }
+
+    /// Opens `file` for writing (commands that change it, behind `--write`).
+    static func writable(_ file: String) throws -> Database {
+        try Database(configuration: configuration(file, readOnly: false))
+    }
+
+    /// The schema of class `name` in `db`, or a failure listing the classes there are.
+    static func objectSchema(_ name: String, in db: Database, file: String) throws -> ObjectSchema {
+        guard let schema = db.schema[name] else {
+            let known = db.schema.objectSchema.map(\.className).joined(separator: ", ")
+            throw CommandFailure("\(file): no class '\(name)' (classes: \(known.isEmpty ? "none" : known))")
+        }
+        return schema
+    }
+}
+
+/// Writing to the terminal.
+enum Console {
+    /// Writes `line` to standard error, prefixed `objdb: `.
+    static func error(_ line: String) {
+        FileHandle.standardError.write(Data("objdb: \(line)\n".utf8))
+    }
+
+    /// Whether standard error is a terminal (progress bars go there only then).
+    static var stderrIsTerminal: Bool { isatty(2) == 1 }
+}
