@@ -42,7 +42,7 @@ let package = Package(
             name: "ObjDBTestHelper", dependencies: ["ObjDB", "ObjDBTestModels", "ObjDBStore"],
             path: "Tests/ObjDBTestHelper"),
         .testTarget(name: "ObjDBTests", dependencies: ["ObjDB", "ObjDBTestModels", "ObjDBTestHelper"]),
-        .testTarget(name: "objdbTests", dependencies: ["objdb"]),
+        .testTarget(name: "objdbTests", dependencies: ["objdb", "ObjDB", "ObjDBTestModels", "ObjDBStore"]),
         .testTarget(name: "ObjDBStoreTests", dependencies: ["ObjDBStore", "ObjDB", "ObjDBTestHelper", "todo"]),
         // The reliability harness (Docs/Reliability.md): each attack as a function with figures,
         // a command per attack, and short versions of them as tests.
