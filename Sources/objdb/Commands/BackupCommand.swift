@@ -29,7 +29,7 @@ struct BackupCommand: ParsableCommand {
             let db = try DatabaseOpening.readOnly(database.file)
             try db.writeCopy(toFile: URL(fileURLWithPath: destination), compacting: compact)
             let size = (try? FileManager.default.attributesOfItem(atPath: destination)[.size] as? Int) ?? 0
-            print("\(destination): \(size) bytes (from \(db.fileSize))")
+            Console.line("\(destination): \(size) bytes (from \(db.fileSize))")
         }
     }
 }

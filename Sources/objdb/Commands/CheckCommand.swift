@@ -26,9 +26,9 @@ struct CheckCommand: ParsableCommand {
             case .table, .csv:
                 if report.isHealthy {
                     let objects = report.objectsChecked.values.reduce(0, +)
-                    print("\(database.file): healthy (\(report.pagesChecked) pages, \(objects) objects in \(report.objectsChecked.count) classes, transaction \(report.transactionID))")
+                    Console.line("\(database.file): healthy (\(report.pagesChecked) pages, \(objects) objects in \(report.objectsChecked.count) classes, transaction \(report.transactionID))")
                 } else {
-                    print(report.description)
+                    Console.line(report.description)
                 }
             case .json, .jsonl:
                 let json: [String: Any] = [
@@ -44,7 +44,7 @@ struct CheckCommand: ParsableCommand {
                         return entry
                     },
                 ]
-                print(try ObjectJSON.text(json, pretty: output.resolved == .json))
+                Console.line(try ObjectJSON.text(json, pretty: output.resolved == .json))
             }
             if !report.isHealthy { throw ExitCode.failure }
         }

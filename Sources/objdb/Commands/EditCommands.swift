@@ -69,7 +69,7 @@ struct SetCommand: ParsableCommand {
                 let target = try object(db, schema, primaryKey: primaryKey, file: database.file)
                 for (name, value) in values { try target.setValue(value, forKey: name) }
             }
-            print("set \(values.map(\.0).joined(separator: ", ")) of \(className) \(primaryKey)")
+            Console.line("set \(values.map(\.0).joined(separator: ", ")) of \(className) \(primaryKey)")
         }
     }
 }
@@ -118,7 +118,7 @@ struct DeleteCommand: ParsableCommand {
                     count = 1
                 }
             }
-            print("deleted \(count) \(className) object\(count == 1 ? "" : "s")")
+            Console.line("deleted \(count) \(className) object\(count == 1 ? "" : "s")")
         }
     }
 }

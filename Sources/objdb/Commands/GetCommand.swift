@@ -33,7 +33,7 @@ struct GetCommand: ParsableCommand {
             }
             let printer = ObjectPrinter(format: output.resolved, json: ObjectJSON(db: db, linkDepth: linkDepth), truncate: !output.noTruncate)
             if output.resolved == .json {
-                print(try ObjectJSON.text(printer.json.object(object), pretty: true))
+                Console.line(try ObjectJSON.text(printer.json.object(object), pretty: true))
             } else {
                 try printer.print([object], schema: schema)
             }

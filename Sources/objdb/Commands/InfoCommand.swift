@@ -24,20 +24,20 @@ struct InfoCommand: ParsableCommand {
             let classes = db.schema.objectSchema.map { ($0, db.objectCount(ofClassNamed: $0.className)) }
             let used = environment.pagesInFile - environment.freePages
             if format == .table && !json {
-                print("File:            \(file)")
-                print("Size:            \(db.fileSize) bytes")
-                print("Format version:  \(db.fileFormatVersion)")
-                print("Schema version:  \(db.storedSchemaVersion)")
-                print("Pages:           \(environment.pagesInFile) of \(environment.pageSize) bytes, \(used) used, \(environment.freePages) free")
-                print("Transaction:     \(environment.lastTransactionID)")
-                print("Readers:         \(environment.readers) of \(environment.maxReaders)")
-                print("Active versions: \(db.activeVersionCount)")
-                print("Classes:         \(classes.count)")
+                Console.line("File:            \(file)")
+                Console.line("Size:            \(db.fileSize) bytes")
+                Console.line("Format version:  \(db.fileFormatVersion)")
+                Console.line("Schema version:  \(db.storedSchemaVersion)")
+                Console.line("Pages:           \(environment.pagesInFile) of \(environment.pageSize) bytes, \(used) used, \(environment.freePages) free")
+                Console.line("Transaction:     \(environment.lastTransactionID)")
+                Console.line("Readers:         \(environment.readers) of \(environment.maxReaders)")
+                Console.line("Active versions: \(db.activeVersionCount)")
+                Console.line("Classes:         \(classes.count)")
                 let width = classes.map(\.0.className.count).max() ?? 0
                 for (schema, count) in classes {
                     let name = schema.className.padding(toLength: width, withPad: " ", startingAt: 0)
-                    print("  \(name)  \(count) object\(count == 1 ? "" : "s")")
-                    for property in schema.properties { print("      \(property)") }
+                    Console.line("  \(name)  \(count) object\(count == 1 ? "" : "s")")
+                    for property in schema.properties { Console.line("      \(property)") }
                 }
             } else {
                 let object: [String: Any] = [
@@ -53,7 +53,7 @@ struct InfoCommand: ParsableCommand {
                         ] as [String: Any]
                     },
                 ]
-                print(try ObjectJSON.text(object, pretty: true))
+                Console.line(try ObjectJSON.text(object, pretty: true))
             }
         }
     }

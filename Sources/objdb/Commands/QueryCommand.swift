@@ -48,7 +48,7 @@ struct QueryCommand: ParsableCommand {
             let schema = try DatabaseOpening.objectSchema(className, in: db, file: database.file)
             let results = try Self.results(db, schema, predicate: predicate, sort: sort, file: database.file)
             if explain {
-                print(results.explain())
+                Console.line(results.explain())
                 return
             }
             let end = limit.map { offset + $0 } ?? Int.max

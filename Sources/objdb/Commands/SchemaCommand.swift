@@ -23,17 +23,17 @@ struct SchemaCommand: ParsableCommand {
             let db = try DatabaseOpening.readOnly(database.file)
             let classes = try className.map { [try DatabaseOpening.objectSchema($0, in: db, file: database.file)] } ?? db.schema.objectSchema
             if swift {
-                print(SwiftModels.source(for: classes))
+                Console.line(SwiftModels.source(for: classes))
                 return
             }
             let backlinks = Self.backlinks(db.schema)
             switch output.resolved {
             case .table:
                 for (index, schema) in classes.enumerated() {
-                    if index > 0 { print("") }
-                    print(schema.description)
+                    if index > 0 { Console.line("") }
+                    Console.line(schema.description)
                     for (origin, property) in backlinks[schema.className] ?? [] {
-                        print("    // linked from \(origin).\(property)")
+                        Console.line("    // linked from \(origin).\(property)")
                     }
                 }
             case .json, .jsonl, .csv:
@@ -46,9 +46,9 @@ struct SchemaCommand: ParsableCommand {
                     ]
                 }
                 if output.resolved == .jsonl {
-                    for object in json { print(try ObjectJSON.text(object)) }
+                    for object in json { Console.line(try ObjectJSON.text(object)) }
                 } else {
-                    print(try ObjectJSON.text(json, pretty: true))
+                    Console.line(try ObjectJSON.text(json, pretty: true))
                 }
             }
         }

@@ -24,21 +24,21 @@ struct StatCommand: ParsableCommand {
             let (environment, tables) = try db.storageStatistics()
             switch output.resolved {
             case .table, .csv:
-                print("Page size:          \(environment.pageSize)")
-                print("Map size:           \(environment.mapSize)")
-                print("Pages in file:      \(environment.pagesInFile)")
-                print("Free pages:         \(environment.freePages)")
-                print("Last transaction:   \(environment.lastTransactionID)")
-                print("Readers:            \(environment.readers) of \(environment.maxReaders)")
-                if let cleared { print("Stale readers cleared: \(cleared)") }
-                print("")
+                Console.line("Page size:          \(environment.pageSize)")
+                Console.line("Map size:           \(environment.mapSize)")
+                Console.line("Pages in file:      \(environment.pagesInFile)")
+                Console.line("Free pages:         \(environment.freePages)")
+                Console.line("Last transaction:   \(environment.lastTransactionID)")
+                Console.line("Readers:            \(environment.readers) of \(environment.maxReaders)")
+                if let cleared { Console.line("Stale readers cleared: \(cleared)") }
+                Console.line("")
                 let printer = ObjectPrinter(format: .table, json: ObjectJSON(db: db), truncate: !output.noTruncate)
                 printer.printTable(
                     header: ["table", "depth", "branch", "leaf", "overflow", "entries"],
                     rows: tables.map { ["\($0.name)", "\($0.depth)", "\($0.branchPages)", "\($0.leafPages)", "\($0.overflowPages)", "\($0.entries)"] })
                 if readers {
-                    print("")
-                    for line in db.readerTable() { print(line) }
+                    Console.line("")
+                    for line in db.readerTable() { Console.line(line) }
                 }
             case .json, .jsonl:
                 var json: [String: Any] = [
@@ -52,7 +52,7 @@ struct StatCommand: ParsableCommand {
                 ]
                 if let cleared { json["staleReadersCleared"] = cleared }
                 if readers { json["readerTable"] = db.readerTable() }
-                print(try ObjectJSON.text(json, pretty: output.resolved == .json))
+                Console.line(try ObjectJSON.text(json, pretty: output.resolved == .json))
             }
         }
     }

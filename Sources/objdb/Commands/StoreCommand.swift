@@ -43,9 +43,9 @@ struct StoreCommand: ParsableCommand {
                     let known = stores.keys.sorted().joined(separator: ", ")
                     throw CommandFailure("\(database.file): no Store state with key '\(key)' (keys: \(known.isEmpty ? "none" : known))")
                 }
-                print(try ObjectJSON.text(entry, pretty: true))
+                Console.line(try ObjectJSON.text(entry, pretty: true))
             } else {
-                print(try ObjectJSON.text(stores, pretty: true))
+                Console.line(try ObjectJSON.text(stores, pretty: true))
             }
         }
     }

@@ -68,6 +68,12 @@ enum DatabaseOpening {
 
 /// Writing to the terminal.
 enum Console {
+    /// Writes `line` and a newline to standard output at once (unbuffered, so it keeps its
+    /// place among the lines ``OutputWriter``s write).
+    static func line(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
     /// Writes `line` to standard error, prefixed `objdb: `.
     static func error(_ line: String) {
         FileHandle.standardError.write(Data("objdb: \(line)\n".utf8))
