@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import ObjDB
+@_spi(Inspection) import ObjDB
 import ObjDBStore
 
 /// Collections of the state stored as objects (one per element, written by difference), and
@@ -105,6 +105,10 @@ struct StoreCollectionTests {
         #expect(await eventually { store.state.items.count == 2 })
         #expect(store.state.items == [Item(id: 1, title: "theirs"), Item(id: 2, title: "added")])
         #expect(actions.last == "StoreRehydrated<CounterState>")
+        // A state read from the database is not written back.
+        let committed = db.lastCommittedTransactionID
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(db.lastCommittedTransactionID == committed)
 
         // The state object changed from outside.
         try other.write {

@@ -76,8 +76,10 @@ func storedState(_ url: URL, key: String) throws -> (version: Int, json: String)
     return (object.version, object.json)
 }
 
-/// Waits up to `seconds` for `condition`, letting the main actor run meanwhile.
-@MainActor func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
+/// Waits up to `seconds` for `condition`, letting the main actor run meanwhile. The limit is
+/// generous: in a full parallel test run the main actor is shared with every other main-actor
+/// test, and a scheduled write may wait its turn for seconds.
+@MainActor func eventually(_ seconds: Double = 60, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while !condition() {
         if Date() > deadline { return false }

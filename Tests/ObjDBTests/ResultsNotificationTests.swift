@@ -178,6 +178,18 @@ struct ResultsNotificationTests {
         #expect(f.log.updates == [.update(deletions: [], insertions: [5], modifications: [])])
     }
 
+    // A skipped commit made on top of another instance's commit that this one had not
+    // delivered yet does not swallow that commit: the observer is told of both.
+    @Test func aSkippedCommitDoesNotSwallowAnotherInstancesCommit() throws {
+        let f = try fixture()
+        try f.writer.write { try f.writer.add(person(20, "theirs", age: 2)) }
+        // No delivery point yet: the observer still sees the version before the writer's commit.
+        #expect(f.log.calls.count == 1)
+        try f.db.write(withoutNotifying: [f.token]) { try f.db.add(person(21, "mine", age: 99)) }
+        #expect(f.log.updates == [.update(deletions: [], insertions: [4], modifications: [])])
+        withExtendedLifetime(f.token) {}
+    }
+
     // realm-core results.cpp "modifying a matching row to change its position sends
     // insert+delete": an object whose sort position changes is a deletion and an insertion,
     // not a modification. Sorted by age descending: ids 4, 3, 2, 1; id 1 becomes age 4 and

@@ -93,9 +93,18 @@ final class ObservationCenter {
     }
 
     /// This instance committed version `version`, which made `changes`.
+    ///
+    /// Observers named in `write(withoutNotifying:)` skip this commit only when they saw the
+    /// version it was made on. Otherwise other instances or processes committed in between
+    /// (the write transaction began on their versions before this instance delivered them),
+    /// and skipping would swallow their changes too: those observers are told of everything,
+    /// this commit included — a notification too many rather than one lost.
     func didCommit(_ changes: ChangeSet, version: UInt64) {
-        let skipped = skipping
+        var skipped = skipping
         skipping = []
+        if let seen, UInt64(truncatingIfNeeded: seen.id) + 1 != version {
+            skipped = []
+        }
         deliver(local: (changes, version), skipping: skipped)
     }
 

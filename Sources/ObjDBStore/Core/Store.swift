@@ -131,6 +131,7 @@ public final class Store<State> {
         }
         let newState: State
         if type == rehydratedType, let rehydration = action as? StoreRehydrated<State> {
+            // Read from the database: nothing to write back.
             newState = rehydration.state
         } else {
             isReducing = true
@@ -138,10 +139,10 @@ public final class Store<State> {
             newState = reducer(action, state)
             isReducing = false
             reducingAction = nil
+            persistence?.stateDidChange(newState)
         }
         let oldState = state
         state = newState
-        persistence?.stateDidChange(newState)
         notify(oldState: oldState, newState: newState)
     }
 

@@ -113,7 +113,9 @@ final class PersistenceDriver<State: Codable> {
         pendingJSON = json
         pendingOrder = order
         guard json != writtenJSON || order != writtenOrder else { return }
-        try store(json: json, order: order)
+        // Only what changed since this store last wrote or read: a field someone else changed
+        // meanwhile, and this store did not, keeps their value.
+        try store(json: json, order: order, changedJSON: json != writtenJSON, changedOrder: order != writtenOrder)
     }
 
     private var pendingJSON: String?
@@ -128,18 +130,20 @@ final class PersistenceDriver<State: Codable> {
         for collection in collections { collection.didCommit() }
     }
 
-    /// Writes the state object.
-    private func store(json: String, order: String) throws {
-        let object = db.object(ofType: StoreStateObject.self, forPrimaryKey: options.key) ?? StoreStateObject()
-        if !object.isManaged {
+    /// Writes the state object: the state's JSON and the collections' order where they changed
+    /// (both for a new object).
+    private func store(json: String, order: String, changedJSON: Bool, changedOrder: Bool) throws {
+        let existing = db.object(ofType: StoreStateObject.self, forPrimaryKey: options.key)
+        let object = existing ?? StoreStateObject()
+        if existing == nil {
             object.key = options.key
             try db.add(object)
         }
         object.version = options.version
         object.updatedAt = Date()
         object.stateType = String(reflecting: State.self)
-        object.json = json
-        object.collectionOrder = order
+        if changedJSON || existing == nil { object.json = json }
+        if changedOrder || existing == nil { object.collectionOrder = order }
     }
 
     // MARK: Reading
