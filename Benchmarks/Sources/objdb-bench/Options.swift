@@ -42,6 +42,10 @@ struct Options {
     var migration = false
     /// Run the `--store` table.
     var store = false
+    /// Run the `--cli-export` table.
+    var cliExport = false
+    /// The `objdb` binary of `--cli-export` (`--objdb`).
+    var objdbPath: String?
     /// Commits per latency measurement of `--notifications` (`--notify-commits`).
     var notifyCommits = 500
     /// Seconds of the idle-observer measurement of `--notifications` (`--idle-seconds`).
@@ -71,7 +75,7 @@ struct Options {
     /// The usage text.
     static let usage = """
         usage: objdb-bench [N] [--repetitions R] [--scale] [--memory] [--relationships] [--queries] [--durability]
-                           [--notifications] [--freeze] [--migration] [--store] [--all]
+                           [--notifications] [--freeze] [--migration] [--store] [--cli-export] [--all]
                            [--only SCENARIO[,…]] [--system objdb|lmdb|grdb[,…]] [--n N]
                            [--sizes N,N,…] [--memory-n N] [--link-sizes N,N,…]
                            [--query-only SCENARIO[,…]] [--lookup-sizes N,N,…] [--count-n N] [--commits N]
@@ -98,6 +102,8 @@ struct Options {
                            removed ones) against inserting them fresh in their new form
           --store          ObjDBStore: N dispatches against a minimal ReSwift-style store, a persisted burst of
                            10,000 dispatches against the same without persistence, 3,000 subscribers
+          --cli-export     `objdb export --format jsonl` of N people against `sqlite3 -json` on the same data
+                           (a release objdb: --objdb PATH, else ../.build/release/objdb)
           --query-only     --queries scenarios: \(QueryScenario.allCases.map(\.rawValue).joined(separator: ", "))
           --all            the default table, --scale, --memory, --relationships, --queries, --durability, --notifications, --freeze, --migration and --store
           --only           scenarios: \(Scenario.allCases.map(\.rawValue).joined(separator: ", "))
@@ -132,6 +138,8 @@ struct Options {
             case "--freeze": options.freeze = true
             case "--migration": options.migration = true
             case "--store": options.store = true
+            case "--cli-export": options.cliExport = true
+            case "--objdb": options.objdbPath = try value(argument)
             case "--notify-commits": options.notifyCommits = try number(argument, value(argument))
             case "--idle-seconds": options.idleSeconds = try number(argument, value(argument))
             case "--notify-child":
@@ -179,7 +187,7 @@ struct Options {
             }
         }
         options.table = explicitTable
-            || !(options.scale || options.memory || options.relationships || options.queries || options.durability || options.notifications || options.freeze || options.migration || options.store)
+            || !(options.scale || options.memory || options.relationships || options.queries || options.durability || options.notifications || options.freeze || options.migration || options.store || options.cliExport)
         return options
     }
 }

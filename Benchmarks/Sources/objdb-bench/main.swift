@@ -95,6 +95,11 @@ do {
         print("\n## Store: \(formatCount(options.n)) dispatches\n")
         print(table)
     }
+    if options.cliExport {
+        let table = try CLIExportBench.run(n: options.n, repetitions: options.repetitions, objdb: options.objdbPath)
+        print("\n## objdb export: \(formatCount(options.n)) people\n")
+        print(table)
+    }
     if let memoryTable {
         print("\n## Memory: ObjDB read-all at \(formatCount(options.memoryN))\n")
         print(memoryTable)

@@ -47,7 +47,10 @@ struct ExportCommand: ParsableCommand {
                     out.line("  " + (try ObjectJSON.text(schema.className)) + ": [")
                     var first = true
                     for object in db.dynamicObjects(schema.className) {
-                        out.line("    " + (first ? "" : ", ") + (try ObjectJSON.text(json.object(object))))
+                        var text = JSONText()
+                        text.raw(first ? "    " : "    , ")
+                        json.write(object, into: &text)
+                        out.line(text.bytes)
                         first = false
                         progress.advance()
                     }

@@ -24,15 +24,19 @@ struct ObjectPrinter {
             out.line("[")
             var first = true
             for object in objects {
-                let text = try ObjectJSON.text(json.object(object))
-                out.line((first ? "  " : ", ") + text)
+                var text = JSONText()
+                text.raw(first ? "  " : ", ")
+                json.write(object, into: &text)
+                out.line(text.bytes)
                 first = false
                 count += 1
             }
             out.line("]")
         case .jsonl:
             for object in objects {
-                out.line(try ObjectJSON.text(json.object(object)))
+                var text = JSONText()
+                json.write(object, into: &text)
+                out.line(text.bytes)
                 count += 1
             }
         case .csv:

@@ -14,6 +14,13 @@ final class OutputWriter {
         if buffer.count >= 1 << 16 { flush() }
     }
 
+    /// Appends `bytes` (UTF-8) and a newline.
+    func line(_ bytes: [UInt8]) {
+        buffer.append(contentsOf: bytes)
+        buffer.append(0x0A)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
     /// Writes what is buffered.
     func flush() {
         guard !buffer.isEmpty else { return }
