@@ -126,4 +126,45 @@ struct StoreCollectionTests {
         #expect(actions.filter { $0.hasPrefix("StoreRehydrated") }.count == rehydrations)
         #expect(store.state.count == 42)
     }
+
+    /// A store that rehydrates, with the names of the actions its middleware saw.
+    func rehydratingStore(_ db: Database) throws -> (Store<CounterState>, () -> [String]) {
+        final class Log { var actions: [String] = [] }
+        let log = Log()
+        let store = try Store(
+            reducer: counterReducer, state: CounterState(),
+            middleware: [{ _, _ in { next in { action in
+                log.actions.append("\(type(of: action))")
+                next(action)
+            } } }],
+            persistence: .database(db, key: "app").collection(\.items, as: ItemObject.self).rehydratingExternalChanges())
+        return (store, { log.actions })
+    }
+
+    // The state object deleted from outside is written again, whole.
+    @Test func aDeletedStateIsWrittenAgain() async throws {
+        let db = try scratch.open()
+        let (store, _) = try rehydratingStore(db)
+        store.dispatch(CounterStateAction.rename("mine"))
+        try store.flush()
+        let other = try Database(configuration: Configuration(fileURL: scratch.file()))
+        try other.write {
+            other.delete(try #require(other.object(ofType: StoreStateObject.self, forPrimaryKey: "app")))
+        }
+        #expect(await eventually { (try? storedState(scratch.file(), key: "app")?.json.contains("mine")) == true })
+        #expect(store.state.name == "mine")
+    }
+
+    // The store's own commit made inside the app's write comes back as a notification; it
+    // is not a change, and dispatches nothing.
+    @Test func theStoresOwnWritesAreNotRehydrated() async throws {
+        let db = try scratch.open()
+        let (store, actions) = try rehydratingStore(db)
+        store.dispatch(CounterStateAction.rename("joined"))
+        try db.write { try store.flush() }
+        try store.flush()
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!actions().contains { $0.hasPrefix("StoreRehydrated") })
+        #expect(store.state.name == "joined")
+    }
 }

@@ -158,4 +158,67 @@ struct StorePersistenceTests {
         let stored = try #require(try storedState(url, key: "counter"))
         #expect(stored.json == #"{"count":250}"#)
     }
+
+    // A flush inside the app's write that commits, then a return to the earlier state: the
+    // file ends with the state in memory (the joined write is not trusted as written).
+    @Test func aJoinedFlushThatCommitsIsNotTrustedAsWritten() throws {
+        let db = try scratch.open()
+        let store = try Store(
+            reducer: counterReducer, state: CounterState(),
+            persistence: .database(db, key: "app").collection(\.items, as: ItemObject.self).writeInterval(.seconds(3600)))
+        store.dispatch(CounterStateAction.rename("x"))
+        store.dispatch(CounterStateAction.setItems([Item(id: 1, title: "one")]))
+        try db.write { try store.flush() }
+        #expect(try storedState(scratch.file(), key: "app")?.json.contains(#""name":"x""#) == true)
+        store.dispatch(CounterStateAction.rename("initial"))
+        store.dispatch(CounterStateAction.setItems([]))
+        try store.flush()
+        let reopened = try Store(
+            reducer: counterReducer, state: CounterState(name: "fresh"),
+            persistence: .database(try scratch.open(), key: "app").collection(\.items, as: ItemObject.self))
+        #expect(reopened.state == CounterState(name: "initial"))
+        #expect(db.objects(ItemObject.self).isEmpty)
+    }
+
+    // A write that keeps failing is retried without new dispatches, but less and less often.
+    @Test func failingWritesAreRetriedWithBackoff() async throws {
+        let db = try scratch.open()
+        var calls = 0
+        let store = try Store(
+            reducer: counterReducer, state: CounterState(),
+            persistence: .database(db, key: "app").collection(\.items, as: ItemObject.self)
+                .writeInterval(.zero).onError { _ in calls += 1 })
+        store.dispatch(CounterStateAction.setItems([Item(id: 1, title: "a"), Item(id: 1, title: "b")]))
+        #expect(await eventually { calls >= 3 })  // retried twice without a dispatch
+        let reached = calls
+        try await Task.sleep(for: .milliseconds(500))
+        // Delays of 50, 100, 200, 400 ms… : at most a few more in half a second (a busy loop
+        // made thousands).
+        #expect(calls - reached <= 4)
+    }
+
+    // A store never writes over a state a newer version of the app stored meanwhile.
+    @Test func aNewerStoredVersionIsNotOverwritten() throws {
+        let db = try scratch.open()
+        var errors: [ObjDBError] = []
+        let store = try Store(
+            reducer: counterReducer, state: CounterState(),
+            persistence: .database(db, key: "app").writeInterval(.seconds(3600)).onError { errors.append(($0 as? ObjDBError) ?? ObjDBError(.storage, "")) })
+        let other = try Database(configuration: Configuration(fileURL: scratch.file()))
+        try other.write {
+            let object = try #require(other.object(ofType: StoreStateObject.self, forPrimaryKey: "app"))
+            object.version = 2
+            object.json = #"{"v2":true}"#
+        }
+        store.dispatch(CounterStateAction.increase)
+        #expect {
+            try store.flush()
+        } throws: { error in
+            (error as? ObjDBError)?.code == .migrationRequired
+                && (error as? ObjDBError)?.message.contains("written at version 2 by a newer version of the app") == true
+        }
+        let stored = try #require(try storedState(scratch.file(), key: "app"))
+        #expect(stored.version == 2)
+        #expect(stored.json == #"{"v2":true}"#)
+    }
 }

@@ -25,16 +25,17 @@ struct StoreSubscriptionTests {
         store.subscribe(try #require(subscriber1))
         store.subscribe(try #require(subscriber2))
         store.dispatch(SetValueAction(value: 3))
-        #expect(store.subscriptions.count == 2)
+        #expect(store.boxes.count == 2)
         #expect(subscriber1?.receivedStates.last?.testValue == 3)
         #expect(subscriber2?.receivedStates.last?.testValue == 3)
         subscriber1 = nil
+        #expect(store.boxes.count == 2)  // noticed at the next state
         store.dispatch(SetValueAction(value: 5))
-        #expect(store.subscriptions.count == 1)
+        #expect(store.boxes.count == 1)
         #expect(subscriber2?.receivedStates.last?.testValue == 5)
         subscriber2 = nil
         store.dispatch(SetValueAction(value: 8))
-        #expect(store.subscriptions.isEmpty)
+        #expect(store.boxes.isEmpty)
     }
 
     // ReSwift: testDuplicateSubscription — subscribing again replaces the subscription.
@@ -151,5 +152,33 @@ struct StoreSubscriptionTests {
         store.dispatch(SetValueStringAction(value: "Initial"))
         store.dispatch(SetValueStringAction(value: "x"))
         #expect(values == (skips ? ["Initial", "x"] : ["Initial", "Initial", "x"]))
+    }
+
+    // Subscribers that come and go without a dispatch do not pile up.
+    @Test func subscriptionsOfDeallocatedSubscribersDoNotAccumulate() {
+        for _ in 0..<1_000 { store.subscribe(TestStoreSubscriber<TestAppState>()) }
+        #expect(store.boxes.count <= 130)
+        #expect(store.subscriptions.isEmpty)
+    }
+
+    // A subscriber that changes the middleware and dispatches: the queued action goes through
+    // the new middleware.
+    @Test func middlewareChangedDuringADispatchAppliesToQueuedActions() {
+        let store = self.store
+        var seen = 0
+        let counting: Middleware<TestAppState> = { _, _ in { next in { action in
+            seen += 1
+            next(action)
+        } } }
+        let token = store.subscribe { (state: TestAppState) in
+            if state.testValue == 1 {
+                store.middleware = [counting]
+                store.dispatch(SetValueAction(value: 2))
+            }
+        }
+        store.dispatch(SetValueAction(value: 1))
+        #expect(seen == 1)
+        #expect(store.state.testValue == 2)
+        token.cancel()
     }
 }

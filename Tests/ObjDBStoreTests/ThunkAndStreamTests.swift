@@ -65,4 +65,16 @@ struct ThunkAndStreamTests {
         // The stream is gone: its termination cancels its subscription on the main actor.
         #expect(await eventually { store.subscriptions.isEmpty })
     }
+
+    // A stream finishes when its store goes away.
+    @Test func statesFinishWithTheStore() async {
+        var store: Store<TestAppState>? = Store(reducer: testReducer, state: TestAppState(testValue: 1))
+        let stream = store?.states(\.testValue)
+        store = nil
+        var seen: [Int?] = []
+        if let stream {
+            for await value in stream { seen.append(value) }
+        }
+        #expect(seen == [1])
+    }
 }

@@ -36,6 +36,17 @@ extension Store {
     /// The live subscriptions, in the order they were made.
     var subscriptions: [SubscriptionBox<State>] { boxes.filter(\.isAlive) }
 
+    /// Adds `box`; now and then drops subscriptions whose subscribers went away (counted
+    /// nowhere else until a dispatch notices them), so that subscribing without dispatching
+    /// does not grow `boxes` for ever.
+    ///
+    /// - Complexity: amortized O(1).
+    private func append(_ box: SubscriptionBox<State>) {
+        boxes.append(box)
+        appendsSinceCompaction += 1
+        if appendsSinceCompaction > max(64, boxes.count / 2) { compactSubscriptions() }
+    }
+
     /// Ends `box`; drops ended subscriptions once they are half of all.
     private func end(_ box: SubscriptionBox<State>?) {
         guard let box else { return }
@@ -72,11 +83,15 @@ extension Store {
     /// for await count in store.states(\.count) { label.text = "\(count)" }
     /// ```
     ///
-    /// The subscription ends when the loop ends or its task is cancelled.
+    /// The subscription ends when the stream ends: when its task is cancelled, or when the stream
+    /// and its iterators are released (a loop over `store.states(…)` that ends, as above). The
+    /// stream finishes when the store goes away.
     public func states<Value: Equatable & Sendable>(_ keyPath: KeyPath<State, Value>) -> AsyncStream<Value> {
         let (stream, continuation) = AsyncStream<Value>.makeStream(bufferingPolicy: .unbounded)
+        // Finishes the stream when the subscription goes, with the store or the token.
+        let end = StreamEnd(continuation)
         let token = subscribe(select: { $0[keyPath: keyPath] }, skippingRepeats: { $0 == $1 }) { value in
-            continuation.yield(value)
+            end.continuation.yield(value)
         }
         continuation.onTermination = { _ in
             Task { @MainActor in token.cancel() }
@@ -104,7 +119,7 @@ extension Store {
         selected.observe { [weak subscriber] _, new in subscriber?.newState(state: new) }
         let box = SubscriptionBox(original: original, subscriber: subscriber)
         end(boxesBySubscriber.updateValue(box, forKey: ObjectIdentifier(subscriber)))
-        boxes.append(box)
+        append(box)
         original.newValues(oldState: nil, newState: state)
     }
 
@@ -118,11 +133,18 @@ extension Store {
         if let isRepeat { selected = selected.skipRepeats(isRepeat) }
         selected.observe { _, new in block(new) }
         let box = SubscriptionBox(original: original, subscriber: nil)
-        boxes.append(box)
+        append(box)
         original.newValues(oldState: nil, newState: state)
         return StoreSubscriptionToken { [weak self, weak box] in
             guard let box, box.isAlive else { return }
             self?.end(box)
         }
     }
+}
+
+/// Finishes a `states(_:)` stream when the subscription that feeds it is released.
+private final class StreamEnd<Value: Sendable>: Sendable {
+    let continuation: AsyncStream<Value>.Continuation
+    init(_ continuation: AsyncStream<Value>.Continuation) { self.continuation = continuation }
+    deinit { continuation.finish() }
 }

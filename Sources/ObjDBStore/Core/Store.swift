@@ -44,6 +44,8 @@ public final class Store<State> {
     var boxesBySubscriber: [ObjectIdentifier: SubscriptionBox<State>] = [:]
     /// Subscriptions ended (unsubscribed, replaced, cancelled) since the last compaction.
     var endedBoxes = 0
+    /// Subscriptions made since the last compaction.
+    var appendsSinceCompaction = 0
     /// Actions dispatched while another was processed, waiting their turn.
     private var pending: [any Action] = []
     /// Whether ``dispatch(_:)`` is processing actions (further ones are queued).
@@ -55,6 +57,8 @@ public final class Store<State> {
     /// generic type instantiated at run time costs a hash-table search each time it is named.
     private let thunkType = ObjectIdentifier(Thunk<State>.self)
     private let rehydratedType = ObjectIdentifier(StoreRehydrated<State>.self)
+    /// Marked when the store goes away (its persistence then stops retrying failed writes).
+    let lifetime = StoreLifetime()
     /// Persistence, when the store was made with it: told of each new state, and flushed.
     var persistence: (stateDidChange: (State) -> Void, flush: () throws -> Void)?
 
@@ -93,17 +97,21 @@ public final class Store<State> {
         }
         isDispatching = true
         defer { isDispatching = false }
-        let chain = dispatchFunction ?? makeDispatchFunction()
-        chain(action)
-        // Actions dispatched meanwhile, in order (each may queue more).
+        (dispatchFunction ?? makeDispatchFunction())(action)
+        // Actions dispatched meanwhile, in order (each may queue more), each through the
+        // middleware as it is then (a subscriber may have changed it).
         guard !pending.isEmpty else { return }
         var next = 0
         while next < pending.count {
             let queued = pending[next]
             next += 1
-            chain(queued)
+            (dispatchFunction ?? makeDispatchFunction())(queued)
         }
         pending.removeAll(keepingCapacity: true)
+    }
+
+    deinit {
+        lifetime.markReleased()
     }
 
     /// Builds the middleware chain around ``reduce(_:)``.
@@ -180,5 +188,6 @@ public final class Store<State> {
         boxes.removeAll { !$0.isAlive }
         boxesBySubscriber = boxesBySubscriber.filter { $0.value.isAlive }
         endedBoxes = 0
+        appendsSinceCompaction = 0
     }
 }

@@ -19,6 +19,9 @@ protocol PersistentCollection<State>: AnyObject {
     func write(_ state: State, to db: Database) throws -> Data?
     /// Makes the elements of the last ``write(_:to:)`` the written ones: its transaction committed.
     func didCommit()
+    /// Forgets what was written: with `touchedOnly`, the elements the last write wrote (whose
+    /// transaction may be cancelled yet); otherwise all.
+    func forgetWritten(touchedOnly: Bool)
     /// Makes sure the file has the class (in a write transaction), so that it can be observed
     /// before its first object is written.
     func createClass(in db: Database) throws
@@ -40,6 +43,11 @@ final class EntityCollection<State, Entity: StoreEntity>: PersistentCollection {
     private var written: [Value.ID: Value] = [:]
     /// The elements of a write whose transaction has not committed yet.
     private var writing: [Value.ID: Value]?
+    /// The ids the last write added or updated.
+    private var touched: [Value.ID] = []
+    /// Ids whose objects may or may not exist (written in a transaction that may have been
+    /// cancelled): the next write writes them if the state has them, deletes them if not.
+    private var uncertain: Set<Value.ID> = []
 
     init(_ shape: CollectionShape<State, Value>) {
         self.shape = shape
@@ -63,6 +71,7 @@ final class EntityCollection<State, Entity: StoreEntity>: PersistentCollection {
             if byID.updateValue(value, forKey: value.id) == nil { unordered.append(value) }
         }
         written = byID
+        uncertain = []
         switch shape {
         case .dictionary(let keyPath):
             state[keyPath: keyPath] = byID
@@ -112,12 +121,14 @@ final class EntityCollection<State, Entity: StoreEntity>: PersistentCollection {
                     className: className, key: "\(value.id)")
             }
         }
+        touched = []
         for (id, value) in current where written[id] != value {
             let object = Entity()
             object.update(from: value)
             try db.add(object, update: .modified)
+            touched.append(id)
         }
-        for id in written.keys where current[id] == nil {
+        for id in Set(written.keys).union(uncertain) where current[id] == nil {
             if let object = db.object(ofType: Entity.self, forPrimaryKey: id) { db.delete(object) }
         }
         writing = current
@@ -126,8 +137,25 @@ final class EntityCollection<State, Entity: StoreEntity>: PersistentCollection {
     }
 
     func didCommit() {
-        if let writing { written = writing }
+        if let writing {
+            written = writing
+            uncertain = []
+        }
         writing = nil
+    }
+
+    func forgetWritten(touchedOnly: Bool) {
+        writing = nil
+        if touchedOnly {
+            // Deleted ones stay written: the next write deletes them again if they exist.
+            for id in touched {
+                written[id] = nil
+                uncertain.insert(id)
+            }
+        } else {
+            written = [:]
+        }
+        touched = []
     }
 
     func createClass(in db: Database) throws {

@@ -40,7 +40,24 @@ final class PersistenceDriver<State: Codable> {
     func stateDidChange(to state: State) {
         latest = state
         isDirty = true
+        // A new state may fix what made the last write fail: write it after the interval.
+        failures = 0
         schedule()
+    }
+
+    /// Writes that failed in a row, for the retry delay.
+    private var failures = 0
+    /// The store's lifetime: once it is released, a write that keeps failing is given up.
+    var lifetime: StoreLifetime?
+
+    /// Makes the next write write the state object (and, unless `touchedOnly`, every element of
+    /// the collections) whatever was written before.
+    private func forgetWhatWasWritten(touchedOnly: Bool) {
+        writtenJSON = nil
+        writtenOrder = nil
+        pendingJSON = nil
+        pendingOrder = nil
+        for collection in collections { collection.forgetWritten(touchedOnly: touchedOnly) }
     }
 
     /// The state to start with, read at launch.
@@ -50,14 +67,17 @@ final class PersistenceDriver<State: Codable> {
     func flush() throws {
         guard isDirty else { return }
         if db.isInWriteTransaction {
-            // The caller's transaction may still be cancelled: the state stays pending, and
-            // is written again (unchanged objects are skipped) after the interval.
+            // The caller's transaction may commit or be cancelled: the state stays pending, and
+            // what this write touched no longer counts as written, so the next write writes it
+            // again (an update that changes nothing is skipped) whichever way it went.
             try write(latest)
+            forgetWhatWasWritten(touchedOnly: true)
             schedule()
             return
         }
         try db.write(withoutNotifying: tokens) { try write(latest) }
         isDirty = false
+        failures = 0
         finishWrite()
     }
 
@@ -75,24 +95,42 @@ final class PersistenceDriver<State: Codable> {
 
     // MARK: Writing
 
+    /// Schedules a write after the interval — after a failure, after a delay that doubles with
+    /// each failure in a row (from 50 ms, or the interval if longer, up to 30 s).
     private func schedule() {
         guard !isScheduled else { return }
         isScheduled = true
-        let interval = options.interval
+        var delay = options.interval
+        if failures > 0 {
+            let base = max(delay, .milliseconds(50))
+            delay = min(base * (1 << min(failures - 1, 16)), .seconds(30))
+        }
         // Strong: a state not yet written is written even if the store is released meanwhile.
-        Task { @MainActor in
-            if interval > .zero { try? await Task.sleep(for: interval) } else { await Task.yield() }
+        Task { @MainActor [delay] in
+            if delay > .zero { try? await Task.sleep(for: delay) } else { await Task.yield() }
             self.isScheduled = false
             self.flushReportingErrors()
         }
     }
 
-    /// A scheduled write: a failure goes to the error handler and is retried later.
+    /// A scheduled write: a failure goes to the error handler and is retried later, until it
+    /// succeeds — or, once the store is released, gives up after reporting it.
     private func flushReportingErrors() {
+        guard isDirty else { return }
         do {
             try flush()
         } catch {
+            failures += 1
             report(error)
+            if let error = error as? ObjDBError, error.code == .migrationRequired {
+                return  // a newer version owns the stored state: retrying cannot help
+            }
+            if lifetime?.isReleased ?? true {
+                report(ObjDBError(
+                    .storage, "The store under key '\(options.key)' was released and its last state could not be written; it is lost",
+                    className: StoreStateObject.className, key: options.key))
+                return
+            }
             schedule()
         }
     }
@@ -134,6 +172,12 @@ final class PersistenceDriver<State: Codable> {
     /// (both for a new object).
     private func store(json: String, order: String, changedJSON: Bool, changedOrder: Bool) throws {
         let existing = db.object(ofType: StoreStateObject.self, forPrimaryKey: options.key)
+        if let existing, existing.version > options.version {
+            throw ObjDBError(
+                .migrationRequired,
+                "The state under key '\(options.key)' was written at version \(existing.version) by a newer version of the app; this store (version \(options.version)) does not write over it",
+                className: StoreStateObject.className, key: options.key)
+        }
         let object = existing ?? StoreStateObject()
         if existing == nil {
             object.key = options.key
@@ -261,7 +305,9 @@ final class PersistenceDriver<State: Codable> {
             try flush()
             db.refresh()
             guard let object = db.object(ofType: StoreStateObject.self, forPrimaryKey: options.key) else {
-                isDirty = true  // deleted by someone else: written again
+                // Deleted by someone else: this store's state is written again, whole.
+                forgetWhatWasWritten(touchedOnly: false)
+                isDirty = true
                 try flush()
                 return
             }
@@ -275,8 +321,11 @@ final class PersistenceDriver<State: Codable> {
             writtenJSON = object.json
             writtenOrder = object.collectionOrder
             for collection in collections { collection.didCommit() }
+            // A commit that left the state as this store has it (its own, reported because
+            // another commit came in between) is not a change.
+            let same = (try? Self.encode(state, key: options.key)) == (try? Self.encode(latest, key: options.key))
             latest = state
-            rehydrate?(state)
+            if !same { rehydrate?(state) }
         } catch {
             report(error)
         }
@@ -336,3 +385,13 @@ final class PersistenceDriver<State: Codable> {
     }
 }
 
+
+/// Whether a store is still alive, readable from any thread: the store's `deinit` (which
+/// cannot touch main-actor state) marks it, and its persistence gives up retrying then.
+final class StoreLifetime: @unchecked Sendable {
+    private let lock = NSLock()
+    private var released = false
+
+    var isReleased: Bool { lock.withLock { released } }
+    func markReleased() { lock.withLock { released = true } }
+}

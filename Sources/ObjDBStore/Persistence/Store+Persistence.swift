@@ -31,6 +31,7 @@ extension Store where State: Codable {
             reducer: reducer, state: driver.state, middleware: middleware,
             automaticallySkipsRepeats: automaticallySkipsRepeats)
         self.persistence = (driver.stateDidChange(to:), driver.flush)
+        driver.lifetime = lifetime
         driver.rehydrate = { [weak self] state in self?.dispatch(StoreRehydrated(state: state)) }
         driver.startObserving()
     }
