@@ -103,10 +103,10 @@ extension Database {
     }
 
     /// The error for an update policy on a class without a primary key.
-    func missingPrimaryKey(_ info: ClassInfo) -> ObjDBError {
+    func missingPrimaryKey(_ info: ClassInfo, operation: String = "add(_:update:)") -> ObjDBError {
         ObjDBError(
             .missingPrimaryKey,
-            "Class '\(info.name)' has no primary key, so add(_:update:) cannot find an existing object to update; use update: .error",
+            "Class '\(info.name)' has no primary key, so \(operation) cannot find an existing object to update; use update: .error",
             className: info.name, path: path)
     }
 
@@ -220,14 +220,10 @@ extension Database {
         let given = Set(names.compactMap { info.stored.column(of: $0) })
         let newRow = context.row.withColumns { new -> RowBuilder in
             let row = RowBuilder()
-            for column in 0..<info.columnCount {
-                if given.contains(column) {
-                    row.append(new(column))
-                } else if case .absent = old.column(column) {
-                    appendDefault(info, column: column, to: row)
-                } else {
-                    row.append(old.column(column))
-                }
+            appendColumns(of: old, info, to: row) { column in
+                guard given.contains(column) else { return false }
+                row.append(new(column))
+                return true
             }
             return row
         }

@@ -88,7 +88,7 @@ extension Database {
     }
 
     /// Throws unless the managed `object` can be linked to from a new object.
-    private func checkLinkable(_ object: ObjectBase, _ context: WriteContext) throws {
+    func checkLinkable(_ object: ObjectBase, _ context: WriteContext) throws {
         let name = object._objdbInfo?.name ?? "\(type(of: object))"
         guard object._objdbDatabase === self else {
             throw ObjDBError(

@@ -530,16 +530,27 @@ extension Database {
             }
         }
         context.row.reset()
-        for c in 0..<info.columnCount {
-            if c == column {
-                context.row.append(raw: value)
-            } else if case .absent = old.column(c) {
-                appendDefault(info, column: c, to: context.row)
-            } else {
-                context.row.append(old.column(c))
-            }
+        appendColumns(of: old, info, to: context.row) { c in
+            guard c == column else { return false }
+            context.row.append(raw: value)
+            return true
         }
         return try replaceRow(info, key: key, old: old, changed: info.singleColumns[column], context)
+    }
+
+    /// Appends to `row` every column of the stored row `old` (a declared default where `old`
+    /// lacks the column: it was written before the column existed), except the columns for
+    /// which `replace` appends a value itself and returns `true`.
+    @inline(__always)
+    func appendColumns(of old: RowView, _ info: ClassInfo, to row: RowBuilder, replacing replace: (Int) -> Bool) {
+        for column in 0..<info.columnCount {
+            if replace(column) { continue }
+            if case .absent = old.column(column) {
+                appendDefault(info, column: column, to: row)
+            } else {
+                row.append(old.column(column))
+            }
+        }
     }
 }
 

@@ -63,8 +63,14 @@ final class PendingCollection {
 
     /// The column bytes.
     func encoded() -> [UInt8] {
+        Self.encoded(elements, mapKeys: info.columnKinds[column] == .map ? mapKeys : nil)
+    }
+
+    /// The column bytes of a list or set of `elements`, or, with `mapKeys` (UTF-8, ascending
+    /// bytewise, parallel to `elements`), of a map.
+    static func encoded(_ elements: [StoredElement], mapKeys: [[UInt8]]?) -> [UInt8] {
         var bytes: [UInt8] = []
-        if info.columnKinds[column] == .map {
+        if let mapKeys {
             var keys: [UInt8] = []
             mapKeys.map { StoredElement(bytes: $0) }.appendEncoded(to: &keys)
             bytes.appendLittleEndian(UInt64(keys.count), count: 4)
