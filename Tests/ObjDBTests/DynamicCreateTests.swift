@@ -303,4 +303,72 @@ struct DynamicCreateTests {
         let outside = try #require(throws: ObjDBError.self) { try db.createDynamicObject("Owner", value: ["id": 3]) }
         #expect(outside.code == .notInWriteTransaction)
     }
+
+    // MARK: setValue(_:forKey:) by name
+
+    @Test func setValueByNameSetsLinksAndCollections() throws {
+        let db = try open()
+        try db.write {
+            try db.createDynamicObject("Pet", value: ["id": 1, "name": "Rex"])
+            try db.createDynamicObject("Pet", value: ["id": 2, "name": "Fido"])
+            try db.createDynamicObject("Owner", value: ["id": 1, "address": ["city": "Oslo"]])
+        }
+        let owner = try #require(db.dynamicObjects("Owner").first)
+        let typed = try #require(db.object(ofType: Owner.self, forPrimaryKey: 1))
+        try db.write {
+            owner["favorite"] = 2
+            owner.best = owner
+            typed.tags.append("pending")   // a pending edit of the column, replaced below
+            try owner.setValue(["a", "b"], forKey: "tags")
+            owner["pets"] = [1, db.dynamicObjects("Pet").last] as [Any?]
+            owner["scores"] = ["x": 1]
+            owner["address"] = ["city": "Rome"]
+            owner["pastAddresses"] = [["city": "Lima"]]
+        }
+        #expect(typed.favorite?.name == "Fido" && typed.best?.id == 1 && Array(typed.tags) == ["a", "b"])
+        #expect(typed.pets.map(\.id) == [1, 2] && typed.scores["x"] == 1)
+        #expect(typed.address?.city == "Rome" && typed.pastAddresses.map(\.city) == ["Lima"] && db.storedCount("Address") == 2)
+        #expect((owner["favorite"] as? DynamicObject)?["name"] as? String == "Fido")
+        #expect((owner["tags"] as? [Any?])?.compactMap { $0 as? String } == ["a", "b"])
+
+        let before = Self.counts(db)
+        try db.write {
+            let missing = try #require(throws: ObjDBError.self) { try owner.setValue(99, forKey: "favorite") }
+            #expect(missing.code == .invalidValue && missing.propertyName == "favorite")
+            let late = try #require(throws: ObjDBError.self) {
+                try owner.setValue([["city": "A"], ["city": 5]], forKey: "pastAddresses")
+            }
+            #expect(late.code == .typeMismatch && late.className == "Address")
+            #expect(Self.counts(db) == before)
+            owner["favorite"] = nil
+        }
+        #expect(typed.favorite == nil && typed.pastAddresses.map(\.city) == ["Lima"] && Self.counts(db) == before)
+    }
+
+    @Test func migrationsLinkByObjectButNotByPrimaryKey() throws {
+        var configuration = directory.configuration(Self.types)
+        do {
+            let db = try Database(configuration: configuration)
+            try db.write { try db.createDynamicObject("Owner", value: ["id": 1]) }
+        }
+        configuration.schemaVersion = 1
+        configuration.migrationBlock = { migration, _ in
+            let pet = try migration.create("Pet", value: ["id": 5, "name": "Rex"])
+            try migration.create("Owner", value: ["id": 2, "favorite": pet, "pets": [pet], "address": ["city": "Oslo"]])
+            // Owner 1, from before the migration, links to itself.
+            try migration.enumerateObjects(ofType: "Owner") { _, new in new?["best"] = new }
+        }
+        do {
+            let db = try Database(configuration: configuration)
+            let owner = try #require(db.object(ofType: Owner.self, forPrimaryKey: 2))
+            #expect(owner.favorite?.name == "Rex" && owner.pets.count == 1 && owner.address?.city == "Oslo")
+            #expect(db.object(ofType: Owner.self, forPrimaryKey: 1)?.best?.id == 1)
+        }
+        configuration.schemaVersion = 2
+        configuration.migrationBlock = { migration, _ in
+            try migration.enumerateObjects(ofType: "Owner") { _, new in new?["favorite"] = 5 }
+        }
+        let error = try #require(throws: ObjDBError.self) { try Database(configuration: configuration) }
+        #expect(error.code == .invalidValue && error.propertyName == "favorite")
+    }
 }

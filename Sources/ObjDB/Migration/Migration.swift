@@ -147,7 +147,9 @@ public final class Migration {
     }
 
     /// Creates an object of `className` with `value`'s properties (the others get their
-    /// declared defaults) and returns it.
+    /// declared defaults) and returns it. Links and collections take what
+    /// ``ObjectBase/setValue(_:forKey:)`` takes on a ``DynamicObject``, but for a link no primary
+    /// key: primary keys are only checked when the block returns, so link the object itself.
     ///
     /// - Throws: ``ObjDBError/Code/unknownClass``, ``ObjDBError/Code/unknownProperty``,
     ///   ``ObjDBError/Code/typeMismatch``. A primary key that another object has too fails

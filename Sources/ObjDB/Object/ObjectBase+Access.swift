@@ -78,6 +78,18 @@ extension ObjectBase {
     /// Writes a property by name. Throws ``ObjDBError/Code/unknownProperty`` for an unknown name
     /// and ``ObjDBError/Code/typeMismatch`` for a value that does not fit the property.
     /// On a managed object it must run inside a write transaction.
+    ///
+    /// On a ``DynamicObject``, a link or collection property takes the values
+    /// ``Database/createDynamicObject(_:value:update:)`` takes: a link an object, `nil`, a
+    /// primary key of the target class, or a dictionary that creates the target; a list or set
+    /// an array; a map a `[String: Any?]` dictionary.
+    ///
+    /// ```swift
+    /// try db.write {
+    ///     owner["favorite"] = 7                       // the Pet whose primary key is 7
+    ///     try owner.setValue(["a", "b"], forKey: "tags")
+    /// }
+    /// ```
     public func setValue(_ value: Any?, forKey key: String) throws {
         if let info = _objdbInfo, let database = _objdbDatabase {
             if info.layout?.type == type(of: self), let (type, column) = try info.relationshipField(named: key) {
@@ -86,10 +98,9 @@ extension ObjectBase {
             }
             let column = try info.column(named: key)
             guard info.columnKinds[column] == .value else {
-                throw ObjDBError(
-                    .invalidValue,
-                    "'\(info.name).\(key)' is a link or collection; set it through the model class, not by name on a \(type(of: self))",
-                    className: info.name, propertyName: key)
+                // Without the model class: the values `Database.createDynamicObject` takes.
+                try database.setRelationshipColumn(of: self, column: column, to: value)
+                return
             }
             let converted = try info.converted(value, column: column)
             database.setColumn(of: self, column: column) { converted._objdbEncode(into: &$0) }

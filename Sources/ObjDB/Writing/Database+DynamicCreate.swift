@@ -67,6 +67,29 @@ extension Database {
         return materialize(DynamicObject.self, info, key: key, row: row)
     }
 
+    /// Writes a link or collection column of a managed object from a loosely typed value, as
+    /// ``createDynamicObject(_:value:update:)`` takes one: `setValue(_:forKey:)` without the
+    /// model class. All or nothing, like that call.
+    func setRelationshipColumn(of object: ObjectBase, column: Int, to value: Any?) throws {
+        guard let info = object._objdbInfo else { return }
+        guard let context = writeContext else { cannotWrite("\(info.name).\(info.stored.properties[column].name)") }
+        _ = try context.requireTxn()
+        guard object._objdbCurrentRow() != nil else { object._objdbInvalidatedAccess() }
+        // A pending copy of the column would be written back over this value later.
+        try flushPendingCollections(context)
+        let key = object._objdbKey
+        let row = try withSavepoint(context) { () -> RowView in
+            let bytes = try encodeColumn(value, info, column: column, update: .error, context)
+            guard let old = fetchRow(info, key: key) else { object._objdbInvalidatedAccess() }
+            return try bytes.withOptionalBytes { raw in
+                if old.column(column).sameContent(as: raw.map { .value($0) } ?? .null) { return old }
+                return try writeColumn(info, key: key, old: old, column: column, value: raw, context)
+            }
+        }
+        object._objdbRow = row
+        object._objdbRowGeneration = generation
+    }
+
     // MARK: Rows from values by name
 
     /// Inserts an object of `info` from property values by name, or with an update policy
