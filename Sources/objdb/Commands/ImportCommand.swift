@@ -1,0 +1,112 @@
+import ArgumentParser
+import Foundation
+import ObjDB
+
+/// `objdb import <db> <Class> <file>`: bulk import in one transaction, all or nothing.
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import objects of one class from JSON, JSON lines or CSV, in one write transaction.",
+        discussion: """
+            Reads what objdb export writes: JSON (an array of objects, or the export's \
+            {"Class": [...]} object), JSON lines, or CSV with a header of property names. Values \
+            are checked against the file's schema; links are given by the target's primary key \
+            ({"$pk": …}, or the key itself in CSV), embedded objects inline. A bad row stops the \
+            import with its line number, and nothing is written.
+            """)
+
+    enum Policy: String, ExpressibleByArgument, CaseIterable {
+        case error, modified, all
+        var update: UpdatePolicy {
+            switch self {
+            case .error: .error
+            case .modified: .modified
+            case .all: .all
+            }
+        }
+    }
+
+    @OptionGroup var database: DatabaseArgument
+
+    @Argument(help: "The class.")
+    var className: String
+
+    @Argument(help: "The file to read.", completion: .file())
+    var input: String
+
+    @Option(help: "json, jsonl or csv (default: from the file's extension, else json).")
+    var format: OutputFormat?
+
+    @Option(help: "An object whose primary key exists: error (stop), modified (update what differs) or all.")
+    var update: Policy = .error
+
+    func run() throws {
+        try reportingFailures {
+            guard let data = FileManager.default.contents(atPath: input) else { throw CommandFailure("\(input): no such file") }
+            let db = try DatabaseOpening.writable(database.file)
+            let objectSchema = try DatabaseOpening.objectSchema(className, in: db, file: database.file)
+            let values = ImportValues(schema: db.schema)
+            let records = try self.records(data, objectSchema, values)
+            let progress = Progress(label: "import", total: records.count)
+            try db.write {
+                for (line, value) in records {
+                    do {
+                        try db.createDynamicObject(className, value: value(), update: update.update)
+                    } catch let error as ObjDBError {
+                        throw CommandFailure("\(input):\(line): \(error.message)")
+                    } catch let failure as CommandFailure {
+                        throw CommandFailure("\(input):\(line): \(failure.description)")
+                    }
+                    progress.advance()
+                }
+            }
+            progress.finish()
+            Console.line("imported \(records.count) \(className) object\(records.count == 1 ? "" : "s")")
+        }
+    }
+
+    /// The records of the file, each with its line and a function making its values.
+    private func records(_ data: Data, _ objectSchema: ObjectSchema, _ values: ImportValues) throws -> [(Int, () throws -> [String: Any?])] {
+        let format = format ?? (input.hasSuffix(".jsonl") ? .jsonl : input.hasSuffix(".csv") ? .csv : .json)
+        switch format {
+        case .jsonl:
+            var records: [(Int, () throws -> [String: Any?])] = []
+            var line = 0
+            for text in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) {
+                line += 1
+                guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
+                let json = try parse(Data(text.utf8), line: line)
+                guard let object = json as? [String: Any] else { throw CommandFailure("\(input):\(line): not a JSON object") }
+                records.append((line, { try values.object(object, objectSchema) }))
+            }
+            return records
+        case .csv:
+            let rows = try CSVReader.rows(String(decoding: data, as: UTF8.self))
+            guard let header = rows.first?.fields else { return [] }
+            return try rows.dropFirst().map { line, fields in
+                guard fields.count == header.count else {
+                    throw CommandFailure("\(input):\(line): \(fields.count) fields, the header has \(header.count)")
+                }
+                let row = Dictionary(zip(header, fields), uniquingKeysWith: { first, _ in first })
+                return (line, { try values.csvRow(row, objectSchema) })
+            }
+        case .json, .table:
+            let json = try parse(data, line: 1)
+            var array = json as? [Any]
+            if array == nil, let export = json as? [String: Any] { array = export[className] as? [Any] ?? [] }
+            guard let array else { throw CommandFailure("\(input): expected an array of objects or an export object") }
+            return try array.enumerated().map { index, element in
+                guard let object = element as? [String: Any] else { throw CommandFailure("\(input): object \(index + 1) is not a JSON object") }
+                return (index + 1, { try values.object(object, objectSchema) })
+            }
+        }
+    }
+
+    private func parse(_ data: Data, line: Int) throws -> Any {
+        do {
+            return try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        } catch {
+            throw CommandFailure("\(input):\(line): not valid JSON")
+        }
+    }
+}
