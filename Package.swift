@@ -35,15 +35,17 @@ let package = Package(
             name: "objdb",
             dependencies: ["ObjDB", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        // Running the built executables from the tests (objdb, todo, the helper).
+        .target(name: "ObjDBTestProcesses", path: "Tests/ObjDBTestProcesses"),
         // Model classes shared by the tests and the helper process, in their own module as in an app.
         .target(name: "ObjDBTestModels", dependencies: ["ObjDB"], path: "Tests/ObjDBTestModels"),
         // A small program the tests run as a second process against the same file.
         .executableTarget(
             name: "ObjDBTestHelper", dependencies: ["ObjDB", "ObjDBTestModels", "ObjDBStore"],
             path: "Tests/ObjDBTestHelper"),
-        .testTarget(name: "ObjDBTests", dependencies: ["ObjDB", "ObjDBTestModels", "ObjDBTestHelper"]),
-        .testTarget(name: "objdbTests", dependencies: ["objdb", "ObjDB", "ObjDBTestModels", "ObjDBStore"]),
-        .testTarget(name: "ObjDBStoreTests", dependencies: ["ObjDBStore", "ObjDB", "ObjDBTestHelper", "todo"]),
+        .testTarget(name: "ObjDBTests", dependencies: ["ObjDB", "ObjDBTestModels", "ObjDBTestHelper", "ObjDBTestProcesses"]),
+        .testTarget(name: "objdbTests", dependencies: ["objdb", "ObjDB", "ObjDBTestModels", "ObjDBStore", "ObjDBTestProcesses"]),
+        .testTarget(name: "ObjDBStoreTests", dependencies: ["ObjDBStore", "ObjDB", "ObjDBTestHelper", "todo", "ObjDBTestProcesses"]),
         // The reliability harness (Docs/Reliability.md): each attack as a function with figures,
         // a command per attack, and short versions of them as tests.
         .target(

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @_spi(Inspection) import ObjDB
 import ObjDBStore
+import ObjDBTestProcesses
 
 /// The state persisted into the database: rehydrated at launch, written in coalesced
 /// transactions, flushed, and failures reported and retried.
@@ -152,7 +153,7 @@ struct StorePersistenceTests {
     // A killed process loses nothing it flushed.
     @Test func aProcessKilledAfterFlushLosesNothing() throws {
         let url = scratch.file()
-        let helper = try HelperProcess(["store-count", url.path, "250"])
+        let helper = try TestProcess("ObjDBTestHelper", ["store-count", url.path, "250"])
         #expect(helper.readLine() == "flushed")
         helper.kill()
         let stored = try #require(try storedState(url, key: "counter"))

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @_spi(Inspection) import ObjDB
 import ObjDBStore
+import ObjDBTestProcesses
 
 /// The example app (`Examples/Todo`), driven as a user drives it: add, list, done, relaunch,
 /// a migration of an older file at launch, and `todo watch` seeing another process's change.
@@ -9,8 +10,8 @@ import ObjDBStore
 struct TodoExampleTests {
     let scratch = Scratch()
 
-    func todo(_ arguments: String...) throws -> (status: Int32, output: String, error: String) {
-        try HelperProcess.run(arguments + ["--file", scratch.file("todo.objdb").path], executable: "todo")
+    func todo(_ arguments: String...) throws -> TestProcess.Result {
+        try TestProcess.run("todo", arguments + ["--file", scratch.file("todo.objdb").path])
     }
 
     @Test func addListDoneAndRelaunch() throws {
@@ -77,11 +78,8 @@ struct TodoExampleTests {
     // `todo watch` prints a change made by another process.
     @Test func watchSeesAnotherProcess() throws {
         #expect(try todo("add", "milk").status == 0)
-        let watcher = try HelperProcess(["watch", "--file", scratch.file("todo.objdb").path], executable: "todo")
+        let watcher = try TestProcess("todo", ["watch", "--file", scratch.file("todo.objdb").path])
         defer { watcher.kill() }
-        let timeout = DispatchWorkItem { [process = watcher.process] in process.terminate() }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: timeout)
-        defer { timeout.cancel() }
         #expect(watcher.readLine() == "+ [ ] 1 milk")
         #expect(watcher.readLine() == "watching \(scratch.file("todo.objdb").path)")
         #expect(try todo("add", "eggs").status == 0)

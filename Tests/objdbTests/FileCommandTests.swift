@@ -3,6 +3,7 @@ import Testing
 @testable import ObjDB
 import ObjDBStore
 import ObjDBTestModels
+import ObjDBTestProcesses
 
 /// `check` (healthy and deliberately broken files), `backup`, `stat`, `info`, `store` and
 /// `watch` across processes.
@@ -152,8 +153,8 @@ struct FileCommandTests {
     @Test func watchPrintsAnotherProcessesChange() throws {
         let file = scratch.file("watched.objdb")
         try CLIFixture.make(file)
-        let watcher = try WatchingProcess(["watch", file, "Person", "--format", "jsonl"])
-        defer { watcher.stop() }
+        let watcher = try TestProcess("objdb", ["watch", file, "Person", "--format", "jsonl"])
+        defer { watcher.kill() }
         let first = try #require(watcher.readLine())
         #expect(first.contains("\"watching\""))
         #expect(try CommandRunner.run(["set", file, "Person", "3", "age=18", "--write"]).status == 0)
@@ -168,42 +169,5 @@ struct FileCommandTests {
         let deletionLine = try #require(watcher.readLine())
         let deletion = try #require(try JSONSerialization.jsonObject(with: Data(deletionLine.utf8)) as? [String: Any])
         #expect(deletion["deleted"] as? [String] == ["4"])
-    }
-}
-
-/// A long-running `objdb` process whose output is read line by line, killed after 20 s at most.
-final class WatchingProcess {
-    let process = Process()
-    private let output = Pipe()
-    private var buffer = Data()
-    private let timeout: DispatchWorkItem
-
-    init(_ arguments: [String]) throws {
-        guard let executable = CommandRunner.executable else { throw CommandRunner.RunnerError.binaryNotFound }
-        process.executableURL = executable
-        process.arguments = arguments
-        process.standardOutput = output
-        try process.run()
-        timeout = DispatchWorkItem { [process] in process.terminate() }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: timeout)
-    }
-
-    func readLine() -> String? {
-        while true {
-            if let newline = buffer.firstIndex(of: 0x0A) {
-                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
-                buffer.removeSubrange(buffer.startIndex...newline)
-                return line
-            }
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { return nil }
-            buffer += chunk
-        }
-    }
-
-    func stop() {
-        timeout.cancel()
-        process.terminate()
-        process.waitUntilExit()
     }
 }
