@@ -70,12 +70,13 @@ struct ImportCommand: ParsableCommand {
         let format = format ?? (input.hasSuffix(".jsonl") ? .jsonl : input.hasSuffix(".csv") ? .csv : .json)
         switch format {
         case .jsonl:
+            // Lines split as bytes (a String split and trim per line cost more than the parse).
             var records: [(Int, () throws -> [String: Any?])] = []
             var line = 0
-            for text in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) {
+            for text in data.split(separator: 0x0A, omittingEmptySubsequences: false) {
                 line += 1
-                guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
-                let json = try parse(Data(text.utf8), line: line)
+                guard text.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { continue }
+                let json = try parse(Data(text), line: line)
                 guard let object = json as? [String: Any] else { throw CommandFailure("\(input):\(line): not a JSON object") }
                 records.append((line, { try values.object(object, objectSchema) }))
             }

@@ -65,9 +65,41 @@ enum ValueParsing {
 
     /// An ISO 8601 date (with or without fractional seconds, or a date alone), or seconds since 1970.
     static func date(_ text: String) -> Date? {
+        if let date = exportedDate(text) { return date }
         if let seconds = Double(text) { return Date(timeIntervalSince1970: seconds) }
         if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
         if let date = try? Date(text, strategy: Date.ISO8601FormatStyle()) { return date }
         return try? Date(text, strategy: Date.ISO8601FormatStyle().year().month().day())
+    }
+
+    /// A date in exactly the form `export` writes (`2025-11-25T10:00:00.250Z`), read without a
+    /// formatter (the reverse of ``JSONText/isoDate(_:)``); `nil` for any other form.
+    static func exportedDate(_ text: String) -> Date? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 24, bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54, bytes[13] == 0x3A,
+            bytes[16] == 0x3A, bytes[19] == 0x2E, bytes[23] == 0x5A
+        else { return nil }
+        func number(_ range: Range<Int>) -> Int64? {
+            var value: Int64 = 0
+            for index in range {
+                let digit = Int64(bytes[index]) - 0x30
+                guard digit >= 0 && digit <= 9 else { return nil }
+                value = value * 10 + digit
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
+            let minute = number(14..<16), let second = number(17..<19), let millisecond = number(20..<23),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
+        // Days from civil (Howard Hinnant's algorithm).
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        let days = era * 146_097 + doe - 719_468
+        let milliseconds = ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1_000 + millisecond
+        return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 }

@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+@testable import objdb
+@testable import ObjDB
+import ObjDBTestModels
+
+/// The output's fast paths against their slow twins: JSON written byte by byte against the
+/// same objects through `JSONSerialization`, and dates formatted and parsed without ICU against
+/// Foundation's ISO 8601 style.
+struct OutputFastPathTests {
+    let scratch = Scratch()
+
+    @Test func byteWrittenJSONEqualsJSONSerialization() throws {
+        let db = try CLIFixture.make(scratch.file("fixture.objdb"))
+        for depth in [0, 1, 2] {
+            let json = ObjectJSON(db: db, linkDepth: depth)
+            for schema in db.schema.objectSchema where !schema.isEmbedded {
+                for object in db.dynamicObjects(schema.className) {
+                    var text = JSONText()
+                    json.write(object, into: &text)
+                    let fast = try JSONSerialization.jsonObject(with: Data(text.bytes)) as? NSDictionary
+                    let slow = try JSONSerialization.jsonObject(with: Data(ObjectJSON.text(json.object(object)).utf8)) as? NSDictionary
+                    #expect(fast != nil)
+                    #expect(fast == slow, "\(schema.className) at depth \(depth): \(text.text)")
+                }
+            }
+        }
+    }
+
+    @Test func stringsAreEscaped() throws {
+        var text = JSONText()
+        let tricky = "quote \" backslash \\ newline \n tab \t bell \u{07} é 😀"
+        text.string(tricky)
+        #expect(try JSONSerialization.jsonObject(with: Data(text.bytes), options: [.fragmentsAllowed]) as? String == tricky)
+    }
+
+    // Times whose milliseconds are exact in binary, after 1582 (Foundation switches to the
+    // Julian calendar before the Gregorian reform; ISO 8601 and this formatter do not).
+    @Test(arguments: [
+        0.0, 0.25, -0.5, 951_782_400.5 /* 2000-02-29 */, -5_364_662_400 /* 1800-01-01 */,
+        -5_395_000_000.125, 1_764_064_800.25, 4_102_444_799.75 /* 2099-12-31 */,
+    ])
+    func datesMatchFoundation(_ seconds: Double) throws {
+        let date = Date(timeIntervalSince1970: seconds)
+        let text = JSONText.isoDate(date)
+        #expect(text == date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        let parsed = try #require(ValueParsing.exportedDate(text))
+        #expect(parsed.timeIntervalSince1970 == seconds)
+        #expect(ValueParsing.date(text) == parsed)
+    }
+
+    // Before the Gregorian reform the proleptic Gregorian calendar of ISO 8601 is used.
+    @Test func earlyDatesUseTheProlepticGregorianCalendar() throws {
+        let firstDay = Date(timeIntervalSince1970: -62_135_596_800)
+        #expect(JSONText.isoDate(firstDay) == "0001-01-01T00:00:00.000Z")
+        #expect(ValueParsing.exportedDate("0001-01-01T00:00:00.000Z") == firstDay)
+        #expect(ValueParsing.exportedDate("2026-13-01T00:00:00.000Z") == nil)
+        #expect(ValueParsing.exportedDate("2026-01-01 00:00:00.000Z") == nil)
+    }
+}
