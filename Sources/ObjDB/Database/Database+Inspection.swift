@@ -82,6 +82,18 @@ extension Database {
 }
 
 extension ObjectBase {
+    /// The value of stored property number `column` (the order of ``ObjectSchema/properties``
+    /// read from the file), as ``subscript(_:)`` gives it by name, without looking the name up:
+    /// for tools that read every property of many objects. `nil` for a column out of range.
+    @_spi(Inspection)
+    public func value(atColumn column: Int) -> Any? {
+        guard let info = _objdbInfo, column >= 0, column < info.columnCount else { return nil }
+        if info.columnKinds[column] != .value, let database = _objdbDatabase {
+            return database.dynamicValue(of: self, column: column)
+        }
+        return info.valueType(column: column).anyValue(from: _objdbRead(column)) ?? info.defaultValue(column: column)
+    }
+
     /// The object's key in its class's table, `nil` for an unmanaged object: what `objdb`
     /// prints as `"$key"` for objects without a primary key.
     @_spi(Inspection)

@@ -18,21 +18,30 @@ struct JSONText {
     mutating func raw(_ text: String) { bytes.append(contentsOf: text.utf8) }
     mutating func byte(_ byte: UInt8) { bytes.append(byte) }
 
-    /// A JSON string: quotes, backslashes and control characters escaped.
+    /// A JSON string: quotes, backslashes and control characters escaped. Runs of bytes that
+    /// need no escape are appended at once.
     mutating func string(_ text: String) {
         bytes.append(0x22)
-        for unit in text.utf8 {
-            switch unit {
-            case 0x22: bytes.append(contentsOf: [0x5C, 0x22])
-            case 0x5C: bytes.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: bytes.append(contentsOf: [0x5C, 0x6E])
-            case 0x0D: bytes.append(contentsOf: [0x5C, 0x72])
-            case 0x09: bytes.append(contentsOf: [0x5C, 0x74])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(unit >> 4)], hex[Int(unit & 0xF)]])
-            default: bytes.append(unit)
+        var text = text
+        text.withUTF8 { utf8 in
+            var start = 0
+            for index in 0..<utf8.count {
+                let unit = utf8[index]
+                guard unit < 0x20 || unit == 0x22 || unit == 0x5C else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                start = index + 1
+                switch unit {
+                case 0x22: bytes.append(contentsOf: [0x5C, 0x22])
+                case 0x5C: bytes.append(contentsOf: [0x5C, 0x5C])
+                case 0x0A: bytes.append(contentsOf: [0x5C, 0x6E])
+                case 0x0D: bytes.append(contentsOf: [0x5C, 0x72])
+                case 0x09: bytes.append(contentsOf: [0x5C, 0x74])
+                default:
+                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                    bytes.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(unit >> 4)], hex[Int(unit & 0xF)]])
+                }
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<utf8.count]))
         }
         bytes.append(0x22)
     }
@@ -50,7 +59,7 @@ struct JSONText {
         case let float as Float: if float.isFinite { raw(float.description) } else { string(float.description) }
         case let text as String: string(text)
         case let data as Data: string(data.base64EncodedString())
-        case let date as Date: string(Self.isoDate(date))
+        case let date as Date: isoDate(date)
         case let decimal as Decimal: string(decimal.description)
         case let id as ObjectId: string(id.stringValue)
         case let uuid as UUID: string(uuid.uuidString)
@@ -72,17 +81,25 @@ struct JSONText {
             if let int = value as? Int8 { return raw(String(int)) }
         case .double: if let double = value as? Double, double.isFinite { return raw(double.description) }
         case .bool: if let bool = value as? Bool { return raw(bool ? "true" : "false") }
-        case .date: if let date = value as? Date { return string(Self.isoDate(date)) }
+        case .date: if let date = value as? Date { return isoDate(date) }
         default: break
         }
         scalar(value)
     }
 
-    /// `date` as ISO 8601 in UTC with milliseconds (`2025-11-25T10:00:00.250Z`), computed
-    /// without a formatter (days to civil dates, Howard Hinnant's algorithm).
+    /// `date` as ISO 8601 in UTC with milliseconds (`2025-11-25T10:00:00.250Z`).
     static func isoDate(_ date: Date) -> String {
+        var text = JSONText()
+        text.isoDate(date, quoted: false)
+        return text.text
+    }
+
+    /// Appends `date` as ISO 8601 in UTC with milliseconds, quoted unless `quoted` is false,
+    /// computed without a formatter (days to civil dates, Howard Hinnant's algorithm; the
+    /// proleptic Gregorian calendar, as ISO 8601 has it).
+    mutating func isoDate(_ date: Date, quoted: Bool = true) {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
-        guard milliseconds.isFinite, abs(milliseconds) < 8.64e18 else { return "\(date)" }
+        guard milliseconds.isFinite, abs(milliseconds) < 8.64e15 else { return string("\(date)") }
         let total = Int64(milliseconds)
         var days = total / 86_400_000
         var rest = total % 86_400_000
@@ -99,11 +116,37 @@ struct JSONText {
         let day = doy - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
         let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        func pad(_ value: Int64, _ width: Int) -> String {
-            let text = String(abs(value))
-            return (value < 0 ? "-" : "") + String(repeating: "0", count: max(0, width - text.count)) + text
+        if quoted { bytes.append(0x22) }
+        if year < 0 || year > 9_999 {
+            raw(String(year))
+        } else {
+            digits(year, 4)
         }
-        let time = "\(pad(rest / 3_600_000, 2)):\(pad(rest / 60_000 % 60, 2)):\(pad(rest / 1_000 % 60, 2)).\(pad(rest % 1_000, 3))"
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(time)Z"
+        bytes.append(0x2D)
+        digits(month, 2)
+        bytes.append(0x2D)
+        digits(day, 2)
+        bytes.append(0x54)
+        digits(rest / 3_600_000, 2)
+        bytes.append(0x3A)
+        digits(rest / 60_000 % 60, 2)
+        bytes.append(0x3A)
+        digits(rest / 1_000 % 60, 2)
+        bytes.append(0x2E)
+        digits(rest % 1_000, 3)
+        bytes.append(0x5A)
+        if quoted { bytes.append(0x22) }
+    }
+
+    /// Appends `value` (0 or more) as `width` decimal digits, zero-padded.
+    private mutating func digits(_ value: Int64, _ width: Int) {
+        var divisor: Int64 = 1
+        for _ in 1..<width { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            bytes.append(UInt8(0x30 + rest / divisor % 10))
+            rest %= divisor
+            divisor /= 10
+        }
     }
 }

@@ -91,11 +91,11 @@ struct ObjectJSON {
             return
         }
         if !layout.schema.isEmbedded, let key = object.objectKey { json.raw(",\"$key\":\(key)") }
-        for property in layout.sortedStored {
+        for (property, column) in layout.sortedStored {
             json.byte(0x2C)
             json.string(property.name)
             json.byte(0x3A)
-            let value = object[property.name]
+            let value = object.value(atColumn: column)
             if property.collection == nil && property.type != .object, let value {
                 // A single value: cast to the property's type, not tried against every kind.
                 json.scalar(value, type: property.type)
@@ -157,15 +157,16 @@ struct ObjectJSON {
 final class ClassLayouts {
     struct Layout {
         let schema: ObjectSchema
-        let sortedStored: [Property]
+        /// The stored properties sorted by name, with their column (their position among the
+        /// stored properties of a schema read from the file).
+        let sortedStored: [(property: Property, column: Int)]
     }
     private let byName: [String: Layout]
 
     init(_ schema: Schema) {
         byName = Dictionary(uniqueKeysWithValues: schema.objectSchema.map { objectSchema in
-            (objectSchema.className, Layout(
-                schema: objectSchema,
-                sortedStored: objectSchema.properties.filter { !$0.isComputed }.sorted { $0.name < $1.name }))
+            let stored = objectSchema.properties.filter { !$0.isComputed }.enumerated().map { ($0.element, $0.offset) }
+            return (objectSchema.className, Layout(schema: objectSchema, sortedStored: stored.sorted { $0.0.name < $1.0.name }))
         })
     }
 
