@@ -76,13 +76,17 @@ func storedState(_ url: URL, key: String) throws -> (version: Int, json: String)
     return (object.version, object.json)
 }
 
-/// Waits up to `seconds` for `condition`, letting the main actor run meanwhile. The limit is
-/// generous: in a full parallel test run the main actor is shared with every other main-actor
-/// test, and a scheduled write may wait its turn for seconds.
-@MainActor func eventually(_ seconds: Double = 60, _ condition: () -> Bool) async -> Bool {
+/// Waits for `condition`, letting the main actor run meanwhile: gives up after `seconds` and at
+/// least `rounds` turns. Both limits are generous: in a full parallel test run, long synchronous
+/// tests can hold every thread of the cooperative pool for a minute, and the main actor (and a
+/// store's scheduled write on it) runs only between them; counting turns, not only time, keeps
+/// a starved wait from giving up before the work it waits for had its turn.
+@MainActor func eventually(_ seconds: Double = 60, rounds: Int = 1_000, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
+    var round = 0
     while !condition() {
-        if Date() > deadline { return false }
+        if Date() > deadline && round >= rounds { return false }
+        round += 1
         try? await Task.sleep(for: .milliseconds(5))
     }
     return true
