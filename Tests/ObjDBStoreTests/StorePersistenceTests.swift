@@ -222,4 +222,22 @@ struct StorePersistenceTests {
         #expect(stored.version == 2)
         #expect(stored.json == #"{"v2":true}"#)
     }
+
+    // A stored state at the store's version is read without a write transaction: a read-only
+    // database can host the store, and the launch commits nothing.
+    @Test func aCurrentStoredStateIsReadWithoutWriting() throws {
+        do {
+            let store = try makeStore(try scratch.open())
+            store.dispatch(CounterStateAction.rename("stored"))
+            try store.flush()
+        }
+        let db = try scratch.open()
+        let before = db.lastCommittedTransactionID
+        let store = try makeStore(db)
+        #expect(store.state.name == "stored")
+        #expect(db.lastCommittedTransactionID == before)
+        let readOnly = try Database(configuration: Configuration(fileURL: scratch.file(), readOnly: true))
+        let reader = try Store(reducer: counterReducer, state: CounterState(), persistence: .database(readOnly, key: "app"))
+        #expect(reader.state.name == "stored")
+    }
 }

@@ -29,11 +29,35 @@ final class PersistenceDriver<State: Codable> {
         self.collections = options.collections.map { $0() }
         self.latest = initial
         try checkClasses()
-        latest = try db.write {
-            for collection in collections { try collection.createClass(in: db) }
-            return try loadOrCreate(initial: initial)
+        if let stored = try readCurrent() {
+            latest = stored
+        } else {
+            latest = try db.write {
+                for collection in collections { try collection.createClass(in: db) }
+                return try loadOrCreate(initial: initial)
+            }
         }
         finishWrite()
+    }
+
+    /// The stored state when reading it is all a launch needs — it exists at the store's
+    /// version and every collection's class is in the file — read without a write transaction
+    /// (so a read-only database can host the store, and a launch does not wait for writers);
+    /// `nil` when something must be written first.
+    private func readCurrent() throws -> State? {
+        guard collections.allSatisfy({ db.schema[$0.className] != nil }),
+            db.schema[StoreStateObject.className] != nil,
+            let object = db.object(ofType: StoreStateObject.self, forPrimaryKey: options.key),
+            object.version == options.version
+        else { return nil }
+        do {
+            let state = try read(json: object.json, order: object.collectionOrder)
+            pendingJSON = object.json
+            pendingOrder = object.collectionOrder
+            return state
+        } catch let error as ObjDBError where error.code == .stateNotDecodable && options.resetsUndecodableState {
+            return nil  // the write path resets it
+        }
     }
 
     /// Notes a new state; schedules a write.
