@@ -565,8 +565,6 @@ struct QueryDifferentialTests {
         ("$x.age > 3", [], "is not defined"),
         ("age > %@", [], "the predicate uses 1 argument but 0 were given"),
         ("age > %@ AND name == %@", [3], "the predicate uses 2 arguments but 1 was given"),
-        ("age > 3", [3], "the predicate uses 0 arguments but 1 was given"),
-        ("age > %@", [3, 4], "the predicate uses 1 argument but 2 were given"),
         ("age > $1", [3], "the predicate uses 2 arguments but 1 was given"),
         ("%K > 3", [5], "%K needs a String key path"),
         ("(age > 3", [], "missing ')'"),

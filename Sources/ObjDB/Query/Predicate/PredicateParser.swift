@@ -206,7 +206,7 @@ enum PredicateParser {
 
         // MARK: Predicates
 
-        /// The whole predicate, which must use every token and exactly the arguments given.
+        /// The whole predicate, which must use every token, and no argument beyond those given.
         mutating func parseWhole() throws -> QueryPredicate {
             guard current.kind != .end else {
                 throw PredicateSyntaxError(position: 0, message: "the predicate is empty")
@@ -216,8 +216,8 @@ enum PredicateParser {
                 throw PredicateSyntaxError(position: current.position, message: "unexpected ')' without a matching '('")
             }
             guard current.kind == .end else { throw expected("AND, OR or the end of the predicate") }
-            // Missing arguments were reported where they are used; this catches extra ones.
-            guard argumentsUsed == arguments.count else { throw argumentCountMismatch(at: nil) }
+            // Missing arguments were reported where they are used. Extra ones are allowed, as
+            // Realm allows them: an app may share one argument list among many queries.
             return predicate
         }
 
