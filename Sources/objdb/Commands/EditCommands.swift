@@ -2,18 +2,6 @@ import ArgumentParser
 import Foundation
 @_spi(Inspection) import ObjDB
 
-/// The object of `className` whose primary key is `text`, in `db`.
-private func object(_ db: Database, _ schema: ObjectSchema, primaryKey text: String, file: String) throws -> DynamicObject {
-    guard let property = schema.primaryKeyProperty else {
-        throw CommandFailure("\(file): class '\(schema.className)' has no primary key")
-    }
-    let key = try ValueParsing.value(text, for: property, className: schema.className)
-    guard let object = try db.dynamicObjects(schema.className).filter("%K == %@", property.name, key as Any).first else {
-        throw CommandFailure("\(file): no \(schema.className) with \(property.name) \(text)")
-    }
-    return object
-}
-
 /// `objdb set <db> <Class> <pk> key=value... --write`: changes properties of one object.
 struct SetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -66,7 +54,7 @@ struct SetCommand: ParsableCommand {
                 return (name, try ValueParsing.value(String(parts[1]), for: property, className: className))
             }
             try db.write {
-                let target = try object(db, schema, primaryKey: primaryKey, file: database.file)
+                let target = try DatabaseOpening.object(db, schema, primaryKey: primaryKey, file: database.file)
                 for (name, value) in values { try target.setValue(value, forKey: name) }
             }
             Console.line("set \(values.map(\.0).joined(separator: ", ")) of \(className) \(primaryKey)")
@@ -114,7 +102,7 @@ struct DeleteCommand: ParsableCommand {
                 }
             } else if let primaryKey {
                 try db.write {
-                    db.delete(try object(db, schema, primaryKey: primaryKey, file: database.file))
+                    db.delete(try DatabaseOpening.object(db, schema, primaryKey: primaryKey, file: database.file))
                     count = 1
                 }
             }

@@ -24,13 +24,7 @@ struct GetCommand: ParsableCommand {
         try reportingFailures {
             let db = try DatabaseOpening.readOnly(database.file)
             let schema = try DatabaseOpening.objectSchema(className, in: db, file: database.file)
-            guard let property = schema.primaryKeyProperty else {
-                throw CommandFailure("\(database.file): class '\(className)' has no primary key; use objdb query \(database.file) \(className) \"<predicate>\"")
-            }
-            let key = try ValueParsing.value(primaryKey, for: property, className: className)
-            guard let object = try db.dynamicObjects(className).filter("%K == %@", property.name, key as Any).first else {
-                throw CommandFailure("\(database.file): no \(className) with \(property.name) \(primaryKey)")
-            }
+            let object = try DatabaseOpening.object(db, schema, primaryKey: primaryKey, file: database.file)
             let printer = ObjectPrinter(format: output.resolved, json: ObjectJSON(db: db, linkDepth: linkDepth), truncate: !output.noTruncate)
             if output.resolved == .json {
                 Console.line(try ObjectJSON.text(printer.json.object(object), pretty: true))

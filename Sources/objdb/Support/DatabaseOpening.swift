@@ -56,6 +56,19 @@ enum DatabaseOpening {
         try Database(configuration: configuration(file, readOnly: false))
     }
 
+    /// The object of `schema`'s class whose primary key is `text` (parsed as the key's type), or
+    /// a failure naming the class and key.
+    static func object(_ db: Database, _ schema: ObjectSchema, primaryKey text: String, file: String) throws -> DynamicObject {
+        guard let property = schema.primaryKeyProperty else {
+            throw CommandFailure("\(file): class '\(schema.className)' has no primary key; use objdb query \(file) \(schema.className) \"<predicate>\"")
+        }
+        let key = try ValueParsing.value(text, for: property, className: schema.className)
+        guard let object = try db.dynamicObjects(schema.className).filter("%K == %@", property.name, key as Any).first else {
+            throw CommandFailure("\(file): no \(schema.className) with \(property.name) \(text)")
+        }
+        return object
+    }
+
     /// The schema of class `name` in `db`, or a failure listing the classes there are.
     static func objectSchema(_ name: String, in db: Database, file: String) throws -> ObjectSchema {
         guard let schema = db.schema[name] else {

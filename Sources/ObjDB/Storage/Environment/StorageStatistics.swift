@@ -9,9 +9,11 @@ public struct TableStatistics: Sendable, Hashable {
     public var name: String
     /// The B-tree's depth.
     public var depth: Int
-    /// Branch, leaf and overflow pages.
+    /// Branch pages.
     public var branchPages: Int
+    /// Leaf pages.
     public var leafPages: Int
+    /// Overflow pages (values larger than a page).
     public var overflowPages: Int
     /// Key/value pairs.
     public var entries: Int
@@ -33,8 +35,9 @@ public struct EnvironmentStatistics: Sendable, Hashable {
     public var freePages: Int
     /// The id of the newest committed transaction.
     public var lastTransactionID: Int
-    /// Reader slots in the lock file, and how many are taken.
+    /// Reader slots in the lock file.
     public var maxReaders: Int
+    /// Reader slots taken.
     public var readers: Int
 }
 
