@@ -83,4 +83,35 @@ struct LinkingObjectsTests {
         #expect(rex.owners.map(\.id) == [1])
         #expect(rex.fans.map(\.id) == [2])
     }
+
+    /// Realm holds an origin once per link (realm-core's backlink columns store one entry per
+    /// link; realm-swift `LinkingObjectsTests`): an owner listing rex twice is two owners, and
+    /// `count`, `@count`, subqueries and filters over linking objects count links.
+    @Test func linkingObjectsHoldAnOriginOncePerLink() throws {
+        let db = try directory.open([Owner.self])
+        let rex = pet(10, "Rex")
+        let fido = pet(11, "Fido")
+        let ann = owner(1, "Ann")
+        let bob = owner(2, "Bob")
+        ann.pets.append(objectsIn: [rex, fido, rex])         // rex twice
+        bob.pets.append(rex)
+        ann.favorite = rex                                   // a to-one link links once
+        try db.write {
+            try db.add(ann)
+            try db.add(bob)
+        }
+        #expect(rex.owners.map(\.name) == ["Ann", "Ann", "Bob"])
+        #expect(fido.owners.map(\.name) == ["Ann"])
+        #expect(rex.fans.count == 1)
+        #expect(try rex.owners.filter("name == 'Ann'").count == 2)
+        let pets = db.objects(Pet.self)
+        #expect(try pets.filter("owners.@count == 3").map(\.name) == ["Rex"])
+        #expect(try pets.filter("owners.@sum.id == 4").map(\.name) == ["Rex"])      // 1 + 1 + 2
+        #expect(try pets.filter("owners.@avg.id == 1").map(\.name) == ["Fido"])
+        #expect(try pets.filter("SUBQUERY(owners, $o, $o.name == 'Ann').@count == 2").map(\.name) == ["Rex"])
+        #expect(try pets.filter("ANY owners.name == 'Bob'").map(\.name) == ["Rex"])
+        try db.write { ann.pets.remove(at: 0) }              // one of Ann's two links goes
+        #expect(rex.owners.map(\.name) == ["Ann", "Bob"])
+        #expect(try pets.filter("owners.@count == 2").map(\.name) == ["Rex"])
+    }
 }

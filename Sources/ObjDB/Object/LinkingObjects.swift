@@ -10,10 +10,11 @@
 /// rex.owners.first?.name
 /// ```
 ///
-/// Each linking object appears once, in object-key order, however many times it links here (a
-/// list may hold the same dog twice). Reading costs O(log n + k) for k linking objects, whatever
-/// the number of objects of the origin class. Linking objects are live and read-only; unmanaged
-/// objects have none.
+/// As in Realm, a linking object appears once per link, in object-key order: a person whose
+/// `dogs` list holds rex twice appears twice in `rex.owners` (and `owners.@count` counts 2).
+/// Reading costs O(log n + k) for k linking objects, whatever the number of objects of the
+/// origin class, plus reading each origin's list when the link property is a list or map.
+/// Linking objects are live and read-only; unmanaged objects have none.
 public struct LinkingObjects<Origin: ObjectBase>: RandomAccessCollection, CustomStringConvertible {
     /// The link property of `Origin` that links here.
     public let propertyName: String
@@ -41,11 +42,10 @@ public struct LinkingObjects<Origin: ObjectBase>: RandomAccessCollection, Custom
         database.flushPendingWritesIfWriting()
         var keys: [UInt64] = []
         if let origin = originInfo(database), let column = origin.stored.column(of: propertyName),
-            let table = origin.tables.backlinks[column], let txn = database.readableTxn(),
-            target._objdbCurrentRow() != nil
+            let txn = database.readableTxn(), target._objdbCurrentRow() != nil
         {
             do {
-                keys = try txn.objectKeys(table, under: target._objdbKey)
+                keys = try origin.linkingKeys(to: target._objdbKey, through: column, txn: txn)
             } catch {
                 database.reportReadFailure(error, while: "Reading the linking objects of '\(origin.name).\(propertyName)'")
             }

@@ -165,8 +165,6 @@ final class BoundPath {
         /// The class of the objects the step leads to (link targets, linking objects), when the
         /// file has it; `nil` for value steps or a class with no objects yet.
         var next: ClassInfo? = nil
-        /// For linking objects: the origin's backlink table.
-        var backlinks: Table? = nil
     }
 
     /// The steps, from the root class on.

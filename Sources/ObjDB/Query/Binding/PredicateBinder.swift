@@ -205,7 +205,7 @@ struct PredicateBinder {
                 let originInfo = infoLookup(origin)
                 steps.append(BoundPath.Step(
                     className: className, column: -1, kind: .backlinks(originClass: origin, originColumn: originColumn),
-                    next: originInfo, backlinks: originInfo?.tables.backlinks[originColumn]))
+                    next: originInfo))
                 toMany = true
                 if last {
                     return BoundPath(steps: steps, leafType: .object, leafOptional: false, leafClass: origin, isToMany: true, keyPath: keyPath)

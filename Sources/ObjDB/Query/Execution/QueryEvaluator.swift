@@ -356,11 +356,12 @@ struct QueryEvaluator {
                 for i in 0..<values.count where !element(values.element(i), path, index, step, last, body) { return false }
                 return true
             }
-        case .backlinks:
-            guard let table = step.backlinks, let origin = step.next else { return true }
+        case .backlinks(_, let originColumn):
+            guard let origin = step.next else { return true }
             let origins: [UInt64]
             do {
-                origins = try txn.objectKeys(table, under: key)
+                // Once per link, as Realm counts linking objects.
+                origins = try origin.linkingKeys(to: key, through: originColumn, txn: txn)
             } catch {
                 failure.note(error, path: txn.environment.path)
                 return true

@@ -103,10 +103,10 @@ extension Results {
             return Database.linkedKeys(home.stored, kind: home.info.columnKinds[home.column])
         case .linkingObjects(let target, let origin, let property):
             guard let originInfo = database.classInfo(named: origin), let column = originInfo.stored.column(of: property),
-                let table = originInfo.tables.backlinks[column], !target.isInvalidated
+                !target.isInvalidated
             else { return [] }
             do {
-                return try txn.objectKeys(table, under: target._objdbKey)
+                return try originInfo.linkingKeys(to: target._objdbKey, through: column, txn: txn)
             } catch {
                 database.reportReadFailure(error, while: "Reading the linking objects of '\(origin).\(property)'")
                 return []
