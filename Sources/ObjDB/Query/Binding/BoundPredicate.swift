@@ -179,6 +179,11 @@ final class BoundPath {
     let isToMany: Bool
     /// The path as written.
     let keyPath: QueryKeyPath
+    /// For a to-many path: the step of its last collection (a list, set, map or linking
+    /// objects). As in Realm, `ALL`, `NONE` and aggregates apply to that collection alone, and
+    /// each object holding it is tried in turn (`list.integers.@count == 1` holds when some
+    /// element of `list` has one integer). `nil` for a to-one path.
+    let groupStep: Int?
 
     /// The path as written, for messages.
     var text: String { keyPath.description }
@@ -190,6 +195,12 @@ final class BoundPath {
         self.leafClass = leafClass
         self.isToMany = isToMany
         self.keyPath = keyPath
+        groupStep = steps.lastIndex { step in
+            switch step.kind {
+            case .backlinks, .column(.list), .column(.set), .column(.map): true
+            case .column(.value), .column(.link): false
+            }
+        }
     }
 
     /// The class of the objects at the end of the path, when the file has it.

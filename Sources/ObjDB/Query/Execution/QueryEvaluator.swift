@@ -137,21 +137,29 @@ struct QueryEvaluator {
                 }
                 return result
             }
-            var anyMatch = false
-            var allMatch = true
-            _ = walk(path, 0, key, row) { read in
-                let matched = test(c, QueryScalar(read, path.leafType), key: key, row: row)
-                if matched { anyMatch = true } else { allMatch = false }
-                // Stop as soon as the answer is known.
-                return c.quantifier == .all ? matched : !matched
-            }
-            switch c.quantifier {
-            case .any: return anyMatch
-            case .all: return allMatch
-            case .none: return !anyMatch
+            // The quantifier applies to the last collection of the path; any object holding it
+            // may match (Realm's rule for paths through several collections).
+            return anyGroup(path, key, row) { groupKey, groupRow in
+                var anyMatch = false
+                var allMatch = true
+                if let groupRow, let step = path.groupStep {
+                    _ = walk(path, step, groupKey, groupRow) { read in
+                        let matched = test(c, QueryScalar(read, path.leafType), key: key, row: row)
+                        if matched { anyMatch = true } else { allMatch = false }
+                        // Stop as soon as the answer is known.
+                        return c.quantifier == .all ? matched : !matched
+                    }
+                }
+                switch c.quantifier {
+                case .any: return anyMatch
+                case .all: return allMatch
+                case .none: return !anyMatch
+                }
             }
         case .aggregate(let path, let aggregate):
-            return aggregateValue(path, aggregate, key: key, row: row) { test(c, $0, key: key, row: row) }
+            return anyGroup(path, key, row) { groupKey, groupRow in
+                test(c, aggregateValue(path, aggregate, groupKey, groupRow), key: key, row: row)
+            }
         case .subqueryCount(let path, let inner):
             var count: Int64 = 0
             if let element = path.leafInfo {
@@ -253,161 +261,6 @@ struct QueryEvaluator {
         case (true, false), (false, true): return false
         default: return QueryOrder.compare(a, b) == 0
         }
-    }
-
-    // MARK: Aggregates
-
-    /// Computes an aggregate over the values of `path` and passes it to `body`.
-    private func aggregateValue(
-        _ path: BoundPath, _ aggregate: QueryAggregate, key: UInt64, row: RowView, _ body: (QueryScalar) -> Bool
-    ) -> Bool {
-        var count: Int64 = 0
-        var intSum: Int64 = 0
-        var doubleSum = 0.0
-        var decimalSum = Decimal(0)
-        var numbers = 0
-        // Min and max are numeric or dates (the binder checks), so `best` never points into a row.
-        var best: QueryScalar = .null
-        _ = walk(path, 0, key, row) { read in
-            count += 1
-            let value = QueryScalar(read, path.leafType)
-            guard !value.isNull else { return true }
-            switch aggregate {
-            case .count:
-                break
-            case .sum, .average:
-                numbers += 1
-                switch value {
-                case .int(let v): intSum &+= v; doubleSum += Double(v); decimalSum += Decimal(v)
-                case .double(let v): doubleSum += v; decimalSum += v.isFinite ? Decimal(v) : 0
-                case .decimal(let v): decimalSum += v; doubleSum += NSDecimalNumber(decimal: v).doubleValue
-                default: break
-                }
-            case .min, .max:
-                let better: Bool
-                if best.isNull {
-                    better = true
-                } else if let order = QueryOrder.compare(value, best) {
-                    better = aggregate == .min ? order < 0 : order > 0
-                } else {
-                    better = false
-                }
-                if better { best = value }
-            }
-            return true
-        }
-        switch aggregate {
-        case .count: return body(.int(count))
-        case .sum:
-            switch path.leafType {
-            case .int: return body(.int(intSum))
-            case .decimal: return body(.decimal(decimalSum))
-            default: return body(.double(doubleSum))
-            }
-        case .average:
-            guard numbers > 0 else { return body(.null) }
-            if path.leafType == .decimal { return body(.decimal(decimalSum / Decimal(numbers))) }
-            return body(.double(doubleSum / Double(numbers)))
-        case .min, .max:
-            return body(best)
-        }
-    }
-
-    // MARK: Key paths
-
-    /// Calls `body` with every value `path` reaches from object `key` (row `row`), from step
-    /// `index` on; `body` returns `false` to stop. Returns `false` if it was stopped.
-    ///
-    /// A to-one link that is `nil` before the end of the path yields one null value.
-    /// The first value `path` reaches from the object `key` with row `row`, or null.
-    func firstValue(_ path: BoundPath, _ key: UInt64, _ row: RowView) -> QueryScalar {
-        if let column = path.directColumn, case .column(.value) = path.steps[0].kind {
-            return QueryScalar(row.column(column), path.leafType)
-        }
-        var value = QueryScalar.null
-        _ = walk(path, 0, key, row) { read in
-            value = QueryScalar(read, path.leafType)
-            return false
-        }
-        return value
-    }
-
-    func walk(_ path: BoundPath, _ index: Int, _ key: UInt64, _ row: RowView, _ body: (ColumnRead) -> Bool) -> Bool {
-        let step = path.steps[index]
-        let last = index == path.steps.count - 1
-        switch step.kind {
-        case .column(let kind):
-            let read = row.column(step.column)
-            switch kind {
-            case .value:
-                return body(read)
-            case .link:
-                if last { return body(read) }
-                guard case .value(let bytes) = read, bytes.count == 8, let target = step.next else { return body(.null) }
-                let targetKey = bytes.loadUnaligned(as: UInt64.self)
-                guard let next = fetch(target, targetKey) else { return body(.null) }
-                return walk(path, index + 1, targetKey, next, body)
-            case .list, .set:
-                let view = SequenceView(read)
-                for i in 0..<view.count where !element(view.element(i), path, index, step, last, body) { return false }
-                return true
-            case .map:
-                let values = MapView(read).values
-                for i in 0..<values.count where !element(values.element(i), path, index, step, last, body) { return false }
-                return true
-            }
-        case .backlinks(_, let originColumn):
-            guard let origin = step.next else { return true }
-            let origins: [UInt64]
-            do {
-                // Once per link, as Realm counts linking objects.
-                origins = try origin.linkingKeys(to: key, through: originColumn, txn: txn)
-            } catch {
-                failure.note(error, path: txn.environment.path)
-                return true
-            }
-            for originKey in origins {
-                if last {
-                    var target = originKey
-                    if !withUnsafeBytes(of: &target, { body(.value($0)) }) { return false }
-                    continue
-                }
-                guard let next = fetch(origin, originKey) else { continue }
-                if !walk(path, index + 1, originKey, next, body) { return false }
-            }
-            return true
-        }
-    }
-
-    /// One element of a collection step: the value itself at the end of the path, else the
-    /// object it names, followed further.
-    private func element(
-        _ read: ColumnRead, _ path: BoundPath, _ index: Int, _ step: BoundPath.Step, _ last: Bool, _ body: (ColumnRead) -> Bool
-    ) -> Bool {
-        if last { return body(read) }
-        guard case .value(let bytes) = read, bytes.count == 8, let target = step.next else { return body(.null) }
-        let targetKey = bytes.loadUnaligned(as: UInt64.self)
-        guard let next = fetch(target, targetKey) else { return true }
-        return walk(path, index + 1, targetKey, next, body)
-    }
-
-    /// The row of object `key` of `info`.
-    func fetch(_ info: ClassInfo, _ key: UInt64) -> RowView? {
-        let found: UnsafeRawBufferPointer?
-        do {
-            found = try txn.get(info.objectsTable, key: key)
-        } catch {
-            failure.note(error, path: txn.environment.path)
-            return nil
-        }
-        guard let bytes = found else { return nil }
-        if let row = RowView(bytes) { return row }
-        failure.note(
-            ObjDBError(
-                .corruptFile, "The row of object key \(key) of '\(info.name)' is damaged: its \(bytes.count) bytes are not a row; run verify() for a full report",
-                path: txn.environment.path),
-            path: txn.environment.path)
-        return .damaged
     }
 }
 

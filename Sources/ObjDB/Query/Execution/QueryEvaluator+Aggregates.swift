@@ -1,0 +1,62 @@
+import Foundation
+
+extension QueryEvaluator {
+    /// The aggregate of the values one group of `path` holds: those reached from the object
+    /// `key` (row `row`) that holds the path's last collection (``BoundPath/groupStep``). A `nil`
+    /// row is an empty group (a nil link before the collection): `@count` and `@sum` are 0,
+    /// `@min`, `@max` and `@avg` are null, as in Realm.
+    func aggregateValue(_ path: BoundPath, _ aggregate: QueryAggregate, _ key: UInt64, _ row: RowView?) -> QueryScalar {
+        var count: Int64 = 0
+        var intSum: Int64 = 0
+        var doubleSum = 0.0
+        var decimalSum = Decimal(0)
+        var numbers = 0
+        // Min and max are numeric or dates (the binder checks), so `best` never points into a row.
+        var best: QueryScalar = .null
+        if let row, let step = path.groupStep {
+            _ = walk(path, step, key, row) { read in
+                count += 1
+                let value = QueryScalar(read, path.leafType)
+                guard !value.isNull else { return true }
+                switch aggregate {
+                case .count:
+                    break
+                case .sum, .average:
+                    numbers += 1
+                    switch value {
+                    case .int(let v): intSum &+= v; doubleSum += Double(v); decimalSum += Decimal(v)
+                    case .double(let v): doubleSum += v; decimalSum += v.isFinite ? Decimal(v) : 0
+                    case .decimal(let v): decimalSum += v; doubleSum += NSDecimalNumber(decimal: v).doubleValue
+                    default: break
+                    }
+                case .min, .max:
+                    let better: Bool
+                    if best.isNull {
+                        better = true
+                    } else if let order = QueryOrder.compare(value, best) {
+                        better = aggregate == .min ? order < 0 : order > 0
+                    } else {
+                        better = false
+                    }
+                    if better { best = value }
+                }
+                return true
+            }
+        }
+        switch aggregate {
+        case .count: return .int(count)
+        case .sum:
+            switch path.leafType {
+            case .int: return .int(intSum)
+            case .decimal: return .decimal(decimalSum)
+            default: return .double(doubleSum)
+            }
+        case .average:
+            guard numbers > 0 else { return .null }
+            if path.leafType == .decimal { return .decimal(decimalSum / Decimal(numbers)) }
+            return .double(doubleSum / Double(numbers))
+        case .min, .max:
+            return best
+        }
+    }
+}
