@@ -140,7 +140,7 @@ struct DumpValues {
             guard let id = ObjectId(text) else { throw mismatch("an ObjectId (24 hex digits)") }
             return id
         default:
-            throw mismatch(property.type == .object ? "a link" : "a \(property.type)")
+            throw mismatch(property.type == .object ? "a link" : "of type \(property.type)")
         }
     }
 }
