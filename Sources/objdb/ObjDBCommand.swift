@@ -14,7 +14,7 @@ struct ObjDBCommand: ParsableCommand {
             """,
         subcommands: [
             DemoCommand.self, InfoCommand.self, ClassesCommand.self, SchemaCommand.self, QueryCommand.self,
-            GetCommand.self, ExportCommand.self, ImportCommand.self, CheckCommand.self, BackupCommand.self, StatCommand.self,
+            GetCommand.self, ExportCommand.self, ImportCommand.self, DumpCommand.self, LoadCommand.self, CheckCommand.self, BackupCommand.self, StatCommand.self,
             WatchCommand.self, SetCommand.self, DeleteCommand.self, StoreCommand.self,
         ]
     )

@@ -96,10 +96,10 @@ extension Database {
     /// updates the stored object with the primary key among them; returns its key and row.
     /// With `requirePrimaryKey` off, an update policy on a class without a primary key inserts
     /// (for objects created as property values, such as embedded ones). The caller runs it in
-    /// a savepoint.
-    private func writeDynamic(
+    /// a savepoint. A new object gets `key` if one is given (see ``restoredKey(_:_:_:)``).
+    func writeDynamic(
         _ info: ClassInfo, _ values: [String: Any?], update: UpdatePolicy, requirePrimaryKey: Bool, operation: String,
-        _ context: WriteContext
+        key: UInt64? = nil, _ context: WriteContext
     ) throws -> (key: UInt64, row: RowView) {
         // In column order: what is written, and which error comes first, does not depend on the
         // dictionary's order.
@@ -126,7 +126,7 @@ extension Database {
             for column in 0..<info.columnCount {
                 if !appendGiven(column) { appendDefault(info, column: column, from: instance, to: row) }
             }
-            return try insertNew(info, context)
+            return try insertNew(info, key: try key.map { try restoredKey($0, info, context) }, context)
         }
         guard let old = fetchRow(info, key: existing) else {
             throw ObjDBError(.objectInvalidated, "The object to update disappeared", className: info.name, path: path)
@@ -270,6 +270,7 @@ extension Database {
             }
             return object._objdbKey
         }
+        if let link = value as? ObjectKeyLink { return try linkedKey(link, target, from: info, column: column, context) }
         if let values = value as? [String: Any?] {
             let operation = "The \(target.name) given to '\(info.name).\(name)'"
             return try writeDynamic(target, values, update: update, requirePrimaryKey: false, operation: operation, context).key
