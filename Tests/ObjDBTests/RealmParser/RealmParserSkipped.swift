@@ -1,0 +1,46 @@
+// Port of realm-core test/test_parser.cpp (the version stored at commit 004ce836a1d1c4ac6cb74f60994733acd6bd6608)
+// into ObjDB's tests: the query strings and expected counts are upstream's, the tables are
+// recreated with the RP* models of RealmParserModels.swift, and each case runs through
+// `Results.filter(_:argumentArray:)` and `count`. Upstream runs every query twice, the second
+// time on its get_description() serialisation; only the first run is ported.
+//
+// Files: RealmParserBasicTests (single-table), RealmParserLinkTests (links, lists, aggregates),
+// RealmParserBacklinkTests (@links, linking objects), RealmParserSubqueryTests (SUBQUERY,
+// ANY/SOME/ALL/NONE, IN), RealmParserSubstitutionTests ($n arguments), RealmParserOrderingTests
+// (SORT/DISTINCT/LIMIT suffixes), RealmParserSyntaxTests (valid/invalid parse-only lists).
+// Cases that fail today sit in the `knownFailing…` tables, wrapped in withKnownIssue.
+//
+// Skipped upstream tests and cases, with the reason:
+// - TEST(Parser_grammar_analysis): checks upstream's PEGTL grammar object; no equivalent.
+// - TEST(Parser_ConstrainedQuery): queries restricted to a TableView/LinkList through Realm's Table API
+//   and get_description() throwing SerialisationError; no model equivalent of a query on a backlink view.
+// - TEST(Parser_string_binary_encoding): tests the get_description() serialisation (base64 escaping) round trip.
+// - TEST(Parser_SortAndDistinctSerialisation): tests get_descriptor_ordering_description() text only.
+// - TEST(Parser_IncludeDescriptor), TEST(Parser_IncludeDescriptorMultiple),
+//   TEST(Parser_IncludeDescriptorDeepLinks): INCLUDE is out of scope; also the INCLUDE entries of
+//   valid_queries (11) and invalid_queries (11).
+// - TEST(Parser_SubqueryVariableNames): tests the serialiser's choice of variable names.
+// - Every get_description() comparison and the second, re-parsed run of verify_query.
+// - Parser_basic_serialisation / LinksToSameTable / LinksToDifferentTable / Backlinks / SortAndDistinct /
+//   IncludeDescriptor: the exact texts of error messages (we check the error code only).
+// - Parser_Backlinks: the KeyPathMapping parts (set_allow_backlinks(false), backlink class prefix);
+//   the mapping `purchasers` is ported as a declared LinkingObjects property, `money` as account_balance.
+// - Parser_Timestamps: every case on the column `T2017-12-04` (not a Swift identifier; 12 cases per
+//   separator); `birthday > 1800-12-31@23:59:59` and `…:2020` must throw upstream only because its
+//   timegm cannot go before 1900 (an implementation limit, not semantics we must match).
+// - Parser_OverColumnIndexChanges: removing a column (Realm's Table API); its three counts are ported.
+// - Parser_TwoColumnExpressionBasics: the query built with the Table API (`ints == strings.size()`);
+//   `doubles == ints` and `ints == doubles` must throw upstream (type mismatch), but Docs/Queries.md
+//   compares numbers across types by exact value, as current Realm does.
+// - Parser_TwoColumnAggregates: `name.@count > price` and `price < name.@size` must throw upstream
+//   "due to a core implementation limitation" (its own words), not semantics.
+// - Parser_substitution: the exact texts of the argument-count errors; the numeric cross-type
+//   rejections `age > $1`, `age > $7`, `fees > $0`, `fees > $7`, `floats > $0`, `floats > $1` (numbers
+//   compare across types by design, see above).
+// - Parser_Limit: `get_num_results_excluded_by_limit()` and the TableView handover (Table API).
+// - Parser_SortAndDistinct: the orders of the results (only their sizes are ported).
+// - Parser_Object: the Table API query against an object (`link == O0`, a FIXME upstream).
+// - Parser_Between: `age between {20, 25}` must throw upstream ("not supported yet" in this old
+//   version); current Realm and ObjDB support BETWEEN (Docs/Queries.md).
+// - Parser_ChainedStringEqualQueries / Parser_ChainedIntEqualQueries: upstream shuffles the 100 values
+//   of the long OR at random; a fixed permutation is used.
