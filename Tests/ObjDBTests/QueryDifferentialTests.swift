@@ -554,7 +554,7 @@ struct QueryDifferentialTests {
         ("friends.@avg.flag > 3", [], "@avg needs numbers"),
         ("friends.@max.name > 'a'", [], "@max needs numbers or dates"),
         ("age.@count > 1", [], "@count needs a list, set, map or linking objects"),
-        ("owner.@count > 1", [], "@count needs a list, set, map or linking objects"),
+        ("owner.@sum > 1", [], "@sum needs a list, set, map or linking objects"),
         ("friends.@count.age > 1", [], "can't be followed by a property name"),
         ("friends.@median.age > 1", [], "unknown aggregate '@median'"),
         ("SUBQUERY(owner, $o, $o.level > 1).@count > 0", [], "SUBQUERY needs a collection of objects"),

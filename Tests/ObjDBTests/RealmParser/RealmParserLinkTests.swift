@@ -79,24 +79,24 @@ struct RealmParserLinkTests {
         students(#"courses_taken.@size > 2"#, 2),
         students(#"courses_taken.@count == 0"#, 1),
         students(#"courses_taken.@size == 0"#, 1),
+        twoColumnPeople(#"customer_id < items.@count"#, 3),
+        twoColumnPeople(#"customer_id < items.@size"#, 3),
+        twoColumnPeople(#"items.@min.price > items.@count"#, 1),
+        twoColumnPeople(#"items.@min.price > items.@size"#, 1),
+        twoColumnItems(#"discount.@count < name.@count"#, 4),
+        twoColumnItems(#"discount.promotion.@count > name.@count"#, 3),
+        students(#"name.@count == 0"#, 0),
+        students(#"name.@size == 0"#, 0),
+        students(#"name.@count > 3"#, 3),
+        students(#"name.@size > 3"#, 3),
+        students(#"hash.@count == 0"#, 1),
+        students(#"hash.@size == 0"#, 1),
+        students(#"hash.@count > 2"#, 2),
+        students(#"hash.@size > 2"#, 2),
     ]
 
     static let knownFailingCounts: [RPCase] = [
-        twoColumnPeople(#"customer_id < items.@count"#, 3, reason: "throws: the right side of a comparison must be a value or a key path"),
-        twoColumnPeople(#"customer_id < items.@size"#, 3, reason: "throws: the right side of a comparison must be a value or a key path"),
-        twoColumnPeople(#"items.@min.price > items.@count"#, 1, reason: "throws: the right side of a comparison must be a value or a key path"),
-        twoColumnPeople(#"items.@min.price > items.@size"#, 1, reason: "throws: the right side of a comparison must be a value or a key path"),
         twoColumnPeople(#"items.@count == 3.1"#, 1, reason: "wrong count: we return 0"),
-        twoColumnItems(#"discount.@count < name.@count"#, 4, reason: "throws: @count needs a list, set, map or linking objects, and 'discount' is not one"),
-        twoColumnItems(#"discount.promotion.@count > name.@count"#, 3, reason: "throws: @count needs a list, set, map or linking objects, and 'discount.promotion' is not one"),
-        students(#"name.@count == 0"#, 0, reason: "throws: @count needs a list, set, map or linking objects, and 'name' is not one"),
-        students(#"name.@size == 0"#, 0, reason: "throws: @count needs a list, set, map or linking objects, and 'name' is not one"),
-        students(#"name.@count > 3"#, 3, reason: "throws: @count needs a list, set, map or linking objects, and 'name' is not one"),
-        students(#"name.@size > 3"#, 3, reason: "throws: @count needs a list, set, map or linking objects, and 'name' is not one"),
-        students(#"hash.@count == 0"#, 1, reason: "throws: @count needs a list, set, map or linking objects, and 'hash' is not one"),
-        students(#"hash.@size == 0"#, 1, reason: "throws: @count needs a list, set, map or linking objects, and 'hash' is not one"),
-        students(#"hash.@count > 2"#, 2, reason: "throws: @count needs a list, set, map or linking objects, and 'hash' is not one"),
-        students(#"hash.@size > 2"#, 2, reason: "throws: @count needs a list, set, map or linking objects, and 'hash' is not one"),
     ]
 
     static let rejected: [RPCase] = [

@@ -41,11 +41,11 @@ struct RealmParserSubstitutionTests {
         sub(#"name CONTAINS[c] $002"#, 2),
         sub(#"age == $10"#, 1),
         sub(#"name == $3"#, 0),
+        sub(#"name.@count > $0"#, 5),
+        sub(#"name.@size > $0"#, 5),
     ]
 
     static let knownFailingCounts: [RPCase] = [
-        sub(#"name.@count > $0"#, 5, reason: "throws: @count needs a list, set, map or linking objects, and 'name' is not one"),
-        sub(#"name.@size > $0"#, 5, reason: "throws: @count needs a list, set, map or linking objects, and 'name' is not one"),
         sub(#"binary.@count > $0"#, 2, reason: "throws: @count needs a list, set, map or linking objects, and 'binary' is not one"),
         sub(#"binary.@size > $0"#, 2, reason: "throws: @count needs a list, set, map or linking objects, and 'binary' is not one"),
     ]

@@ -453,6 +453,12 @@ struct QDBruteForce {
         case .between: return ordered(right[0]) { $0 >= 0 } && ordered(right[1]) { $0 <= 0 }
         case .in: return right.contains { QDOrder.equal(left, $0) }
         case .contains, .begins, .ends, .like:
+            // Realm: every string, nil included, contains, begins and ends with nil; only nil is LIKE nil.
+            if case .null = right[0] {
+                if c.op != .like { return true }
+                if case .null = left { return true }
+                return false
+            }
             guard case .string(let text) = left, case .string(let pattern) = right[0] else { return false }
             switch c.op {
             case .contains: return QDText.contains(text, pattern)

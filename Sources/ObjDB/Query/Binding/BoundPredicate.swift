@@ -32,6 +32,8 @@ final class BoundComparison {
     /// For `SUBQUERY(…).@count`: the subquery's predicate compiled once (``QueryEvaluator/compileForms(_:)``),
     /// when the first row is tested. The general test runs on one thread only.
     var compiledSubquery: QueryEvaluator.Compiled?
+    /// The same for a `SUBQUERY(…).@count` on the right side.
+    var compiledRightSubquery: QueryEvaluator.Compiled?
 
     /// For `IN` on a list of constants without string options: the constants as a hash set,
     /// built when the first row is tested (an `IN` that an index answers tests none).

@@ -42,7 +42,7 @@ struct PredicateBinder {
     private func bind(_ c: QueryComparison) throws -> BoundComparison {
         // Matched without binding payloads, which would copy both sides.
         if c.left.isConstant {
-            guard case .keyPath = c.right else {
+            guard !c.right.isConstant else {
                 throw error(c.position, "a comparison needs a key path, an aggregate or a SUBQUERY on its left")
             }
             guard let mirrored = c.op.mirrored else {
@@ -71,38 +71,54 @@ struct PredicateBinder {
             let path = try bindPath(keyPath)
             return (.path(path), path.leafType, path.isToMany, path.leafClass, path.leafOptional)
         case .aggregate(let keyPath, let aggregate, let property):
-            var full = keyPath
-            if let property { full.components.append(property) }
-            let path = try bindPath(full)
-            guard path.isToMany else {
-                throw error(keyPath.position ?? c.position, "\(aggregate.rawValue) needs a list, set, map or linking objects, and '\(keyPath)' is not one")
-            }
-            switch aggregate {
-            case .count:
-                if property != nil { throw error(keyPath.position ?? c.position, "@count takes no property") }
-                return (.aggregate(path, .count), .int, false, nil, false)
-            case .sum, .average:
-                guard path.leafType.isNumeric else {
-                    throw error(keyPath.position ?? c.position, "\(aggregate.rawValue) needs numbers, and '\(path.text)' holds \(path.leafType)")
-                }
-                let type: PropertyType = aggregate == .average ? .double : path.leafType
-                return (.aggregate(path, aggregate), type == .float ? .double : type, false, nil, true)
-            case .min, .max:
-                guard path.leafType.isNumeric || path.leafType == .date else {
-                    throw error(keyPath.position ?? c.position, "\(aggregate.rawValue) needs numbers or dates, and '\(path.text)' holds \(path.leafType)")
-                }
-                return (.aggregate(path, aggregate), path.leafType == .float ? .double : path.leafType, false, nil, true)
-            }
+            let (operand, type) = try bindAggregate(keyPath, aggregate, property, c.position)
+            return (operand, type, false, nil, aggregate != .count)
         case .subqueryCount(let collection, let variable, let predicate):
-            let path = try bindPath(collection)
-            guard path.isToMany, path.leafType == .object, let element = path.leafClass else {
-                throw error(collection.position ?? c.position, "SUBQUERY needs a collection of objects, and '\(collection)' is not one")
-            }
-            let inner = PredicateBinder(rootClass: element, database: database, models: models, variable: variable)
-            return (.subqueryCount(path, try inner.bind(predicate)), .int, false, nil, false)
+            return (try bindSubquery(collection, variable, predicate, c.position), .int, false, nil, false)
         case .value, .list:
             throw error(c.position, "a comparison needs a key path on its left")
         }
+    }
+
+    /// An aggregate operand and the type of its value: `@count` of a collection (elements), of
+    /// a string or data (UTF-8 bytes, as Realm's `@size`) or of a to-one link (0 or 1);
+    /// `@sum`, `@avg` of numbers; `@min`, `@max` of numbers or dates.
+    private func bindAggregate(
+        _ keyPath: QueryKeyPath, _ aggregate: QueryAggregate, _ property: String?, _ position: Int?
+    ) throws -> (BoundOperand, PropertyType) {
+        var full = keyPath
+        if let property { full.components.append(property) }
+        let path = try bindPath(full)
+        let at = keyPath.position ?? position
+        guard path.isToMany || (aggregate == .count && [.string, .data, .object].contains(path.leafType)) else {
+            throw error(at, "\(aggregate.rawValue) needs a list, set, map or linking objects\(aggregate == .count ? ", a string or data" : ""), and '\(keyPath)' is not one")
+        }
+        switch aggregate {
+        case .count:
+            if property != nil { throw error(at, "@count takes no property") }
+            return (.aggregate(path, .count), .int)
+        case .sum, .average:
+            guard path.leafType.isNumeric else {
+                throw error(at, "\(aggregate.rawValue) needs numbers, and '\(path.text)' holds \(path.leafType)")
+            }
+            let type: PropertyType = aggregate == .average ? .double : path.leafType
+            return (.aggregate(path, aggregate), type == .float ? .double : type)
+        case .min, .max:
+            guard path.leafType.isNumeric || path.leafType == .date else {
+                throw error(at, "\(aggregate.rawValue) needs numbers or dates, and '\(path.text)' holds \(path.leafType)")
+            }
+            return (.aggregate(path, aggregate), path.leafType == .float ? .double : path.leafType)
+        }
+    }
+
+    /// `SUBQUERY(collection, $variable, predicate).@count`.
+    private func bindSubquery(_ collection: QueryKeyPath, _ variable: String, _ predicate: QueryPredicate, _ position: Int?) throws -> BoundOperand {
+        let path = try bindPath(collection)
+        guard path.isToMany, path.leafType == .object, let element = path.leafClass else {
+            throw error(collection.position ?? position, "SUBQUERY needs a collection of objects, and '\(collection)' is not one")
+        }
+        let inner = PredicateBinder(rootClass: element, database: database, models: models, variable: variable)
+        return .subqueryCount(path, try inner.bind(predicate))
     }
 
     private func bindRight(_ c: QueryComparison, type: PropertyType, leafClass: String?, leafOptional: Bool) throws -> BoundOperand {
@@ -141,8 +157,20 @@ struct PredicateBinder {
                 }
             }
             return .list(comparands)
-        case .aggregate, .subqueryCount:
-            throw error(c.position, "the right side of a comparison must be a value or a key path")
+        case .aggregate(let keyPath, let aggregate, let property):
+            if c.op == .between || c.op == .betweenHalfOpen || c.op == .in {
+                throw error(c.position, "\(c.op.rawValue) needs a list of values on its right, like {1, 2}")
+            }
+            let (operand, aggregateType) = try bindAggregate(keyPath, aggregate, property, c.position)
+            guard compatible(type, aggregateType) else {
+                throw error(keyPath.position ?? c.position, "\(describe(c.left)) (\(type)) cannot be compared with \(describe(c.right)) (\(aggregateType))")
+            }
+            return operand
+        case .subqueryCount(let collection, let variable, let predicate):
+            guard type.isNumeric, c.op != .between, c.op != .betweenHalfOpen, c.op != .in else {
+                throw error(c.position, "\(describe(c.left)) (\(type)) cannot be compared with a SUBQUERY count")
+            }
+            return try bindSubquery(collection, variable, predicate, c.position)
         }
     }
 

@@ -6,6 +6,7 @@ extension QueryEvaluator {
     /// row is an empty group (a nil link before the collection): `@count` and `@sum` are 0,
     /// `@min`, `@max` and `@avg` are null, as in Realm.
     func aggregateValue(_ path: BoundPath, _ aggregate: QueryAggregate, _ key: UInt64, _ row: RowView?) -> QueryScalar {
+        if path.groupStep == nil, let row { return size(firstValue(path, key, row), path.leafType) }
         var count: Int64 = 0
         var intSum: Int64 = 0
         var doubleSum = 0.0
@@ -57,6 +58,16 @@ extension QueryEvaluator {
             return .double(doubleSum / Double(numbers))
         case .min, .max:
             return best
+        }
+    }
+
+    /// `@count` (`@size`) of a single value: the UTF-8 length of a string or the length of
+    /// data, as Realm counts them (null for nil); 1 or 0 for a to-one link.
+    private func size(_ value: QueryScalar, _ type: PropertyType) -> QueryScalar {
+        switch value {
+        case .bytes(let bytes): .int(Int64(bytes.count))
+        case .object: .int(1)
+        default: type == .object ? .int(0) : .null
         }
     }
 }

@@ -161,25 +161,7 @@ struct QueryEvaluator {
                 test(c, aggregateValue(path, aggregate, groupKey, groupRow), key: key, row: row)
             }
         case .subqueryCount(let path, let inner):
-            var count: Int64 = 0
-            if let element = path.leafInfo {
-                let compiled: Compiled
-                if reference {
-                    compiled = { evaluator, key, row in evaluator.matches(inner, key: key, row: row) }
-                } else if let existing = c.compiledSubquery {
-                    compiled = existing
-                } else {
-                    compiled = Self.compileForms(inner).compiled
-                    c.compiledSubquery = compiled
-                }
-                _ = walk(path, 0, key, row) { read in
-                    if case .value(let bytes) = read, bytes.count == 8 {
-                        let elementKey = bytes.loadUnaligned(as: UInt64.self)
-                        if let elementRow = fetch(element, elementKey), compiled(self, elementKey, elementRow) { count += 1 }
-                    }
-                    return true
-                }
-            }
+            let count = subqueryCount(path, inner, key, row, reference ? nil : c, right: false)
             return test(c, .int(count), key: key, row: row)
         case .constant, .list:
             return false
@@ -207,9 +189,40 @@ struct QueryEvaluator {
                 return false
             }
             return result
-        case .aggregate, .subqueryCount:
-            return false
+        case .aggregate(let path, let aggregate):
+            return anyGroup(path, key, row) { groupKey, groupRow in
+                apply(c.op, value, aggregateValue(path, aggregate, groupKey, groupRow), c.options, c.type)
+            }
+        case .subqueryCount(let path, let inner):
+            return apply(c.op, value, .int(subqueryCount(path, inner, key, row, c, right: true)), c.options, c.type)
         }
+    }
+
+    /// The number of objects of the collection `path` reaches from the object `key` that match
+    /// `inner`. With `cache`, the predicate is compiled once and kept in the comparison (one
+    /// slot per side); without, the reference interpreter evaluates it.
+    private func subqueryCount(_ path: BoundPath, _ inner: BoundPredicate, _ key: UInt64, _ row: RowView, _ cache: BoundComparison?, right: Bool) -> Int64 {
+        guard let element = path.leafInfo else { return 0 }
+        let compiled: Compiled
+        if let cache {
+            if let existing = right ? cache.compiledRightSubquery : cache.compiledSubquery {
+                compiled = existing
+            } else {
+                compiled = Self.compileForms(inner).compiled
+                if right { cache.compiledRightSubquery = compiled } else { cache.compiledSubquery = compiled }
+            }
+        } else {
+            compiled = { evaluator, key, row in evaluator.matches(inner, key: key, row: row) }
+        }
+        var count: Int64 = 0
+        _ = walk(path, 0, key, row) { read in
+            if case .value(let bytes) = read, bytes.count == 8 {
+                let elementKey = bytes.loadUnaligned(as: UInt64.self)
+                if let elementRow = fetch(element, elementKey), compiled(self, elementKey, elementRow) { count += 1 }
+            }
+            return true
+        }
+        return count
     }
 
     /// `value op other`. String constants arrive folded for the options; `.rightUnfolded` says
@@ -242,6 +255,9 @@ struct QueryEvaluator {
             default: return order >= 0
             }
         case .contains, .beginsWith, .endsWith, .like:
+            // Realm's rules for nil: every string (nil included) contains, begins and ends with
+            // nil, as with the empty string; only nil is LIKE nil. A nil string matches no pattern.
+            if other.isNull { return op == .like ? value.isNull : true }
             guard case .bytes(let text) = value, case .bytes(let pattern) = other else { return false }
             switch op {
             case .contains: return QueryText.contains(text, pattern)
