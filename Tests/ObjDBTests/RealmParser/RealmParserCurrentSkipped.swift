@@ -1,0 +1,50 @@
+// Port of the current realm-core test/test_parser.cpp (the version in the reference index, 255,438
+// characters) into ObjDB's tests, for what the port of the old version (RealmParser*.swift, commit
+// 004ce836, RP* models) does not cover: RealmParserCurrentCollectionTests (lists, sets and
+// dictionaries of values and objects), RealmParserCurrentAggregateTests (aggregates, quantifiers,
+// IN), RealmParserCurrentValueTests (numerics, ObjectId, UUID, Decimal128, arithmetic, changed
+// substitution cases), RealmParserCurrentSyntaxTests (changed parse-only lists). Models in
+// RealmParserCurrentModels.swift (RQ* classes). Only the first run of verify_query is ported, not
+// the re-parse of its get_description().
+//
+// Skipped upstream tests and cases, with the reason:
+// - TEST(Parser_list_of_primitive_ints): already ported by NestedCollectionQueryTests.swift.
+// - TEST(Parser_list_of_primitive_mixed), TEST(Parser_Mixed), TEST(Parser_TypeOfValue), TEST(Parser_SetMixed),
+//   TEST(Parser_CollectionsConsistency): Mixed (AnyRealmValue) columns and @type, out of scope.
+// - TEST(Parser_Dictionary): the @type cases (Mixed), and the cases after the dictionary of Mixed gets
+//   4.5 and a Timestamp (a Map<String, Int> cannot hold them); the integer part is ported on Map<String, Int>.
+// - TEST(Parser_Arithmetic): `age + tag > 28` (the `tag` column is Mixed).
+// - TEST(Parser_TimestampNullable), TEST(Parser_SortAndDistinctSerialisation), TEST(Parser_string_binary_encoding),
+//   TEST(Parser_SubqueryVariableNames): get_description() serialisation only.
+// - TEST(Parser_ConstrainedQuery), TEST(Parser_Object) (`link == O1` names a table key, `link == linkx`
+//   compares two links of the Table API): Table-API-only constructions.
+// - TEST(Parser_Threads): a frozen transaction shared between threads and `value == <object key>`
+//   (Table API).
+// - TEST(Parser_ClassPrefix), and the KeyPathMapping parts of Parser_Backlinks and Parser_SortAndDistinct:
+//   key-path mapping aliases and class-name prefixes.
+// - TEST(Parser_basic_serialisation): the `float\ fees` column (a property name with a space is not a Swift
+//   identifier; 13 cases); Parser_Backlinks' `fav\ item` column, ported by the old port as fav_item.
+// - TEST(Parser_NullableBinaries): the `nullable\tdata` column is ported by the old port as nullable_data
+//   (a tab is not allowed in a Swift identifier); its cases are unchanged.
+// - TEST(Parser_Decimal128): the values `inf` and `-infinity` (Foundation's Decimal has no infinities); so the
+//   table has 22 rows instead of 24 and `dec <= infinity` / `dec >= -infinity` expect 22.
+// - TEST(Parser_substitution): argument 5 is Timestamp(1512130073, 505); 505 nanoseconds cannot round-trip
+//   through a Date's Double at that magnitude, so the fixture and the argument use Timestamp(1512130073, 0)
+//   (both sides alike, the counts are unchanged). Its argument-count error texts are not compared.
+// - TEST(Parser_Numerics): upstream prints each value with precision 100; the integer text is used for the
+//   Decimal128 variants too.
+// - Cases identical in the old and current versions (Parser_StringOperations, Parser_Timestamps,
+//   Parser_NullableBinaries, Parser_Subquery, Parser_BacklinkCount, Parser_Limit, Parser_SortAndDistinct,
+//   Parser_ChainedStringEqualQueries, Parser_ChainedIntEqualQueries, the unchanged parts of the others):
+//   covered by the old-version port.
+// - The brief's examples that this version of the file does not contain (literal lists `{…}` with
+//   ANY/ALL/NONE, mixed-type IN, typed links, geospatial, full-text search, INCLUDE) have nothing to port.
+//
+// Notes for whoever reads the counts:
+// - Parser_list_of_primitive_types: upstream's generator makes values from integers; here Int, Float,
+//   Double, Decimal, Date (seconds), ObjectId and UUID (the integer in the last bytes). A non-null bool list
+//   "reuses values": upstream's counts treat the default element as equal to the value made from 1, so 1
+//   makes `false` here.
+// - BETWEEN (Parser_basic_serialisation, Parser_Between): upstream now expects `fees BETWEEN {2, 3}` 3, `fees BETWEEN {2.20, 2.25}` 2 and
+//   `age between {20, 25}` 1 on ages 24…26, which is what exclusive bounds give; Docs/Queries.md's BETWEEN
+//   is inclusive. Tracked as known failures, for the engine's owner to decide.
