@@ -949,9 +949,6 @@ struct RealmParserCurrentBacklinksIndexTests {
         RQCase("@links.RQIndexPerson.borrowed.age == 25", 1),
     ]
     static let knownFailingCases: [RQCase] = [
-        RQCase("@links.RQIndexPerson.borrowed.age == 25", 1, "throws: Invalid predicate at position 0: expected a key path or value, found '@links'"),
-        RQCase("@links.RQIndexPerson.owns.age == 48", 2, "throws: Invalid predicate at position 0: expected a key path or value, found '@links'"),
-        RQCase("@links.RQIndexPerson.wish.age == 48", 2, "throws: Invalid predicate at position 0: expected a key path or value, found '@links'"),
     ]
 
     @Test(arguments: rqExcluding(cases, knownFailingCases)) func check(_ c: RQCase) {

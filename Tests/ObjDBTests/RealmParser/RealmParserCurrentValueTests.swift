@@ -680,11 +680,7 @@ struct RealmParserCurrentSubstitutionTests {
     ]
     static let knownFailingCases: [RQCase] = [
         RQCase("binary == $2", 1, "throws: Invalid query on 'RQArgPerson' at position 0: 'binary' (Data) cannot be compared with 'oe'"),
-        RQCase("binary.@count >= $0", 2, "throws: Invalid query on 'RQArgPerson' at position 0: @count needs a list, set, map or linking objects, and 'binary' is not one"),
-        RQCase("binary.@size >= $0", 2, "throws: Invalid query on 'RQArgPerson' at position 0: @count needs a list, set, map or linking objects, and 'binary' is not one"),
         RQCase("name == $6", 0, "throws: Invalid query on 'RQArgPerson' at position 0: 'name' (String) cannot be compared with <2 bytes>"),
-        RQCase("name.@count > $0", 5, "throws: Invalid query on 'RQArgPerson' at position 0: @count needs a list, set, map or linking objects, and 'name' is not one"),
-        RQCase("name.@size > $0", 5, "throws: Invalid query on 'RQArgPerson' at position 0: @count needs a list, set, map or linking objects, and 'name' is not one"),
     ]
 
     @Test(arguments: rqExcluding(cases, knownFailingCases)) func check(_ c: RQCase) {

@@ -154,6 +154,9 @@ final class BoundPath {
         case column(ColumnKind)
         /// Linking objects: the origin objects whose link column points here.
         case backlinks(originClass: String, originColumn: Int)
+        /// `@links` before `@count`: the objects of every class linking here through any link
+        /// property (``Step/origins``), once per link.
+        case anyBacklinks
     }
 
     /// One property of the path.
@@ -167,6 +170,8 @@ final class BoundPath {
         /// The class of the objects the step leads to (link targets, linking objects), when the
         /// file has it; `nil` for value steps or a class with no objects yet.
         var next: ClassInfo? = nil
+        /// For ``StepKind/anyBacklinks``: every link property that links to the class.
+        var origins: [(info: ClassInfo, column: Int)] = []
     }
 
     /// The steps, from the root class on.
@@ -181,10 +186,13 @@ final class BoundPath {
     let isToMany: Bool
     /// The path as written.
     let keyPath: QueryKeyPath
-    /// For a to-many path: the step of its last collection (a list, set, map or linking
-    /// objects). As in Realm, `ALL`, `NONE` and aggregates apply to that collection alone, and
-    /// each object holding it is tried in turn (`list.integers.@count == 1` holds when some
-    /// element of `list` has one integer). `nil` for a to-one path.
+    /// For a to-many path, where the values that `ALL`, `NONE` and aggregates combine start.
+    /// As in Realm: when the path ends in a collection of values (a list, set or map of
+    /// numbers, strings…), that collection, tried for each object holding it
+    /// (`list.integers.@count == 1` holds when some element of `list` has one integer);
+    /// otherwise every value the path reaches from the object, through all its collections of
+    /// objects (step 0: `ALL items.allergens.name == 'dairy'` looks at every allergen of every
+    /// item). `nil` for a to-one path.
     let groupStep: Int?
 
     /// The path as written, for messages.
@@ -197,11 +205,10 @@ final class BoundPath {
         self.leafClass = leafClass
         self.isToMany = isToMany
         self.keyPath = keyPath
-        groupStep = steps.lastIndex { step in
-            switch step.kind {
-            case .backlinks, .column(.list), .column(.set), .column(.map): true
-            case .column(.value), .column(.link): false
-            }
+        if leafType != .object, let last = steps.last, case .column(let kind) = last.kind, kind == .list || kind == .set || kind == .map {
+            groupStep = steps.count - 1
+        } else {
+            groupStep = isToMany ? 0 : nil
         }
     }
 

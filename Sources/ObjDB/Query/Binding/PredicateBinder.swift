@@ -59,6 +59,10 @@ struct PredicateBinder {
             throw error(c.position, "\(c.quantifier.rawValue) needs a to-many key path (a list, set, map or linking objects)")
         }
         try check(c.op, type: type, options: c.options, c.position, c.left)
+        if toMany, type == .object, case .value(.null) = c.right {
+            // Realm refuses it too: a collection of objects is never nil.
+            throw error(c.position, "\(describe(c.left)) reaches several objects and cannot be compared with nil; compare its @count with 0")
+        }
         let right = try bindRight(c, type: type, leafClass: leafClass, leafOptional: leafOptional)
         return BoundComparison(left: left, op: c.op, right: right, options: c.options, quantifier: c.quantifier, type: type)
     }
@@ -201,16 +205,44 @@ struct PredicateBinder {
         return path
     }
 
-    /// ``bindPath(_:)`` for a key path that passed its checks, one step per component.
+    /// ``bindPath(_:)`` for a key path that passed its checks, one step per component (three for
+    /// `@links.Class.property`).
     private func bindSteps(_ keyPath: QueryKeyPath) throws -> BoundPath {
         var className = rootClass
         var steps: [BoundPath.Step] = []
         var toMany = false
-        for (i, name) in keyPath.components.enumerated() {
+        let components = keyPath.components
+        var i = 0
+        while i < components.count {
+            let name = components[i]
             guard let stored = lookup(className) else {
                 throw error(keyPath.position, "class '\(className)' is not part of the database")
             }
-            let last = i == keyPath.components.count - 1
+            if name == "@links" {
+                if i == components.count - 1 {
+                    // `@links.@count`: every link to the object, from any class.
+                    steps.append(BoundPath.Step(className: className, column: -1, kind: .anyBacklinks, origins: linkOrigins(of: className)))
+                    return BoundPath(steps: steps, leafType: .object, leafOptional: false, leafClass: nil, isToMany: true, keyPath: keyPath)
+                }
+                let (origin, property) = (components[i + 1], components[i + 2])
+                guard let originClass = lookup(origin) else {
+                    throw error(keyPath.position, "@links.\(origin).\(property): class '\(origin)' is not part of the database")
+                }
+                guard let originColumn = originClass.column(of: property), originClass.properties[originColumn].objectClass == className else {
+                    throw error(keyPath.position, "@links.\(origin).\(property): '\(origin).\(property)' is not a link to '\(className)'")
+                }
+                steps.append(BoundPath.Step(
+                    className: className, column: -1, kind: .backlinks(originClass: origin, originColumn: originColumn),
+                    next: infoLookup(origin)))
+                toMany = true
+                i += 3
+                if i == components.count {
+                    return BoundPath(steps: steps, leafType: .object, leafOptional: false, leafClass: origin, isToMany: true, keyPath: keyPath)
+                }
+                className = origin
+                continue
+            }
+            let last = i == components.count - 1
             if let column = stored.column(of: name) {
                 let property = stored.properties[column]
                 let kind = ColumnKind(property)
@@ -230,10 +262,9 @@ struct PredicateBinder {
             } else if let computed = stored.computed?.first(where: { $0.name == name }), let origin = computed.objectClass,
                 let originProperty = computed.origin, let originColumn = lookup(origin)?.column(of: originProperty)
             {
-                let originInfo = infoLookup(origin)
                 steps.append(BoundPath.Step(
                     className: className, column: -1, kind: .backlinks(originClass: origin, originColumn: originColumn),
-                    next: originInfo))
+                    next: infoLookup(origin)))
                 toMany = true
                 if last {
                     return BoundPath(steps: steps, leafType: .object, leafOptional: false, leafClass: origin, isToMany: true, keyPath: keyPath)
@@ -242,8 +273,16 @@ struct PredicateBinder {
             } else {
                 throw error(keyPath.position, "class '\(className)' has no property '\(name)'")
             }
+            i += 1
         }
         throw error(keyPath.position, "'\(keyPath)' names no property")
+    }
+
+    /// Every link property of the file's classes that links to `className`, with its class.
+    private func linkOrigins(of className: String) -> [(info: ClassInfo, column: Int)] {
+        database.catalog.byName.values.sorted { $0.name < $1.name }.flatMap { info in
+            info.linkColumns.filter { info.linkTargets[$0] == className }.map { (info: info, column: $0) }
+        }
     }
 
     // MARK: Types

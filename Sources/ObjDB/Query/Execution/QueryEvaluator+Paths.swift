@@ -42,7 +42,7 @@ extension QueryEvaluator {
                 for i in 0..<values.count where !body(values.element(i)) { return false }
                 return true
             }
-        case .backlinks:
+        case .backlinks, .anyBacklinks:
             for var originKey in linkingKeys(step, key) where !withUnsafeBytes(of: &originKey, { body(.value($0)) }) {
                 return false
             }
@@ -102,6 +102,8 @@ extension QueryEvaluator {
                 if !body(originKey, next) { return false }
             }
             return true
+        case .anyBacklinks:
+            return true  // only ever the last step (the binder sees to it)
         }
     }
 
@@ -116,9 +118,16 @@ extension QueryEvaluator {
     /// The keys of the objects linking to the object `key` through a linking-objects step, once
     /// per link as Realm counts them; none (and the error noted) if the read fails.
     private func linkingKeys(_ step: BoundPath.Step, _ key: UInt64) -> [UInt64] {
-        guard case .backlinks(_, let originColumn) = step.kind, let origin = step.next else { return [] }
         do {
-            return try origin.linkingKeys(to: key, through: originColumn, txn: txn)
+            switch step.kind {
+            case .backlinks(_, let originColumn):
+                guard let origin = step.next else { return [] }
+                return try origin.linkingKeys(to: key, through: originColumn, txn: txn)
+            case .anyBacklinks:
+                return try step.origins.flatMap { try $0.info.linkingKeys(to: key, through: $0.column, txn: txn) }
+            case .column:
+                return []
+            }
         } catch {
             failure.note(error, path: txn.environment.path)
             return []

@@ -58,9 +58,38 @@ extension PredicateParser.Reader {
             return try PredicateArgument.expression(for: try argument(number, for: token), index: number, position: token.position)
         case .symbol("{"):
             return try parseList()
+        case .aggregate(let name) where name.lowercased() == "links":
+            return try parseLinks(QueryKeyPath(components: [], position: token.position))
         default:
             throw expected("a key path or value")
         }
+    }
+
+    /// `@links.Class.property` (the objects of `Class` linking here through `property`, as a
+    /// key path step) or `@links.@count` (every link to the object, from any class), after
+    /// `path`. The step is kept as the components `@links`, `Class`, `property` (``PredicateBinder``
+    /// resolves it); `@links` alone ends a path that `@count` or `@size` follows.
+    mutating func parseLinks(_ start: QueryKeyPath) throws -> QueryExpression {
+        advance()
+        var path = start
+        path.components.append("@links")
+        guard isSymbol(".") else { throw expected("'.' and a class name after @links") }
+        advance()
+        if case .aggregate(let name) = current.kind {
+            guard Self.aggregate(named: name) == .count else {
+                throw PredicateSyntaxError(
+                    position: current.position, message: "@links can be followed by @count or @size, or by .Class.property, not by @\(name)")
+            }
+            return try parseAggregate(of: path, named: name)
+        }
+        guard case .word(let className) = current.kind else { throw expected("a class name after @links.") }
+        advance()
+        guard isSymbol(".") else { throw expected("'.' and the linking property after @links.\(className)") }
+        advance()
+        guard case .word(let property) = current.kind else { throw expected("the linking property after @links.\(className).") }
+        advance()
+        path.components.append(contentsOf: [className, property])
+        return try parseKeyPathTail(path)
     }
 
     /// The property names of a `%K` argument: a `String` such as `"owner.name"`.
@@ -98,6 +127,8 @@ extension PredicateParser.Reader {
                 throw PredicateSyntaxError(
                     position: current.position,
                     message: "'\(name)' is a reserved word; a property with that name must be given with %K")
+            case .aggregate(let name) where name.lowercased() == "links":
+                return try parseLinks(path)
             case .aggregate(let name):
                 return try parseAggregate(of: path, named: name)
             default:
@@ -194,6 +225,10 @@ extension PredicateParser.Reader {
         advance()
         guard case .variable(let variable) = current.kind else {
             throw expected("a variable such as $x as the second argument of SUBQUERY")
+        }
+        if variables.contains(variable) {
+            throw PredicateSyntaxError(
+                position: current.position, message: "the variable '$\(variable)' is already used by an enclosing SUBQUERY; choose another name")
         }
         advance()
         guard isSymbol(",") else { throw expected("',' and the predicate of the SUBQUERY") }
