@@ -198,9 +198,22 @@ final class BoundPath {
     /// The path as written, for messages.
     var text: String { keyPath.description }
 
-    init(steps: [Step], leafType: PropertyType, leafOptional: Bool, leafClass: String?, isToMany: Bool, keyPath: QueryKeyPath) {
+    /// Whether the path ends in `.length` after strings or data: its values are their lengths
+    /// in UTF-8 bytes (Realm's `name.length`, `tags.length`), ``leafType`` is `.int`, and
+    /// ``storedType`` is the type of the values measured.
+    let measuresLength: Bool
+    /// The type of the values stored at the end of the path (``leafType`` unless
+    /// ``measuresLength``).
+    let storedType: PropertyType
+
+    init(
+        steps: [Step], leafType: PropertyType, leafOptional: Bool, leafClass: String?, isToMany: Bool, keyPath: QueryKeyPath,
+        measuresLength: Bool = false
+    ) {
         self.steps = steps
-        self.leafType = leafType
+        self.measuresLength = measuresLength
+        storedType = leafType
+        self.leafType = measuresLength ? .int : leafType
         self.leafOptional = leafOptional
         self.leafClass = leafClass
         self.isToMany = isToMany
@@ -217,8 +230,17 @@ final class BoundPath {
 
     /// The column of a path of one stored column of the root class (what indexes serve).
     var directColumn: Int? {
-        guard steps.count == 1, case .column = steps[0].kind else { return nil }
+        guard steps.count == 1, !measuresLength, case .column = steps[0].kind else { return nil }
         return steps[0].column
+    }
+
+    /// One value the path reaches, as compared: the length of a string or data for a path
+    /// that ``measuresLength`` (nil stays nil).
+    @inline(__always)
+    func scalar(_ read: ColumnRead) -> QueryScalar {
+        guard measuresLength else { return QueryScalar(read, leafType) }
+        if case .bytes(let bytes) = QueryScalar(read, storedType) { return .int(Int64(bytes.count)) }
+        return .null
     }
 }
 

@@ -255,6 +255,12 @@ struct PredicateBinder {
                         steps: steps, leafType: property.type, leafOptional: property.optional || kind == .link,
                         leafClass: property.objectClass, isToMany: toMany, keyPath: keyPath)
                 }
+                if i == components.count - 2, components[i + 1] == "length", property.type == .string || property.type == .data {
+                    // Realm's `.length` of strings and data (strings have no properties of their own).
+                    return BoundPath(
+                        steps: steps, leafType: property.type, leafOptional: property.optional, leafClass: nil, isToMany: toMany,
+                        keyPath: keyPath, measuresLength: true)
+                }
                 guard property.type == .object, let target = property.objectClass else {
                     throw error(keyPath.position, "'\(className).\(name)' is not a link, so '\(keyPath)' cannot go through it")
                 }

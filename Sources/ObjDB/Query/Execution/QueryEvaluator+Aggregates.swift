@@ -17,7 +17,7 @@ extension QueryEvaluator {
         if let row, let step = path.groupStep {
             _ = walk(path, step, key, row) { read in
                 count += 1
-                let value = QueryScalar(read, path.leafType)
+                let value = path.scalar(read)
                 guard !value.isNull else { return true }
                 switch aggregate {
                 case .count:

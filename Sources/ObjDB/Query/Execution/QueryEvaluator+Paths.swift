@@ -8,7 +8,7 @@ extension QueryEvaluator {
         }
         var value = QueryScalar.null
         _ = walk(path, 0, key, row) { read in
-            value = QueryScalar(read, path.leafType)
+            value = path.scalar(read)
             return false
         }
         return value

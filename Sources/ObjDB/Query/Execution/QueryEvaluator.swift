@@ -132,7 +132,7 @@ struct QueryEvaluator {
             guard path.isToMany else {
                 var result = false
                 _ = walk(path, 0, key, row) { read in
-                    result = test(c, QueryScalar(read, path.leafType), key: key, row: row)
+                    result = test(c, path.scalar(read), key: key, row: row)
                     return false
                 }
                 return result
@@ -144,7 +144,7 @@ struct QueryEvaluator {
                 var allMatch = true
                 if let groupRow, let step = path.groupStep {
                     _ = walk(path, step, groupKey, groupRow) { read in
-                        let matched = test(c, QueryScalar(read, path.leafType), key: key, row: row)
+                        let matched = test(c, path.scalar(read), key: key, row: row)
                         if matched { anyMatch = true } else { allMatch = false }
                         // Stop as soon as the answer is known.
                         return c.quantifier == .all ? matched : !matched
@@ -185,7 +185,7 @@ struct QueryEvaluator {
         case .path(let path):
             var result = false
             _ = walk(path, 0, key, row) { read in
-                result = apply(c.op, value, QueryScalar(read, path.leafType), c.options.union(.rightUnfolded), c.type)
+                result = apply(c.op, value, path.scalar(read), c.options.union(.rightUnfolded), c.type)
                 return false
             }
             return result

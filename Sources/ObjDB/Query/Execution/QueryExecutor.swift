@@ -242,7 +242,7 @@ struct QueryExecutor {
         var identity: [UInt8] = []
         for path in paths {
             _ = evaluator.walk(path, 0, key, row) { read in
-                switch QueryScalar(read, path.leafType) {
+                switch path.scalar(read) {
                 case .double(let v), .date(let v):
                     identity.append(2)
                     identity.appendLittleEndian((v == 0 ? 0 : v).bitPattern, count: 8)

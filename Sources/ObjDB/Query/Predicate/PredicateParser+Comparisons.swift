@@ -28,8 +28,28 @@ extension PredicateParser.Reader {
             options = try Self.stringOptions(letters, at: current, for: op, written: opToken.text)
             advance()
         }
+        if op == .in, quantifier == nil, let inner = Self.quantifier(current), index + 1 < tokens.count, Self.startsKeyPath(tokens[index + 1]) {
+            // `value IN ANY keyPath` (Realm's form): `ANY keyPath == value`, ALL and NONE alike.
+            let quantifierToken = advance()
+            let right = try parseOperand()
+            guard right.isKeyPath else {
+                throw PredicateSyntaxError(
+                    position: right.position,
+                    message: "\(quantifierToken.text.uppercased()) must be followed by a key path, found \(describe(right))")
+            }
+            return QueryComparison(left: right.expression, op: .equal, right: left.expression, options: options, quantifier: inner, position: start)
+        }
         let right = try parseOperand()
         return try comparison(left, op, right, options: options, quantifier: quantifier, at: start)
+    }
+
+    /// Whether `token` can start a key path (a property name or `@links`).
+    static func startsKeyPath(_ token: PredicateToken) -> Bool {
+        switch token.kind {
+        case .word(let word): !PredicateParser.isReserved(word)
+        case .aggregate(let name): name.lowercased() == "links"
+        default: false
+        }
     }
 
     /// The comparison of two operands, after checking where lists are, and with

@@ -116,7 +116,7 @@ extension Results {
         guard let path = aggregatePath(name, numeric: false) else { return nil }
         var best: [UInt8]?
         forEachValue(path) { read in
-            let value = QueryScalar(read, path.leafType)
+            let value = path.scalar(read)
             let better: Bool
             if let current = best {
                 let order = current.withUnsafeBytes { QueryOrder.compare(value, QueryScalar(.value($0), path.leafType)) }
@@ -136,7 +136,7 @@ extension Results {
         result.type = path.leafType
         forEachValue(path) { read in
             result.count += 1
-            switch QueryScalar(read, path.leafType) {
+            switch path.scalar(read) {
             case .int(let v):
                 // Saturate instead of wrapping: the result is clamped to the type's range anyway.
                 let (sum, overflow) = result.int.addingReportingOverflow(v)
