@@ -235,12 +235,12 @@ final class BoundPath {
     }
 
     /// One value the path reaches, as compared: the length of a string or data for a path
-    /// that ``measuresLength`` (nil stays nil).
+    /// that ``measuresLength`` (0 for nil, as in Realm).
     @inline(__always)
     func scalar(_ read: ColumnRead) -> QueryScalar {
         guard measuresLength else { return QueryScalar(read, leafType) }
         if case .bytes(let bytes) = QueryScalar(read, storedType) { return .int(Int64(bytes.count)) }
-        return .null
+        return .int(0)
     }
 }
 

@@ -62,12 +62,12 @@ extension QueryEvaluator {
     }
 
     /// `@count` (`@size`) of a single value: the UTF-8 length of a string or the length of
-    /// data, as Realm counts them (null for nil); 1 or 0 for a to-one link.
+    /// data, as Realm counts them (0 for nil); 1 or 0 for a to-one link.
     private func size(_ value: QueryScalar, _ type: PropertyType) -> QueryScalar {
         switch value {
         case .bytes(let bytes): .int(Int64(bytes.count))
         case .object: .int(1)
-        default: type == .object ? .int(0) : .null
+        default: .int(0)
         }
     }
 }
