@@ -109,7 +109,8 @@ struct PredicateParserTests {
         #expect(failure("(" + deep + ")").hasPrefix(
             "Invalid predicate at position 100: parentheses, NOT and SUBQUERY nest more than 100 levels deep in \"…"))
         #expect(failure(String(repeating: "!", count: 100_000) + "a == 1").contains("at position 100: parentheses, NOT and SUBQUERY nest"))
-        let subqueries = String(repeating: "SUBQUERY(a, $x, ", count: 101) + "TRUEPREDICATE" + String(repeating: ").@count > 0", count: 101)
+        // Each level has its own variable: reusing an enclosing one is an error of its own.
+        let subqueries = (0..<101).map { "SUBQUERY(a, $x\($0), " }.joined() + "TRUEPREDICATE" + String(repeating: ").@count > 0", count: 101)
         #expect(failure(subqueries).contains("nest more than 100 levels deep"))
     }
 

@@ -55,6 +55,7 @@ struct FrozenQuery: Sendable {
     let sort: [SortDescriptor]
     let distinct: [String]
     let limit: Int?
+    let later: [ResultsQuery.LaterStage]
 
     init(_ query: ResultsQuery) {
         className = query.className
@@ -69,6 +70,7 @@ struct FrozenQuery: Sendable {
         sort = query.sort
         distinct = query.distinct
         limit = query.limit
+        later = query.later
     }
 
     /// The query over `database`'s current version; `nil` if the object its source belongs to
@@ -89,6 +91,7 @@ struct FrozenQuery: Sendable {
         query.sort = sort
         query.distinct = distinct
         query.limit = limit
+        query.later = later
         return query
     }
 }

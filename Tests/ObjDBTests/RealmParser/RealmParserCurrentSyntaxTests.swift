@@ -14,7 +14,7 @@ private func rqCheckParse(_ testCase: RQCase) {
     let upstream = testCase.expected == nil ? "Parser_invalid_queries" : "Parser_valid_queries"
     let expected = testCase.expected == nil ? "throws" : "parses"
     do {
-        let predicate = try PredicateParser.parse(testCase.query, arguments: rqTwentyNils())
+        let predicate = try PredicateParser.parseQuery(testCase.query, arguments: rqTwentyNils())
         if testCase.expected == nil {
             Issue.record("RQRESULT \(upstream) | \(testCase.query) | \(expected) | parsed: \(predicate)")
         }

@@ -24,7 +24,7 @@ private func rpTwentyNils() -> [Any?] { Array(repeating: nil, count: 20) }
 /// Records an issue unless `query` parses.
 private func rpExpectParses(_ query: String) {
     do {
-        _ = try PredicateParser.parse(query, arguments: rpTwentyNils())
+        _ = try PredicateParser.parseQuery(query, arguments: rpTwentyNils())
     } catch let error as ObjDBError {
         Issue.record("RPRESULT Parser_valid_queries | \(query) | parses | threw: \(error.message)")
     } catch {
@@ -35,7 +35,7 @@ private func rpExpectParses(_ query: String) {
 /// Records an issue unless parsing `query` throws `.invalidQuery`.
 private func rpExpectRejected(_ query: String) {
     do {
-        let predicate = try PredicateParser.parse(query, arguments: rpTwentyNils())
+        let predicate = try PredicateParser.parseQuery(query, arguments: rpTwentyNils())
         Issue.record("RPRESULT Parser_invalid_queries | \(query) | throws | parsed: \(predicate)")
     } catch let error as ObjDBError {
         #expect(error.code == .invalidQuery, "RPRESULT Parser_invalid_queries | \(query) | throws | code \(error.code)")
@@ -128,6 +128,29 @@ struct RealmParserSyntaxTests {
         v(#"SUBQUERY(items, $x, $x.name == 'Tom').@count == SUBQUERY(items, $x, $x.price < 10).@count"#),
         v(#"p.@links.class.prop.@count > 2"#),
         v(#"p.@links.class.prop.@sum.prop2 > 2"#),
+        v(#"a=b SORT(p ASCENDING)"#),
+        v(#"a=b SORT(p asc)"#),
+        v(#"a=b SORT(p Descending)"#),
+        v(#"a=b sort (p.q desc)"#),
+        v(#"a=b distinct(p)"#),
+        v(#"a=b DISTINCT(P)"#),
+        v(#"a=b DISTINCT(p)"#),
+        v(#"a == b sort(a ASC, b DESC)"#),
+        v(#"a == b sort(a ASC, b DESC) sort(c ASC)"#),
+        v(#"a=b DISTINCT(p) DISTINCT(q)"#),
+        v(#"a=b DISTINCT(p, q, r) DISTINCT(q)"#),
+        v(#"a == b sort(a ASC, b DESC) DISTINCT(p)"#),
+        v(#"a == b sort(a ASC, b DESC) DISTINCT(p) sort(c ASC, d DESC) DISTINCT(q.r)"#),
+        v(#"a == b and c==d sort(a ASC, b DESC) DISTINCT(p) sort(c ASC, d DESC) DISTINCT(q.r)"#),
+        v(#"a=b LIMIT(1)"#),
+        v(#"a=b LIMIT ( 1 )"#),
+        v(#"a=b LIMIT( 1234567890 )"#),
+        v(#"a=b && c=d || e=f LIMIT(1)"#),
+        v(#"a=b LIMIT(1) SORT(a ASC) DISTINCT(b)"#),
+        v(#"a=b SORT(a ASC) LIMIT(1) DISTINCT(b)"#),
+        v(#"a=b SORT(a ASC) DISTINCT(b) LIMIT(1)"#),
+        v(#"a=b LIMIT(2) LIMIT(1)"#),
+        v(#"a=b LIMIT(5) SORT(age ASC) DISTINCT(name) LIMIT(2)"#),
     ]
 
     static let knownFailingValid: [RPSyntaxCase] = [
@@ -147,32 +170,9 @@ struct RealmParserSyntaxTests {
         v(#"and=='AND'&&'or'=='||'"#, reason: "throws: expected a key path or value, found 'and' (a property named like a keyword must be give..."),
         v(#"and == or && ORE > GRAND"#, reason: "throws: expected a key path or value, found 'and' (a property named like a keyword must be give..."),
         v(#"a=1AND NOTb=2"#, reason: "throws: '1AND' is not a valid number"),
-        v(#"a=b SORT(p ASCENDING)"#, reason: "throws: expected AND, OR or the end of the predicate after 'b', found 'SORT'"),
-        v(#"a=b SORT(p asc)"#, reason: "throws: expected AND, OR or the end of the predicate after 'b', found 'SORT'"),
-        v(#"a=b SORT(p Descending)"#, reason: "throws: expected AND, OR or the end of the predicate after 'b', found 'SORT'"),
-        v(#"a=b sort (p.q desc)"#, reason: "throws: expected AND, OR or the end of the predicate after 'b', found 'sort'"),
-        v(#"a=b distinct(p)"#, reason: "throws: expected AND, OR or the end of the predicate after 'b', found 'distinct'"),
-        v(#"a=b DISTINCT(P)"#, reason: "throws: expected AND, OR or the end of the predicate after 'b', found 'DISTINCT'"),
-        v(#"a=b DISTINCT(p)"#, reason: "throws: expected AND, OR or the end of the predicate after 'b', found 'DISTINCT'"),
-        v(#"a == b sort(a ASC, b DESC)"#, reason: "throws: expected AND, OR or the end of the predicate after 'b', found 'sort'"),
-        v(#"a == b sort(a ASC, b DESC) sort(c ASC)"#, reason: "throws: expected AND, OR or the end of the predicate after 'b', found 'sort'"),
-        v(#"a=b DISTINCT(p) DISTINCT(q)"#, reason: "throws: expected AND, OR or the end of the predicate after 'b', found 'DISTINCT'"),
-        v(#"a=b DISTINCT(p, q, r) DISTINCT(q)"#, reason: "throws: expected AND, OR or the end of the predicate after 'b', found 'DISTINCT'"),
-        v(#"a == b sort(a ASC, b DESC) DISTINCT(p)"#, reason: "throws: expected AND, OR or the end of the predicate after 'b', found 'sort'"),
-        v(#"a == b sort(a ASC, b DESC) DISTINCT(p) sort(c ASC, d DESC) DISTINCT(q.r)"#, reason: "throws: expected AND, OR or the end of the predicate after 'b', found 'sort'"),
-        v(#"a == b and c==d sort(a ASC, b DESC) DISTINCT(p) sort(c ASC, d DESC) DISTINCT(q.r)"#, reason: "throws: expected AND, OR or the end of the predicate after 'd', found 'sort'"),
         v(#"a == b  sort(     a   ASC  ,  b DESC) and c==d   DISTINCT(   p )  sort(   c   ASC  ,  d   DESC  )  DISTINCT(   q.r ,   p)   "#, reason: "throws: expected AND, OR or the end of the predicate after 'b', found 'sort'"),
-        v(#"a=b LIMIT(1)"#, reason: "throws: expected AND, OR or the end of the predicate after 'b', found 'LIMIT'"),
-        v(#"a=b LIMIT ( 1 )"#, reason: "throws: expected AND, OR or the end of the predicate after 'b', found 'LIMIT'"),
-        v(#"a=b LIMIT( 1234567890 )"#, reason: "throws: expected AND, OR or the end of the predicate after 'b', found 'LIMIT'"),
         v(#"a=b LIMIT(1) && c=d"#, reason: "throws: expected AND, OR or the end of the predicate after 'b', found 'LIMIT'"),
-        v(#"a=b && c=d || e=f LIMIT(1)"#, reason: "throws: expected AND, OR or the end of the predicate after 'f', found 'LIMIT'"),
-        v(#"a=b LIMIT(1) SORT(a ASC) DISTINCT(b)"#, reason: "throws: expected AND, OR or the end of the predicate after 'b', found 'LIMIT'"),
-        v(#"a=b SORT(a ASC) LIMIT(1) DISTINCT(b)"#, reason: "throws: expected AND, OR or the end of the predicate after 'b', found 'SORT'"),
-        v(#"a=b SORT(a ASC) DISTINCT(b) LIMIT(1)"#, reason: "throws: expected AND, OR or the end of the predicate after 'b', found 'SORT'"),
-        v(#"a=b LIMIT(2) LIMIT(1)"#, reason: "throws: expected AND, OR or the end of the predicate after 'b', found 'LIMIT'"),
         v(#"a=b LIMIT(5) && c=d LIMIT(2)"#, reason: "throws: expected AND, OR or the end of the predicate after 'b', found 'LIMIT'"),
-        v(#"a=b LIMIT(5) SORT(age ASC) DISTINCT(name) LIMIT(2)"#, reason: "throws: expected AND, OR or the end of the predicate after 'b', found 'LIMIT'"),
     ]
 
     // realm-core test_parser.cpp: TEST(Parser_invalid_queries)

@@ -30,6 +30,17 @@ enum PredicateParser {
     /// The predicate that `text` describes, with `%@`, `%K` and `$0` replaced by `arguments`.
     /// - Throws: ``ObjDBError`` with code ``ObjDBError/Code/invalidQuery``.
     static func parse(_ text: String, arguments: [Any?]) throws -> QueryPredicate {
+        let (predicate, clauses) = try parseQuery(text, arguments: arguments)
+        if let clause = clauses.first {
+            throw ObjDBError(.invalidQuery, "Invalid predicate: \(clause.keyword)(…) orders results; use it in Results.filter, not here, in \"\(text)\"")
+        }
+        return predicate
+    }
+
+    /// ``parse(_:arguments:)`` for a whole query string: the predicate, then the `SORT(…)`,
+    /// `DISTINCT(…)` and `LIMIT(…)` clauses that follow it, in the order written (Realm's
+    /// `age > 20 SORT(name ASC) LIMIT(5)`).
+    static func parseQuery(_ text: String, arguments: [Any?]) throws -> (QueryPredicate, [QueryClause]) {
         let characters = PredicateParser.characters(of: text)
         do {
             let tokens = try PredicateLexer.tokens(of: characters)
@@ -207,7 +218,7 @@ enum PredicateParser {
         // MARK: Predicates
 
         /// The whole predicate, which must use every token, and no argument beyond those given.
-        mutating func parseWhole() throws -> QueryPredicate {
+        mutating func parseWhole() throws -> (QueryPredicate, [QueryClause]) {
             guard current.kind != .end else {
                 throw PredicateSyntaxError(position: 0, message: "the predicate is empty")
             }
@@ -215,10 +226,14 @@ enum PredicateParser {
             if isSymbol(")") {
                 throw PredicateSyntaxError(position: current.position, message: "unexpected ')' without a matching '('")
             }
-            guard current.kind == .end else { throw expected("AND, OR or the end of the predicate") }
+            var clauses: [QueryClause] = []
+            while let clause = try parseClause() { clauses.append(clause) }
+            guard current.kind == .end else {
+                throw expected(clauses.isEmpty ? "AND, OR or the end of the predicate" : "SORT, DISTINCT, LIMIT or the end of the query")
+            }
             // Missing arguments were reported where they are used. Extra ones are allowed, as
             // Realm allows them: an app may share one argument list among many queries.
-            return predicate
+            return (predicate, clauses)
         }
 
         /// `and (OR and)*`.

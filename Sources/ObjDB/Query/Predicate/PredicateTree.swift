@@ -162,3 +162,31 @@ enum QueryValue: Equatable, Sendable, CustomStringConvertible {
         }
     }
 }
+
+/// A clause after a predicate string, applied to the results in the order written.
+enum QueryClause: Equatable, Sendable {
+    /// `SORT(name ASC, age DESC)`.
+    case sort([(keyPath: String, ascending: Bool)])
+    /// `DISTINCT(name, age)`.
+    case distinct([String])
+    /// `LIMIT(10)`.
+    case limit(Int)
+
+    /// The clause's keyword, for messages.
+    var keyword: String {
+        switch self {
+        case .sort: "SORT"
+        case .distinct: "DISTINCT"
+        case .limit: "LIMIT"
+        }
+    }
+
+    static func == (a: QueryClause, b: QueryClause) -> Bool {
+        switch (a, b) {
+        case (.sort(let x), .sort(let y)): x.elementsEqual(y) { $0.keyPath == $1.keyPath && $0.ascending == $1.ascending }
+        case (.distinct(let x), .distinct(let y)): x == y
+        case (.limit(let x), .limit(let y)): x == y
+        default: false
+        }
+    }
+}

@@ -15,7 +15,29 @@ extension Results {
     /// Evaluates the query in the current version. With `limitOverride` (for `first` and
     /// `isEmpty`), unsorted results stop after that many matches.
     func evaluateKeys(limitOverride: Int?) -> [UInt64] {
-        withExecution(limitOverride: limitOverride) { executor, plan in executor.run(plan) } ?? []
+        guard !query.later.isEmpty else {
+            return withExecution(limitOverride: limitOverride) { executor, plan in executor.run(plan) } ?? []
+        }
+        return withExecution(limitOverride: nil) { executor, plan in applyLaterStages(executor.run(plan), executor) } ?? []
+    }
+
+    /// `keys` through the query's later stages (``ResultsQuery/later``), in order.
+    private func applyLaterStages(_ keys: [UInt64], _ executor: borrowing QueryExecutor) -> [UInt64] {
+        var keys = keys
+        for stage in query.later {
+            switch stage {
+            case .sort(let descriptors):
+                guard let paths = sortPaths(binder(), descriptors) else { return [] }
+                let values = executor.sortKeyValues(keys, paths)
+                let order = QuerySort.order(count: keys.count, values, paths.map(\.1), limit: nil)
+                keys = order.map { keys[$0] }
+            case .distinct(let keyPaths):
+                keys = executor.distinct(keys, keyPaths)
+            case .limit(let count):
+                if keys.count > count { keys.removeSubrange(count...) }
+            }
+        }
+        return keys
     }
 
     /// `body` with the plan of an evaluation in the current version and the executor that runs
@@ -50,7 +72,7 @@ extension Results {
     /// filter as a test of one row; `nil` otherwise. Observers use it to update the results from
     /// a commit's changes (``IncrementalKeys``).
     func ownRowTest() -> ((RowView) -> Bool)? {
-        guard case .table = query.source, query.filter != nil, query.sort.isEmpty, query.distinct.isEmpty, query.limit == nil,
+        guard case .table = query.source, query.filter != nil, query.sort.isEmpty, query.distinct.isEmpty, query.limit == nil, query.later.isEmpty,
             let predicate = boundPredicate()
         else { return nil }
         return QueryEvaluator.compileForms(predicate).rowTest
@@ -118,9 +140,9 @@ extension Results {
 
     /// The sort key paths, bound; `nil` (reported) if one no longer binds or is to-many: it was
     /// checked when the query was built, so the schema changed since.
-    private func sortPaths(_ binder: PredicateBinder) -> [(BoundPath, Bool)]? {
+    private func sortPaths(_ binder: PredicateBinder, _ descriptors: [SortDescriptor]? = nil) -> [(BoundPath, Bool)]? {
         var paths: [(BoundPath, Bool)] = []
-        for descriptor in query.sort {
+        for descriptor in descriptors ?? query.sort {
             do {
                 let path = try binder.bindPath(QueryKeyPath(components: descriptor.keyPath.split(separator: ".").map(String.init)))
                 guard !path.isToMany else {
@@ -177,7 +199,7 @@ extension Results {
     /// The number of matches counted from an index alone, when the query is one comparison an
     /// index answers exactly; `nil` otherwise.
     func indexCount() -> Int? {
-        guard case .table = query.source, query.sort.isEmpty, query.distinct.isEmpty, query.limit == nil,
+        guard case .table = query.source, query.sort.isEmpty, query.distinct.isEmpty, query.limit == nil, query.later.isEmpty,
             query.filter != nil
         else { return nil }
         return withExecution(limitOverride: nil) { executor, plan in executor.countFromIndex(plan) } ?? nil

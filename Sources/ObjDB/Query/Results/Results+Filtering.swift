@@ -26,10 +26,33 @@ extension Results {
 
     /// ``filter(_:_:)`` with the arguments as an array.
     public func filter(_ predicateFormat: String, argumentArray arguments: [Any?]) throws -> Results<Element> {
-        let predicate = try PredicateParser.parse(predicateFormat, arguments: arguments)
-        let results = with { $0.addFilter(predicate) }
+        let (predicate, clauses) = try PredicateParser.parseQuery(predicateFormat, arguments: arguments)
+        var results = with { $0.addFilter(predicate) }
         try results.checkPredicates()
+        for clause in clauses {
+            switch clause {
+            case .sort(let keys):
+                try results.checkOrderingKeyPaths(keys.map(\.keyPath), "SORT")
+                results = results.with { $0.addSort(keys.map { SortDescriptor(keyPath: $0.keyPath, ascending: $0.ascending) }) }
+            case .distinct(let keyPaths):
+                try results.checkOrderingKeyPaths(keyPaths, "DISTINCT")
+                results = results.with { $0.addDistinct(keyPaths) }
+            case .limit(let count):
+                results = results.with { $0.addLimit(count) }
+            }
+        }
         return results
+    }
+
+    /// Checks the key paths of a `SORT` or `DISTINCT` clause: known, and to-one.
+    private func checkOrderingKeyPaths(_ keyPaths: [String], _ clause: String) throws {
+        let binder = checkingBinder()
+        for keyPath in keyPaths {
+            let path = try binder.bindPath(QueryKeyPath(components: keyPath.split(separator: ".").map(String.init)))
+            if path.isToMany {
+                throw binder.error(nil, "\(clause)(\(keyPath)): '\(keyPath)' is to-many; sort and distinct need a property or a to-one link's property")
+            }
+        }
     }
 
     /// The objects that also match a predicate built with the ``Query`` DSL.
@@ -104,7 +127,8 @@ extension Results {
     }
 
     /// At most the first `maxLength` objects. Unsorted results stop evaluating after that many
-    /// matches. The limit applies after filtering, sorting and distinct.
+    /// matches. The limit applies after filtering, sorting and distinct, whatever order the calls
+    /// were chained in (a predicate string's `LIMIT(n) SORT(…)` clauses apply in their order).
     public func prefix(_ maxLength: Int) -> Results<Element> {
         objdbPrecondition(maxLength >= 0, "Results.prefix: the length \(maxLength) is negative")
         return with { $0.limit = Swift.min($0.limit ?? .max, maxLength) }

@@ -55,22 +55,51 @@ struct ResultsQuery {
     var distinct: [String] = []
     /// At most this many objects.
     var limit: Int?
+    /// The `SORT`, `DISTINCT` and `LIMIT` clauses of a predicate string that come after a
+    /// `LIMIT` (or a second `DISTINCT`), in order: applied to the keys the query above gives, so
+    /// that `LIMIT(2) SORT(name ASC)` sorts the first two, as Realm does. Usually empty.
+    var later: [LaterStage] = []
+
+    /// A step applied after the limit, in order.
+    enum LaterStage: Sendable {
+        case sort([SortDescriptor])
+        case distinct([String])
+        case limit(Int)
+    }
 
     /// Whether the results are the whole class table, unfiltered and in key order: the case
     /// with O(1) counts and cursor iteration.
     var isPlainTable: Bool {
-        if case .table = source { return filter == nil && sort.isEmpty && distinct.isEmpty && limit == nil }
+        if case .table = source { return filter == nil && sort.isEmpty && distinct.isEmpty && limit == nil && later.isEmpty }
         return false
     }
 
     /// Whether the sort and `distinct` read only properties of the class itself (no key path
     /// through a link).
     var readsOnlyItsClassBesidesFilter: Bool {
-        sort.allSatisfy { !$0.keyPath.contains(".") } && distinct.allSatisfy { !$0.contains(".") }
+        sort.allSatisfy { !$0.keyPath.contains(".") } && distinct.allSatisfy { !$0.contains(".") } && later.isEmpty
     }
 
     /// The filters as one predicate (`TRUEPREDICATE` without any).
     var predicate: QueryPredicate { filter ?? .constant(true) }
+
+    /// A predicate string's `SORT(…)`: sorts by `descriptors` first, the current sort keys
+    /// breaking ties (Realm's order for `SORT(a) SORT(b)`); after a limit or distinct, a later
+    /// stage. (``Results/sorted(by:)`` replaces the sort instead.)
+    mutating func addSort(_ descriptors: [SortDescriptor]) {
+        if limit != nil || !later.isEmpty { later.append(.sort(descriptors)) } else { sort = descriptors + sort.filter { !descriptors.map(\.keyPath).contains($0.keyPath) } }
+    }
+
+    /// A predicate string's `DISTINCT(…)`: keeps the first object of each combination of values
+    /// at `keyPaths`; a second distinct (or one after a limit) applies to what the first left.
+    mutating func addDistinct(_ keyPaths: [String]) {
+        if limit != nil || !later.isEmpty || !distinct.isEmpty { later.append(.distinct(keyPaths)) } else { distinct = keyPaths }
+    }
+
+    /// A predicate string's `LIMIT(n)`: keeps at most `count` objects.
+    mutating func addLimit(_ count: Int) {
+        if later.isEmpty { limit = Swift.min(limit ?? .max, count) } else { later.append(.limit(count)) }
+    }
 
     /// Adds a filter: the results also have to match `predicate`.
     mutating func addFilter(_ predicate: QueryPredicate) {
