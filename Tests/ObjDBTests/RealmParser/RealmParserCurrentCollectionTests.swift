@@ -397,6 +397,9 @@ struct RealmParserCurrentSetTests {
                 RQCase("NONE set BEGINSWITH $0", 3),
                 RQCase("NONE set ENDSWITH $0", 3),
                 RQCase("NONE set CONTAINS $0", 3),
+                RQCase("set.length == 10", 1),
+                RQCase("set.length == 0", 0),
+                RQCase("set.length > 0", 4),
             ]
         } else {
             result += [
@@ -413,14 +416,6 @@ struct RealmParserCurrentSetTests {
     // realm-core test_parser.cpp (current): TEST_TYPES(Parser_Set, …) — counts and CHECK_THROWs
     static let cases: [RQCase] = types.flatMap(cases)
     static let knownFailingCases: [RQCase] = [
-        RQCase("ALL set LIKE $0", 2, "throws: Invalid query on 'RQDataSet' at position 0: LIKE applies to strings, not to 'set' of type Data", variant: "Data"),
-        RQCase("ALL set LIKE $0", 2, "throws: Invalid query on 'RQOptDataSet' at position 0: LIKE applies to strings, not to 'set' of type Data", variant: "Data?"),
-        RQCase("NONE set LIKE $0", 3, "throws: Invalid query on 'RQDataSet' at position 0: LIKE applies to strings, not to 'set' of type Data", variant: "Data"),
-        RQCase("NONE set LIKE $0", 3, "throws: Invalid query on 'RQOptDataSet' at position 0: LIKE applies to strings, not to 'set' of type Data", variant: "Data?"),
-        RQCase("set ==[c] $0", 2, "throws: Invalid query on 'RQDataSet' at position 0: [c] and [d] apply to strings, and 'set' is Data", variant: "Data"),
-        RQCase("set ==[c] $0", 2, "throws: Invalid query on 'RQOptDataSet' at position 0: [c] and [d] apply to strings, and 'set' is Data", variant: "Data?"),
-        RQCase("set LIKE $0", 2, "throws: Invalid query on 'RQDataSet' at position 0: LIKE applies to strings, not to 'set' of type Data", variant: "Data"),
-        RQCase("set LIKE $0", 2, "throws: Invalid query on 'RQOptDataSet' at position 0: LIKE applies to strings, not to 'set' of type Data", variant: "Data?"),
     ]
 
     @Test(arguments: rqExcluding(cases, knownFailingCases)) func check(_ testCase: RQCase) { rqSetRun(testCase, in: directory, known: false) }

@@ -679,8 +679,6 @@ struct RealmParserCurrentSubstitutionTests {
         RQCase("binary == $7", nil),
     ]
     static let knownFailingCases: [RQCase] = [
-        RQCase("binary == $2", 1, "throws: Invalid query on 'RQArgPerson' at position 0: 'binary' (Data) cannot be compared with 'oe'"),
-        RQCase("name == $6", 0, "throws: Invalid query on 'RQArgPerson' at position 0: 'name' (String) cannot be compared with <2 bytes>"),
     ]
 
     @Test(arguments: rqExcluding(cases, knownFailingCases)) func check(_ c: RQCase) {

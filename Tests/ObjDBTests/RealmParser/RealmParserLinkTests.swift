@@ -96,7 +96,6 @@ struct RealmParserLinkTests {
     ]
 
     static let knownFailingCounts: [RPCase] = [
-        twoColumnPeople(#"items.@count == 3.1"#, 1, reason: "wrong count: we return 0"),
     ]
 
     static let rejected: [RPCase] = [

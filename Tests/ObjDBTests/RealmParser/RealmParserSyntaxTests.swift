@@ -171,8 +171,6 @@ struct RealmParserSyntaxTests {
         v(#"and == or && ORE > GRAND"#, reason: "throws: expected a key path or value, found 'and' (a property named like a keyword must be give..."),
         v(#"a=1AND NOTb=2"#, reason: "throws: '1AND' is not a valid number"),
         v(#"a == b  sort(     a   ASC  ,  b DESC) and c==d   DISTINCT(   p )  sort(   c   ASC  ,  d   DESC  )  DISTINCT(   q.r ,   p)   "#, reason: "throws: expected AND, OR or the end of the predicate after 'b', found 'sort'"),
-        v(#"a=b LIMIT(1) && c=d"#, reason: "throws: expected AND, OR or the end of the predicate after 'b', found 'LIMIT'"),
-        v(#"a=b LIMIT(5) && c=d LIMIT(2)"#, reason: "throws: expected AND, OR or the end of the predicate after 'b', found 'LIMIT'"),
     ]
 
     // realm-core test_parser.cpp: TEST(Parser_invalid_queries)
@@ -257,7 +255,6 @@ struct RealmParserSyntaxTests {
     ]
 
     static let knownFailingInvalid: [RPSyntaxCase] = [
-        v(#"(!!0=0)"#, reason: "not rejected: parses"),
     ]
 
     @Test(arguments: valid) func parses(_ testCase: RPSyntaxCase) {

@@ -296,8 +296,8 @@ struct PredicateBinder {
     /// Checks that `op` (with `options`) applies to values of `type`.
     private func check(_ op: QueryOperator, type: PropertyType, options: QueryStringOptions, _ position: Int?, _ left: QueryExpression) throws {
         func subject() -> String { describe(left) }
-        if !options.isEmpty && type != .string {
-            throw error(position, "[c] and [d] apply to strings, and \(subject()) is \(type)")
+        if !options.isEmpty && type != .string && type != .data {
+            throw error(position, "[c] and [d] apply to strings and data, and \(subject()) is \(type)")
         }
         switch op {
         case .equal, .notEqual, .in:
@@ -311,13 +311,14 @@ struct PredicateBinder {
                 throw error(position, "\(op.rawValue) applies to strings and data, not to \(subject()) of type \(type)")
             }
         case .like:
-            if type != .string { throw error(position, "LIKE applies to strings, not to \(subject()) of type \(type)") }
+            if type != .string && type != .data { throw error(position, "LIKE applies to strings and data, not to \(subject()) of type \(type)") }
         }
     }
 
     /// Whether values of the two types can be compared.
     private func compatible(_ a: PropertyType, _ b: PropertyType) -> Bool {
         if a == b { return true }
+        if [a, b].allSatisfy({ $0 == .string || $0 == .data }) { return true }
         return a.isNumeric && b.isNumeric
     }
 
@@ -340,12 +341,15 @@ struct PredicateBinder {
         case .bool:
             guard case .bool(let v) = value else { throw mismatch() }
             return .bool(v)
-        case .string:
-            guard case .string(let v) = value else { throw mismatch() }
-            return .bytes(Array(QueryText.fold(v, options).utf8))
-        case .data:
-            guard case .data(let v) = value else { throw mismatch() }
-            return .bytes(Array(v))
+        case .string, .data:
+            // Strings and data compare with each other by their bytes, as in Realm (a string as
+            // UTF-8); `[c]`/`[d]` fold data as UTF-8 text.
+            switch value {
+            case .string(let v): return .bytes(Array((options.isEmpty ? v : QueryText.fold(v, options)).utf8))
+            case .data(let v) where options.isEmpty: return .bytes(Array(v))
+            case .data(let v): return .bytes(Array(QueryText.fold(String(decoding: v, as: UTF8.self), options).utf8))
+            default: throw mismatch()
+            }
         case .date:
             guard case .date(let v) = value else { throw mismatch() }
             return .date(v.timeIntervalSinceReferenceDate)

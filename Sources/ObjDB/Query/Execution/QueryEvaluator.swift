@@ -231,7 +231,7 @@ struct QueryEvaluator {
         _ op: QueryOperator, _ value: QueryScalar, _ other: QueryScalar, _ options: QueryStringOptions, _ type: PropertyType
     ) -> Bool {
         let folding = options.subtracting(.rightUnfolded)
-        if type == .string, !folding.isEmpty, case .bytes(let left) = value, case .bytes(let right) = other {
+        if type == .string || type == .data, !folding.isEmpty, case .bytes(let left) = value, case .bytes(let right) = other {
             let foldedLeft = Array(QueryText.fold(String(decoding: left, as: UTF8.self), folding).utf8)
             let foldedRight = options.contains(.rightUnfolded)
                 ? Array(QueryText.fold(String(decoding: right, as: UTF8.self), folding).utf8) : Array(right)
