@@ -440,7 +440,9 @@ struct QDBruteForce {
         let right = c.values.map(folded)
         /// Whether the left value and `other` are both non-nil, ordered, and their order is accepted.
         func ordered(_ other: QDValue, _ accept: (Int) -> Bool) -> Bool {
-            guard !left.isNull, !other.isNull, let order = QDOrder.compare(left, other) else { return false }
+            // Realm: nil equals nil and is unordered with anything else (`x >= nil` holds for nil).
+            if left.isNull || other.isNull { return left.isNull && other.isNull && accept(0) }
+            guard let order = QDOrder.compare(left, other) else { return false }
             return accept(order)
         }
         switch c.op {

@@ -443,12 +443,14 @@ struct QDRenderer {
             Date(timeIntervalSince1970: seconds + Double(nanoseconds) / 1_000_000_000) == date
         else { return nil }
         let whole = Int(seconds)
-        if rng.percent(40) { return "T\(whole):\(nanoseconds)" }
+        // Realm's form: seconds and nanoseconds share their sign (-1.25 s is T-1:-250000000).
+        let epoch = whole < 0 && nanoseconds > 0 ? "T\(whole + 1):-\(1_000_000_000 - nanoseconds)" : "T\(whole):\(nanoseconds)"
+        if rng.percent(40) { return epoch }
         var days = whole / 86_400
         var rest = whole % 86_400
         if rest < 0 { rest += 86_400; days -= 1 }
         let (year, month, day) = civil(days)
-        guard (1000...9999).contains(year) else { return "T\(whole):\(nanoseconds)" }
+        guard (1000...9999).contains(year) else { return epoch }
         /// Two digits.
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
         var text = "\(year)-\(two(month))-\(two(day))@\(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60))"

@@ -334,13 +334,19 @@ struct PredicateBinder {
         case .int, .float, .double, .decimal:
             switch value {
             case .int(let v): return .int(v)
+            case .double(let v) where type == .int && !v.isFinite:
+                throw mismatch()  // as Realm: an integer is never infinite or NaN
             case .double(let v): return .double(v)
             case .decimal(let v): return .decimal(v)
             default: throw mismatch()
             }
         case .bool:
-            guard case .bool(let v) = value else { throw mismatch() }
-            return .bool(v)
+            // Realm reads 0 and 1 as false and true.
+            switch value {
+            case .bool(let v): return .bool(v)
+            case .int(let v) where v == 0 || v == 1: return .bool(v == 1)
+            default: throw mismatch()
+            }
         case .string, .data:
             // Strings and data compare with each other by their bytes, as in Realm (a string as
             // UTF-8); `[c]`/`[d]` fold data as UTF-8 text.

@@ -247,7 +247,10 @@ struct QueryEvaluator {
         case .notEqual:
             return !equal(value, other)
         case .less, .lessOrEqual, .greater, .greaterOrEqual, .between, .betweenHalfOpen:
-            guard !value.isNull, !other.isNull, let order = QueryOrder.compare(value, other) else { return false }
+            // As in Realm, nil is equal to nil and unordered with anything else: `x >= nil` and
+            // `x <= nil` hold for nil alone.
+            if value.isNull || other.isNull { return value.isNull && other.isNull && (op == .lessOrEqual || op == .greaterOrEqual) }
+            guard let order = QueryOrder.compare(value, other) else { return false }
             switch op {
             case .less: return order < 0
             case .lessOrEqual: return order <= 0

@@ -48,6 +48,10 @@ enum PredicateDate {
             throw fail("the number of seconds is out of range")
         }
         guard abs(nanoseconds) < 1_000_000_000 else { throw fail("nanoseconds must be below 1000000000") }
+        // As Realm: seconds and nanoseconds point the same way from 1970 (T-1:-500, not T-1:500).
+        guard (seconds >= 0 && nanoseconds >= 0) || (seconds <= 0 && nanoseconds <= 0) else {
+            throw fail("seconds and nanoseconds must have the same sign")
+        }
         return Date(timeIntervalSince1970: Double(seconds) + Double(nanoseconds) / 1_000_000_000)
     }
 

@@ -39,8 +39,8 @@ struct PredicateToken: Equatable, Sendable {
 /// Splits a predicate string into ``PredicateToken``s, reading literals (numbers, strings,
 /// dates, `uuid(…)`, `oid(…)`, `B64"…"`) into values as it goes. Positions count characters.
 ///
-/// A `T` directly followed by a digit starts a date (`T2024-01-02@10:00:00`, `T1712345678:0`),
-/// so a property named like `T1` must be given with `%K`.
+/// A `T` followed by a date (`T2024-01-02@10:00:00`, `T1712345678:0`) starts a date; a `T`
+/// followed by digits alone (`T399`) is a name, as in Realm.
 struct PredicateLexer {
     /// The predicate, one element per character.
     let characters: [Character]
@@ -114,6 +114,9 @@ struct PredicateLexer {
     /// The token (or, for `!!`, tokens) starting at the current character.
     mutating func readTokens(startingWith character: Character) throws -> [PredicateToken] {
         let start = index
+        if character == ".", Self.isDigit(peek(1)), !(index > 0 && (Self.isNamePart(characters[index - 1]) || characters[index - 1] == ")")) {
+            return [try readNumberOrDate()]  // `.5`
+        }
         switch character {
         case "(", ")", "{", "}", ",", ".":
             index += 1
@@ -127,14 +130,31 @@ struct PredicateLexer {
         case "@": return [try readAggregate()]
         default: break
         }
-        if Self.isDigit(character) || (character == "-" && Self.isDigit(peek(1))) {
+        if Self.isDigit(character) || startsSignedNumber(character) {
             return [try readNumberOrDate()]
         }
-        if character == "T", Self.isDigit(peek(1)) || (peek(1) == "-" && Self.isDigit(peek(2))) {
+        if character == "T", startsTimestamp() {
             return [try readDate()]
         }
         if Self.isNameStart(character) { return [try readWord()] }
         throw PredicateSyntaxError(position: start, message: "unexpected character '\(character)'")
+    }
+
+    /// Whether `character` (`-` or `+`) starts a number: a digit, `.5`, `inf` or `nan` follows.
+    func startsSignedNumber(_ character: Character) -> Bool {
+        guard character == "-" || character == "+" else { return false }
+        return Self.isDigit(peek(1)) || (peek(1) == "." && Self.isDigit(peek(2))) || Self.specialNumber(characters, from: index + 1) != nil
+    }
+
+    /// Whether the `T` here starts a date: `T1712345678:0`, `T-1:0` or `T2024-01-02@…`. A `T`
+    /// followed by digits and nothing of a date is a name (a property `T399`).
+    func startsTimestamp() -> Bool {
+        var offset = 1
+        if peek(offset) == "-" { offset += 1 }
+        let firstDigit = offset
+        while Self.isDigit(peek(offset)) { offset += 1 }
+        guard offset > firstDigit else { return false }
+        return peek(offset) == ":" || (peek(offset) == "-" && offset - firstDigit == 4 && firstDigit == 1)
     }
 
     /// A run of `= < > ! & |`: one operator, or several `!`.
@@ -154,7 +174,7 @@ struct PredicateLexer {
     /// A name or keyword, or a literal that starts with a word: `uuid(…)`, `oid(…)`, `B64"…"`.
     mutating func readWord() throws -> PredicateToken {
         let start = index
-        skip(while: Self.isNamePart)
+        skipName()
         let word = text(from: start)
         switch word.lowercased() {
         case "uuid" where peek() == "(", "oid" where peek() == "(":
@@ -163,6 +183,14 @@ struct PredicateLexer {
             return try readBase64(from: start)
         default:
             return token(.word(word), from: start)
+        }
+    }
+
+    /// Advances past the rest of a name: letters, digits, `_`, and `-` between them (Realm's
+    /// names may hold a `-`: `$anyNAME_-0123456789`).
+    mutating func skipName() {
+        while let character = peek() {
+            if Self.isNamePart(character) || (character == "-" && Self.isNamePart(peek(1))) { index += 1 } else { return }
         }
     }
 
@@ -219,7 +247,7 @@ struct PredicateLexer {
             throw PredicateSyntaxError(
                 position: start, message: "'$' must be followed by an argument index ($0) or a variable name ($x)")
         }
-        skip(while: Self.isNamePart)
+        skipName()
         return token(.variable(text(from: start + 1)), from: start)
     }
 

@@ -12,19 +12,38 @@ extension PredicateLexer {
             return try readDate()
         }
         let start = index
-        if peek() == "-" { index += 1 }
+        if peek() == "-" || peek() == "+" { index += 1 }
+        if let word = Self.specialNumber(characters, from: index) {
+            // `-inf`, `+infinity`, `-nan`: the sign belongs to the value.
+            index += word.count
+            let magnitude: Double = word.lowercased() == "nan" ? .nan : .infinity
+            let value = characters[start] == "-" ? -magnitude : magnitude
+            return token(.literal(.double(value)), from: start)
+        }
         let isHex = peek() == "0" && (peek(1) == "x" || peek(1) == "X")
-        while let character = peek() {
-            if Self.isNamePart(character) || character == "." {
-                index += 1
-            } else if character == "+" || character == "-", !isHex, characters[index - 1] == "e" || characters[index - 1] == "E" {
-                index += 1
-            } else {
-                break
+        if isHex {
+            index += 2
+            skip(while: Self.isNamePart)
+        } else {
+            // Digits, a fraction, an exponent; letters after them start the next token, as in
+            // Realm's grammar (`a=1AND b=2`).
+            skip { Self.isDigit($0) || $0 == "." }
+            if peek() == "e" || peek() == "E", Self.isDigit(peek(1)) || ((peek(1) == "+" || peek(1) == "-") && Self.isDigit(peek(2))) {
+                index += 2
+                skip(while: Self.isDigit)
             }
         }
-        let text = text(from: start)
-        return PredicateToken(kind: .literal(try PredicateNumber.value(of: text, at: start)), position: start, text: text)
+        var text = text(from: start)
+        if text.hasPrefix("+") { text.removeFirst() }
+        return PredicateToken(kind: .literal(try PredicateNumber.value(of: text, at: start)), position: start, text: self.text(from: start))
+    }
+
+    /// `inf`, `infinity` or `nan` (any case) at `position`, as a whole word, if there is one.
+    static func specialNumber(_ characters: [Character], from position: Int) -> String? {
+        var end = position
+        while end < characters.count, isNamePart(characters[end]) { end += 1 }
+        let word = String(characters[position..<end])
+        return ["inf", "infinity", "nan"].contains(word.lowercased()) ? word : nil
     }
 
     /// `T2024-01-02@10:00:00`, `2024-01-02@10:00:00:500000000` or `T1712345678:123`.
@@ -62,6 +81,9 @@ extension PredicateLexer {
         index += 1
         switch character {
         case "\\", "'", "\"": return String(character).unicodeScalars
+        case "/": return "/".unicodeScalars
+        case "b": return "\u{8}".unicodeScalars
+        case "f": return "\u{C}".unicodeScalars
         case "n": return "\n".unicodeScalars
         case "t": return "\t".unicodeScalars
         case "r": return "\r".unicodeScalars
@@ -201,12 +223,15 @@ enum PredicateNumber {
             while index < characters.count, PredicateLexer.isDigit(characters[index]) { index += 1 }
             return index > start
         }
-        guard digits() else { return false }
+        // `10.`, `.5` and `1.5` are numbers (Realm's grammar); `.` alone is not.
+        let whole = digits()
         var isFloat = false
         if index < characters.count, characters[index] == "." {
             index += 1
-            guard digits() else { return false }
+            guard digits() || whole else { return false }
             isFloat = true
+        } else if !whole {
+            return false
         }
         if index < characters.count, characters[index] == "e" || characters[index] == "E" {
             index += 1

@@ -25,6 +25,12 @@ extension PredicateParser.Reader {
             case "NIL", "NULL":
                 advance()
                 return .value(.null)
+            case "INF", "INFINITY":
+                advance()
+                return .value(.double(.infinity))
+            case "NAN":
+                advance()
+                return .value(.double(.nan))
             case "SUBQUERY":
                 return try parseSubquery()
             case let upper where PredicateParser.reservedWords.contains(upper):
