@@ -545,7 +545,7 @@ struct QueryDifferentialTests {
         ("age BETWEEN %@", [[1, 2, 3]], "BETWEEN needs a list of two values"),
         ("age IN 3", [], "IN needs a list"),
         ("age IN %@", [3], "IN needs a list like {1, 2}, an array argument or a key path"),
-        ("age == {1, 2}", [], "lists can only follow IN or BETWEEN"),
+        ("{1, 2} == age", [], "a list goes on the right"),
         ("ALL owner.name == 'x'", [], "ALL needs a to-many key path"),
         ("NONE age == 3", [], "NONE needs a to-many key path"),
         ("ANY 3 == age", [], "must be followed by a key path"),

@@ -25,6 +25,8 @@ final class BoundComparison {
     let options: QueryStringOptions
     /// How to-many values on the left combine.
     let quantifier: QueryQuantifier
+    /// How the values of a list on the right combine (`age > ALL {1, 2}`); `IN` is always ANY.
+    let listQuantifier: QueryQuantifier
     /// The stored type of the left side's values (and of a key path on the right).
     let type: PropertyType
     /// For a left side that is one value column of the object: the column (the fast path).
@@ -61,8 +63,15 @@ final class BoundComparison {
     /// The bytes ``columnTest`` compares with, owned here.
     private var constantBytes: UnsafeMutableRawBufferPointer?
 
-    init(left: BoundOperand, op: QueryOperator, right: BoundOperand, options: QueryStringOptions, quantifier: QueryQuantifier, type: PropertyType) {
+    init(
+        left: BoundOperand, op: QueryOperator, right: BoundOperand, options: QueryStringOptions, quantifier: QueryQuantifier, type: PropertyType,
+        listQuantifier: QueryQuantifier = .any
+    ) {
         self.left = left
+        self.listQuantifier = listQuantifier
+        // `x == ANY {…}` is `x IN {…}` (which indexes serve); `x IN ALL {…}` compares each.
+        var op = op
+        if case .list = right, op == .equal || op == .in { op = listQuantifier == .any ? .in : .equal }
         self.op = op
         self.right = right
         self.options = options

@@ -64,7 +64,8 @@ struct PredicateBinder {
             throw error(c.position, "\(describe(c.left)) reaches several objects and cannot be compared with nil; compare its @count with 0")
         }
         let right = try bindRight(c, type: type, leafClass: leafClass, leafOptional: leafOptional)
-        return BoundComparison(left: left, op: c.op, right: right, options: c.options, quantifier: c.quantifier, type: type)
+        return BoundComparison(
+            left: left, op: c.op, right: right, options: c.options, quantifier: c.quantifier, type: type, listQuantifier: c.listQuantifier)
     }
 
     /// The left operand, the type of its values, whether it is to-many, the class of object
@@ -142,12 +143,12 @@ struct PredicateBinder {
             }
             return .constant(try comparand(value, type: type, leafClass: leafClass, options: c.options, c.left, c.position))
         case .list(let values):
-            guard c.op == .between || c.op == .betweenHalfOpen || c.op == .in else {
-                throw error(c.position, "\(c.op.rawValue) compares with one value, not a list")
-            }
             if (c.op == .between || c.op == .betweenHalfOpen) && values.count != 2 {
                 throw error(c.position, "BETWEEN needs exactly two values, {low, high}, not \(values.count)")
             }
+            // In a list compared for equality, a value of another type equals nothing (Realm's
+            // mixed lists: `age IN {1, 'one'}`); elsewhere it is an error.
+            let equality = c.op == .in || c.op == .equal
             let numeric = [.int, .float, .double, .decimal].contains(type)
             var comparands: [Comparand] = []
             comparands.reserveCapacity(values.count)
@@ -156,6 +157,10 @@ struct PredicateBinder {
                 // elements of a long `IN` list of ids cost no call each.
                 if numeric, case .int(let v) = value {
                     comparands.append(.int(v))
+                } else if equality {
+                    if let converted = try? comparand(value, type: type, leafClass: leafClass, options: c.options, c.left, c.position) {
+                        comparands.append(converted)
+                    }
                 } else {
                     comparands.append(try comparand(value, type: type, leafClass: leafClass, options: c.options, c.left, c.position))
                 }

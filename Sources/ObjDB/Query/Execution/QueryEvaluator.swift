@@ -181,7 +181,13 @@ struct QueryEvaluator {
                     apply(.greaterOrEqual, value, low, c.options, c.type) && apply(upper, value, high, c.options, c.type)
                 } }
             }
-            return constants.contains { $0.withScalar { apply(.equal, value, $0, c.options, c.type) } }
+            // `IN` and a list after another operator: ANY by default, or the list's quantifier.
+            let op: QueryOperator = c.op == .in ? .equal : c.op
+            switch c.listQuantifier {
+            case .any: return constants.contains { $0.withScalar { apply(op, value, $0, c.options, c.type) } }
+            case .all: return constants.allSatisfy { $0.withScalar { apply(op, value, $0, c.options, c.type) } }
+            case .none: return !constants.contains { $0.withScalar { apply(op, value, $0, c.options, c.type) } }
+            }
         case .path(let path):
             var result = false
             _ = walk(path, 0, key, row) { read in

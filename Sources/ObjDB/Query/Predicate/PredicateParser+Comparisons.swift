@@ -39,8 +39,28 @@ extension PredicateParser.Reader {
             }
             return QueryComparison(left: right.expression, op: .equal, right: left.expression, options: options, quantifier: inner, position: start)
         }
+        // `age == ANY {1, 2}`, `name CONTAINS ALL $0`: a quantifier for a list on the right.
+        var listQuantifier: QueryQuantifier?
+        if let inner = Self.quantifier(current), index + 1 < tokens.count, Self.startsList(tokens[index + 1]) {
+            listQuantifier = inner
+            advance()
+        }
         let right = try parseOperand()
-        return try comparison(left, op, right, options: options, quantifier: quantifier, at: start)
+        if listQuantifier != nil, !right.isList {
+            throw PredicateSyntaxError(
+                position: right.position, message: "ANY, ALL and NONE before a value need a list like {1, 2} or an array argument, found \(describe(right))")
+        }
+        var comparison = try comparison(left, op, right, options: options, quantifier: quantifier, at: start)
+        comparison.listQuantifier = listQuantifier ?? .any
+        return comparison
+    }
+
+    /// Whether `token` can start a list: `{`, or an argument (which may be an array).
+    static func startsList(_ token: PredicateToken) -> Bool {
+        switch token.kind {
+        case .symbol("{"), .indexedArgument, .nextArgument: true
+        default: false
+        }
     }
 
     /// Whether `token` can start a key path (a property name or `@links`).
@@ -88,7 +108,8 @@ extension PredicateParser.Reader {
                     position: right.position, message: "BETWEEN needs a list of two values like {1, 5}, found \(found)")
             }
         default:
-            if case .list = right.expression { throw misplacedList(right) }
+            // A list after any other operator compares with each of its values (ANY by default).
+            break
         }
         return QueryComparison(
             left: left.expression, op: op, right: right.expression, options: options, quantifier: quantifier ?? .any,
@@ -99,7 +120,7 @@ extension PredicateParser.Reader {
     func misplacedList(_ operand: Operand) -> PredicateSyntaxError {
         PredicateSyntaxError(
             position: operand.position,
-            message: "\(describe(operand)) is a list, but a single value is needed here; lists can only follow IN or BETWEEN")
+            message: "\(describe(operand)) is a list, but a single value is needed here; a list goes on the right of a comparison, or before IN with ANY, ALL or NONE")
     }
 
     /// `ANY`/`SOME`, `ALL` or `NONE`, if `token` is one of them.

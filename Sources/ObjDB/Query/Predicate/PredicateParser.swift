@@ -116,6 +116,11 @@ enum PredicateParser {
                 if case .keyPath = expression { return true }
                 return false
             }
+            /// Whether it is a list of values (`{…}` or an array argument).
+            var isList: Bool {
+                if case .list = expression { return true }
+                return false
+            }
         }
 
         // MARK: Tokens

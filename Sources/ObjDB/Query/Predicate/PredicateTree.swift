@@ -28,6 +28,9 @@ struct QueryComparison: Equatable, Sendable {
     var options: QueryStringOptions = []
     /// How a to-many left side is combined: `ANY` (the default), `ALL` or `NONE`.
     var quantifier: QueryQuantifier = .any
+    /// How a list on the right is combined: `age > ANY {1, 2}` (the default, also `age > {1, 2}`),
+    /// `ALL`, `NONE`.
+    var listQuantifier: QueryQuantifier = .any
     /// Position of the comparison in the predicate string (0-based, in characters), for errors.
     var position: Int? = nil
 }

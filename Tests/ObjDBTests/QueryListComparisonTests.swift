@@ -1,0 +1,64 @@
+import Testing
+@testable import ObjDB
+import ObjDBTestModels
+
+/// Lists after any operator, with ANY (the default), ALL or NONE, on either side, and lists of
+/// mixed types, as Realm's query language evaluates them.
+struct QueryListComparisonTests {
+    let directory = TemporaryDirectory()
+
+    /// People 1…4 aged 10, 20, 30 and nil, named Ann, Bob, Cid, Dan.
+    private func people() throws -> Results<Person> {
+        let db = try directory.open([Person.self])
+        try db.write {
+            for (id, name, age) in [(1, "Ann", 10), (2, "Bob", 20), (3, "Cid", 30)] { try db.add(person(id, name, age: age)) }
+            try db.add(person(4, "Dan"))
+        }
+        return db.objects(Person.self)
+    }
+
+    @Test func aListAfterAnyOperatorComparesWithEachValue() throws {
+        let people = try people()
+        func ids(_ query: String, _ arguments: Any?...) throws -> [Int] { try people.filter(query, argumentArray: arguments).map(\.id) }
+        #expect(try ids("age == ANY {10, 30}") == [1, 3])
+        #expect(try ids("age == {10, 30}") == [1, 3])                 // ANY is the default
+        #expect(try ids("age > {15, 100}") == [2, 3])                 // greater than some value
+        #expect(try ids("age > ALL {5, 15}") == [2, 3])
+        #expect(try ids("age < ALL {15, 25}") == [1])
+        #expect(try ids("age == NONE {10, 20}") == [3, 4])            // nil equals neither
+        #expect(try ids("name CONTAINS[c] {'a', 'zz'}") == [1, 4])
+        #expect(try ids("name BEGINSWITH ANY $0", ["B", "C"]) == [2, 3])
+        #expect(try ids("age != $0", [10, 10]) == [2, 3, 4])         // an array argument is a list
+        #expect(try ids("age IN ALL $0", [20, 20]) == [2])            // equal to every value
+        #expect(try ids("age IN ALL $0", [20, 30]).isEmpty)
+        #expect(try ids("age IN NONE {10, 20}") == [3, 4])
+        #expect(try ids("age == ANY {}").isEmpty)
+        #expect(try ids("age == ALL {}") == [1, 2, 3, 4])
+    }
+
+    @Test func aListOnTheLeftOfInWithAQuantifiedCollection() throws {
+        let db = try directory.open([Owner.self])
+        try db.write {
+            for (id, tags) in [(1, ["a", "b"]), (2, ["a", "c"]), (3, [String]())] {
+                let o = owner(id)
+                o.tags.append(objectsIn: tags)
+                try db.add(o)
+            }
+        }
+        let owners = db.objects(Owner.self)
+        #expect(try owners.filter("{'a', 'b'} IN ALL tags").map(\.id) == [1, 3])   // every tag is a or b (none for 3)
+        #expect(try owners.filter("{'c', 'x'} IN ANY tags").map(\.id) == [2])
+        #expect(try owners.filter("{'c'} IN NONE tags").map(\.id) == [1, 3])
+        #expect(try owners.filter("ALL tags == ANY {'a', 'b'}").map(\.id) == [1, 3])
+    }
+
+    @Test func mixedListsMatchTheValuesOfTheRightType() throws {
+        let people = try people()
+        #expect(try people.filter("age IN {10, 'ten', 30}").map(\.id) == [1, 3])
+        #expect(try people.filter("age IN {'ten'}").isEmpty)
+        #expect(try people.filter("name IN {'Bob', 7, nil}").map(\.id) == [2])
+        // Ordering a number against a string is still an error.
+        #expect(throws: ObjDBError.self) { try people.filter("age > {1, 'x'}") }
+        #expect(throws: ObjDBError.self) { try people.filter("age > ANY 3") }
+    }
+}
