@@ -181,6 +181,18 @@ final class BoundPath {
         var next: ClassInfo? = nil
         /// For ``StepKind/anyBacklinks``: every link property that links to the class.
         var origins: [(info: ClassInfo, column: Int)] = []
+        /// For a map column: what of it the step reads.
+        var mapPart: MapPart = .values
+    }
+
+    /// What a step reads of a map.
+    enum MapPart {
+        /// Its values (`map`, `map.@values`).
+        case values
+        /// Its keys (`map.@keys`).
+        case keys
+        /// The value of one key, or nil without it (`map['key']`); the key's UTF-8 bytes.
+        case key([UInt8])
     }
 
     /// The steps, from the root class on.
@@ -227,7 +239,9 @@ final class BoundPath {
         self.leafClass = leafClass
         self.isToMany = isToMany
         self.keyPath = keyPath
-        if leafType != .object, let last = steps.last, case .column(let kind) = last.kind, kind == .list || kind == .set || kind == .map {
+        if leafType != .object, let last = steps.last, case .column(let kind) = last.kind,
+            kind == .list || kind == .set || (kind == .map && !last.readsOneMapValue)
+        {
             groupStep = steps.count - 1
         } else {
             groupStep = isToMany ? 0 : nil
@@ -277,6 +291,25 @@ enum Comparand {
         case .date(let v): return body(.date(v))
         case .object(let v): return body(.object(v))
         case .bytes(let v): return v.withUnsafeBytes { body(.bytes($0)) }
+        }
+    }
+}
+
+extension BoundPath.Step {
+    /// Whether the step reads one value of a map (`map['key']`), a to-one step.
+    var readsOneMapValue: Bool {
+        if case .key = mapPart { return true }
+        return false
+    }
+
+    /// What the step reads of the map value `read`: its values, its keys, or the value of one
+    /// key (a one-element view, empty without the key; `nil` when the key is absent).
+    func mapSequence(_ read: ColumnRead) -> (view: SequenceView, index: Int?) {
+        let map = MapView(read)
+        switch mapPart {
+        case .values: return (map.values, nil)
+        case .keys: return (map.keys, nil)
+        case .key(let key): return (map.values, key.withUnsafeBytes { map.index(of: $0) } ?? -1)
         }
     }
 }

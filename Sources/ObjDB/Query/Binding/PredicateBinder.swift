@@ -247,32 +247,50 @@ struct PredicateBinder {
                 className = origin
                 continue
             }
-            let last = i == components.count - 1
             if let column = stored.column(of: name) {
                 let property = stored.properties[column]
                 let kind = ColumnKind(property)
-                steps.append(BoundPath.Step(
-                    className: className, column: column, kind: .column(kind),
-                    next: property.objectClass.flatMap(infoLookup)))
-                if kind != .value && kind != .link { toMany = true }
+                var step = BoundPath.Step(
+                    className: className, column: column, kind: .column(kind), next: property.objectClass.flatMap(infoLookup))
+                var valueType = property.type
+                var optional = property.optional || kind == .link
+                var stepIsToMany = kind != .value && kind != .link
+                if kind == .map, i + 1 < components.count {
+                    // `map.@keys`, `map.@values`, `map['key']`.
+                    let part = components[i + 1]
+                    if part == QueryKeyPath.mapKeys {
+                        (step.mapPart, valueType, optional) = (.keys, .string, false)
+                        i += 1
+                    } else if part == QueryKeyPath.mapValues {
+                        i += 1
+                    } else if part.hasPrefix(QueryKeyPath.mapKeyPrefix) {
+                        step.mapPart = .key(Array(part.dropFirst(QueryKeyPath.mapKeyPrefix.count).utf8))
+                        (optional, stepIsToMany) = (true, false)
+                        i += 1
+                    }
+                }
+                steps.append(step)
+                if stepIsToMany { toMany = true }
+                let last = i == components.count - 1
+                let objectClass = valueType == .object ? property.objectClass : nil
                 if last {
                     return BoundPath(
-                        steps: steps, leafType: property.type, leafOptional: property.optional || kind == .link,
-                        leafClass: property.objectClass, isToMany: toMany, keyPath: keyPath)
+                        steps: steps, leafType: valueType, leafOptional: optional, leafClass: objectClass, isToMany: toMany, keyPath: keyPath)
                 }
-                if i == components.count - 2, components[i + 1] == "length", property.type == .string || property.type == .data {
+                if i == components.count - 2, components[i + 1] == "length", valueType == .string || valueType == .data {
                     // Realm's `.length` of strings and data (strings have no properties of their own).
                     return BoundPath(
-                        steps: steps, leafType: property.type, leafOptional: property.optional, leafClass: nil, isToMany: toMany,
+                        steps: steps, leafType: valueType, leafOptional: property.optional, leafClass: nil, isToMany: toMany,
                         keyPath: keyPath, measuresLength: true)
                 }
-                guard property.type == .object, let target = property.objectClass else {
+                guard valueType == .object, let target = objectClass else {
                     throw error(keyPath.position, "'\(className).\(name)' is not a link, so '\(keyPath)' cannot go through it")
                 }
                 className = target
             } else if let computed = stored.computed?.first(where: { $0.name == name }), let origin = computed.objectClass,
                 let originProperty = computed.origin, let originColumn = lookup(origin)?.column(of: originProperty)
             {
+                let last = i == components.count - 1
                 steps.append(BoundPath.Step(
                     className: className, column: -1, kind: .backlinks(originClass: origin, originColumn: originColumn),
                     next: infoLookup(origin)))

@@ -38,7 +38,8 @@ extension QueryEvaluator {
                 for i in 0..<view.count where !body(view.element(i)) { return false }
                 return true
             case .map:
-                let values = MapView(read).values
+                let (values, one) = step.mapSequence(read)
+                if let one { return body(one >= 0 ? values.element(one) : .null) }  // map['key']
                 for i in 0..<values.count where !body(values.element(i)) { return false }
                 return true
             }
@@ -91,7 +92,8 @@ extension QueryEvaluator {
                 for i in 0..<view.count where !element(view.element(i), step, body) { return false }
                 return true
             case .map:
-                let values = MapView(read).values
+                let (values, one) = step.mapSequence(read)
+                if let one { return one >= 0 ? element(values.element(one), step, body) : body(0, nil) }  // map['key']
                 for i in 0..<values.count where !element(values.element(i), step, body) { return false }
                 return true
             }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The sides of comparisons: key paths, aggregates, subqueries, literals, arguments and lists.
 extension PredicateParser.Reader {
     /// An expression and where it is.
@@ -123,9 +125,20 @@ extension PredicateParser.Reader {
     /// The rest of a key path: `.name` components, then possibly an aggregate.
     mutating func parseKeyPathTail(_ start: QueryKeyPath) throws -> QueryExpression {
         var path = start
-        while isSymbol(".") {
+        while true {
+            // `map['key']`, `map[$0]`: one value of a map (the lexer reads `[…]` as options).
+            if case .options(let inner) = current.kind, let previous, previous.end == current.position, !path.components.isEmpty {
+                let token = advance()
+                path.components.append(QueryKeyPath.mapKeyPrefix + (try mapKey(inner, at: token)))
+                continue
+            }
+            guard isSymbol(".") else { break }
             advance()
             switch current.kind {
+            case .aggregate(let name) where ["keys", "allkeys", "values", "allvalues"].contains(name.lowercased()):
+                // `map.@keys`, `map.@values` (Realm Swift's `@allKeys`, `@allValues`).
+                advance()
+                path.components.append(name.lowercased().hasSuffix("keys") ? QueryKeyPath.mapKeys : QueryKeyPath.mapValues)
             case .word(let name) where !PredicateParser.isReserved(name):
                 path.components.append(name)
                 advance()
@@ -142,6 +155,27 @@ extension PredicateParser.Reader {
             }
         }
         return .keyPath(path)
+    }
+
+    /// The key inside `[…]` after a map: a quoted string, or a `String` argument (`$0`, `%@`).
+    private mutating func mapKey(_ inner: String, at token: PredicateToken) throws -> String {
+        let text = inner.trimmingCharacters(in: .whitespaces)
+        if let quote = text.first, quote == "'" || quote == "\"", text.count >= 2, text.last == quote {
+            return String(text.dropFirst().dropLast())
+        }
+        let argument: Any?
+        if text == "%@" {
+            argument = try takeSequentialArgument(for: token).value
+        } else if text.hasPrefix("$"), let number = Int(text.dropFirst()) {
+            argument = try self.argument(number, for: token)
+        } else {
+            throw PredicateSyntaxError(
+                position: token.position, message: "a map key in […] must be a quoted string or an argument, found \(PredicateSyntaxError.quote(token.text))")
+        }
+        guard let key = PredicateArgument.unwrapped(argument) as? String else {
+            throw PredicateSyntaxError(position: token.position, message: "the map key \(PredicateSyntaxError.quote(token.text)) must be a String argument")
+        }
+        return key
     }
 
     /// `@count`, `@size`, or `@min`, `@max`, `@sum`, `@avg` with an optional property name.

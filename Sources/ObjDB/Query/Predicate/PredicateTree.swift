@@ -121,6 +121,13 @@ struct QueryKeyPath: Equatable, Sendable, CustomStringConvertible {
     static func == (a: QueryKeyPath, b: QueryKeyPath) -> Bool {
         a.components == b.components && a.variable == b.variable
     }
+
+    /// The component after a map for `map['key']`: this prefix, then the key.
+    static let mapKeyPrefix = "@key:"
+    /// The component after a map for `map.@keys`.
+    static let mapKeys = "@keys"
+    /// The component after a map for `map.@values` (the map itself).
+    static let mapValues = "@values"
 }
 
 /// Collection aggregates.
