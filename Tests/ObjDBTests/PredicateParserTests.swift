@@ -445,7 +445,7 @@ struct PredicateParserTests {
         ("age > 3 foo", 8, "expected AND, OR or the end of the predicate after '3', found 'foo'"),
         ("age > 3 TRUEPREDICATE", 8, "expected AND, OR or the end of the predicate after '3', found 'TRUEPREDICATE'"),
         ("age == AND", 7, "found 'AND' (a property named like a keyword must be given with %K)"),
-        ("in == 3", 0, "expected a key path or value, found 'in' (a property named like a keyword must be given with %K)"),
+        ("and == 3", 0, "expected a key path or value, found 'and' (a property named like a keyword must be given with %K)"),
         ("owner.in == 3", 6, "'in' is a reserved word; a property with that name must be given with %K"),
         ("owner. == 3", 7, "expected a property name or an aggregate such as @count after '.', found '=='"),
         ("ANY 3 == age", 4, "ANY must be followed by a key path, found '3'"),

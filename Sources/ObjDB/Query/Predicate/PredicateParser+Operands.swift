@@ -35,6 +35,12 @@ extension PredicateParser.Reader {
                 return .value(.double(.nan))
             case "SUBQUERY":
                 return try parseSubquery()
+            case let upper where PredicateParser.operatorWords.contains(upper) && index + 1 < tokens.count
+                && Self.comparisonOperator(tokens[index + 1]) != nil:
+                // An operator's name used as a property name, as Realm allows: `between == 0`,
+                // `contains CONTAINS 'x'` (an operator follows, so it is not one itself).
+                advance()
+                return try parseKeyPathTail(QueryKeyPath(components: [word], position: token.position))
             case let upper where PredicateParser.reservedWords.contains(upper):
                 let error = expected("a key path or value")
                 throw PredicateSyntaxError(

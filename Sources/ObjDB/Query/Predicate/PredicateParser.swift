@@ -75,6 +75,10 @@ enum PredicateParser {
         "LIKE", "TRUEPREDICATE", "FALSEPREDICATE", "SUBQUERY", "TRUE", "FALSE", "YES", "NO", "NIL", "NULL",
     ]
 
+    /// The reserved words that name operators: usable as property names where an operator
+    /// follows them.
+    static let operatorWords: Set<String> = ["IN", "BETWEEN", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE"]
+
     /// Whether `word` is reserved, in any case.
     static func isReserved(_ word: String) -> Bool { reservedWords.contains(word.uppercased()) }
 
