@@ -63,7 +63,7 @@ struct PredicateBinder {
             // Realm refuses it too: a collection of objects is never nil.
             throw error(c.position, "\(describe(c.left)) reaches several objects and cannot be compared with nil; compare its @count with 0")
         }
-        let right = try bindRight(c, type: type, leafClass: leafClass, leafOptional: leafOptional)
+        let right = try bindRight(c, type: type, leafClass: leafClass, leafOptional: leafOptional, leftIsToMany: toMany)
         return BoundComparison(
             left: left, op: c.op, right: right, options: c.options, quantifier: c.quantifier, type: type, listQuantifier: c.listQuantifier)
     }
@@ -126,12 +126,16 @@ struct PredicateBinder {
         return .subqueryCount(path, try inner.bind(predicate))
     }
 
-    private func bindRight(_ c: QueryComparison, type: PropertyType, leafClass: String?, leafOptional: Bool) throws -> BoundOperand {
+    private func bindRight(
+        _ c: QueryComparison, type: PropertyType, leafClass: String?, leafOptional: Bool, leftIsToMany: Bool
+    ) throws -> BoundOperand {
         switch c.right {
         case .keyPath(let keyPath):
             let path = try bindPath(keyPath)
-            guard !path.isToMany else {
-                throw error(keyPath.position ?? c.position, "the right side '\(keyPath)' is to-many; compare with ANY/ALL on the left instead")
+            // A to-many right side holds when some of its values does (Realm's ANY); two to-many
+            // sides are refused, as Realm refuses them.
+            guard !path.isToMany || !leftIsToMany else {
+                throw error(keyPath.position ?? c.position, "both sides are to-many ('\(keyPath)' on the right); compare with ANY/ALL on one side and a value on the other")
             }
             guard compatible(type, path.leafType), type != .object || leafClass == path.leafClass else {
                 throw error(keyPath.position ?? c.position, "\(describe(c.left)) (\(type)) cannot be compared with '\(keyPath)' (\(path.leafType))")

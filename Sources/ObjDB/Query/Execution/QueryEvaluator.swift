@@ -189,10 +189,11 @@ struct QueryEvaluator {
             case .none: return !constants.contains { $0.withScalar { apply(op, value, $0, c.options, c.type) } }
             }
         case .path(let path):
+            // Some value of the right side (its only one unless it is to-many).
             var result = false
             _ = walk(path, 0, key, row) { read in
                 result = apply(c.op, value, path.scalar(read), c.options.union(.rightUnfolded), c.type)
-                return false
+                return !result
             }
             return result
         case .aggregate(let path, let aggregate):
