@@ -110,6 +110,18 @@ final class ClassInfo {
     /// the type the stored property describes (found once: reading by name asks for it).
     let columnTypes: [any _Persistable.Type]
 
+    /// The auto-increment primary-key column, if any.
+    let autoIncrementColumn: Int?
+    /// The columns of `@Persisted(.createdAt)` dates.
+    let createdAtColumns: [Int]
+    /// The columns of `@Persisted(.modifiedAt)` dates.
+    let modifiedAtColumns: [Int]
+
+    /// Whether the class has `createdAt` or `modifiedAt` dates.
+    var hasMaintainedDates: Bool { !createdAtColumns.isEmpty || !modifiedAtColumns.isEmpty }
+    /// Whether inserts fill in columns (an auto-increment key or dates).
+    var hasMaintainedColumns: Bool { autoIncrementColumn != nil || hasMaintainedDates }
+
     /// The class name.
     var name: String { stored.name }
     /// The stable class id.
@@ -129,6 +141,9 @@ final class ClassInfo {
         primaryKeyType = properties.first { $0.primaryKey }?.type
         primaryKeyColumn = properties.firstIndex { $0.primaryKey }
         scalarKinds = properties.map(\.type.scalarKind)
+        autoIncrementColumn = properties.firstIndex { $0.primaryKey && $0.autoIncrement == true }
+        createdAtColumns = properties.indices.filter { properties[$0].timestamp == .createdAt }
+        modifiedAtColumns = properties.indices.filter { properties[$0].timestamp == .modifiedAt }
         columnNames = properties.map(\.name)
         singleColumns = properties.indices.map { [$0] }
         var slots: [KeySlot] = []

@@ -147,7 +147,7 @@ extension Database {
 }
 
 extension ClassInfo {
-    /// Whether the stored indexes, delete rules and computed properties are those the model
+    /// Whether the stored indexes, delete rules, maintained keys and dates, and computed properties are those the model
     /// declares (what the first write updates without a migration).
     static func indexesMatch(_ stored: StoredClass, _ layout: ClassLayout) -> Bool {
         let indexes = stored.properties.allSatisfy { property in
@@ -156,8 +156,12 @@ extension ClassInfo {
         let rules = stored.properties.allSatisfy { property in
             (layout.schema[property.name]?.deleteRule ?? .nullify) == (property.deleteRule ?? .nullify)
         }
+        let maintained = stored.properties.allSatisfy { property in
+            let model = layout.schema[property.name]
+            return (model?.isAutoIncrement ?? false) == (property.autoIncrement ?? false) && model?.timestamp == property.timestamp
+        }
         let computed = layout.schema.properties.filter(\.isComputed)
-        return indexes && rules && (stored.computed ?? []).map(\.property) == computed
+        return indexes && rules && maintained && (stored.computed ?? []).map(\.property) == computed
     }
 
     /// Whether the stored metadata is what the model declares (see ``indexesMatch(_:_:)``).

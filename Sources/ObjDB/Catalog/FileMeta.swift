@@ -21,6 +21,8 @@ enum FileMeta {
         static let checksum = "checksum"
         /// The next object key of a class.
         static func nextKey(_ classID: UInt32) -> String { "nextKey.\(classID)" }
+        /// The next auto-increment primary key of a class (as a `UInt64` holding an `Int`'s bits).
+        static func autoIncrement(_ classID: UInt32) -> String { "autoIncrement.\(classID)" }
     }
 
     /// What an existing file's `meta` table says.

@@ -210,7 +210,12 @@ extension Database {
     private func flush(_ context: WriteContext, _ txn: Txn) throws {
         var metaChanged = false
         for (classID, changes) in context.classes.enumerated() {
-            guard let changes, changes.nextKey != changes.firstNewKey else { continue }
+            guard let changes else { continue }
+            if let next = changes.nextAutoID, next != changes.loadedAutoID {
+                try FileMeta.writeUInt64(txn, metaTable, FileMeta.Key.autoIncrement(UInt32(classID)), UInt64(bitPattern: Int64(next)))
+                metaChanged = true
+            }
+            guard changes.nextKey != changes.firstNewKey else { continue }
             try FileMeta.writeUInt64(txn, metaTable, FileMeta.Key.nextKey(UInt32(classID)), changes.nextKey)
             metaChanged = true
         }

@@ -81,13 +81,16 @@ struct SchemaChanges {
         }
     }
 
-    /// `existing` with the model's delete rules and computed properties: metadata that changes
-    /// no stored data, so it is updated without a migration.
+    /// `existing` with the model's delete rules, auto-increment keys, maintained dates and
+    /// computed properties: metadata that changes no stored data, so it is updated without a
+    /// migration.
     private static func withMetadata(of layout: ClassLayout, _ existing: StoredClass) -> StoredClass {
         var updated = existing
         for (column, property) in existing.properties.enumerated() {
             guard let model = layout.schema[property.name] else { continue }
             updated.properties[column].deleteRule = model.deleteRule == .nullify ? nil : model.deleteRule
+            updated.properties[column].autoIncrement = model.isAutoIncrement && property.primaryKey ? true : nil
+            updated.properties[column].timestamp = model.timestamp
         }
         updated.setComputed(layout.schema.properties.filter(\.isComputed))
         return updated

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Declares a stored property of an ``Object`` subclass.
 ///
 /// ```swift
@@ -86,6 +88,76 @@ extension Persisted where Value: PrimaryKeyType {
     }
 }
 
+extension Persisted where Value == Int {
+    /// An integer primary key the database assigns: `@Persisted(primaryKey: true, autoIncrement: true) var id: Int = 0`.
+    ///
+    /// When an object is added (or created) with `id == 0`, the database gives it the next id of
+    /// the class: 1, 2, 3, … An explicit nonzero id is kept and moves the counter past it. Ids are
+    /// never reused, even after the object with the highest id is deleted; the counter lives in
+    /// the file and is advanced inside the write transaction, so other instances and processes
+    /// never hand out the same id. See `Docs/Models.md`.
+    ///
+    /// ```swift
+    /// final class Note: Object {
+    ///     @Persisted(primaryKey: true, autoIncrement: true) var id: Int = 0
+    /// }
+    /// ```
+    @inlinable
+    public init(wrappedValue: Int, primaryKey: Bool, autoIncrement: Bool) {
+        _column = -1
+        _value = wrappedValue
+        _options = (primaryKey ? PersistedOptions.primaryKey : 0) | (autoIncrement ? PersistedOptions.autoIncrement : 0)
+    }
+
+    /// An auto-increment primary key with the default 0 (see ``init(wrappedValue:primaryKey:autoIncrement:)``).
+    @inlinable
+    public init(primaryKey: Bool, autoIncrement: Bool) {
+        self.init(wrappedValue: 0, primaryKey: primaryKey, autoIncrement: autoIncrement)
+    }
+}
+
+extension Persisted where Value == Date {
+    /// A date the database maintains: `@Persisted(.createdAt) var created: Date`.
+    ///
+    /// ``PersistedTimestamp/createdAt`` is stamped when the object is added;
+    /// ``PersistedTimestamp/modifiedAt`` when it is added and whenever a write transaction
+    /// changes it. All objects written in one transaction get the same stamp. A value that
+    /// differs from the declared default when the object is added is kept (so copies and
+    /// imports keep their dates). See `Docs/Models.md`.
+    ///
+    /// ```swift
+    /// final class Note: Object {
+    ///     @Persisted(.createdAt) var created: Date
+    ///     @Persisted(.modifiedAt) var modified: Date
+    /// }
+    /// ```
+    @inlinable
+    public init(wrappedValue: Date, _ timestamp: PersistedTimestamp) {
+        _column = -1
+        _value = wrappedValue
+        _options = timestamp == .createdAt ? PersistedOptions.createdAt : PersistedOptions.modifiedAt
+    }
+
+    /// A maintained date with the type's default (2001-01-01 00:00 UTC) until it is stamped.
+    @inlinable
+    public init(_ timestamp: PersistedTimestamp) {
+        self.init(wrappedValue: Date._objdbDefaultValue(), timestamp)
+    }
+}
+
+/// Which date a `@Persisted(.createdAt)` or `@Persisted(.modifiedAt)` property holds.
+///
+/// ```swift
+/// @Persisted(.modifiedAt) var modified: Date
+/// Note().objectSchema["modified"]?.timestamp   // .modifiedAt
+/// ```
+public enum PersistedTimestamp: String, Sendable, Hashable, Codable {
+    /// When the object was added.
+    case createdAt
+    /// When a write transaction last changed the object.
+    case modifiedAt
+}
+
 extension Persisted where Value: IndexableType {
     /// An indexed property: `@Persisted(indexed: true) var name: String = ""`.
     @inlinable
@@ -128,6 +200,9 @@ enum PersistedOptions {
     @usableFromInline static let primaryKey: UInt8 = 1
     @usableFromInline static let indexed: UInt8 = 2
     @usableFromInline static let cascade: UInt8 = 4
+    @usableFromInline static let autoIncrement: UInt8 = 8
+    @usableFromInline static let createdAt: UInt8 = 32
+    @usableFromInline static let modifiedAt: UInt8 = 64
 }
 
 /// What schema discovery needs to know about a `@Persisted` field, from its type alone.

@@ -28,12 +28,19 @@ public struct Property: Sendable, Hashable, CustomStringConvertible {
     public let collection: CollectionKind?
     /// For links: what deleting the object holding the link does to the linked objects.
     public let deleteRule: DeleteRule
+    /// Whether the database assigns this integer primary key when an object is added with 0
+    /// (`@Persisted(primaryKey: true, autoIncrement: true)`).
+    public let isAutoIncrement: Bool
+    /// For a `Date` the database maintains (`@Persisted(.createdAt)`, `@Persisted(.modifiedAt)`),
+    /// which date it holds; `nil` otherwise.
+    public let timestamp: PersistedTimestamp?
 
     /// Creates a property description.
     public init(
         name: String, type: PropertyType, isOptional: Bool = false, isPrimaryKey: Bool = false,
         isIndexed: Bool = false, bitWidth: Int? = nil, objectClassName: String? = nil,
-        linkOriginPropertyName: String? = nil, collection: CollectionKind? = nil, deleteRule: DeleteRule = .nullify
+        linkOriginPropertyName: String? = nil, collection: CollectionKind? = nil, deleteRule: DeleteRule = .nullify,
+        isAutoIncrement: Bool = false, timestamp: PersistedTimestamp? = nil
     ) {
         self.name = name
         self.type = type
@@ -45,6 +52,8 @@ public struct Property: Sendable, Hashable, CustomStringConvertible {
         self.linkOriginPropertyName = linkOriginPropertyName
         self.collection = collection
         self.deleteRule = deleteRule
+        self.isAutoIncrement = isAutoIncrement
+        self.timestamp = timestamp
     }
 
     /// Whether the property is a ``List``.
@@ -72,10 +81,17 @@ public struct Property: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// `name: Type` followed by `(primary key)`, `(indexed)`, `(cascade)` or `(origin: property)`.
+    /// `name: Type` followed by `(primary key)`, `(auto-increment)`, `(indexed)`,
+    /// `(createdAt)`, `(modifiedAt)`, `(cascade)` or `(origin: property)`.
     public var description: String {
         var text = "\(name): \(typeName)"
-        if isPrimaryKey { text += " (primary key)" } else if isIndexed { text += " (indexed)" }
+        if isPrimaryKey {
+            text += " (primary key)"
+            if isAutoIncrement { text += " (auto-increment)" }
+        } else if isIndexed {
+            text += " (indexed)"
+        }
+        if let timestamp { text += " (\(timestamp.rawValue))" }
         if deleteRule == .cascade { text += " (cascade)" }
         if let origin = linkOriginPropertyName { text += " (origin: \(origin))" }
         return text

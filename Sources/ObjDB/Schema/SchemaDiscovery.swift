@@ -175,7 +175,10 @@ enum SchemaDiscovery {
             isIndexed: options & PersistedOptions.indexed != 0,
             bitWidth: element._objdbPropertyType == .int ? element._objdbBitWidth : 0,
             objectClassName: element._objdbObjectType?.className,
-            collection: relationship?.collectionKind, deleteRule: deleteRule)
+            collection: relationship?.collectionKind, deleteRule: deleteRule,
+            isAutoIncrement: options & PersistedOptions.autoIncrement != 0,
+            timestamp: options & PersistedOptions.createdAt != 0
+                ? .createdAt : options & PersistedOptions.modifiedAt != 0 ? .modifiedAt : nil)
     }
 
     /// The layouts of `types` and of every class they link to, directly or not, each once.

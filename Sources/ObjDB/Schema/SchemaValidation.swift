@@ -32,6 +32,7 @@ enum SchemaValidation {
                     "'\(name).\(property.name)' is indexed but has type \(property.typeName); only integers, Bool, String, Date, UUID and ObjectId (optional or not) can be indexed",
                     property: property.name)
             }
+            try validateMaintained(property, of: name, failWith)
         }
         for property in schema.properties { try validateRelationship(property, of: schema, failWith) }
         let keys = schema.properties.filter(\.isPrimaryKey)
@@ -44,6 +45,21 @@ enum SchemaValidation {
             throw fail(
                 "Class '\(name)' declares \(keys.count) primary keys (\(keys.map { "'\($0.name)'" }.joined(separator: ", "))); a class has at most one",
                 property: keys[1].name)
+        }
+    }
+
+    /// The rules of auto-increment keys and maintained dates.
+    private static func validateMaintained(_ property: Property, of className: String, _ fail: (String, String?) -> ObjDBError) throws {
+        let where_ = "'\(className).\(property.name)'"
+        if property.isAutoIncrement
+            && !(property.isPrimaryKey && property.type == .int && property.bitWidth == 64 && !property.isOptional && property.collection == nil)
+        {
+            throw fail(
+                "\(where_) is auto-increment but is a \(property.typeName)\(property.isPrimaryKey ? "" : " that is not the primary key"); declare it as @Persisted(primaryKey: true, autoIncrement: true) var \(property.name): Int",
+                property.name)
+        }
+        if property.timestamp != nil && !(property.type == .date && !property.isOptional && property.collection == nil) {
+            throw fail("\(where_) is a maintained date but has type \(property.typeName); declare it as Date", property.name)
         }
     }
 

@@ -150,6 +150,10 @@ struct StoredProperty: Codable, Equatable, Sendable {
     var deleteRule: DeleteRule?
     /// For linking objects: the origin link property.
     var origin: String?
+    /// `true` for an auto-increment primary key; absent otherwise.
+    var autoIncrement: Bool?
+    /// For a maintained date: `createdAt` or `modifiedAt`; absent otherwise.
+    var timestamp: PersistedTimestamp?
 
     init(id: UInt32, _ property: Property) {
         self.id = id
@@ -163,6 +167,8 @@ struct StoredProperty: Codable, Equatable, Sendable {
         collection = property.collection
         deleteRule = property.deleteRule == .nullify ? nil : property.deleteRule
         origin = property.linkOriginPropertyName
+        autoIncrement = property.isAutoIncrement ? true : nil
+        timestamp = property.timestamp
     }
 
     /// The public description.
@@ -170,6 +176,7 @@ struct StoredProperty: Codable, Equatable, Sendable {
         Property(
             name: name, type: type, isOptional: optional, isPrimaryKey: primaryKey, isIndexed: indexed,
             bitWidth: type == .int ? (bits ?? 64) : 0, objectClassName: objectClass,
-            linkOriginPropertyName: origin, collection: collection, deleteRule: deleteRule ?? .nullify)
+            linkOriginPropertyName: origin, collection: collection, deleteRule: deleteRule ?? .nullify,
+            isAutoIncrement: autoIncrement ?? false, timestamp: timestamp)
     }
 }

@@ -164,8 +164,11 @@ enum MetaVerifier {
                 if value.count != 8 { problem("The record '\(name)' has \(value.count) bytes instead of 8") }
             default:
                 let prefix = FileMeta.Key.nextKey(0).dropLast()
+                let autoPrefix = FileMeta.Key.autoIncrement(0).dropLast()
                 if name.hasPrefix(prefix), let id = UInt32(name.dropFirst(prefix.count)), value.count == 8 {
                     counters[id] = value.withUnsafeBytes { UInt64(littleEndian: $0.u64(0)) }
+                } else if name.hasPrefix(autoPrefix), UInt32(name.dropFirst(autoPrefix.count)) != nil, value.count == 8 {
+                    continue
                 } else {
                     problem("The 'meta' table holds an unknown or damaged record '\(name)'")
                 }

@@ -137,10 +137,12 @@ extension Database {
                 className: info.name, key: "\(key)", path: path)
         }
         let old = RowView(bytes) ?? .damaged
-        let changed = context.row.withColumns { new in
+        if info.hasMaintainedDates { keepMaintainedDates(info, old: old, context) }
+        var changed = context.row.withColumns { new in
             (0..<info.columnCount).filter { policy == .all || !old.column($0).sameContent(as: new($0)) }
         }
         if changed.isEmpty { return old }
+        if info.hasMaintainedDates { changed = stampUpdate(info, old: old, changed: changed, context) }
         return try replaceRow(info, key: key, old: old, changed: changed, context)
     }
 
@@ -176,6 +178,13 @@ extension Database {
             }
         }
         guard update != .error, let pkColumn = info.primaryKeyColumn else {
+            try addObject(object, update: update, context)
+            return object
+        }
+        // An auto-increment key left out (or 0) asks for a new object.
+        if pkColumn == info.autoIncrementColumn,
+            (values.first { $0.key == info.stored.properties[pkColumn].name }?.value as? Int).map({ $0 == 0 }) ?? true
+        {
             try addObject(object, update: update, context)
             return object
         }

@@ -166,6 +166,7 @@ extension Database {
         let result = try context.storage { txn -> (UInt64, RowView) in
             let changes = try classChanges(info, context, txn)
             let key = try preallocated ?? changes.allocateKey()
+            if info.hasMaintainedColumns { try fillMaintainedColumns(info, changes, context, txn) }
             try updateKeys(
                 info, key: key, old: nil, new: context.row, columns: nil, context, txn: txn,
                 uniquePrimaryKey: uniquePrimaryKey)
@@ -517,6 +518,9 @@ extension Database {
     func writeColumn(
         _ info: ClassInfo, key: UInt64, old: RowView, column: Int, value: UnsafeRawBufferPointer?, _ context: WriteContext
     ) throws -> RowView {
+        if stampsModification(info, context), !info.modifiedAtColumns.contains(column) {
+            return try writeColumnStamped(info, key: key, old: old, column: column, value: value, context)
+        }
         // Same size: copy the row and patch the column's bytes, instead of rebuilding it.
         if let value, case .value(let oldBytes) = old.column(column), oldBytes.count == value.count,
             let oldStart = oldBytes.baseAddress

@@ -36,6 +36,16 @@ final class WriteContext {
     @exclusivity(unchecked) var cursors: [WriteWalk] = []
     /// The insert cursors (see ``insertCursor(_:_:)``), one per table.
     @exclusivity(unchecked) private var insertWalks: [WriteWalk] = []
+    /// The transaction's one clock reading for maintained dates, encoded, taken on first use.
+    private var stampBytes: [UInt8]?
+    /// The encoded date every `createdAt`/`modifiedAt` property written by this transaction gets.
+    var timestamp: [UInt8] {
+        if let stampBytes { return stampBytes }
+        var bytes = _ObjDBBytes()
+        _ = Date()._objdbEncode(into: &bytes)
+        stampBytes = bytes.array
+        return bytes.array
+    }
     /// Scratch buffers, reused by every operation of the transaction.
     let row = RowBuilder()
     let key = ScratchBuffer()
@@ -213,6 +223,11 @@ final class ClassChanges {
     private(set) var clearedBelowKey: UInt64?
     /// Objects this transaction inserted and deleted again.
     @exclusivity(unchecked) private(set) var deletedNewKeys: Set<UInt64> = []
+
+    /// The next auto-increment primary key, once loaded (see ``Database/nextAutoIncrementID``).
+    @exclusivity(unchecked) var nextAutoID: Int?
+    /// ``nextAutoID`` as loaded, to tell whether it must be written at commit.
+    @exclusivity(unchecked) var loadedAutoID: Int?
 
     init(nextKey: UInt64) {
         firstNewKey = nextKey

@@ -63,6 +63,8 @@ struct SchemaCommand: ParsableCommand {
         if let collection = property.collection { json["collection"] = "\(collection)" }
         if let target = property.objectClassName { json["objectClass"] = target }
         if let origin = property.linkOriginPropertyName { json["originProperty"] = origin }
+        if property.isAutoIncrement { json["autoIncrement"] = true }
+        if let timestamp = property.timestamp { json["timestamp"] = timestamp.rawValue }
         return json
     }
 

@@ -225,6 +225,20 @@ final class RowBuilder {
         }
     }
 
+    /// Replaces the content of some columns of the complete row (`nil` for null). Copies the
+    /// row once; only rows of classes with database-maintained columns take this path.
+    func replaceColumns(_ replacements: [(column: Int, bytes: [UInt8]?)]) {
+        var columns: [[UInt8]?] = (0..<columnCount).map { i in
+            if case .value(let bytes) = column(i) { return Array(bytes) }
+            return nil
+        }
+        for (index, bytes) in replacements where index < columns.count { columns[index] = bytes }
+        reset()
+        for bytes in columns {
+            if let bytes { bytes.withUnsafeBytes { append(raw: $0) } } else { append(raw: nil) }
+        }
+    }
+
     /// The content of column `i` appended so far; valid until the next change.
     @inline(__always)
     func column(_ i: Int) -> ColumnRead {

@@ -87,8 +87,16 @@ final class Environment: @unchecked Sendable {
     private var tables: [String: Table] = [:]
     /// Tables opened by the current write transaction; guarded by `tableLock`.
     private var writerTables: [String: Table] = [:]
-    /// Whether the current write transaction holds `tableLock`; only touched by the writer.
-    private var writerHoldsTableLock = false
+    /// The thread whose write transaction holds `tableLock`; guarded by `stateLock`. A thread,
+    /// not a flag: `mdb_txn_commit` lets the next writer in before ``writeTransactionEnded(committed:)``
+    /// runs, and a shared flag then made the next writer skip the lock, or the ending one release
+    /// the next one's lock (two instances writing from two threads deadlocked).
+    private var tableLockOwner: pthread_t?
+
+    /// Whether the calling thread's write transaction holds `tableLock`.
+    private var writerHoldsTableLock: Bool {
+        stateLock.withLock { tableLockOwner.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+    }
     private var liveTransactions = 0
     private var writerThread: pthread_t?
     /// Per counter id: the lowest value a counter may take again in this process (see
@@ -549,7 +557,7 @@ final class Environment: @unchecked Sendable {
     func openTableForWriter(named name: String, flags: TableFlags, in txn: OpaquePointer) throws -> Table {
         if !writerHoldsTableLock {
             tableLock.lock()
-            writerHoldsTableLock = true
+            stateLock.withLock { tableLockOwner = pthread_self() }
         }
         if let table = tables[name] ?? writerTables[name] { return table }
         var dbi: MDB_dbi = 0
@@ -571,7 +579,7 @@ final class Environment: @unchecked Sendable {
             handleLock.withLock { publishedHandles = handles }
         }
         writerTables = [:]
-        writerHoldsTableLock = false
+        stateLock.withLock { tableLockOwner = nil }
         tableLock.unlock()
     }
 
