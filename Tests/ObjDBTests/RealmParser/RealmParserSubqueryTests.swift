@@ -130,13 +130,6 @@ struct RealmParserSubqueryTests {
     ]
 
     static let knownFailingRejected: [RPCase] = [
-        shortcutPeople(#"ANY fav_item.name == 'milk'"#, nil, reason: "not rejected (count 1)"),
-        shortcutPeople(#"SOME fav_item.name == 'milk'"#, nil, reason: "not rejected (count 1)"),
-        shortcutPeople(#"ANY items.allergens.name == 'dairy'"#, nil, reason: "not rejected (count 3)"),
-        shortcutPeople(#"SOME items.allergens.name == 'dairy'"#, nil, reason: "not rejected (count 3)"),
-        shortcutPeople(#"ALL items.allergens.name == 'dairy'"#, nil, reason: "not rejected (count 1)"),
-        shortcutPeople(#"NONE items.allergens.name == 'dairy'"#, nil, reason: "not rejected (count 0)"),
-        inPeople(#"'dairy' in items.allergens.name"#, nil, reason: "not rejected (count 3)"),
     ]
 
     @Test(arguments: counts) func count(_ testCase: RPCase) {

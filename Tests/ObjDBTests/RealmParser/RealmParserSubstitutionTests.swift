@@ -46,8 +46,6 @@ struct RealmParserSubstitutionTests {
     ]
 
     static let knownFailingCounts: [RPCase] = [
-        sub(#"binary.@count > $0"#, 2, reason: "throws: @count needs a list, set, map or linking objects, and 'binary' is not one"),
-        sub(#"binary.@size > $0"#, 2, reason: "throws: @count needs a list, set, map or linking objects, and 'binary' is not one"),
     ]
 
     static let rejected: [RPCase] = [
