@@ -61,4 +61,19 @@ struct QueryListComparisonTests {
         #expect(throws: ObjDBError.self) { try people.filter("age > {1, 'x'}") }
         #expect(throws: ObjDBError.self) { try people.filter("age > ANY 3") }
     }
+
+    /// realm-core test_parser.cpp `Parser_Arithmetic` (ported with its figures in
+    /// RealmParserCurrentValueTests); here: nil, folding and errors.
+    @Test func arithmetic() throws {
+        let people = try people()
+        func ids(_ query: String, _ arguments: Any?...) throws -> [Int] { try people.filter(query, argumentArray: arguments).map(\.id) }
+        #expect(try ids("age * 2 > 30") == [2, 3])
+        #expect(try ids("2 * (age - 10) == 20") == [2])
+        #expect(try ids("age + 1 == 11") == [1])
+        #expect(try ids("age == (5 + 5) * 3") == [3])          // folded to 30 when parsed
+        #expect(try ids("age / 0 > 1000") == [1, 2, 3])        // infinite; nil stays nil
+        #expect(try ids("age * $0 == $1", 3, 60) == [2])
+        #expect(throws: ObjDBError.self) { try people.filter("name * 2 > 1") }
+        #expect(throws: ObjDBError.self) { try people.filter("age * 'x' > 1") }
+    }
 }

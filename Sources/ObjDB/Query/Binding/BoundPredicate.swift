@@ -152,6 +152,8 @@ enum BoundOperand {
     case aggregate(BoundPath, QueryAggregate)
     /// The number of elements of a collection of objects that match a predicate on the element class.
     indirect case subqueryCount(BoundPath, BoundPredicate)
+    /// `left op right` on numbers, in `Double`.
+    indirect case arithmetic(QueryArithmetic, BoundOperand, BoundOperand)
 }
 
 /// A key path resolved against the stored schema: one step per property. A class, so that

@@ -80,8 +80,35 @@ struct PredicateBinder {
             return (operand, type, false, nil, aggregate != .count)
         case .subqueryCount(let collection, let variable, let predicate):
             return (try bindSubquery(collection, variable, predicate, c.position), .int, false, nil, false)
+        case .arithmetic:
+            return (try bindArithmetic(c.left, c.position), .double, false, nil, true)
         case .value, .list:
             throw error(c.position, "a comparison needs a key path on its left")
+        }
+    }
+
+    /// An arithmetic operand: each side a number constant, a to-one numeric key path, an
+    /// aggregate or a SUBQUERY count, or arithmetic again. Computed in `Double` (Realm's
+    /// division by zero is infinite).
+    private func bindArithmetic(_ expression: QueryExpression, _ position: Int?) throws -> BoundOperand {
+        switch expression {
+        case .arithmetic(let op, let left, let right):
+            return .arithmetic(op, try bindArithmetic(left, position), try bindArithmetic(right, position))
+        case .value(let value):
+            guard let number = value.doubleValue else { throw error(position, "arithmetic needs numbers, not \(value)") }
+            return .constant(.double(number))
+        case .keyPath(let keyPath):
+            let path = try bindPath(keyPath)
+            guard !path.isToMany, path.leafType.isNumeric else {
+                throw error(keyPath.position ?? position, "arithmetic needs a number property, and '\(keyPath)' is \(path.isToMany ? "to-many" : "\(path.leafType)")")
+            }
+            return .path(path)
+        case .aggregate(let keyPath, let aggregate, let property):
+            return try bindAggregate(keyPath, aggregate, property, position).0
+        case .subqueryCount(let collection, let variable, let predicate):
+            return try bindSubquery(collection, variable, predicate, position)
+        case .list:
+            throw error(position, "arithmetic needs numbers, not a list")
         }
     }
 
@@ -184,6 +211,11 @@ struct PredicateBinder {
                 throw error(c.position, "\(describe(c.left)) (\(type)) cannot be compared with a SUBQUERY count")
             }
             return try bindSubquery(collection, variable, predicate, c.position)
+        case .arithmetic:
+            guard type.isNumeric, c.op != .between, c.op != .betweenHalfOpen, c.op != .in else {
+                throw error(c.position, "\(describe(c.left)) (\(type)) cannot be compared with arithmetic")
+            }
+            return try bindArithmetic(c.right, c.position)
         }
     }
 
@@ -415,6 +447,7 @@ struct PredicateBinder {
         case .keyPath(let path): "'\(path)'"
         case .aggregate(let path, let aggregate, let property): "'\(path).\(aggregate.rawValue)\(property.map { ".\($0)" } ?? "")'"
         case .subqueryCount(let collection, _, _): "SUBQUERY(\(collection)).@count"
+        case .arithmetic(let op, _, _): "an arithmetic expression (\(op.rawValue))"
         case .value(let value): "\(value)"
         case .list: "a list"
         }

@@ -163,6 +163,8 @@ struct QueryEvaluator {
         case .subqueryCount(let path, let inner):
             let count = subqueryCount(path, inner, key, row, reference ? nil : c, right: false)
             return test(c, .int(count), key: key, row: row)
+        case .arithmetic:
+            return test(c, number(c.left, key, row), key: key, row: row)
         case .constant, .list:
             return false
         }
@@ -202,6 +204,41 @@ struct QueryEvaluator {
             }
         case .subqueryCount(let path, let inner):
             return apply(c.op, value, .int(subqueryCount(path, inner, key, row, c, right: true)), c.options, c.type)
+        case .arithmetic:
+            return apply(c.op, value, number(c.right, key, row), c.options, c.type)
+        }
+    }
+
+    /// The value of an arithmetic operand for the object `key`, as a `Double`; null when a side
+    /// is nil. (SUBQUERY counts in arithmetic use the reference interpreter.)
+    private func number(_ operand: BoundOperand, _ key: UInt64, _ row: RowView) -> QueryScalar {
+        func double(_ scalar: QueryScalar) -> Double? {
+            switch scalar {
+            case .int(let v): Double(v)
+            case .double(let v): v
+            case .decimal(let v): NSDecimalNumber(decimal: v).doubleValue
+            default: nil
+            }
+        }
+        switch operand {
+        case .arithmetic(let op, let left, let right):
+            guard let x = double(number(left, key, row)), let y = double(number(right, key, row)) else { return .null }
+            return .double(QueryArithmetic.apply(op, x, y))
+        case .constant(let constant):
+            return constant.withScalar { double($0).map(QueryScalar.double) ?? .null }
+        case .path(let path):
+            return double(firstValue(path, key, row)).map(QueryScalar.double) ?? .null
+        case .aggregate(let path, let aggregate):
+            var value = QueryScalar.null
+            _ = anyGroup(path, key, row) { groupKey, groupRow in
+                value = aggregateValue(path, aggregate, groupKey, groupRow)
+                return true
+            }
+            return double(value).map(QueryScalar.double) ?? .null
+        case .subqueryCount(let path, let inner):
+            return .double(Double(subqueryCount(path, inner, key, row, nil, right: false)))
+        case .list:
+            return .null
         }
     }
 

@@ -118,9 +118,16 @@ struct PredicateLexer {
             return [try readNumberOrDate()]  // `.5`
         }
         switch character {
-        case "(", ")", "{", "}", ",", ".":
+        case "(", ")", "{", "}", ",", ".", "*", "/":
             index += 1
             return [token(.symbol(String(character)), from: start)]
+        case "+", "-":
+            // A sign when a number follows at once (`-5`, as Realm reads `1-0` as two numbers);
+            // arithmetic otherwise (`age - 5`).
+            if !startsSignedNumber(character) {
+                index += 1
+                return [token(.symbol(String(character)), from: start)]
+            }
         case "=", "<", ">", "!", "&", "|":
             return try readOperator()
         case "[": return [try readOptions()]

@@ -5,8 +5,61 @@ extension PredicateParser.Reader {
     /// An expression and where it is.
     mutating func parseOperand() throws -> Operand {
         let start = current
-        let expression = try parseExpression()
+        let expression = try parseSum()
         return Operand(expression: expression, position: start.position, end: previous?.end ?? start.end)
+    }
+
+    /// `term (("+" | "-") term)*`.
+    mutating func parseSum() throws -> QueryExpression {
+        var left = try parseProduct()
+        while let op = arithmeticOperator(["+", "-"]) {
+            advance()
+            left = try Self.arithmetic(op, left, try parseProduct(), at: current)
+        }
+        return left
+    }
+
+    /// `factor (("*" | "/") factor)*`.
+    mutating func parseProduct() throws -> QueryExpression {
+        var left = try parseFactor()
+        while let op = arithmeticOperator(["*", "/"]) {
+            advance()
+            left = try Self.arithmetic(op, left, try parseFactor(), at: current)
+        }
+        return left
+    }
+
+    /// An expression, or `(` a sum `)` (a group inside arithmetic).
+    mutating func parseFactor() throws -> QueryExpression {
+        guard isSymbol("(") else { return try parseExpression() }
+        let open = advance()
+        try enterNesting(at: open)
+        defer { depth -= 1 }
+        let inner = try parseSum()
+        guard isSymbol(")") else {
+            throw PredicateSyntaxError(position: current.position, message: "missing ')' to close the '(' at position \(open.position)")
+        }
+        advance()
+        return inner
+    }
+
+    /// The arithmetic operator of the current token, if it is one of `symbols`.
+    func arithmeticOperator(_ symbols: [String]) -> QueryArithmetic? {
+        guard case .symbol(let symbol) = current.kind, symbols.contains(symbol) else { return nil }
+        return QueryArithmetic(rawValue: symbol)
+    }
+
+    /// `left op right`, computed now when both are number constants.
+    static func arithmetic(_ op: QueryArithmetic, _ left: QueryExpression, _ right: QueryExpression, at token: PredicateToken) throws -> QueryExpression {
+        for side in [left, right] {
+            switch side {
+            case .keyPath, .aggregate, .subqueryCount, .arithmetic, .value(.int), .value(.double), .value(.decimal): continue
+            default:
+                throw PredicateSyntaxError(position: token.position, message: "\(op.rawValue) applies to numbers and numeric key paths")
+            }
+        }
+        if case .value(let a) = left, case .value(let b) = right, let folded = QueryArithmetic.apply(op, a, b) { return .value(folded) }
+        return .arithmetic(op, left, right)
     }
 
     /// A key path, aggregate, subquery, literal, argument or `{…}` list.

@@ -90,6 +90,16 @@ enum QueryExpression: Equatable, Sendable {
     case aggregate(QueryKeyPath, QueryAggregate, property: String?)
     /// `SUBQUERY(collection, $variable, predicate).@count`.
     indirect case subqueryCount(collection: QueryKeyPath, variable: String, predicate: QueryPredicate)
+    /// `age * 2`, `price - discount`: arithmetic on numbers (constants are folded when parsed).
+    indirect case arithmetic(QueryArithmetic, QueryExpression, QueryExpression)
+}
+
+/// The arithmetic operators of predicate strings.
+enum QueryArithmetic: String, Equatable, Sendable {
+    case add = "+"
+    case subtract = "-"
+    case multiply = "*"
+    case divide = "/"
 }
 
 extension QueryExpression {
@@ -97,7 +107,7 @@ extension QueryExpression {
     var isConstant: Bool {
         switch self {
         case .value, .list: true
-        case .keyPath, .aggregate, .subqueryCount: false
+        case .keyPath, .aggregate, .subqueryCount, .arithmetic: false
         }
     }
 }
