@@ -11,6 +11,9 @@ struct KeySlot {
     let kind: ScalarKind
     /// Whether the table is the primary-key table.
     let isPrimary: Bool
+    /// Whether the column is unique (`@Persisted(unique: true)`): its entries are written at
+    /// once, after checking that no other object holds the value.
+    var isUnique = false
 }
 
 /// How a column is stored and maintained.
@@ -151,7 +154,10 @@ final class ClassInfo {
             slots.append(KeySlot(column: column, table: table, kind: scalarKinds[column], isPrimary: true))
         }
         for (column, table) in tables.indexes.enumerated() {
-            if let table { slots.append(KeySlot(column: column, table: table, kind: scalarKinds[column], isPrimary: false)) }
+            if let table {
+                slots.append(KeySlot(
+                    column: column, table: table, kind: scalarKinds[column], isPrimary: false, isUnique: properties[column].unique == true))
+            }
         }
         keySlots = slots
         valuePaths = Array(repeating: nil, count: properties.count)

@@ -150,6 +150,10 @@ extension ObjDBError {
         /// its state migrations); the stored data was left as it was. The message names the
         /// store's key, the type and what did not decode.
         public static let stateNotDecodable = Code(rawValue: 30)
+        /// A value of a unique property (`@Persisted(unique: true)`) is already held by another
+        /// object of the class. The message names the class, the property and the value; from a
+        /// property write, `commitWrite()` (or `write`) throws it and nothing is written.
+        public static let uniqueConstraintViolation = Code(rawValue: 31)
 
         private static let names: [Int: String] = [
             1: "storage", 2: "file not found", 3: "permission denied", 4: "not an ObjDB file",
@@ -160,7 +164,7 @@ extension ObjDBError {
             19: "write conflict", 20: "invalid value", 21: "too many tables",
             22: "incompatible configuration", 23: "object invalidated",
             24: "not in write transaction", 25: "file in use", 26: "embedded object owned", 27: "invalid query",
-            28: "too many active versions", 29: "migration failed", 30: "state not decodable",
+            28: "too many active versions", 29: "migration failed", 30: "state not decodable", 31: "unique constraint violation",
         ]
     }
 }

@@ -52,6 +52,7 @@ struct SchemaChanges {
         let changed = Array(Self.indexChanges(layout, existing))
         for (column, indexed) in changed { existing.properties[column].indexed = indexed }
         let updated = Self.withMetadata(of: layout, existing)
+        let madeUnique = updated.properties.indices.filter { updated.properties[$0].unique == true && existing.properties[$0].unique != true }
         if !changed.isEmpty || updated != existing {
             existing = updated
             stored.replace(existing)
@@ -68,6 +69,7 @@ struct SchemaChanges {
                 try txn.empty(old)
             }
         }
+        for column in madeUnique { try UniqueCheck.requireDistinct(existing, column: column, objects: tables.objects, txn: txn) }
         return (existing, tables)
     }
 
@@ -91,6 +93,7 @@ struct SchemaChanges {
             updated.properties[column].deleteRule = model.deleteRule == .nullify ? nil : model.deleteRule
             updated.properties[column].autoIncrement = model.isAutoIncrement && property.primaryKey ? true : nil
             updated.properties[column].timestamp = model.timestamp
+            updated.properties[column].unique = model.isUnique && !property.primaryKey ? true : nil
         }
         updated.setComputed(layout.schema.properties.filter(\.isComputed))
         return updated
@@ -123,6 +126,34 @@ enum IndexBuilder {
             }
             try key.withUnsafeBytes { k in
                 try withUnsafeBytes(of: objectKey) { _ = try txn.put(index, key: k, value: $0) }
+            }
+            entry = try cursor.next()
+        }
+    }
+}
+
+/// Checks existing objects when a property becomes unique.
+enum UniqueCheck {
+    /// Throws ``ObjDBError/Code/uniqueConstraintViolation`` if two objects of `stored` hold the
+    /// same non-nil value in `column`, naming the value and both objects.
+    ///
+    /// - Complexity: O(n) for n objects, with the distinct values in memory.
+    static func requireDistinct(_ stored: StoredClass, column: Int, objects: Table, txn: Txn) throws {
+        let cursor = try Cursor(txn, objects)
+        var seen: [[UInt8]: UInt64] = [:]
+        var entry = try cursor.first()
+        while let current = entry {
+            if let row = RowView(current.value), case .value(let bytes) = row.column(column) {
+                let value = Array(bytes)
+                if let first = seen[value] {
+                    let name = stored.properties[column].name
+                    let text = stored.properties[column].type == .string ? "'\(String(decoding: value, as: UTF8.self))'" : "one value"
+                    throw ObjDBError(
+                        .uniqueConstraintViolation,
+                        "'\(stored.name).\(name)' is declared unique, but objects \(first) and \(current.objectKey) both hold \(text); make the values distinct in a migration first",
+                        className: stored.name)
+                }
+                seen[value] = current.objectKey
             }
             entry = try cursor.next()
         }

@@ -172,6 +172,27 @@ extension Persisted where Value: IndexableType {
     public init(indexed: Bool) {
         self.init(wrappedValue: Value._objdbDefaultValue(), indexed: indexed)
     }
+
+    /// A unique property: no two objects of the class hold the same non-nil value. Implies an
+    /// index. Adding, creating or writing a taken value throws
+    /// ``ObjDBError/Code/uniqueConstraintViolation`` (from `add`/`create`, or from the commit of
+    /// the write transaction that set the property).
+    ///
+    /// ```swift
+    /// @Persisted(unique: true) var email: String = ""
+    /// ```
+    @inlinable
+    public init(wrappedValue: Value, unique: Bool) {
+        _column = -1
+        _value = wrappedValue
+        _options = unique ? PersistedOptions.indexed | PersistedOptions.unique : 0
+    }
+
+    /// A unique property with the type's default value.
+    @inlinable
+    public init(unique: Bool) {
+        self.init(wrappedValue: Value._objdbDefaultValue(), unique: unique)
+    }
 }
 
 extension Persisted where Value: _LinkValue {
@@ -201,6 +222,7 @@ enum PersistedOptions {
     @usableFromInline static let indexed: UInt8 = 2
     @usableFromInline static let cascade: UInt8 = 4
     @usableFromInline static let autoIncrement: UInt8 = 8
+    @usableFromInline static let unique: UInt8 = 16
     @usableFromInline static let createdAt: UInt8 = 32
     @usableFromInline static let modifiedAt: UInt8 = 64
 }

@@ -34,13 +34,15 @@ public struct Property: Sendable, Hashable, CustomStringConvertible {
     /// For a `Date` the database maintains (`@Persisted(.createdAt)`, `@Persisted(.modifiedAt)`),
     /// which date it holds; `nil` otherwise.
     public let timestamp: PersistedTimestamp?
+    /// Whether no two objects may hold the same non-nil value (`@Persisted(unique: true)`).
+    public let isUnique: Bool
 
     /// Creates a property description.
     public init(
         name: String, type: PropertyType, isOptional: Bool = false, isPrimaryKey: Bool = false,
         isIndexed: Bool = false, bitWidth: Int? = nil, objectClassName: String? = nil,
         linkOriginPropertyName: String? = nil, collection: CollectionKind? = nil, deleteRule: DeleteRule = .nullify,
-        isAutoIncrement: Bool = false, timestamp: PersistedTimestamp? = nil
+        isAutoIncrement: Bool = false, timestamp: PersistedTimestamp? = nil, isUnique: Bool = false
     ) {
         self.name = name
         self.type = type
@@ -54,6 +56,7 @@ public struct Property: Sendable, Hashable, CustomStringConvertible {
         self.deleteRule = deleteRule
         self.isAutoIncrement = isAutoIncrement
         self.timestamp = timestamp
+        self.isUnique = isUnique
     }
 
     /// Whether the property is a ``List``.
@@ -81,13 +84,15 @@ public struct Property: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// `name: Type` followed by `(primary key)`, `(auto-increment)`, `(indexed)`,
+    /// `name: Type` followed by `(primary key)`, `(auto-increment)`, `(unique)`, `(indexed)`,
     /// `(createdAt)`, `(modifiedAt)`, `(cascade)` or `(origin: property)`.
     public var description: String {
         var text = "\(name): \(typeName)"
         if isPrimaryKey {
             text += " (primary key)"
             if isAutoIncrement { text += " (auto-increment)" }
+        } else if isUnique {
+            text += " (unique)"
         } else if isIndexed {
             text += " (indexed)"
         }

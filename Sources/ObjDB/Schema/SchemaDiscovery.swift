@@ -178,7 +178,8 @@ enum SchemaDiscovery {
             collection: relationship?.collectionKind, deleteRule: deleteRule,
             isAutoIncrement: options & PersistedOptions.autoIncrement != 0,
             timestamp: options & PersistedOptions.createdAt != 0
-                ? .createdAt : options & PersistedOptions.modifiedAt != 0 ? .modifiedAt : nil)
+                ? .createdAt : options & PersistedOptions.modifiedAt != 0 ? .modifiedAt : nil,
+            isUnique: options & PersistedOptions.unique != 0)
     }
 
     /// The layouts of `types` and of every class they link to, directly or not, each once.

@@ -154,6 +154,9 @@ struct StoredProperty: Codable, Equatable, Sendable {
     var autoIncrement: Bool?
     /// For a maintained date: `createdAt` or `modifiedAt`; absent otherwise.
     var timestamp: PersistedTimestamp?
+    /// `true` for a unique property (its index refuses a second object with the same value);
+    /// absent otherwise.
+    var unique: Bool?
 
     init(id: UInt32, _ property: Property) {
         self.id = id
@@ -169,6 +172,7 @@ struct StoredProperty: Codable, Equatable, Sendable {
         origin = property.linkOriginPropertyName
         autoIncrement = property.isAutoIncrement ? true : nil
         timestamp = property.timestamp
+        unique = property.isUnique ? true : nil
     }
 
     /// The public description.
@@ -177,6 +181,6 @@ struct StoredProperty: Codable, Equatable, Sendable {
             name: name, type: type, isOptional: optional, isPrimaryKey: primaryKey, isIndexed: indexed,
             bitWidth: type == .int ? (bits ?? 64) : 0, objectClassName: objectClass,
             linkOriginPropertyName: origin, collection: collection, deleteRule: deleteRule ?? .nullify,
-            isAutoIncrement: autoIncrement ?? false, timestamp: timestamp)
+            isAutoIncrement: autoIncrement ?? false, timestamp: timestamp, isUnique: unique ?? false)
     }
 }

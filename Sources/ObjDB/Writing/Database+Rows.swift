@@ -350,7 +350,11 @@ extension Database {
                 continue
             }
             if let oldRange { context.keyUpdates.append(.init(table: slot.table, range: oldRange, add: false, isPrimary: slot.isPrimary)) }
-            if let newRange { context.keyUpdates.append(.init(table: slot.table, range: newRange, add: true, isPrimary: slot.isPrimary)) }
+            if let newRange {
+                var unique: Int?
+                if slot.isUnique, let new, case .value = new.column(column) { unique = column }
+                context.keyUpdates.append(.init(table: slot.table, range: newRange, add: true, isPrimary: slot.isPrimary, uniqueColumn: unique))
+            }
         }
         guard context.keyUpdates.count > 0 else { return }
         var objectKey = key
@@ -366,6 +370,16 @@ extension Database {
                 _ = try context.withInsertCursor(entry.table, txn) { try $0.delete(key: buffer.bytes(entry.range), value: value) }
             }
             for entry in context.keyUpdates.entries where entry.add {
+                if let column = entry.uniqueColumn {
+                    // A unique value: refused if another object holds it, else written at once
+                    // (so that the next check sees it).
+                    let bytes = buffer.bytes(entry.range)
+                    if let holder = try objectHolding(bytes, in: entry.table, other: key, txn) {
+                        throw uniqueViolation(info, column: column, holder: holder, txn)
+                    }
+                    _ = try context.withInsertCursor(entry.table, txn) { try $0.put(key: bytes, value: value) }
+                    continue
+                }
                 // Secondary-index entries are written later, grouped (see `PendingIndexEntries`).
                 if !entry.isPrimary {
                     if FastPaths.enabled.contains(.groupedIndexWrites) {

@@ -351,6 +351,8 @@ final class KeyUpdates {
         let range: Range<Int>
         let add: Bool
         let isPrimary: Bool
+        /// For an added entry of a unique column with a non-nil value: the column.
+        var uniqueColumn: Int? = nil
     }
 
     /// The encoded keys, concatenated.

@@ -64,6 +64,7 @@ struct SchemaCommand: ParsableCommand {
         if let target = property.objectClassName { json["objectClass"] = target }
         if let origin = property.linkOriginPropertyName { json["originProperty"] = origin }
         if property.isAutoIncrement { json["autoIncrement"] = true }
+        if property.isUnique { json["unique"] = true }
         if let timestamp = property.timestamp { json["timestamp"] = timestamp.rawValue }
         return json
     }
@@ -104,7 +105,13 @@ enum SwiftModels {
     static func declaration(_ property: Property) -> String {
         var arguments: [String] = []
         if property.isPrimaryKey { arguments.append("primaryKey: true") }
-        if property.isIndexed && !property.isPrimaryKey { arguments.append("indexed: true") }
+        if property.isAutoIncrement { arguments.append("autoIncrement: true") }
+        if property.isUnique && !property.isPrimaryKey {
+            arguments.append("unique: true")
+        } else if property.isIndexed && !property.isPrimaryKey {
+            arguments.append("indexed: true")
+        }
+        if let timestamp = property.timestamp { arguments.append(".\(timestamp.rawValue)") }
         if let origin = property.linkOriginPropertyName { arguments.append("originProperty: \"\(origin)\"") }
         let attribute = "@Persisted" + (arguments.isEmpty ? "" : "(\(arguments.joined(separator: ", ")))")
         let name = property.name

@@ -54,6 +54,9 @@ struct DumpHeader {
         if property.type == .int { json.raw(",\"bits\":\(property.bitWidth)") }
         if property.isPrimaryKey { json.raw(",\"primaryKey\":true") }
         if property.isIndexed { json.raw(",\"indexed\":true") }
+        if property.isUnique { json.raw(",\"unique\":true") }
+        if property.isAutoIncrement { json.raw(",\"autoIncrement\":true") }
+        if let timestamp = property.timestamp { json.raw(",\"timestamp\":\"\(timestamp.rawValue)\"") }
         if let target = property.objectClassName {
             json.raw(",\"objectClass\":")
             json.string(target)
@@ -138,7 +141,10 @@ struct DumpHeader {
             isIndexed: try flag(fields["indexed"], "\(place).indexed"), bitWidth: type == .int ? bits : nil,
             objectClassName: try text("objectClass"), linkOriginPropertyName: try text("origin"),
             collection: try known("collection", CollectionKind.self),
-            deleteRule: try known("deleteRule", DeleteRule.self) ?? .nullify)
+            deleteRule: try known("deleteRule", DeleteRule.self) ?? .nullify,
+            isAutoIncrement: try flag(fields["autoIncrement"], "\(place).autoIncrement"),
+            timestamp: try known("timestamp", PersistedTimestamp.self),
+            isUnique: try flag(fields["unique"], "\(place).unique"))
     }
 
     private static func flag(_ json: JSONValue?, _ name: String) throws -> Bool {

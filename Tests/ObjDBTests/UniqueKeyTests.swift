@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+@testable import ObjDB
+
+/// An account whose email is unique (nil allowed, and never a conflict).
+final class UniqueAccount: Object {
+    @Persisted(primaryKey: true) var id: Int = 0
+    @Persisted(unique: true) var email: String? = nil
+    @Persisted var name: String = ""
+}
+
+/// The same stored class as ``UniqueMember``, without the unique key.
+final class PlainMember: Object {
+    override class var className: String { "Member" }
+    @Persisted(primaryKey: true) var id: Int = 0
+    @Persisted var code: Int = 0
+}
+
+/// The same stored class as ``PlainMember``, with `code` unique.
+final class UniqueMember: Object {
+    override class var className: String { "Member" }
+    @Persisted(primaryKey: true) var id: Int = 0
+    @Persisted(unique: true) var code: Int = 0
+}
+
+/// `@Persisted(unique: true)`: a value held by one object is refused for another, at add,
+/// create, property writes and when a property becomes unique over existing data.
+struct UniqueKeyTests {
+    let directory = TemporaryDirectory()
+
+    private func account(_ id: Int, _ email: String?) -> UniqueAccount {
+        let a = UniqueAccount()
+        a.id = id
+        a.email = email
+        return a
+    }
+
+    private func violation(_ body: () throws -> Void) -> ObjDBError? {
+        do {
+            try body()
+        } catch let error as ObjDBError {
+            return error
+        } catch {
+            return nil
+        }
+        return nil
+    }
+
+    @Test func addAndCreateRefuseATakenValue() throws {
+        let db = try directory.open([UniqueAccount.self])
+        try db.write {
+            try db.add(account(1, "a@x"))
+            try db.add(account(2, "b@x"))
+            try db.add(account(3, nil))
+            try db.add(account(4, nil))            // nil never conflicts
+        }
+        let error = try #require(violation { try db.write { try db.add(account(5, "a@x")) } })
+        #expect(error.code == .uniqueConstraintViolation)
+        #expect(error.message.contains("'UniqueAccount.email' is unique") && error.message.contains("'a@x'"), "\(error.message)")
+        #expect(db.objects(UniqueAccount.self).count == 4)    // the transaction was rolled back
+        let created = violation { try db.write { _ = try db.create(UniqueAccount.self, value: ["id": 6, "email": "b@x"]) } }
+        #expect(created?.code == .uniqueConstraintViolation)
+        #expect(db.objects(UniqueAccount.self).count == 4)
+        // The schema says so.
+        let property = try #require(db.schema["UniqueAccount"]?["email"])
+        #expect(property.isUnique && property.isIndexed && property.description.contains("(unique)"))
+    }
+
+    @Test func propertyWritesAreCheckedAtCommit() throws {
+        let db = try directory.open([UniqueAccount.self])
+        let a = account(1, "a@x")
+        let b = account(2, "b@x")
+        try db.write {
+            try db.add(a)
+            try db.add(b)
+        }
+        let error = violation { try db.write { b.email = "a@x" } }
+        #expect(error?.code == .uniqueConstraintViolation)
+        #expect(b.email == "b@x" && a.email == "a@x")
+        // Swapping through nil in one transaction is fine; so is writing one's own value again.
+        try db.write {
+            a.email = nil
+            b.email = "a@x"
+            a.email = "b@x"
+            b.email = "a@x"
+        }
+        #expect(a.email == "b@x" && b.email == "a@x")
+        // Deleting an object frees its value; the index still finds the right objects.
+        try db.write { db.delete(b) }
+        try db.write { try db.add(account(3, "a@x")) }
+        #expect(db.objects(UniqueAccount.self).where { $0.email == "a@x" }.map(\.id) == [3])
+    }
+
+    @Test func aPropertyThatBecomesUniqueOverDuplicatesIsRefusedAtOpen() throws {
+        do {
+            let db = try directory.open([PlainMember.self])
+            try db.write {
+                for (id, code) in [(1, 7), (2, 8), (3, 7)] {
+                    let m = PlainMember()
+                    m.id = id
+                    m.code = code
+                    try db.add(m)
+                }
+            }
+        }
+        let error = violation { _ = try directory.open([UniqueMember.self]) }
+        #expect(error?.code == .uniqueConstraintViolation)
+        #expect(error?.message.contains("objects 1 and 3") == true, "\(error?.message ?? "")")
+        // Nothing changed: the file opens with the old model, and once the duplicate is gone,
+        // with the unique one.
+        do {
+            let db = try directory.open([PlainMember.self])
+            try db.write { db.object(ofType: PlainMember.self, forPrimaryKey: 3)?.code = 9 }
+        }
+        let db = try directory.open([UniqueMember.self])
+        #expect(db.schema["Member"]?["code"]?.isUnique == true)
+        let m = UniqueMember()
+        m.id = 4
+        m.code = 8
+        #expect(violation { try db.write { try db.add(m) } }?.code == .uniqueConstraintViolation)
+    }
+}
