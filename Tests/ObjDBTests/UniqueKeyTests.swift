@@ -23,6 +23,20 @@ final class UniqueMember: Object {
     @Persisted(unique: true) var code: Int = 0
 }
 
+/// A person unique by first and last name together.
+final class UniqueNamePerson: Object {
+    override class var uniqueKeys: [[String]] { [["first", "last"]] }
+    @Persisted(primaryKey: true) var id: Int = 0
+    @Persisted var first: String = ""
+    @Persisted var last: String? = nil
+}
+
+/// A compound key that names a list: refused.
+final class BadUniqueKey: Object {
+    override class var uniqueKeys: [[String]] { [["tags"]] }
+    @Persisted var tags: List<String>
+}
+
 /// `@Persisted(unique: true)`: a value held by one object is refused for another, at add,
 /// create, property writes and when a property becomes unique over existing data.
 struct UniqueKeyTests {
@@ -118,5 +132,35 @@ struct UniqueKeyTests {
         m.id = 4
         m.code = 8
         #expect(violation { try db.write { try db.add(m) } }?.code == .uniqueConstraintViolation)
+    }
+
+    @Test func compoundKeysRefuseTheSameValuesTogether() throws {
+        let db = try directory.open([UniqueNamePerson.self])
+        func person(_ id: Int, _ first: String, _ last: String?) -> UniqueNamePerson {
+            let p = UniqueNamePerson()
+            p.id = id
+            p.first = first
+            p.last = last
+            return p
+        }
+        let ann = person(1, "Ann", "Lee")
+        try db.write {
+            try db.add(ann)
+            try db.add(person(2, "Ann", "Kim"))     // same first name, other last name
+            try db.add(person(3, "Bob", "Lee"))
+            try db.add(person(4, "Ann", nil))       // nil never conflicts
+            try db.add(person(5, "Ann", nil))
+        }
+        let error = violation { try db.write { try db.add(person(6, "Ann", "Lee")) } }
+        #expect(error?.code == .uniqueConstraintViolation)
+        #expect(error?.message.contains("(first, last)") == true, "\(error?.message ?? "")")
+        let bob = try #require(db.object(ofType: UniqueNamePerson.self, forPrimaryKey: 3))
+        #expect(violation { try db.write { bob.first = "Ann" } }?.code == .uniqueConstraintViolation)   // Ann Lee again
+        try db.write { bob.last = "Park" }
+        #expect(db.objects(UniqueNamePerson.self).count == 5)
+        // The key's properties are indexed, and the schema lists the key.
+        let schema = try #require(db.schema["UniqueNamePerson"])
+        #expect(schema.uniqueKeys == [["first", "last"]] && schema["first"]?.isIndexed == true)
+        #expect(throws: ObjDBError.self) { _ = try directory.open([BadUniqueKey.self], name: "bad.objdb") }
     }
 }

@@ -113,6 +113,10 @@ final class ClassInfo {
     /// the type the stored property describes (found once: reading by name asks for it).
     let columnTypes: [any _Persistable.Type]
 
+    /// The compound unique keys (``ObjectBase/uniqueKeys``) as columns; the first column of each
+    /// is indexed, which the check reads for candidates.
+    let compoundKeys: [[Int]]
+
     /// The auto-increment primary-key column, if any.
     let autoIncrementColumn: Int?
     /// The columns of `@Persisted(.createdAt)` dates.
@@ -160,6 +164,10 @@ final class ClassInfo {
             }
         }
         keySlots = slots
+        compoundKeys = (stored.uniqueKeys ?? []).compactMap { names in
+            let columns = names.compactMap { name in properties.firstIndex { $0.name == name } }
+            return columns.count == names.count && tables.indexes.indices.contains(columns[0]) && tables.indexes[columns[0]] != nil ? columns : nil
+        }
         valuePaths = Array(repeating: nil, count: properties.count)
         columnKinds = properties.map(ColumnKind.init)
         linkColumns = properties.indices.filter { properties[$0].type == .object }

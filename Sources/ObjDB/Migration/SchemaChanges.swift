@@ -53,6 +53,7 @@ struct SchemaChanges {
         for (column, indexed) in changed { existing.properties[column].indexed = indexed }
         let updated = Self.withMetadata(of: layout, existing)
         let madeUnique = updated.properties.indices.filter { updated.properties[$0].unique == true && existing.properties[$0].unique != true }
+        let newKeys = (updated.uniqueKeys ?? []).filter { !(existing.uniqueKeys ?? []).contains($0) }
         if !changed.isEmpty || updated != existing {
             existing = updated
             stored.replace(existing)
@@ -69,7 +70,11 @@ struct SchemaChanges {
                 try txn.empty(old)
             }
         }
-        for column in madeUnique { try UniqueCheck.requireDistinct(existing, column: column, objects: tables.objects, txn: txn) }
+        for column in madeUnique { try UniqueCheck.requireDistinct(existing, columns: [column], objects: tables.objects, txn: txn) }
+        for names in newKeys {
+            let columns = names.compactMap(existing.column(of:))
+            if columns.count == names.count { try UniqueCheck.requireDistinct(existing, columns: columns, objects: tables.objects, txn: txn) }
+        }
         return (existing, tables)
     }
 
@@ -96,6 +101,7 @@ struct SchemaChanges {
             updated.properties[column].unique = model.isUnique && !property.primaryKey ? true : nil
         }
         updated.setComputed(layout.schema.properties.filter(\.isComputed))
+        updated.uniqueKeys = layout.schema.uniqueKeys.isEmpty ? nil : layout.schema.uniqueKeys
         return updated
     }
 
@@ -135,25 +141,32 @@ enum IndexBuilder {
 /// Checks existing objects when a property becomes unique.
 enum UniqueCheck {
     /// Throws ``ObjDBError/Code/uniqueConstraintViolation`` if two objects of `stored` hold the
-    /// same non-nil value in `column`, naming the value and both objects.
+    /// same non-nil values in `columns`, naming both objects.
     ///
     /// - Complexity: O(n) for n objects, with the distinct values in memory.
-    static func requireDistinct(_ stored: StoredClass, column: Int, objects: Table, txn: Txn) throws {
+    static func requireDistinct(_ stored: StoredClass, columns: [Int], objects: Table, txn: Txn) throws {
         let cursor = try Cursor(txn, objects)
-        var seen: [[UInt8]: UInt64] = [:]
+        var seen: [[[UInt8]]: UInt64] = [:]
         var entry = try cursor.first()
         while let current = entry {
-            if let row = RowView(current.value), case .value(let bytes) = row.column(column) {
-                let value = Array(bytes)
-                if let first = seen[value] {
-                    let name = stored.properties[column].name
-                    let text = stored.properties[column].type == .string ? "'\(String(decoding: value, as: UTF8.self))'" : "one value"
-                    throw ObjDBError(
-                        .uniqueConstraintViolation,
-                        "'\(stored.name).\(name)' is declared unique, but objects \(first) and \(current.objectKey) both hold \(text); make the values distinct in a migration first",
-                        className: stored.name)
+            if let row = RowView(current.value) {
+                // A nil in any of the columns never conflicts.
+                let values = columns.compactMap { column -> [UInt8]? in
+                    if case .value(let bytes) = row.column(column) { return Array(bytes) }
+                    return nil
                 }
-                seen[value] = current.objectKey
+                if values.count == columns.count {
+                    if let first = seen[values] {
+                        let names = columns.map { stored.properties[$0].name }.joined(separator: ", ")
+                        let single = columns.count == 1 && stored.properties[columns[0]].type == .string
+                        let text = single ? "'\(String(decoding: values[0], as: UTF8.self))'" : "the same values"
+                        throw ObjDBError(
+                            .uniqueConstraintViolation,
+                            "'\(stored.name).\(names)' is declared unique, but objects \(first) and \(current.objectKey) both hold \(text); make the values distinct in a migration first",
+                            className: stored.name)
+                    }
+                    seen[values] = current.objectKey
+                }
             }
             entry = try cursor.next()
         }

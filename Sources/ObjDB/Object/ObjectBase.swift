@@ -55,6 +55,17 @@ open class ObjectBase {
     /// two model classes with the same name in different modules.
     open class var className: String { String(describing: self) }
 
+    /// Groups of properties whose values together are unique among the objects of the class
+    /// (compound unique keys), for example `[["firstName", "lastName"]]`: adding, creating or
+    /// writing an object whose values in one group are all non-nil and equal to another
+    /// object's throws ``ObjDBError/Code/uniqueConstraintViolation``. The properties are
+    /// indexed. Empty by default.
+    ///
+    /// ```swift
+    /// override class var uniqueKeys: [[String]] { [["firstName", "lastName"]] }
+    /// ```
+    open class var uniqueKeys: [[String]] { [] }
+
     /// The current row of a managed object, read again if the database moved to another
     /// version or wrote since it was cached. `nil` if the object no longer exists.
     @inline(__always)

@@ -14,12 +14,16 @@ public struct ObjectSchema: Sendable, Hashable, CustomStringConvertible {
     /// Whether the class is an ``EmbeddedObject``: its objects are owned by one parent each and
     /// cannot be queried on their own.
     public let isEmbedded: Bool
+    /// The compound unique keys (``ObjectBase/uniqueKeys``): groups of property names whose
+    /// values together are unique.
+    public let uniqueKeys: [[String]]
 
     /// Creates a description.
-    public init(className: String, properties: [Property], isEmbedded: Bool = false) {
+    public init(className: String, properties: [Property], isEmbedded: Bool = false, uniqueKeys: [[String]] = []) {
         self.className = className
         self.properties = properties
         self.isEmbedded = isEmbedded
+        self.uniqueKeys = uniqueKeys
     }
 
     /// The primary-key property, if the class has one.
@@ -30,7 +34,8 @@ public struct ObjectSchema: Sendable, Hashable, CustomStringConvertible {
 
     /// `class Name { properties… }` (`embedded class` for embedded ones), one property per line.
     public var description: String {
-        (isEmbedded ? "embedded class " : "class ") + "\(className) {\n" + properties.map { "    \($0)\n" }.joined() + "}"
+        (isEmbedded ? "embedded class " : "class ") + "\(className) {\n" + properties.map { "    \($0)\n" }.joined()
+            + uniqueKeys.map { "    unique (\($0.joined(separator: ", ")))\n" }.joined() + "}"
     }
 
     /// Differences in stored data between two descriptions of the same class, as sentences;

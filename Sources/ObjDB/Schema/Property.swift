@@ -59,6 +59,14 @@ public struct Property: Sendable, Hashable, CustomStringConvertible {
         self.isUnique = isUnique
     }
 
+    /// The same description with an index.
+    func indexed() -> Property {
+        Property(
+            name: name, type: type, isOptional: isOptional, isPrimaryKey: isPrimaryKey, isIndexed: true, bitWidth: bitWidth,
+            objectClassName: objectClassName, linkOriginPropertyName: linkOriginPropertyName, collection: collection,
+            deleteRule: deleteRule, isAutoIncrement: isAutoIncrement, timestamp: timestamp, isUnique: isUnique)
+    }
+
     /// Whether the property is a ``List``.
     public var isArray: Bool { collection == .list }
     /// Whether the property is a ``MutableSet``.

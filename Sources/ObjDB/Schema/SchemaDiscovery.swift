@@ -146,8 +146,12 @@ enum SchemaDiscovery {
             if let target = (relationship?.elementType ?? valueType)._objdbObjectType { linkedTypes.append(target) }
             properties.append(property)
         }
+        let uniqueKeys = type.uniqueKeys
+        let keyed = Set(uniqueKeys.joined())
+        // The properties of compound unique keys are indexed: the check looks candidates up.
+        properties = properties.map { keyed.contains($0.name) && !$0.isIndexed && !$0.isPrimaryKey && $0.collection == nil ? $0.indexed() : $0 }
         let schema = ObjectSchema(
-            className: className, properties: properties, isEmbedded: type is EmbeddedObject.Type)
+            className: className, properties: properties, isEmbedded: type is EmbeddedObject.Type, uniqueKeys: uniqueKeys)
         try SchemaValidation.validate(schema)
         #if OBJDB_INTERNAL_CHECKS
         if internalChecksEnabled { checkAgainstMirror(prototype, fields) }

@@ -13,6 +13,19 @@ enum SchemaValidation {
         guard schema.properties.count <= RowFormat.maxColumns else {
             throw fail("Class '\(name)' has \(schema.properties.count) properties; at most \(RowFormat.maxColumns) are supported")
         }
+        for key in schema.uniqueKeys {
+            guard !key.isEmpty else { throw fail("Class '\(name)' declares an empty unique key") }
+            for member in key {
+                guard let property = schema[member], !property.isComputed else {
+                    throw fail("The unique key (\(key.joined(separator: ", "))) of '\(name)' names '\(member)', which is not a stored property", property: member)
+                }
+                guard property.collection == nil, property.type.canBeIndexed else {
+                    throw fail(
+                        "The unique key (\(key.joined(separator: ", "))) of '\(name)' names '\(member)' of type \(property.typeName); unique keys take integers, Bool, String, Date, UUID and ObjectId",
+                        property: member)
+                }
+            }
+        }
         var seen = Set<String>()
         for property in schema.properties {
             guard !property.name.isEmpty else { throw fail("Class '\(name)' has a property with an empty name") }

@@ -23,6 +23,7 @@ struct StoredSchema: Codable, Equatable, Sendable {
         nextClassID += 1
         for property in schema.properties where !property.isComputed { stored.addProperty(property) }
         stored.setComputed(schema.properties.filter(\.isComputed))
+        stored.uniqueKeys = schema.uniqueKeys.isEmpty ? nil : schema.uniqueKeys
         classes.append(stored)
         return stored
     }
@@ -93,6 +94,8 @@ struct StoredClass: Codable, Equatable, Sendable {
     var embedded: Bool?
     /// The computed properties (``LinkingObjects``), which have no column; absent when none.
     var computed: [StoredProperty]?
+    /// The compound unique keys, by property name; absent when none.
+    var uniqueKeys: [[String]]?
 
     init(id: UInt32, name: String, nextPropertyID: UInt32, properties: [StoredProperty]) {
         self.id = id
@@ -108,7 +111,7 @@ struct StoredClass: Codable, Equatable, Sendable {
     var objectSchema: ObjectSchema {
         ObjectSchema(
             className: name, properties: properties.map(\.property) + (computed ?? []).map(\.property),
-            isEmbedded: isEmbedded)
+            isEmbedded: isEmbedded, uniqueKeys: uniqueKeys ?? [])
     }
 
     /// Replaces the computed properties (they carry no data, so they need no stable ids).

@@ -114,7 +114,7 @@ extension Database {
     /// Encodes the primary-key or index key of a column into `buffer` (the write context's key
     /// buffer); returns its range there. A column that does not decode is keyed as `nil`.
     @inline(__always)
-    private func encodeKey(_ read: ColumnRead, kind: ScalarKind, into buffer: inout ScratchBuffer) -> Range<Int> {
+    func encodeKey(_ read: ColumnRead, kind: ScalarKind, into buffer: inout ScratchBuffer) -> Range<Int> {
         let start = buffer.count
         if !KeyEncoding.append(read, kind: kind, to: &buffer) {
             buffer.truncate(to: start)
@@ -356,6 +356,7 @@ extension Database {
                 context.keyUpdates.append(.init(table: slot.table, range: newRange, add: true, isPrimary: slot.isPrimary, uniqueColumn: unique))
             }
         }
+        if !info.compoundKeys.isEmpty, let new { try checkCompoundKeys(info, key: key, new: new, columns: columns, context, txn) }
         guard context.keyUpdates.count > 0 else { return }
         var objectKey = key
         try withUnsafeBytes(of: &objectKey) { value in

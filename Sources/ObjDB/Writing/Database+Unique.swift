@@ -30,3 +30,40 @@ extension Database {
             className: info.name)
     }
 }
+
+extension Database {
+    /// Throws ``ObjDBError/Code/uniqueConstraintViolation`` if another object holds the same
+    /// non-nil values as `new` in one of the compound unique keys of `info` that `columns` (or,
+    /// when `nil`, any column) touches. Candidates come from the index of the key's first column
+    /// (written first if entries are waiting); each is compared on the other columns.
+    ///
+    /// - Complexity: O(log n + k) for k objects sharing the first column's value.
+    func checkCompoundKeys<New: ColumnSource>(
+        _ info: ClassInfo, key: UInt64, new: New, columns: [Int]?, _ context: WriteContext, _ txn: Txn
+    ) throws {
+        for compound in info.compoundKeys {
+            if let columns, !compound.contains(where: columns.contains) { continue }
+            guard compound.allSatisfy({ if case .value = new.column($0) { return true } else { return false } }),
+                let table = info.tables.indexes[compound[0]]
+            else { continue }  // a nil never conflicts
+            try flushPendingIndexEntries(context, txn)
+            var scratch = ScratchBuffer()
+            let range = encodeKey(new.column(compound[0]), kind: info.scalarKinds[compound[0]], into: &scratch)
+            let cursor = try Cursor(txn, table)
+            var entry = try cursor.seek(exactly: scratch.bytes(range))
+            while let current = entry {
+                let other = current.valueObjectKey
+                if other != key, let bytes = try txn.get(info.objectsTable, key: other), let row = RowView(bytes),
+                    compound.dropFirst().allSatisfy({ row.column($0).sameContent(as: new.column($0)) })
+                {
+                    let names = compound.map { info.stored.properties[$0].name }.joined(separator: ", ")
+                    throw ObjDBError(
+                        .uniqueConstraintViolation,
+                        "The unique key (\(names)) of '\(info.name)' already has these values, held by another object (object key \(other))",
+                        className: info.name)
+                }
+                entry = try cursor.nextDuplicate()
+            }
+        }
+    }
+}

@@ -41,7 +41,7 @@ struct SchemaCommand: ParsableCommand {
                     [
                         "class": schema.className, "embedded": schema.isEmbedded,
                         "primaryKey": schema.primaryKeyProperty?.name as Any? ?? NSNull(),
-                        "properties": schema.properties.map(Self.json),
+                        "properties": schema.properties.map(Self.json), "uniqueKeys": schema.uniqueKeys,
                         "linkedFrom": (backlinks[schema.className] ?? []).map { ["class": $0.0, "property": $0.1] },
                     ]
                 }
@@ -87,6 +87,10 @@ enum SwiftModels {
         var lines = ["import ObjDB", ""]
         for schema in classes {
             lines.append("final class \(identifier(schema.className)): \(schema.isEmbedded ? "EmbeddedObject" : "Object") {")
+            if !schema.uniqueKeys.isEmpty {
+                let keys = schema.uniqueKeys.map { "[" + $0.map { "\"\($0)\"" }.joined(separator: ", ") + "]" }.joined(separator: ", ")
+                lines.append("    override class var uniqueKeys: [[String]] { [\(keys)] }")
+            }
             for property in schema.properties { lines.append("    " + declaration(property)) }
             lines.append("}")
             lines.append("")

@@ -32,6 +32,19 @@ struct DumpHeader {
             json.string(dumped.schema.className)
             json.raw(",\"embedded\":\(dumped.schema.isEmbedded)")
             if let next = dumped.nextKey { json.raw(",\"nextKey\":\(next)") }
+            if !dumped.schema.uniqueKeys.isEmpty {
+                json.raw(",\"uniqueKeys\":[")
+                for (k, key) in dumped.schema.uniqueKeys.enumerated() {
+                    if k > 0 { json.byte(0x2C) }
+                    json.byte(0x5B)
+                    for (n, name) in key.enumerated() {
+                        if n > 0 { json.byte(0x2C) }
+                        json.string(name)
+                    }
+                    json.byte(0x5D)
+                }
+                json.byte(0x5D)
+            }
             json.raw(",\"properties\":[")
             for (position, property) in dumped.schema.properties.enumerated() {
                 if position > 0 { json.byte(0x2C) }
@@ -106,7 +119,19 @@ struct DumpHeader {
         guard case .array(let list)? = fields["properties"] else { throw CommandFailure("class '\(name)' has no \"properties\" array") }
         let properties = try list.map { try property($0, className: name) }
         let nextKey = try fields["nextKey"].map { try unsigned($0, "\(name).nextKey") }
-        return Class(schema: ObjectSchema(className: name, properties: properties, isEmbedded: embedded), nextKey: nextKey)
+        var uniqueKeys: [[String]] = []
+        if let keys = fields["uniqueKeys"] {
+            guard case .array(let list) = keys else { throw CommandFailure("class '\(name)': \"uniqueKeys\" is \(keys.kind), not an array") }
+            uniqueKeys = try list.map { key in
+                guard case .array(let members) = key else { throw CommandFailure("class '\(name)': a unique key is \(key.kind), not an array") }
+                return try members.map { member in
+                    guard case .string(let text) = member else { throw CommandFailure("class '\(name)': a unique key holds \(member.kind), not a name") }
+                    return text
+                }
+            }
+        }
+        return Class(
+            schema: ObjectSchema(className: name, properties: properties, isEmbedded: embedded, uniqueKeys: uniqueKeys), nextKey: nextKey)
     }
 
     private static func property(_ json: JSONValue, className: String) throws -> Property {
