@@ -163,4 +163,35 @@ struct UniqueKeyTests {
         #expect(schema.uniqueKeys == [["first", "last"]] && schema["first"]?.isIndexed == true)
         #expect(throws: ObjDBError.self) { _ = try directory.open([BadUniqueKey.self], name: "bad.objdb") }
     }
+
+    /// A migration that leaves two objects with the same unique value fails, and the file stays
+    /// as it was (the migration is one transaction).
+    @Test func aMigrationThatLeavesDuplicatesFails() throws {
+        do {
+            let db = try directory.open([PlainMember.self])
+            try db.write {
+                for (id, code) in [(1, 7), (2, 8)] {
+                    let m = PlainMember()
+                    m.id = id
+                    m.code = code
+                    try db.add(m)
+                }
+            }
+        }
+        var configuration = directory.configuration([UniqueMember.self])
+        configuration.schemaVersion = 1
+        configuration.migrationBlock = { migration, _ in
+            try migration.enumerateObjects(ofType: "Member") { _, new in new?["code"] = 5 }
+        }
+        let error = violation { _ = try Database(configuration: configuration) }
+        #expect(error?.code == .uniqueConstraintViolation || error?.code == .migrationFailed, "\(String(describing: error))")
+        #expect(error?.message.contains("Member.code") == true, "\(error?.message ?? "")")
+        #expect(try Database.schemaVersion(at: directory.file()) == 0)
+        // A migration that keeps the codes distinct opens.
+        configuration.migrationBlock = { migration, _ in
+            try migration.enumerateObjects(ofType: "Member") { old, new in new?["code"] = ((old?["code"] as? Int) ?? 0) * 10 }
+        }
+        let db = try Database(configuration: configuration)
+        #expect(db.objects(UniqueMember.self).map(\.code).sorted() == [70, 80])
+    }
 }

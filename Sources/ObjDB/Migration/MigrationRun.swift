@@ -74,6 +74,7 @@ enum MigrationRun {
             if let failure = migration.failures.first ?? context.failure { throw failure }
             try new.flushPendingWrites(context)
             try rebuildPrimaryKeys(catalog, plan, context, path: path)
+            try checkUniqueValues(catalog, layouts, context)
             try FileMeta.writeUInt64(txn, meta, FileMeta.Key.schemaVersion, configuration.schemaVersion)
             _ = try FileMeta.upgradeFormat(txn, meta)
             try FileMeta.seal(txn, meta)
@@ -365,6 +366,23 @@ enum MigrationRun {
     }
 
     // MARK: Primary keys
+
+    /// Refuses a migration that leaves two objects with the same values in a unique property or
+    /// compound unique key of the models (checked after the block, inside its transaction).
+    private static func checkUniqueValues(_ catalog: Catalog, _ layouts: [ClassLayout], _ context: WriteContext) throws {
+        try context.storage { txn in
+            for layout in layouts {
+                guard let info = catalog.byName[layout.className] else { continue }
+                var groups: [[Int]] = layout.schema.properties.filter { $0.isUnique && !$0.isPrimaryKey }
+                    .compactMap { info.stored.column(of: $0.name).map { [$0] } }
+                for names in layout.schema.uniqueKeys {
+                    let columns = names.compactMap(info.stored.column(of:))
+                    if columns.count == names.count { groups.append(columns) }
+                }
+                for columns in groups { try UniqueCheck.requireDistinct(info.stored, columns: columns, objects: info.objectsTable, txn: txn) }
+            }
+        }
+    }
 
     /// Rebuilds the primary-key tables the migration left stale, refusing duplicates.
     private static func rebuildPrimaryKeys(
