@@ -31,6 +31,13 @@ final class UniqueNamePerson: Object {
     @Persisted var last: String? = nil
 }
 
+/// Two unique properties besides the primary key.
+final class UniquePair: Object {
+    @Persisted(primaryKey: true) var id: Int = 0
+    @Persisted(unique: true) var a: String = ""
+    @Persisted(unique: true) var b: String = ""
+}
+
 /// A compound key that names a list: refused.
 final class BadUniqueKey: Object {
     override class var uniqueKeys: [[String]] { [["tags"]] }
@@ -193,5 +200,43 @@ struct UniqueKeyTests {
         }
         let db = try Database(configuration: configuration)
         #expect(db.objects(UniqueMember.self).map(\.code).sorted() == [70, 80])
+    }
+
+    /// A refused add leaves no entry behind: the primary key and the first unique value stay free
+    /// (the check runs before anything is written), even when the transaction goes on and commits.
+    @Test func aRefusedAddLeavesNoEntries() throws {
+        let db = try directory.open([UniquePair.self])
+        func pair(_ id: Int, _ a: String, _ b: String) -> UniquePair {
+            let p = UniquePair()
+            p.id = id
+            p.a = a
+            p.b = b
+            return p
+        }
+        try db.write { try db.add(pair(1, "a1", "taken")) }
+        try db.write {
+            #expect(throws: ObjDBError.self) { try db.add(pair(7, "a7", "taken")) }
+        }
+        try db.write { try db.add(pair(7, "a7", "b7")) }            // id 7 and "a7" were not kept
+        #expect(db.objects(UniquePair.self).map(\.id) == [1, 7])
+        // An update refused on `b` keeps the object's other entries.
+        let seven = try #require(db.object(ofType: UniquePair.self, forPrimaryKey: 7))
+        try db.write {
+            #expect(throws: ObjDBError.self) { try db.add(pair(7, "a7-new", "taken"), update: .modified) }
+        }
+        #expect(db.objects(UniquePair.self).where { $0.a == "a7" }.map(\.id) == [7] && seven.b == "b7")
+        #expect(throws: ObjDBError.self) { try db.write { try db.add(pair(8, "a7", "b8")) } }
+    }
+
+    /// Long strings are compared whole, not by their cut index keys.
+    @Test func longValuesAreComparedWhole() throws {
+        let db = try directory.open([UniqueAccount.self])
+        let prefix = String(repeating: "x", count: 600)
+        try db.write {
+            try db.add(account(1, prefix + "1"))
+            try db.add(account(2, prefix + "2"))                     // same first 479 bytes: not equal
+        }
+        #expect(violation { try db.write { try db.add(account(3, prefix + "1")) } }?.code == .uniqueConstraintViolation)
+        #expect(db.objects(UniqueAccount.self).count == 2)
     }
 }

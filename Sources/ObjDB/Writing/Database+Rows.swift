@@ -358,6 +358,14 @@ extension Database {
         }
         if !info.compoundKeys.isEmpty, let new { try checkCompoundKeys(info, key: key, new: new, columns: columns, context, txn) }
         guard context.keyUpdates.count > 0 else { return }
+        // Unique values are checked before anything is written: a refused write leaves the
+        // tables as they were (the savepoint of a failed add restores rows, not entries).
+        for entry in context.keyUpdates.entries {
+            guard let column = entry.uniqueColumn, let new else { continue }
+            if let holder = try objectHolding(buffer.bytes(entry.range), in: entry.table, other: key, full: new.column(column), info, column: column, txn) {
+                throw uniqueViolation(info, column: column, holder: holder, txn)
+            }
+        }
         var objectKey = key
         try withUnsafeBytes(of: &objectKey) { value in
             // Entries logged for later must be in the tables before this object's are deleted:
@@ -371,14 +379,9 @@ extension Database {
                 _ = try context.withInsertCursor(entry.table, txn) { try $0.delete(key: buffer.bytes(entry.range), value: value) }
             }
             for entry in context.keyUpdates.entries where entry.add {
-                if let column = entry.uniqueColumn {
-                    // A unique value: refused if another object holds it, else written at once
-                    // (so that the next check sees it).
-                    let bytes = buffer.bytes(entry.range)
-                    if let holder = try objectHolding(bytes, in: entry.table, other: key, txn) {
-                        throw uniqueViolation(info, column: column, holder: holder, txn)
-                    }
-                    _ = try context.withInsertCursor(entry.table, txn) { try $0.put(key: bytes, value: value) }
+                if entry.uniqueColumn != nil {
+                    // A unique value (checked above): written at once, so that the next check sees it.
+                    _ = try context.withInsertCursor(entry.table, txn) { try $0.put(key: buffer.bytes(entry.range), value: value) }
                     continue
                 }
                 // Secondary-index entries are written later, grouped (see `PendingIndexEntries`).

@@ -1,12 +1,23 @@
 /// Unique properties (`@Persisted(unique: true)`): their index refuses a second object with the
 /// same non-nil value.
 extension Database {
-    /// The object other than `key` whose entry `value` is in the unique index `table`, if any.
-    func objectHolding(_ value: UnsafeRawBufferPointer, in table: Table, other key: UInt64, _ txn: Txn) throws -> UInt64? {
+    /// The object other than `key` that holds the value `full` of `column` (index key `value`)
+    /// in the unique index `table`, if any. A key that may be cut (a long string) is confirmed
+    /// on the holder's row.
+    func objectHolding(
+        _ value: UnsafeRawBufferPointer, in table: Table, other key: UInt64, full: ColumnRead, _ info: ClassInfo, column: Int, _ txn: Txn
+    ) throws -> UInt64? {
         let cursor = try Cursor(txn, table)
         var entry = try cursor.seek(exactly: value)
+        let truncated = KeyEncoding.mayBeTruncated(count: value.count)
         while let current = entry {
-            if current.valueObjectKey != key { return current.valueObjectKey }
+            let holder = current.valueObjectKey
+            if holder != key {
+                guard truncated else { return holder }
+                if let bytes = try txn.get(info.objectsTable, key: holder), let row = RowView(bytes), row.column(column).sameContent(as: full) {
+                    return holder
+                }
+            }
             entry = try cursor.nextDuplicate()
         }
         return nil
@@ -54,7 +65,7 @@ extension Database {
             while let current = entry {
                 let other = current.valueObjectKey
                 if other != key, let bytes = try txn.get(info.objectsTable, key: other), let row = RowView(bytes),
-                    compound.dropFirst().allSatisfy({ row.column($0).sameContent(as: new.column($0)) })
+                    compound.allSatisfy({ row.column($0).sameContent(as: new.column($0)) })  // the first too: its key may be cut
                 {
                     let names = compound.map { info.stored.properties[$0].name }.joined(separator: ", ")
                     throw ObjDBError(

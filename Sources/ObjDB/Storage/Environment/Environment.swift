@@ -356,7 +356,9 @@ final class Environment: @unchecked Sendable {
     func transactionEnded(readOnly: Bool) {
         stateLock.withLock {
             liveTransactions -= 1
-            if !readOnly { writerThread = nil }
+            // Only the ending writer's own mark: the next writer may have begun already
+            // (mdb_txn_commit lets it in before this runs).
+            if !readOnly, let writer = writerThread, pthread_equal(writer, pthread_self()) != 0 { writerThread = nil }
         }
     }
 
