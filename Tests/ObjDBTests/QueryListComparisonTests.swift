@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import ObjDB
 import ObjDBTestModels
@@ -75,5 +76,25 @@ struct QueryListComparisonTests {
         #expect(try ids("age * $0 == $1", 3, 60) == [2])
         #expect(throws: ObjDBError.self) { try people.filter("name * 2 > 1") }
         #expect(throws: ObjDBError.self) { try people.filter("age * 'x' > 1") }
+    }
+
+    /// A Double literal or argument against a Decimal property means the decimal it is written
+    /// as (realm-core `Parser_Decimal128`: `dec == 7.1E-7`), not the binary fraction nearest to it.
+    @Test func doublesAgainstDecimalsMeanTheirWrittenValue() throws {
+        let db = try directory.open([AllTypes.self])
+        try db.write {
+            for (id, text) in [(1, "19.99"), (2, "0.00000071"), (3, "20")] {
+                let o = AllTypes()
+                o.id = id
+                o.decimal = try #require(Decimal(string: text))
+                try db.add(o)
+            }
+        }
+        let all = db.objects(AllTypes.self)
+        #expect(try all.filter("decimal == 19.99").map(\.id) == [1])
+        #expect(try all.filter("decimal == 7.1E-7").map(\.id) == [2])
+        #expect(try all.filter("decimal == %@", 19.99).map(\.id) == [1])
+        #expect(try all.filter("decimal IN {19.99, 20}").map(\.id) == [1, 3])
+        #expect(try all.filter("decimal > 19.98 AND decimal < 19.995").map(\.id) == [1])
     }
 }

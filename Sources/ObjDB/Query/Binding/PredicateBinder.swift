@@ -395,6 +395,11 @@ struct PredicateBinder {
             case .int(let v): return .int(v)
             case .double(let v) where type == .int && !v.isFinite:
                 throw mismatch()  // as Realm: an integer is never infinite or NaN
+            case .double(let v) where type == .decimal && v.isFinite:
+                // A Double against a Decimal property means the decimal it is written as: its
+                // shortest round-trip text (`price == 19.99` matches a Decimal 19.99, which the
+                // Double nearest to 19.99 does not equal exactly).
+                return .decimal(Decimal(string: "\(v)", locale: Locale(identifier: "en_US_POSIX")) ?? Decimal(v))
             case .double(let v): return .double(v)
             case .decimal(let v): return .decimal(v)
             default: throw mismatch()
