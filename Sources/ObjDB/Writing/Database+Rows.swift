@@ -335,6 +335,7 @@ extension Database {
         context.keyUpdates.reset()
         // The buffer is taken once: each access through the context would retain it.
         var buffer = context.keyUpdates.bytes
+        var checksUnique = false
         // The primary key's entry comes first: its put refuses a taken key before anything else
         // is written.
         for slot in info.keySlots {
@@ -352,7 +353,10 @@ extension Database {
             if let oldRange { context.keyUpdates.append(.init(table: slot.table, range: oldRange, add: false, isPrimary: slot.isPrimary)) }
             if let newRange {
                 var unique: Int?
-                if slot.isUnique, let new, case .value = new.column(column) { unique = column }
+                if slot.isUnique, let new, case .value = new.column(column) {
+                    unique = column
+                    checksUnique = true
+                }
                 context.keyUpdates.append(.init(table: slot.table, range: newRange, add: true, isPrimary: slot.isPrimary, uniqueColumn: unique))
             }
         }
@@ -360,7 +364,7 @@ extension Database {
         guard context.keyUpdates.count > 0 else { return }
         // Unique values are checked before anything is written: a refused write leaves the
         // tables as they were (the savepoint of a failed add restores rows, not entries).
-        for entry in context.keyUpdates.entries {
+        for entry in context.keyUpdates.entries where checksUnique {
             guard let column = entry.uniqueColumn, let new else { continue }
             if let holder = try objectHolding(buffer.bytes(entry.range), in: entry.table, other: key, full: new.column(column), info, column: column, txn) {
                 throw uniqueViolation(info, column: column, holder: holder, txn)

@@ -7,32 +7,28 @@ extension Database {
     func objectHolding(
         _ value: UnsafeRawBufferPointer, in table: Table, other key: UInt64, full: ColumnRead, _ info: ClassInfo, column: Int, _ txn: Txn
     ) throws -> UInt64? {
-        let cursor = try Cursor(txn, table)
-        var entry = try cursor.seek(exactly: value)
         let truncated = KeyEncoding.mayBeTruncated(count: value.count)
-        while let current = entry {
-            let holder = current.valueObjectKey
-            if holder != key {
-                guard truncated else { return holder }
-                if let bytes = try txn.get(info.objectsTable, key: holder), let row = RowView(bytes), row.column(column).sameContent(as: full) {
-                    return holder
-                }
-            }
-            entry = try cursor.nextDuplicate()
+        for holder in try txn.objectKeys(table, under: value) where holder != key {
+            if !truncated { return holder }
+            if try holds(info, holder, columns: [column], txn, { _ in full }) { return holder }
         }
         return nil
+    }
+
+    /// Whether the object `holder` of `info` holds, in each of `columns`, the value `value`
+    /// gives for it (compared whole).
+    func holds(_ info: ClassInfo, _ holder: UInt64, columns: [Int], _ txn: Txn, _ value: (Int) -> ColumnRead) throws -> Bool {
+        guard let bytes = try txn.get(info.objectsTable, key: holder), let row = RowView(bytes) else { return false }
+        return columns.allSatisfy { row.column($0).sameContent(as: value($0)) }
     }
 
     /// The error for a value of the unique `column` of `info` that the object `holder` holds.
     func uniqueViolation(_ info: ClassInfo, column: Int, holder: UInt64, _ txn: Txn) -> ObjDBError {
         let property = info.stored.properties[column].name
         var value = "the same value"
-        if let bytes = try? txn.get(info.objectsTable, key: holder), let row = RowView(bytes), case .value(let stored) = row.column(column),
-            let decoded = info.columnTypes[column]._objdbDecode(stored)
+        if let bytes = try? txn.get(info.objectsTable, key: holder), let row = RowView(bytes),
+            let held = info.valueType(column: column).anyValue(from: row.column(column))
         {
-            // An optional property's type decodes to an Optional: show what it holds.
-            let mirror = Mirror(reflecting: decoded)
-            let held: Any = mirror.displayStyle == .optional ? mirror.children.first?.value ?? decoded : decoded
             value = held is String ? "'\(held)'" : "\(held)"
         }
         return ObjDBError(
@@ -60,20 +56,15 @@ extension Database {
             try flushPendingIndexEntries(context, txn)
             var scratch = ScratchBuffer()
             let range = encodeKey(new.column(compound[0]), kind: info.scalarKinds[compound[0]], into: &scratch)
-            let cursor = try Cursor(txn, table)
-            var entry = try cursor.seek(exactly: scratch.bytes(range))
-            while let current = entry {
-                let other = current.valueObjectKey
-                if other != key, let bytes = try txn.get(info.objectsTable, key: other), let row = RowView(bytes),
-                    compound.allSatisfy({ row.column($0).sameContent(as: new.column($0)) })  // the first too: its key may be cut
-                {
+            for other in try txn.objectKeys(table, under: scratch.bytes(range)) where other != key {
+                // Every column, the first too: its index key may be cut.
+                if try holds(info, other, columns: compound, txn, { new.column($0) }) {
                     let names = compound.map { info.stored.properties[$0].name }.joined(separator: ", ")
                     throw ObjDBError(
                         .uniqueConstraintViolation,
                         "The unique key (\(names)) of '\(info.name)' already has these values, held by another object (object key \(other))",
                         className: info.name)
                 }
-                entry = try cursor.nextDuplicate()
             }
         }
     }

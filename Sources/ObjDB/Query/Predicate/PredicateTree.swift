@@ -184,7 +184,7 @@ enum QueryValue: Equatable, Sendable, CustomStringConvertible {
 }
 
 /// A clause after a predicate string, applied to the results in the order written.
-enum QueryClause: Equatable, Sendable {
+enum QueryClause: Sendable {
     /// `SORT(name ASC, age DESC)`.
     case sort([(keyPath: String, ascending: Bool)])
     /// `DISTINCT(name, age)`.
@@ -198,15 +198,6 @@ enum QueryClause: Equatable, Sendable {
         case .sort: "SORT"
         case .distinct: "DISTINCT"
         case .limit: "LIMIT"
-        }
-    }
-
-    static func == (a: QueryClause, b: QueryClause) -> Bool {
-        switch (a, b) {
-        case (.sort(let x), .sort(let y)): x.elementsEqual(y) { $0.keyPath == $1.keyPath && $0.ascending == $1.ascending }
-        case (.distinct(let x), .distinct(let y)): x == y
-        case (.limit(let x), .limit(let y)): x == y
-        default: false
         }
     }
 }

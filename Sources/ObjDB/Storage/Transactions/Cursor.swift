@@ -262,10 +262,16 @@ extension Txn {
     /// The object keys stored under the object key `key` of a multimap of object keys (a
     /// backlink table), ascending.
     func objectKeys(_ table: Table, under key: UInt64) throws -> [UInt64] {
+        var target = key
+        return try withUnsafeBytes(of: &target) { try objectKeys(table, under: $0) }
+    }
+
+    /// The object keys stored under `key` of a multimap of object keys (a backlink or index
+    /// table), ascending.
+    func objectKeys(_ table: Table, under key: UnsafeRawBufferPointer) throws -> [UInt64] {
         let cursor = try Cursor(self, table)
         var keys: [UInt64] = []
-        var target = key
-        var entry = try withUnsafeBytes(of: &target) { try cursor.seek(exactly: $0) }
+        var entry = try cursor.seek(exactly: key)
         while let current = entry {
             keys.append(current.valueObjectKey)
             entry = try cursor.nextDuplicate()
