@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import objdb
-@testable import ObjDB
+@testable @_spi(Inspection) import ObjDB
 import ObjDBTestModels
 
 /// The output's fast paths against their slow twins: JSON written byte by byte against the
@@ -23,6 +23,45 @@ struct OutputFastPathTests {
                     #expect(fast != nil)
                     #expect(fast == slow, "\(schema.className) at depth \(depth): \(text.text)")
                 }
+            }
+        }
+    }
+
+    /// The export's row path (plain values read from the stored bytes) writes every object of
+    /// the fixture, and values chosen to be awkward, byte for byte as the object path does.
+    @Test func rowWrittenJSONEqualsObjectWrittenJSON() throws {
+        let db = try CLIFixture.make(scratch.file("rows.objdb"))
+        try db.write {
+            for (index, text) in ["é 😀 \u{07}\t\"\\", "", "\u{0}", String(repeating: "long ", count: 100)].enumerated() {
+                let all = AllTypes()
+                all.id = 100 + index
+                all.string = text
+                all.optString = index % 2 == 0 ? text : nil
+                all.double = [Double.infinity, -.infinity, .nan, -0.0][index]
+                all.float = [Float.nan, .infinity, -1e-30, .greatestFiniteMagnitude][index]
+                all.int = [Int.min, Int.max, 0, -1][index]
+                all.optDate = index % 2 == 0 ? Date(timeIntervalSinceReferenceDate: -1e9 + Double(index)) : nil
+                all.optBool = index % 2 == 1 ? false : nil
+                try db.add(all)
+            }
+        }
+        for depth in [0, 1] {
+            let json = ObjectJSON(db: db, linkDepth: depth)
+            for schema in db.schema.objectSchema where !schema.isEmbedded {
+                let layout = try #require(json.layouts.layout(schema.className))
+                var fromRows: [String] = []
+                try db.forEachStoredRow(ofClassNamed: schema.className) { row in
+                    var text = JSONText()
+                    json.write(row, layout: layout, into: &text)
+                    fromRows.append(text.text)
+                }
+                let fromObjects = db.dynamicObjects(schema.className).map { object in
+                    var text = JSONText()
+                    json.write(object, into: &text)
+                    return text.text
+                }
+                #expect(fromRows.count == db.objectCount(ofClassNamed: schema.className))
+                #expect(fromRows == Array(fromObjects), "\(schema.className) at depth \(depth)")
             }
         }
     }

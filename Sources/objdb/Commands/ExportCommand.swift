@@ -36,24 +36,20 @@ struct ExportCommand: ParsableCommand {
             let json = ObjectJSON(db: db)
             let out = OutputWriter()
             switch format {
-            case .csv, .jsonl:
+            case .csv:
                 for schema in classes {
                     let printer = ObjectPrinter(format: format, json: json)
                     try printer.print(db.dynamicObjects(schema.className).lazy.map { progress.advance(); return $0 }, schema: schema)
+                }
+            case .jsonl:
+                for schema in classes {
+                    try json.writeRows(of: schema.className, to: out, each: { progress.advance() })
                 }
             case .json, .table:
                 out.line("{")
                 for (index, schema) in classes.enumerated() {
                     out.line("  " + (try ObjectJSON.text(schema.className)) + ": [")
-                    var first = true
-                    for object in db.dynamicObjects(schema.className) {
-                        var text = JSONText()
-                        text.raw(first ? "    " : "    , ")
-                        json.write(object, into: &text)
-                        out.line(text.bytes)
-                        first = false
-                        progress.advance()
-                    }
+                    try json.writeRows(of: schema.className, to: out, prefix: { $0 ? "    " : "    , " }, each: { progress.advance() })
                     out.line("  ]" + (index == classes.count - 1 ? "" : ","))
                 }
                 out.line("}")

@@ -106,6 +106,66 @@ struct ObjectJSON {
         json.byte(0x7D)
     }
 
+    /// Writes the object whose stored row is `row` exactly as ``write(_:depth:into:)`` writes the
+    /// object: plain values straight from the row's bytes, without an object or an `Any` per
+    /// value; links, collections and other types the general way. The export's path, checked
+    /// against the object path by the tests.
+    func write(_ row: StoredRow, layout: ClassLayouts.Layout, into json: inout JSONText) {
+        json.bytes(layout.opening)
+        if !layout.schema.isEmbedded {
+            json.raw(",\"$key\":")
+            json.unsigned(row.objectKey)
+        }
+        for column in layout.rowColumns {
+            json.bytes(column.key)
+            if column.kind != .general, row.isNull(column.column) {
+                json.raw("null")
+                continue
+            }
+            switch column.kind {
+            case .integer: if let value = row.integer(column.column) { json.integer(value); continue }
+            case .double:
+                if let value = row.double(column.column), value.isFinite { json.raw(value.description); continue }
+            case .float:
+                if let value = row.float(column.column), value.isFinite { json.raw(value.description); continue }
+            case .bool: if let value = row.bool(column.column) { json.raw(value ? "true" : "false"); continue }
+            case .string: if let value = row.utf8(column.column) { json.string(utf8: value); continue }
+            case .date:
+                if let value = row.double(column.column) { json.isoDate(Date(timeIntervalSinceReferenceDate: value)); continue }
+            case .general: break
+            }
+            // Not read from the bytes (a default for a column the row predates, an infinite
+            // number, a link or collection): the object path's way.
+            let value = row.value(atColumn: column.column)
+            if column.property.collection == nil && column.property.type != .object, let value {
+                json.scalar(value, type: column.property.type)
+            } else {
+                write(value, depth: linkDepth, into: &json)
+            }
+        }
+        json.byte(0x7D)
+    }
+
+    /// Writes every object of the class `className` from its stored row, one line each, into
+    /// `out`, the line starting with `prefix(isFirst)`; calls `each` per object. The count.
+    @discardableResult
+    func writeRows(
+        of className: String, to out: OutputWriter, prefix: (Bool) -> String = { _ in "" }, each: () -> Void = {}
+    ) throws -> Int {
+        guard let layout = layouts.layout(className) else { return 0 }
+        var text = JSONText()
+        var count = 0
+        try db.forEachStoredRow(ofClassNamed: className) { row in
+            text.removeAll()
+            text.raw(prefix(count == 0))
+            write(row, layout: layout, into: &text)
+            out.line(text.bytes)
+            count += 1
+            each()
+        }
+        return count
+    }
+
     /// Writes a property value as JSON.
     func write(_ value: Any?, depth: Int, into json: inout JSONText) {
         switch value {
@@ -160,13 +220,64 @@ final class ClassLayouts {
         /// The stored properties sorted by name, with their column (their position among the
         /// stored properties of a schema read from the file).
         let sortedStored: [(property: Property, column: Int)]
+        /// The same, for writing from stored rows: each with its JSON key text (`,"name":`)
+        /// and how its values are read.
+        let rowColumns: [RowColumn]
+        /// The text each of the class's objects starts with: `{"$class":"Name"`.
+        let opening: [UInt8]
     }
+
+    /// A stored property as ``ObjectJSON/write(_:layout:into:)`` writes it.
+    struct RowColumn {
+        let property: Property
+        let column: Int
+        /// `,"name":`
+        let key: [UInt8]
+        let kind: RowValueKind
+    }
+
+    /// How a column's values are read from a stored row: a plain value of one type read from its
+    /// bytes, or anything else (links, collections, other types) read the general way.
+    enum RowValueKind {
+        case integer, double, float, bool, string, date, general
+
+        init(_ property: Property) {
+            guard property.collection == nil else {
+                self = .general
+                return
+            }
+            switch property.type {
+            case .int: self = .integer
+            case .double: self = .double
+            case .float: self = .float
+            case .bool: self = .bool
+            case .string: self = .string
+            case .date: self = .date
+            default: self = .general
+            }
+        }
+    }
+
     private let byName: [String: Layout]
 
     init(_ schema: Schema) {
         byName = Dictionary(uniqueKeysWithValues: schema.objectSchema.map { objectSchema in
             let stored = objectSchema.properties.filter { !$0.isComputed }.enumerated().map { ($0.element, $0.offset) }
-            return (objectSchema.className, Layout(schema: objectSchema, sortedStored: stored.sorted { $0.0.name < $1.0.name }))
+            let sorted = stored.sorted { $0.0.name < $1.0.name }
+            let rowColumns = sorted.map { property, column in
+                var key = JSONText()
+                key.byte(0x2C)
+                key.string(property.name)
+                key.byte(0x3A)
+                return RowColumn(property: property, column: column, key: key.bytes, kind: RowValueKind(property))
+            }
+            var opening = JSONText()
+            opening.raw("{\"$class\":")
+            opening.string(objectSchema.className)
+            return (
+                objectSchema.className,
+                Layout(schema: objectSchema, sortedStored: sorted, rowColumns: rowColumns, opening: opening.bytes)
+            )
         })
     }
 
