@@ -22,6 +22,7 @@ struct DemoCommand: ParsableCommand {
         try writeSample(config)
         try readBack(config)
         try observe(config)
+        try migrate(url)
         print("")
         print("Inspect it with:  objdb info \(url.path)")
     }
@@ -127,6 +128,27 @@ struct DemoCommand: ParsableCommand {
         print("Another instance changed the rating of 'View with a Grain of Sand'")
         db.refresh()
         token.invalidate()
+    }
+
+    /// A migration at launch: the next version of the app renames a property and adds one that
+    /// the migration block computes, in one write transaction.
+    private func migrate(_ url: URL) throws {
+        var config = Configuration(fileURL: url)
+        config.objectTypes = [AuthorV1.self, BookV1.self]
+        config.schemaVersion = 1
+        config.migrationBlock = { migration, oldSchemaVersion in
+            guard oldSchemaVersion < 1 else { return }
+            migration.renameProperty(onType: "Author", from: "country", to: "homeland")
+            try migration.enumerateObjects(ofType: "Author") { old, new in
+                let words = (old?["name"] as? String ?? "").split(separator: " ")
+                new?["initials"] = String(words.compactMap(\.first))
+            }
+        }
+        let db = try Database(configuration: config)
+        print("Reopened at schema version 1: Author.country renamed homeland, Author.initials computed by the migration block")
+        for author in db.objects(AuthorV1.self) {
+            print("  \(author.initials): \(author.name), \(author.homeland ?? "?"), \(author.books.count) books")
+        }
     }
 
     private func readBack(_ config: Configuration) throws {
