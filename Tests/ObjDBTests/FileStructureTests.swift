@@ -109,6 +109,48 @@ struct FileStructureTests {
         #expect(error.message.contains("page \(size / meta.pageSize + 5)"), "\(error.message)")
     }
 
+    /// The check at open reads only what open reads when the file holds every page of its
+    /// version, so that opening costs the same whatever the file's size. A class table's branch
+    /// that names a page past the version is then LMDB's to refuse (`MDB_PAGE_NOTFOUND`): the
+    /// read reports the failure instead of crashing, `verify()` names the page, and
+    /// `verifiesFileOnOpen` refuses the file.
+    @Test func aBranchPastTheVersionIsReportedOnReadAndRefusedByVerificationAtOpen() throws {
+        do {
+            let db = try directory.open([Note.self])
+            try db.write { for i in 0..<3_000 { try db.add(note(i)) } }
+        }
+        let url = directory.file()
+        let (meta, size) = try newestMeta(url)
+        #expect(size / meta.pageSize > Int(meta.lastPage))
+        let walk = FileWalk(file: try PageFile(path: url.path), meta: meta, report: VerificationReport(path: url.path, transactionID: 0))
+        let notes = try #require(walk.walkMainTree().tables.first { $0.record.entries == 3_000 && !$0.name.contains(".") })
+        #expect(notes.record.depth >= 2)
+        // The root's first child: its page number is the node's first 6 bytes (lo, hi, flags).
+        var bytes = [UInt8](try Data(contentsOf: url))
+        let root = Int(notes.record.root) * meta.pageSize
+        let node = root + Int(bytes.withUnsafeBytes { $0.u16(root + PageFormat.headerSize) })
+        withUnsafeBytes(of: (meta.lastPage + 3).littleEndian) { for i in 0..<6 { bytes[node + i] = $0[i] } }
+        try Data(bytes).write(to: url)
+
+        let failures = FailureBox()
+        var config = directory.configuration([Note.self])
+        config.readFailureHandler = { failures.append($0) }
+        let db = try Database(configuration: config)
+        var read = 0
+        for _ in db.objects(Note.self) { read += 1 }
+        #expect(read < 3_000)
+        #expect(!failures.errors.isEmpty)
+        let report = try db.verify()
+        #expect(!report.isHealthy)
+        #expect(report.problems.contains { $0.message.contains("\(meta.lastPage + 3)") }, "\(report)")
+
+        var verifying = directory.configuration([Note.self], name: "copy.objdb")
+        try Data(bytes).write(to: verifying.fileURL!)
+        verifying.verifiesFileOnOpen = true
+        let error = try #require(throws: ObjDBError.self) { try Database(configuration: verifying) }
+        #expect(error.code == .corruptFile)
+    }
+
     /// A file cut short within the pages a branch references (an interrupted copy) is refused,
     /// and `verify(fileAt:)` says where.
     @Test func aFileCutShortIsRefusedAndVerifySaysTruncated() throws {

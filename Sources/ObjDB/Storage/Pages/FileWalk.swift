@@ -34,9 +34,6 @@ final class FileWalk {
     @exclusivity(unchecked) private var used: PageSet
     /// Set when some page could not be reached, so that the page count is expected to fall short.
     private var incomplete = false
-    /// Whether leaves that are not read are still counted as used (for ``checkFileCoversVersion()``
-    /// and ``finishAccounting()``); when not, they are only checked to lie in the file.
-    var countsUnreadLeaves = true
 
     /// The most levels a tree may have (LMDB's cursor stack).
     static let maximumDepth = 32
@@ -384,9 +381,9 @@ final class FileWalk {
             let childLow = index == 0 ? low : child.key
             let childHigh = index == children.count - 1 ? high : children[index + 1].key
             if level + 1 == shape.depth && !shape.readsLeaves {
-                // Structure only: the leaf must exist in the file; it is not read.
-                let exists = countsUnreadLeaves ? claim(child.page, tree: shape.name) : locate(child.page, tree: shape.name)
-                if exists { tally.leafPages += 1 }
+                // Structure only: the leaf must exist in the file, and is counted as used; it is
+                // not read.
+                if claim(child.page, tree: shape.name) { tally.leafPages += 1 }
             } else {
                 walkPage(child.page, level: level + 1, low: childLow, high: childHigh, shape, &tally, visit: visit)
             }

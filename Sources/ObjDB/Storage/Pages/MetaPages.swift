@@ -73,17 +73,18 @@ struct MetaPages {
 /// The check that runs whenever a file is opened, before LMDB reads anything beyond the meta
 /// pages: cheap, and exact for every valid file.
 ///
-/// It walks the main tree and ObjDB's `meta` table in full (LMDB and ObjDB read both at once),
-/// and every other tree down to the pages above its leaves, checking that each page those
-/// reference lies within the file: a file cut short (an interrupted copy, a full disk) is
-/// refused instead of killing the process with `SIGBUS` when a missing page is first read. When
-/// the file ends before the version's last page (which a valid file may: LMDB does not write
-/// pages a transaction allocated and freed again), it also counts every leaf and reads the
-/// free-page tree in full, and refuses the file unless every missing page is free. It reads
-/// about one page in a hundred. A valid file always
-/// passes: every page a committed version references was written before that version's meta
-/// page. The content of leaves, overflow pages and trees of duplicates is left to ``FileWalk``'s
-/// full walk (``Database/verify()``).
+/// It walks what LMDB and ObjDB read at open, the main tree and ObjDB's `meta` table, in full.
+/// When the file holds every page of the version, that is all: LMDB refuses a reference beyond
+/// the version's last page (`MDB_PAGE_NOTFOUND`), so no page it reads can lie past the end of
+/// the file, and the cost of opening does not grow with the file. When the file ends before the
+/// version's last page (which a valid file may: LMDB does not write pages a transaction
+/// allocated and freed again), it also walks every other tree down to the pages above its
+/// leaves, counts every leaf, and reads the free-page tree in full, and refuses the file unless
+/// every missing page is free: a file cut short (an interrupted copy, a full disk) is refused
+/// instead of killing the process with `SIGBUS` when a missing page is first read. A valid file
+/// always passes: every page a committed version references was written before that version's
+/// meta page. The content of other trees is left to ``FileWalk``'s full walk
+/// (``Database/verify()``, and `Configuration.verifiesFileOnOpen`).
 enum StructureCheck {
     /// The name of ObjDB's `meta` table, which is read at open.
     static let metaTable = "meta"
@@ -96,17 +97,15 @@ enum StructureCheck {
         guard let meta = metas.version(transactionID) else { return (false, nil) }
         let walk = FileWalk(
             file: file, meta: meta, report: VerificationReport(path: file.path, transactionID: Int(truncatingIfNeeded: transactionID)))
-        // A file that holds every page of the version cannot be cut short: its unread leaves
-        // need not be counted, nor the free tree's leaves read (only their structure, which LMDB
-        // reads when it next writes).
         let coversVersion = UInt64(file.fileSize) / UInt64(meta.pageSize) > meta.lastPage
-        walk.countsUnreadLeaves = !coversVersion
         let (tables, _) = walk.walkMainTree()
-        for table in tables {
+        for table in tables where table.name == metaTable || !coversVersion {
             walk.walk(table, readingLeaves: table.name == metaTable) { _, _ in }
         }
-        walk.walkFreeTree(readingLeaves: !coversVersion)
-        if !coversVersion { walk.checkFileCoversVersion() }
+        if !coversVersion {
+            walk.walkFreeTree(readingLeaves: true)
+            walk.checkFileCoversVersion()
+        }
         return (true, walk.report.problems.first)
     }
 }
