@@ -13,7 +13,10 @@ import Foundation
 /// log, or, when the log lacks a version, by comparing the two versions.
 final class ObservationCenter {
     /// Weak: the database owns the center, and a delivery scheduled on the queue may outlive it.
-    private(set) weak var database: Database?
+    /// Through its handle (``DatabaseHandle``): followed only in the database's domain.
+    private weak var handle: DatabaseHandle?
+    /// The database, while it exists.
+    var database: Database? { handle?.database }
     /// The observers, in registration order.
     private var observers: [any Observer] = []
     /// The version the observers last saw, pinned: old values and missing log entries are read
@@ -36,7 +39,7 @@ final class ObservationCenter {
     private lazy var reference = WeakCenter(self, queue: queue, actor: actor)
 
     init(database: Database, queue: DispatchQueue?, actor: (any Actor)?) {
-        self.database = database
+        self.handle = database.handle
         self.queue = queue
         self.actor = actor
     }
