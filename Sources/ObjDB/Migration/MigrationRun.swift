@@ -75,6 +75,10 @@ enum MigrationRun {
             try new.flushPendingWrites(context)
             try rebuildPrimaryKeys(catalog, plan, context, path: path)
             try checkUniqueValues(catalog, layouts, context)
+            let becameEmbedded = plan.schema.classes.filter { stored in
+                stored.isEmbedded && header.schema.classes.contains { $0.name == stored.name && !$0.isEmbedded }
+            }.map(\.name)
+            if !becameEmbedded.isEmpty { try context.storage { try EmbeddedParentsCheck.run(becameEmbedded, catalog, $0) } }
             try FileMeta.writeUInt64(txn, meta, FileMeta.Key.schemaVersion, configuration.schemaVersion)
             _ = try FileMeta.upgradeFormat(txn, meta)
             try FileMeta.seal(txn, meta)
