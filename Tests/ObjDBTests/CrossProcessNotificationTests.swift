@@ -74,4 +74,23 @@ struct CrossProcessNotificationTests {
         let calls = await observing.collection
         #expect(calls.count == 4, "\(calls)")
     }
+
+    /// When the file cannot be watched (the per-user inotify limit reached), commits by other
+    /// processes still arrive, by polling, and the fallback is reported.
+    @Test func withoutAFileWatchCommitsArriveByPollingAndTheFallbackIsReported() async throws {
+        #if os(Linux)
+        FileWatcher.unwatchableForTesting.insert(directory.file().path)
+        defer { FileWatcher.unwatchableForTesting.remove(directory.file().path) }
+        let failures = FailureBox()
+        var configuration = directory.configuration([Person.self])
+        configuration.readFailureHandler = { failures.append($0) }
+        let observing = Observing()
+        try await observing.start(configuration)
+        #expect(try await eventually { await observing.collection == ["initial []"] })
+        #expect(failures.errors.contains { $0.code == .storage && $0.message.contains("by polling") && $0.message.contains("inotify_init1") }, "\(failures.errors)")
+
+        try helper("put", directory.file().path, "1", "Cy")
+        #expect(try await eventually { await observing.collection.last == "d[] i[0] m[] [\"Cy\"]" })
+        #endif
+    }
 }

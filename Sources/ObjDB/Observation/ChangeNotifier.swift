@@ -2,8 +2,8 @@ import Foundation
 
 /// Announces new versions of one file to the observing `Database` instances of this process:
 /// at once when an instance here commits, and when another process commits, through a
-/// file-system notification on the database file (``FileWatcher``). Nothing polls: an idle
-/// notifier's thread sleeps in the kernel.
+/// file-system notification on the database file (``FileWatcher``). Nothing polls while the file
+/// can be watched: an idle notifier's thread sleeps in the kernel.
 ///
 /// One notifier per file, shared by every observing instance on it, alive while one of them is
 /// subscribed.
@@ -79,6 +79,10 @@ final class ChangeNotifier: @unchecked Sendable {
             Self.anyExists = !Self.notifiers.isEmpty
         }
     }
+
+    /// Why other processes' commits are seen by polling rather than as the file is written
+    /// (``FileWatcher/fallbackReason``); `nil` while the file is watched or nobody subscribes.
+    var watchProblem: String? { lock.withLock { watcher?.fallbackReason } }
 
     /// Calls `signal` (on the notifier's thread, or the committing one) whenever a newer version
     /// is announced.

@@ -65,7 +65,13 @@ final class ObservationCenter {
         if seen == nil { seen = try? database.pinnedSnapshot() }  // try?: nil re-reads at delivery
         if subscription == nil {
             let reference = self.reference
-            subscription = ChangeNotifier.shared(for: database.lease).subscribe { reference.schedule() }
+            let notifier = ChangeNotifier.shared(for: database.lease)
+            subscription = notifier.subscribe { reference.schedule() }
+            if let problem = notifier.watchProblem {
+                database.reportReadFailure(ObjDBError(
+                    .storage,
+                    "The file cannot be watched for other processes' commits (\(problem)): they reach observers by polling, up to \(FileWatcher.fallbackInterval) ms late"))
+            }
         }
         reference.schedule()
     }
