@@ -69,6 +69,22 @@ struct ChangeLogTests {
         #expect(bytes.count < 60)
     }
 
+    /// An entry whose class inserts and deletes the same key cannot come from a commit: damaged.
+    @Test func anEntryThatInsertsAndDeletesTheSameKeyIsDamaged() throws {
+        var changes = ChangeSet()
+        var people = ClassChangeSet()
+        people.inserted = ranges(Array(10...20))
+        people.deleted = ranges([3, 15])
+        changes.classes[1] = people
+        let bytes = ChangeLogFormat.encode(changes)
+        let error = try #require(throws: ObjDBError.self) { try bytes.withUnsafeBytes { try ChangeLogFormat.decode($0) } }
+        #expect(error.code == .corruptFile)
+        #expect(error.message.contains("both inserted and deleted"), "\(error.message)")
+        people.deleted = ranges([3, 21])
+        changes.classes[1] = people
+        #expect(try ChangeLogFormat.encode(changes).withUnsafeBytes { try ChangeLogFormat.decode($0) } == changes)
+    }
+
     /// Damaged entries throw corruptFile, never crash: every truncation and every single-byte
     /// change of a valid entry either decodes or throws.
     @Test func damagedEntriesThrow() throws {

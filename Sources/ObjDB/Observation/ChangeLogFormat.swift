@@ -59,6 +59,8 @@ enum ChangeLogFormat {
             previousClass = classID
             var change = ClassChangeSet()
             guard let inserted = reader.ranges(), let deleted = reader.ranges() else { throw damaged("key ranges") }
+            // A commit never inserts and deletes the same key (one inserted and deleted again is neither).
+            guard inserted.subtracting(deleted) == inserted else { throw damaged("keys both inserted and deleted") }
             change.inserted = inserted
             change.deleted = deleted
             guard let modifiedCount = reader.varint(), modifiedCount <= UInt64(bytes.count) else { throw damaged("the modified objects") }
