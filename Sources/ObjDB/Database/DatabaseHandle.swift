@@ -4,7 +4,7 @@
 ///
 /// Nothing holds a weak reference to a `Database` itself: a weak reference gives an object a side
 /// table, after which every retain and release of it takes the Swift runtime's slow path, and a
-/// database is retained and released on every read (measured: about 50 instructions more per
+/// database is retained and released on every read (measured: about 65 instructions more per
 /// primary-key lookup).
 ///
 /// Follow ``database`` only in the isolation domain the database is confined to: that domain also
