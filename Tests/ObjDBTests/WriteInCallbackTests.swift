@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+@testable import ObjDB
+import ObjDBTestModels
+
+/// A callback that writes: the write's commit notifies in the middle of the round that called
+/// the callback. Every observer must still see a consistent sequence: each update, applied to
+/// what the observer had, gives the results it is handed, and no commit is lost or told twice.
+@Suite(.serialized)
+struct WriteInCallbackTests {
+    let directory = TemporaryDirectory()
+
+    /// The names an observer believes the results hold, kept by applying each update.
+    final class Mirror {
+        var names: [String] = []
+        var consistent = true
+        var calls = 0
+
+        func apply(_ change: CollectionChange<Results<Person>>) {
+            calls += 1
+            switch change {
+            case .initial(let people): names = people.map(\.name)
+            case .update(let people, let deletions, let insertions, _):
+                for index in deletions.sorted(by: >) where index < names.count { names.remove(at: index) }
+                let now = people.map(\.name)
+                for index in insertions.sorted() where index <= names.count && index < now.count { names.insert(now[index], at: index) }
+                if names != now { consistent = false }
+                names = now
+            case .error: consistent = false
+            }
+        }
+    }
+
+    @Test func aCallbackThatWritesKeepsEveryObserverConsistent() throws {
+        let db = try directory.open([Person.self])
+        try db.write { for i in 0..<3 { try db.add(person(i, "p\(i)", age: i)) } }
+        let results = db.objects(Person.self).sorted(by: \.age)
+        let first = Mirror(), second = Mirror(), third = Mirror()
+        var wrote = false
+        let tokens = [
+            results.observe { change in
+                first.apply(change)
+                // On the first update, write from inside the round.
+                if case .update = change, !wrote {
+                    wrote = true
+                    try? db.write { try db.add(person(100, "inner", age: -1)) }  // try?: checked below
+                }
+            },
+            results.observe { second.apply($0) },
+            results.observe { third.apply($0) },
+        ]
+        db.refresh()
+        let writer = try directory.open([Person.self])
+        try writer.write { try writer.add(person(50, "outer", age: 50)) }
+        db.refresh()
+        #expect(wrote)
+        #expect(db.objects(Person.self).count == 5)
+        let expected = ["inner", "p0", "p1", "p2", "outer"]
+        for mirror in [first, second, third] {
+            #expect(mirror.consistent)
+            #expect(mirror.names == expected)
+        }
+        // Both commits reached every observer: initial, then one or two updates (a round may
+        // tell both commits at once).
+        for mirror in [second, third] { #expect(mirror.calls >= 2 && mirror.calls <= 3, "\(mirror.calls)") }
+        withExtendedLifetime(tokens) {}
+    }
+
+    /// The same when the round is the synchronous one of this instance's own commit.
+    @Test func aCallbackThatWritesDuringTheOwnCommitsRoundKeepsEveryObserverConsistent() throws {
+        let db = try directory.open([Person.self])
+        try db.write { for i in 0..<3 { try db.add(person(i, "p\(i)", age: i)) } }
+        let results = db.objects(Person.self).sorted(by: \.age)
+        let first = Mirror(), second = Mirror()
+        var writes = 0
+        let tokens = [
+            results.observe { change in
+                first.apply(change)
+                if case .update = change, writes < 2 {
+                    writes += 1
+                    try? db.write { try db.add(person(100 + writes, "inner\(writes)", age: -writes)) }  // try?: checked below
+                }
+            },
+            results.observe { second.apply($0) },
+        ]
+        db.refresh()
+        try db.write { try db.add(person(50, "outer", age: 50)) }
+        db.refresh()
+        #expect(writes == 2)
+        let expected = ["inner2", "inner1", "p0", "p1", "p2", "outer"]
+        #expect(db.objects(Person.self).sorted(by: \.age).map(\.name) == expected)
+        for mirror in [first, second] {
+            #expect(mirror.consistent)
+            #expect(mirror.names == expected)
+        }
+        withExtendedLifetime(tokens) {}
+    }
+}
