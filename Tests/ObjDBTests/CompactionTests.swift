@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import ObjDB
+@testable import ObjDB
 import ObjDBTestModels
 
 /// `writeCopy(toFile:)` and `shouldCompactOnLaunch`, as realm-swift's `RealmTests`
@@ -58,6 +58,35 @@ struct CompactionTests {
         // Open in this process already: skipped, and says why.
         let second = try Database(configuration: configuration)
         #expect(second.compactionOnLaunch == .skipped(reason: "the file is already open in this process"))
+    }
+
+    /// The compacted copy keeps what the file had besides its bytes: permissions, owner and group
+    /// (when this process may give them: it runs as root here, or owns the file), and extended
+    /// attributes (a tag, an ACL or a label lives there).
+    @Test func compactionAtLaunchKeepsPermissionsOwnerAndExtendedAttributes() throws {
+        #if os(Linux)
+        let size = try mostlyDeleted()
+        let path = directory.file().path
+        #expect(chmod(path, 0o640) == 0)
+        let tag = Array("kept".utf8)
+        let tagged = FileAttributes.setForTesting("user.objdb.test", tag, on: path)
+        let asRoot = getuid() == 0
+        if asRoot { #expect(chown(path, 65_534, 65_534) == 0) }
+        var configuration = directory.configuration([Person.self])
+        configuration.shouldCompactOnLaunch = { _, _ in true }
+        let db = try Database(configuration: configuration)
+        guard case .compacted(_, let to) = db.compactionOnLaunch else {
+            Issue.record("not compacted: \(String(describing: db.compactionOnLaunch))")
+            return
+        }
+        #expect(to < size / 4)
+        var status = stat()
+        #expect(stat(path, &status) == 0)
+        #expect(status.st_mode & 0o7777 == 0o640)
+        if asRoot { #expect(status.st_uid == 65_534 && status.st_gid == 65_534) }
+        if tagged { #expect(FileAttributes.getForTesting("user.objdb.test", of: path) == tag) }
+        #expect(db.objects(Person.self).count == 2_000)
+        #endif
     }
 
     @Test func aDeclinedCompactionLeavesTheFile() throws {

@@ -101,6 +101,25 @@ struct MigrationEmbeddedTests {
         #expect(try db.verify().isHealthy)
     }
 
+    /// Unlinking a shared part in the block deletes it (it is embedded in the new schema), which
+    /// would leave the other parent's link dangling: the migration fails instead, and says why.
+    @Test func unlinkingASharedPartInTheBlockFailsTheMigrationInsteadOfLeavingADanglingLink() throws {
+        try makeParts(orphan: false, shared: true)
+        let error = try #require(throws: ObjDBError.self) {
+            try Database(configuration: configuration(version: 1) { migration, _ in
+                try migration.enumerateObjects(ofType: "Holder") { old, new in
+                    if old?["id"] as? Int == 4 { new?["parts"] = [Any?]() }
+                }
+            })
+        }
+        #expect(error.code == .migrationFailed)
+        #expect(error.message.contains("1 of its objects that other objects link to was deleted in the migration block"), "\(error.message)")
+        let db = try Database(configuration: configuration(version: 0))
+        #expect(db.objects(Part0.self).count == 4)
+        #expect(db.object(ofType: Holder0.self, forPrimaryKey: 4)?.parts.count == 1)
+        #expect(try db.verify().isHealthy)
+    }
+
     @Test func partsThatEachHaveOneParentMigrateWithoutABlock() throws {
         try makeParts(orphan: false, shared: false)
         let db = try Database(configuration: configuration(version: 1))

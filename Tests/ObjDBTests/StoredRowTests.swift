@@ -64,7 +64,7 @@ struct StoredRowTests {
         #expect(empty.7 && !empty.8)
     }
 
-    @Test func readsOfAnotherKindOrColumnGiveNilAndValueReadsAnyColumn() throws {
+    @Test func readsOfAnotherKindOrColumnGiveNilAndTheObjectReadsAnyColumn() throws {
         let db = try open()
         let (string, int, data, kind) = (try column("string", db), try column("int", db), try column("data", db), try column("kind", db))
         var checked = 0
@@ -74,9 +74,9 @@ struct StoredRowTests {
             #expect(row.double(int) == nil)
             #expect(row.bool(string) == nil)
             #expect(row.integer(-1) == nil && row.integer(10_000) == nil && !row.isNull(10_000))
-            #expect(row.value(atColumn: int) as? Int == -42)
-            #expect(row.value(atColumn: data) as? Data == Data([1, 2, 3]))
-            #expect(row.value(atColumn: kind) as? String == Kind.vip.rawValue)
+            #expect(row.object()?.value(atColumn: int) as? Int == -42)
+            #expect(row.object()?.value(atColumn: data) as? Data == Data([1, 2, 3]))
+            #expect(row.object()?.value(atColumn: kind) as? String == Kind.vip.rawValue)
             checked += 1
         }
         #expect(checked == 1)
@@ -116,6 +116,20 @@ struct StoredRowTests {
             try db.forEachStoredRow(ofClassNamed: "AllTypes") { _ in }
         }
         #expect(error.code == .corruptFile)
+    }
+
+    /// The walk keeps the version it began at pinned: the body may read other objects, and the
+    /// rows it was handed stay readable.
+    @Test func theBodyMayReadOtherObjectsWhileTheRowsStayValid() throws {
+        let db = try open()
+        let string = try column("string", db)
+        var seen: [String] = []
+        try db.forEachStoredRow(ofClassNamed: "AllTypes") { row in
+            _ = db.objects(AllTypes.self).count
+            _ = db.object(ofType: AllTypes.self, forPrimaryKey: 2)?.string
+            seen.append(row.utf8(string).map { String(decoding: $0, as: UTF8.self) } ?? "-")
+        }
+        #expect(seen == ["héllo \"world\"", ""])
     }
 
     @Test func anErrorFromTheBodyEndsTheWalkAndIsRethrown() throws {

@@ -88,8 +88,9 @@ public struct Configuration: Sendable {
     /// Receives the failures of reads that cannot throw: a damaged row or value met by a property
     /// getter or an iteration, a storage failure met by `count` or a lookup. The read itself goes
     /// on (a damaged value reads as the property's declared default); this is where you hear of
-    /// it. Called on the thread of the read. `nil` (the default) writes each distinct failure
-    /// once to standard error.
+    /// it. Also told when the file cannot be watched for other processes' commits, which then
+    /// reach observers by polling (see `Docs/Notifications.md`). Called on the thread of the
+    /// read. `nil` (the default) writes each distinct failure once to standard error.
     ///
     /// ```swift
     /// config.readFailureHandler = { error in

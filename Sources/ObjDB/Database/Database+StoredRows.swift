@@ -7,8 +7,8 @@ import Foundation
 /// Columns are numbered as ``ObjectBase/value(atColumn:)`` numbers them: the stored properties in
 /// the order of the class's ``ObjectSchema/properties`` read from the file. The typed reads answer
 /// `nil` when the column does not hold that kind of value in this row (null, a link or a
-/// collection, a row written before the column existed, another type); ``value(atColumn:)`` then
-/// reads any column the general way.
+/// collection, a row written before the column existed, another type); ``object()`` then reads
+/// any column the general way.
 @_spi(Inspection)
 public struct StoredRow {
     /// The object's key in its class's table.
@@ -44,14 +44,17 @@ public struct StoredRow {
     /// A `Bool` column's value.
     public func bool(_ column: Int) -> Bool? { bytes(column, .bool).flatMap(ColumnCodec.bool) }
 
-    /// The stored bytes of a `String` column (its UTF-8), or a `Data` column; they point into
-    /// the file and are valid only inside the call that handed out the row.
+    /// The stored bytes of a column of variable length: the UTF-8 of a `String`, the bytes of
+    /// `Data`, the encoding of a `Decimal`. They point into the file and are valid only inside the
+    /// call that handed out the row.
     public func utf8(_ column: Int) -> UnsafeRawBufferPointer? { bytes(column, .bytes) }
 
-    /// Any column's value as ``ObjectBase/value(atColumn:)`` reads it (links as `DynamicObject`s,
-    /// collections as arrays and dictionaries, defaults for columns the row predates).
-    public func value(atColumn column: Int) -> Any? {
-        database.object(DynamicObject.self, info, key: objectKey)?.value(atColumn: column)
+    /// The object of this row, to read any column the general way with
+    /// ``ObjectBase/value(atColumn:)`` (links as `DynamicObject`s, collections as arrays and
+    /// dictionaries, defaults for columns the row predates). Each call makes a new object: make
+    /// it once per row.
+    public func object() -> DynamicObject? {
+        database.object(DynamicObject.self, info, key: objectKey)
     }
 }
 
@@ -62,8 +65,10 @@ extension Database {
     /// and an `Any` per value.
     ///
     /// A row that fails its checksum is reported through the read-failure channel (see
-    /// ``Configuration/readFailureHandler``) and handed out as it is; bytes that are not a row end the walk
-    /// with an error, as does a storage failure. An unknown class has no rows.
+    /// ``Configuration/readFailureHandler``) and handed out as it is; bytes that are not a row end
+    /// the walk with `corruptFile` naming the object key, as a storage failure ends it with its
+    /// error. An unknown class has no rows. `body` must not write or refresh the database (the
+    /// rows belong to the version the walk began at): doing so is a programmer error.
     ///
     /// - Complexity: O(n) for n objects, one page read in place per leaf.
     @_spi(Inspection)
@@ -71,6 +76,9 @@ extension Database {
         guard let info = catalog.byName[className], !info.isDiscarded else { return }
         flushPendingWritesIfWriting()
         let txn = try requireReadableTxn()
+        // The snapshot stays pinned for the walk, whatever the body does with the database.
+        let pinned = snapshot
+        let generation = self.generation
         let cursor = try Cursor(txn, info.objectsTable, tracksFailures: true)
         var thrown: (any Error)?
         cursor.forEachRow(from: try cursor.first()) { key, row in
@@ -79,12 +87,16 @@ extension Database {
             let checked = RowChecksum.admits(row, key: key) ? row : damagedRow(info, key: key, row.bytes)
             do {
                 try body(StoredRow(objectKey: key, row: checked, info: info, database: self))
-                return true
             } catch {
                 thrown = error
                 return false
             }
+            if self.generation != generation {
+                objdbFatal("Database.forEachStoredRow(ofClassNamed: \"\(className)\"): the body wrote to or refreshed the database; the rows it walks belong to the version the walk began at")
+            }
+            return true
         }
+        withExtendedLifetime(pinned) {}
         if let thrown { throw thrown }
         if let failure = cursor.failure?.error { throw failure }
     }

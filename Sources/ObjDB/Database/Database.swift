@@ -116,10 +116,6 @@ public final class Database {
     /// The pinned form of this live instance's current version, while anything frozen uses it:
     /// everything frozen at one version shares it.
     @exclusivity(unchecked) weak var frozenCurrentVersion: FrozenVersion?
-    /// What holds this instance weakly: the registry of live instances, the observation center.
-    private(set) lazy var handle = DatabaseHandle(self)
-    /// Whether the process's registry of live instances lists this instance (``LiveInstances``).
-    var isRegisteredLive = false
 
     /// Opens the database described by `configuration`, creating the file if needed.
     ///

@@ -24,8 +24,7 @@ enum IsolationContext: Equatable {
     }
 }
 
-/// The live instances of this process, by file and context, held weakly through their
-/// ``DatabaseHandle``s.
+/// The live instances of this process, by file and context, held weakly.
 ///
 /// A live instance is confined to the context that opened it; handing it to code of the same
 /// context (a `thaw()` there) keeps it there.
@@ -34,7 +33,7 @@ final class LiveInstances: @unchecked Sendable {
     static let shared = LiveInstances()
 
     private struct Entry {
-        weak var handle: DatabaseHandle?
+        weak var database: Database?
         let context: IsolationContext
     }
 
@@ -43,35 +42,27 @@ final class LiveInstances: @unchecked Sendable {
 
     /// Records that `database` (live) belongs to `context`.
     func register(_ database: Database, context: IsolationContext) {
-        let handle = database.handle
-        database.isRegisteredLive = true
         lock.withLock {
-            var entries = byPath[database.path, default: []].filter { $0.handle != nil }
-            entries.append(Entry(handle: handle, context: context))
+            var entries = byPath[database.path, default: []].filter { $0.database != nil }
+            entries.append(Entry(database: database, context: context))
             byPath[database.path] = entries
         }
     }
 
     /// Forgets `database`: an instance that serves one purpose (an observation on a queue).
     func unregister(_ database: Database) {
-        guard database.isRegisteredLive else { return }
-        database.isRegisteredLive = false
-        let handle = database.handle
         lock.withLock {
-            byPath[database.path] = byPath[database.path]?.filter { $0.handle != nil && $0.handle !== handle }
+            byPath[database.path] = byPath[database.path]?.filter { $0.database != nil && $0.database !== database }
         }
     }
 
     /// A live instance on `path` that belongs to `context`, if one is open.
-    ///
-    /// Only an instance of the caller's own context is touched: that context also runs the
-    /// instance's last release, so the instance cannot be going away while this returns it.
     func instance(path: String, context: IsolationContext) -> Database? {
         lock.withLock {
-            let entries = byPath[path, default: []].filter { $0.handle != nil }
+            let entries = byPath[path, default: []].filter { $0.database != nil }
             byPath[path] = entries.isEmpty ? nil : entries
             // The newest first: an instance opened later in the same context is the one in use.
-            return entries.last { $0.context == context }?.handle?.database
+            return entries.last { $0.context == context }?.database
         }
     }
 }

@@ -18,11 +18,11 @@ enum EmbeddedParentsCheck {
     static func run(_ classes: [String], _ catalog: Catalog, _ txn: Txn) throws {
         for name in classes {
             guard let info = catalog.byName[name] else { continue }
-            let parents = try parentCounts(of: name, catalog, txn)
+            var parents = try parentCounts(of: name, catalog, txn)
             var orphans: [UInt64] = [], shared: [(key: UInt64, parents: Int)] = []
             var orphanCount = 0, sharedCount = 0
             try forEachRow(info.objectsTable, txn) { key, _ in
-                switch parents[key] ?? 0 {
+                switch parents.removeValue(forKey: key) ?? 0 {
                 case 1: return
                 case 0:
                     orphanCount += 1
@@ -31,6 +31,14 @@ enum EmbeddedParentsCheck {
                     sharedCount += 1
                     if shared.count < listedKeys { shared.append((key, count)) }
                 }
+            }
+            // What is left names objects that do not exist: deleted in the block while another
+            // object still linked to them (removing an embedded object from its parent deletes it).
+            if let missing = parents.keys.min() {
+                throw ObjDBError(
+                    .migrationFailed,
+                    "'\(name)' becomes embedded, but \(parents.count) of its objects that other objects link to \(parents.count == 1 ? "was" : "were") deleted in the migration block (key \(missing)\(parents.count > 1 ? ", …" : "")): an object of a class that becomes embedded is deleted when it leaves a parent, so an object shared by several parents cannot be resolved in the block. Unshare it before the migration, or keep '\(name)' a top-level class",
+                    className: name)
             }
             guard orphanCount > 0 || sharedCount > 0 else { continue }
             var parts: [String] = []
@@ -42,7 +50,7 @@ enum EmbeddedParentsCheck {
             }
             throw ObjDBError(
                 .migrationFailed,
-                "'\(name)' becomes embedded, but \(parts.joined(separator: " and ")); an embedded object must have exactly one parent. In the migration block, delete the objects without a parent (migration.delete) and leave each object one parent, or keep '\(name)' a top-level class",
+                "'\(name)' becomes embedded, but \(parts.joined(separator: " and ")); an embedded object must have exactly one parent. In the migration block, delete the objects without a parent (migration.delete); unshare shared objects before the migration, or keep '\(name)' a top-level class",
                 className: name)
         }
     }

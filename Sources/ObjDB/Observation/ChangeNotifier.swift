@@ -81,8 +81,16 @@ final class ChangeNotifier: @unchecked Sendable {
     }
 
     /// Why other processes' commits are seen by polling rather than as the file is written
-    /// (``FileWatcher/fallbackReason``); `nil` while the file is watched or nobody subscribes.
-    var watchProblem: String? { lock.withLock { watcher?.fallbackReason } }
+    /// (``FileWatcher/fallbackReason``), the first time it is asked: the file's first observer
+    /// reports it, later ones do not; `nil` while the file is watched or nobody subscribes.
+    func takeWatchProblem() -> String? {
+        lock.withLock {
+            guard !watchProblemTaken, let reason = watcher?.fallbackReason else { return nil }
+            watchProblemTaken = true
+            return reason
+        }
+    }
+    private var watchProblemTaken = false
 
     /// Calls `signal` (on the notifier's thread, or the committing one) whenever a newer version
     /// is announced.

@@ -23,7 +23,7 @@ final class FileWatcher: @unchecked Sendable {
     static let fallbackInterval: Int32 = 50
     /// Why the watcher calls the block at ``fallbackInterval`` instead of on writes; `nil` when
     /// it watches the file.
-    private(set) var fallbackReason: String?
+    let fallbackReason: String?
 
     #if os(Linux)
     #if OBJDB_INTERNAL_CHECKS
@@ -110,6 +110,7 @@ final class FileWatcher: @unchecked Sendable {
     init?(path: String, onChange: @escaping @Sendable () -> Void) {
         let descriptor = open(path, O_EVTONLY)
         guard descriptor >= 0 else { return nil }
+        fallbackReason = nil
         source = DispatchSource.makeFileSystemObjectSource(
             fileDescriptor: descriptor, eventMask: [.write, .extend], queue: DispatchQueue(label: "ObjDB change watcher"))
         source.setEventHandler(handler: onChange)

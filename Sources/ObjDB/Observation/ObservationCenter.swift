@@ -13,10 +13,7 @@ import Foundation
 /// log, or, when the log lacks a version, by comparing the two versions.
 final class ObservationCenter {
     /// Weak: the database owns the center, and a delivery scheduled on the queue may outlive it.
-    /// Through its handle (``DatabaseHandle``): followed only in the database's domain.
-    private weak var handle: DatabaseHandle?
-    /// The database, while it exists.
-    var database: Database? { handle?.database }
+    private(set) weak var database: Database?
     /// The observers, in registration order.
     private var observers: [any Observer] = []
     /// The version the observers last saw, pinned: old values and missing log entries are read
@@ -39,7 +36,7 @@ final class ObservationCenter {
     private lazy var reference = WeakCenter(self, queue: queue, actor: actor)
 
     init(database: Database, queue: DispatchQueue?, actor: (any Actor)?) {
-        self.handle = database.handle
+        self.database = database
         self.queue = queue
         self.actor = actor
     }
@@ -67,7 +64,7 @@ final class ObservationCenter {
             let reference = self.reference
             let notifier = ChangeNotifier.shared(for: database.lease)
             subscription = notifier.subscribe { reference.schedule() }
-            if let problem = notifier.watchProblem {
+            if let problem = notifier.takeWatchProblem() {
                 database.reportReadFailure(ObjDBError(
                     .storage,
                     "The file cannot be watched for other processes' commits (\(problem)): they reach observers by polling, up to \(FileWatcher.fallbackInterval) ms late"))

@@ -250,13 +250,11 @@ final class ObjectObserver<Target: ObjectBase>: Observer {
 /// Observes a database: called whenever it moves to a new version.
 final class DatabaseObserver: Observer {
     let control = ObserverControl()
-    /// Weak, through its handle (``DatabaseHandle``).
-    private weak var handle: DatabaseHandle?
-    private var database: Database? { handle?.database }
+    private weak var database: Database?
     private let block: LockedBox<(Database.Notification, Database) -> Void>
 
     init(database: Database, block: @escaping (Database.Notification, Database) -> Void) {
-        self.handle = database.handle
+        self.database = database
         self.block = LockedBox(block)
         control.whenCancelled { [block = self.block] in block.clear() }
     }

@@ -116,14 +116,18 @@ struct ObjectJSON {
             json.raw(",\"$key\":")
             json.unsigned(row.objectKey)
         }
+        // Made at the first column read the general way, once per row.
+        var object: DynamicObject?
         for column in layout.rowColumns {
             json.bytes(column.key)
-            if column.kind != .general, row.isNull(column.column) {
+            if column.kind != .general, column.property.isOptional, row.isNull(column.column) {
                 json.raw("null")
                 continue
             }
             switch column.kind {
-            case .integer: if let value = row.integer(column.column) { json.integer(value); continue }
+            case .integer:
+                // A value outside the property's width (a damaged row) reads the general way.
+                if let value = row.integer(column.column), column.fits(value) { json.integer(value); continue }
             case .double:
                 if let value = row.double(column.column), value.isFinite { json.raw(value.description); continue }
             case .float:
@@ -136,7 +140,8 @@ struct ObjectJSON {
             }
             // Not read from the bytes (a default for a column the row predates, an infinite
             // number, a link or collection): the object path's way.
-            let value = row.value(atColumn: column.column)
+            if object == nil { object = row.object() }
+            let value = object?.value(atColumn: column.column)
             if column.property.collection == nil && column.property.type != .object, let value {
                 json.scalar(value, type: column.property.type)
             } else {
@@ -234,6 +239,14 @@ final class ClassLayouts {
         /// `,"name":`
         let key: [UInt8]
         let kind: RowValueKind
+
+        /// Whether `value` fits the property's integer width (a damaged row may hold more).
+        func fits(_ value: Int64) -> Bool {
+            let bits = property.bitWidth
+            guard bits > 0 && bits < 64 else { return true }
+            let limit = Int64(1) << (bits - 1)
+            return value >= -limit && value < limit
+        }
     }
 
     /// How a column's values are read from a stored row: a plain value of one type read from its

@@ -15,7 +15,8 @@ enum Compaction {
 
     /// Compacts the file at `path` if no other process has it open and `shouldCompact(total,
     /// used)` says so: a compacted copy is written beside it, given the file's permissions,
-    /// flushed, and renamed over it.
+    /// owner, group and extended attributes (``FileAttributes``), flushed, and renamed over it.
+    /// A copy that cannot keep one of them is removed, and the file stays as it was.
     static func compactIfWanted(path: String, _ shouldCompact: (Int, Int) -> Bool) -> CompactionOnLaunch {
         let lockPath = path + "-lock"
         let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
@@ -55,8 +56,7 @@ enum Compaction {
         unlink(temporary)
         do {
             try lmdbCheck(mdb_env_copy2(env, temporary, UInt32(MDB_CP_COMPACT)), "mdb_env_copy2", path: path)
-            var original = stat()
-            if stat(path, &original) == 0 { chmod(temporary, original.st_mode & 0o7777) }
+            try FileAttributes.carry(from: path, to: temporary)
             try syncFile(temporary)
             guard rename(temporary, path) == 0 else {
                 throw ObjDBError(.storage, "The compacted copy could not replace the file (\(String(cString: strerror(errno))))", path: path)
