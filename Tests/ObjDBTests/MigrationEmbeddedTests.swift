@@ -35,6 +35,15 @@ struct MigrationEmbeddedTests {
         @Persisted var parts: List<Part1>
     }
 
+    /// Holder with one more property; its parts stay top-level.
+    final class Holder2: Object {
+        override class var className: String { "Holder" }
+        @Persisted(primaryKey: true) var id: Int = 0
+        @Persisted var part: Part0?
+        @Persisted var parts: List<Part0>
+        @Persisted var note: String = ""
+    }
+
     func configuration(version: UInt64, block: MigrationBlock? = nil) -> Configuration {
         var configuration = directory.configuration(version == 0 ? [Holder0.self, Part0.self] : [Holder1.self, Part1.self])
         configuration.schemaVersion = version
@@ -125,6 +134,29 @@ struct MigrationEmbeddedTests {
         let db = try Database(configuration: configuration(version: 1))
         #expect(db.objects(Holder1.self).count == 2)
         #expect(db.object(ofType: Holder1.self, forPrimaryKey: 2)?.parts.map(\.name) == ["b", "c"])
+        #expect(try db.verify().isHealthy)
+    }
+
+    /// The block sets links and lists by name, with new objects of the migration.
+    @Test func theBlockSetsLinksAndListsByName() throws {
+        try makeParts(orphan: true, shared: false)
+        var configuration = directory.configuration([Holder2.self, Part0.self])
+        configuration.schemaVersion = 2
+        configuration.migrationBlock = { migration, _ in
+            var parts: [String: DynamicObject] = [:]
+            try migration.enumerateObjects(ofType: "Part") { old, new in
+                if let name = old?["name"] as? String, let new { parts[name] = new }
+            }
+            try migration.enumerateObjects(ofType: "Holder") { old, new in
+                guard old?["id"] as? Int == 1 else { return }
+                new?["part"] = parts["d"]
+                new?["parts"] = [parts["a"], parts["c"]]
+            }
+        }
+        let db = try Database(configuration: configuration)
+        let first = try #require(db.object(ofType: Holder2.self, forPrimaryKey: 1))
+        #expect(first.part?.name == "d")
+        #expect(Array(first.parts.map(\.name)) == ["a", "c"])
         #expect(try db.verify().isHealthy)
     }
 }
