@@ -171,6 +171,35 @@ struct UniqueKeyTests {
         #expect(throws: ObjDBError.self) { _ = try directory.open([BadUniqueKey.self], name: "bad.objdb") }
     }
 
+    /// The check looks candidates up through the key's most selective column: many people share
+    /// a first name, few a last name. Last names longer than an index key (cut, so that their
+    /// index keys are equal) are still told apart on the rows.
+    @Test func compoundKeysLookUpTheMostSelectiveColumn() throws {
+        let db = try directory.open([UniqueNamePerson.self])
+        let prefix = String(repeating: "L", count: 600)
+        func person(_ id: Int, _ first: String, _ last: String?) -> UniqueNamePerson {
+            let p = UniqueNamePerson()
+            p.id = id
+            p.first = first
+            p.last = last
+            return p
+        }
+        try db.write {
+            for i in 0..<300 { try db.add(person(i, "Ann", "Lee \(i)")) }
+            for i in 0..<20 { try db.add(person(1_000 + i, "Ann", prefix + "\(i)")) }
+            try db.add(person(2_000, "Bob", "Lee 7"))          // the same last name, another first name
+        }
+        #expect(violation { try db.write { try db.add(person(3_000, "Ann", "Lee 7")) } }?.code == .uniqueConstraintViolation)
+        #expect(violation { try db.write { try db.add(person(3_001, "Ann", prefix + "5")) } }?.code == .uniqueConstraintViolation)
+        #expect(violation { try db.write { try db.add(person(3_002, "Bob", "Lee 7")) } }?.code == .uniqueConstraintViolation)
+        try db.write {
+            try db.add(person(3_003, "Ann", prefix + "99"))
+            try db.add(person(3_004, "Cy", "Lee 7"))
+        }
+        #expect(db.objects(UniqueNamePerson.self).count == 323)
+        #expect(try db.verify().isHealthy)
+    }
+
     /// A migration that leaves two objects with the same unique value fails, and the file stays
     /// as it was (the migration is one transaction).
     @Test func aMigrationThatLeavesDuplicatesFails() throws {
