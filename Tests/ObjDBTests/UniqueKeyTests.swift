@@ -23,6 +23,18 @@ final class UniqueMember: Object {
     @Persisted(unique: true) var code: Int = 0
 }
 
+/// The same stored class as ``UniqueLabel``, without the unique key.
+final class PlainLabel: Object {
+    override class var className: String { "Label" }
+    @Persisted var text: String = ""
+}
+
+/// The same stored class as ``PlainLabel``, with `text` unique.
+final class UniqueLabel: Object {
+    override class var className: String { "Label" }
+    @Persisted(unique: true) var text: String = ""
+}
+
 /// A person unique by first and last name together.
 final class UniqueNamePerson: Object {
     override class var uniqueKeys: [[String]] { [["first", "last"]] }
@@ -54,6 +66,14 @@ struct UniqueKeyTests {
         a.id = id
         a.email = email
         return a
+    }
+
+    private func person(_ id: Int, _ first: String, _ last: String?) -> UniqueNamePerson {
+        let p = UniqueNamePerson()
+        p.id = id
+        p.first = first
+        p.last = last
+        return p
     }
 
     private func violation(_ body: () throws -> Void) -> ObjDBError? {
@@ -112,6 +132,37 @@ struct UniqueKeyTests {
         #expect(db.objects(UniqueAccount.self).where { $0.email == "a@x" }.map(\.id) == [3])
     }
 
+    /// The check at open walks the new index and reads only objects that share an index key:
+    /// long texts whose index keys are cut to the same bytes are told apart on their rows.
+    @Test func longValuesThatShareACutIndexKeyAreComparedWhole() throws {
+        let prefix = String(repeating: "t", count: 700)
+        do {
+            let db = try directory.open([PlainLabel.self])
+            try db.write {
+                for i in 0..<5 {
+                    let label = PlainLabel()
+                    label.text = prefix + "\(i)"
+                    try db.add(label)
+                }
+            }
+        }
+        do {
+            let db = try directory.open([UniqueLabel.self])
+            #expect(db.objects(UniqueLabel.self).count == 5)
+        }
+        let plain = try directory.open([PlainLabel.self], name: "dup.objdb")
+        try plain.write {
+            for text in [prefix + "a", prefix + "b", prefix + "a"] {
+                let label = PlainLabel()
+                label.text = text
+                try plain.add(label)
+            }
+        }
+        let error = violation { _ = try directory.open([UniqueLabel.self], name: "dup.objdb") }
+        #expect(error?.code == .uniqueConstraintViolation)
+        #expect(error?.message.contains("objects 1 and 3") == true, "\(error?.message ?? "")")
+    }
+
     @Test func aPropertyThatBecomesUniqueOverDuplicatesIsRefusedAtOpen() throws {
         do {
             let db = try directory.open([PlainMember.self])
@@ -143,13 +194,6 @@ struct UniqueKeyTests {
 
     @Test func compoundKeysRefuseTheSameValuesTogether() throws {
         let db = try directory.open([UniqueNamePerson.self])
-        func person(_ id: Int, _ first: String, _ last: String?) -> UniqueNamePerson {
-            let p = UniqueNamePerson()
-            p.id = id
-            p.first = first
-            p.last = last
-            return p
-        }
         let ann = person(1, "Ann", "Lee")
         try db.write {
             try db.add(ann)
@@ -177,13 +221,6 @@ struct UniqueKeyTests {
     @Test func compoundKeysLookUpTheMostSelectiveColumn() throws {
         let db = try directory.open([UniqueNamePerson.self])
         let prefix = String(repeating: "L", count: 600)
-        func person(_ id: Int, _ first: String, _ last: String?) -> UniqueNamePerson {
-            let p = UniqueNamePerson()
-            p.id = id
-            p.first = first
-            p.last = last
-            return p
-        }
         try db.write {
             for i in 0..<300 { try db.add(person(i, "Ann", "Lee \(i)")) }
             for i in 0..<20 { try db.add(person(1_000 + i, "Ann", prefix + "\(i)")) }

@@ -383,7 +383,11 @@ enum MigrationRun {
                     let columns = names.compactMap(info.stored.column(of:))
                     if columns.count == names.count { groups.append(columns) }
                 }
-                for columns in groups { try UniqueCheck.requireDistinct(info.stored, columns: columns, objects: info.objectsTable, txn: txn) }
+                for columns in groups {
+                    // Unique properties and the properties of compound keys are indexed.
+                    guard let first = columns.first, let index = info.tables.indexes[first] else { continue }
+                    try UniqueCheck.requireDistinct(info.stored, columns: columns, objects: info.objectsTable, index: index, txn: txn)
+                }
             }
         }
     }

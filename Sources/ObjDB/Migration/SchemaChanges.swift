@@ -70,10 +70,13 @@ struct SchemaChanges {
                 try txn.empty(old)
             }
         }
-        for column in madeUnique { try UniqueCheck.requireDistinct(existing, columns: [column], objects: tables.objects, txn: txn) }
-        for names in newKeys {
-            let columns = names.compactMap(existing.column(of:))
-            if columns.count == names.count { try UniqueCheck.requireDistinct(existing, columns: columns, objects: tables.objects, txn: txn) }
+        // Keys whose every property exists, as columns.
+        let keyColumns = newKeys.map { names in names.compactMap(existing.column(of:)) }
+        let groups = madeUnique.map { [$0] } + zip(newKeys, keyColumns).filter { $0.0.count == $0.1.count }.map(\.1)
+        for columns in groups {
+            // Unique properties and the properties of compound keys are indexed.
+            guard let first = columns.first, let index = tables.indexes[first] else { continue }
+            try UniqueCheck.requireDistinct(existing, columns: columns, objects: tables.objects, index: index, txn: txn)
         }
         return (existing, tables)
     }
@@ -141,34 +144,45 @@ enum IndexBuilder {
 /// Checks existing objects when a property becomes unique.
 enum UniqueCheck {
     /// Throws ``ObjDBError/Code/uniqueConstraintViolation`` if two objects of `stored` hold the
-    /// same non-nil values in `columns`, naming both objects.
+    /// same non-nil values in `columns`, naming both objects. `index` is the index of
+    /// `columns[0]`, up to date with the rows: only objects that share an index key are read and
+    /// compared (a key may be shared by different long values, whose index keys are cut).
     ///
-    /// - Complexity: O(n) for n objects, with the distinct values in memory.
-    static func requireDistinct(_ stored: StoredClass, columns: [Int], objects: Table, txn: Txn) throws {
-        let cursor = try Cursor(txn, objects)
-        var seen: [[[UInt8]]: UInt64] = [:]
+    /// - Complexity: O(e) for the e entries of the index, plus a row read for each object that
+    ///   shares its index key with another; memory for one such group at a time.
+    static func requireDistinct(_ stored: StoredClass, columns: [Int], objects: Table, index: Table, txn: Txn) throws {
+        let cursor = try Cursor(txn, index)
         var entry = try cursor.first()
         while let current = entry {
-            if let row = RowView(current.value) {
-                // A nil in any of the columns never conflicts.
-                let values = columns.compactMap { column -> [UInt8]? in
-                    if case .value(let bytes) = row.column(column) { return Array(bytes) }
-                    return nil
-                }
-                if values.count == columns.count {
-                    if let first = seen[values] {
-                        let names = columns.map { stored.properties[$0].name }.joined(separator: ", ")
-                        let single = columns.count == 1 && stored.properties[columns[0]].type == .string
-                        let text = single ? "'\(String(decoding: values[0], as: UTF8.self))'" : "the same values"
-                        throw ObjDBError(
-                            .uniqueConstraintViolation,
-                            "'\(stored.name).\(names)' is declared unique, but objects \(first) and \(current.objectKey) both hold \(text); make the values distinct in a migration first",
-                            className: stored.name)
-                    }
-                    seen[values] = current.objectKey
-                }
+            // A nil never conflicts, and one object alone under a key cannot.
+            if current.key.first != KeyEncoding.nullTag, try cursor.duplicateCount() > 1 {
+                try requireDistinct(stored, columns: columns, among: try txn.objectKeys(index, under: current.key), objects: objects, txn: txn)
             }
-            entry = try cursor.next()
+            entry = try cursor.nextKey()
+        }
+    }
+
+    /// The objects `keys` (which share an index key) hold pairwise different values in `columns`
+    /// (a nil in any of them never conflicts).
+    private static func requireDistinct(_ stored: StoredClass, columns: [Int], among keys: [UInt64], objects: Table, txn: Txn) throws {
+        var seen: [[[UInt8]]: UInt64] = [:]
+        for key in keys {
+            guard let bytes = try txn.get(objects, key: key), let row = RowView(bytes) else { continue }
+            let values = columns.compactMap { column -> [UInt8]? in
+                if case .value(let bytes) = row.column(column) { return Array(bytes) }
+                return nil
+            }
+            guard values.count == columns.count else { continue }
+            if let first = seen[values] {
+                let names = columns.map { stored.properties[$0].name }.joined(separator: ", ")
+                let single = columns.count == 1 && stored.properties[columns[0]].type == .string
+                let text = single ? "'\(String(decoding: values[0], as: UTF8.self))'" : "the same values"
+                throw ObjDBError(
+                    .uniqueConstraintViolation,
+                    "'\(stored.name).\(names)' is declared unique, but objects \(first) and \(key) both hold \(text); make the values distinct in a migration first",
+                    className: stored.name)
+            }
+            seen[values] = key
         }
     }
 }
