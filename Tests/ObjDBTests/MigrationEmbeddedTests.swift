@@ -44,6 +44,20 @@ struct MigrationEmbeddedTests {
         @Persisted var note: String = ""
     }
 
+    /// An embedded class the migration adds.
+    final class Extra: EmbeddedObject {
+        @Persisted var name: String = ""
+    }
+
+    /// Holder with a link to the added embedded class.
+    final class Holder3: Object {
+        override class var className: String { "Holder" }
+        @Persisted(primaryKey: true) var id: Int = 0
+        @Persisted var part: Part0?
+        @Persisted var parts: List<Part0>
+        @Persisted var extra: Extra?
+    }
+
     func configuration(version: UInt64, block: MigrationBlock? = nil) -> Configuration {
         var configuration = directory.configuration(version == 0 ? [Holder0.self, Part0.self] : [Holder1.self, Part1.self])
         configuration.schemaVersion = version
@@ -87,7 +101,7 @@ struct MigrationEmbeddedTests {
         let error = try #require(throws: ObjDBError.self) { try Database(configuration: configuration(version: 1)) }
         #expect(error.code == .migrationFailed)
         #expect(error.className == "Part")
-        #expect(error.message.contains("'Part' becomes embedded, but 1 of its objects has no parent (key "), "\(error.message)")
+        #expect(error.message.contains("'Part' is embedded in the new schema, but 1 of its objects has no parent (key "), "\(error.message)")
         #expect(error.message.contains("and 1 has several (key "), "\(error.message)")
         #expect(error.message.contains(": 2 parents)"), "\(error.message)")
         #expect(error.message.contains("left exactly as it was (schema version 0)"), "\(error.message)")
@@ -158,5 +172,20 @@ struct MigrationEmbeddedTests {
         #expect(first.part?.name == "d")
         #expect(Array(first.parts.map(\.name)) == ["a", "c"])
         #expect(try db.verify().isHealthy)
+    }
+
+    /// An object of an embedded class the migration adds, created without a parent: refused.
+    @Test func anObjectOfAnAddedEmbeddedClassWithoutAParentFailsTheMigration() throws {
+        try makeParts(orphan: false, shared: false)
+        var configuration = directory.configuration([Holder3.self, Part0.self, Extra.self])
+        configuration.schemaVersion = 3
+        configuration.migrationBlock = { migration, _ in _ = try migration.create("Extra", value: ["name": "alone"]) }
+        let error = try #require(throws: ObjDBError.self) { try Database(configuration: configuration) }
+        #expect(error.message.contains("'Extra' is embedded in the new schema, but 1 of its objects has no parent"), "\(error.message)")
+        #expect(try Database.schemaVersion(at: directory.file()) == 0)
+        // Without the orphan, the class is added.
+        configuration.migrationBlock = nil
+        let db = try Database(configuration: configuration)
+        #expect(db.objects(Holder3.self).count == 2)
     }
 }

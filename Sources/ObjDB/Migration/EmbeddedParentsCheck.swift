@@ -9,15 +9,16 @@ enum EmbeddedParentsCheck {
     /// The most object keys one message lists.
     static let listedKeys = 5
 
-    /// Throws `migrationFailed` for the first class in `classes` (names of classes that were
-    /// not embedded before the migration and are now) with an object that has no parent or
-    /// several.
+    /// Throws `migrationFailed` for the first class in `classes` (names of classes that are
+    /// embedded after the migration and were not, or did not exist, before it) with an object
+    /// that has no parent or several.
     ///
     /// - Complexity: O(r) for the r rows of the classes that link to them, and O(n) for their n
     ///   objects; memory for one count per object linked to.
     static func run(_ classes: [String], _ catalog: Catalog, _ txn: Txn) throws {
         for name in classes {
-            guard let info = catalog.byName[name] else { continue }
+            // Without objects there is nothing to check (nor rows of other classes to read).
+            guard let info = catalog.byName[name], try txn.entryCount(info.objectsTable) > 0 else { continue }
             var parents = try parentCounts(of: name, catalog, txn)
             var orphans: [UInt64] = [], shared: [(key: UInt64, parents: Int)] = []
             var orphanCount = 0, sharedCount = 0
@@ -37,7 +38,7 @@ enum EmbeddedParentsCheck {
             if let missing = parents.keys.min() {
                 throw ObjDBError(
                     .migrationFailed,
-                    "'\(name)' becomes embedded, but \(parents.count) of its objects that other objects link to \(parents.count == 1 ? "was" : "were") deleted in the migration block (key \(missing)\(parents.count > 1 ? ", …" : "")): an object of a class that becomes embedded is deleted when it leaves a parent, so an object shared by several parents cannot be resolved in the block. Unshare it before the migration, or keep '\(name)' a top-level class",
+                    "'\(name)' is embedded in the new schema, but \(parents.count) of its objects that other objects link to \(parents.count == 1 ? "was" : "were") deleted in the migration block (key \(missing)\(parents.count > 1 ? ", …" : "")): an object of a class that becomes embedded is deleted when it leaves a parent, so an object shared by several parents cannot be resolved in the block. Unshare it before the migration, or keep '\(name)' a top-level class",
                     className: name)
             }
             guard orphanCount > 0 || sharedCount > 0 else { continue }
@@ -50,7 +51,7 @@ enum EmbeddedParentsCheck {
             }
             throw ObjDBError(
                 .migrationFailed,
-                "'\(name)' becomes embedded, but \(parts.joined(separator: " and ")); an embedded object must have exactly one parent. In the migration block, delete the objects without a parent (migration.delete); unshare shared objects before the migration, or keep '\(name)' a top-level class",
+                "'\(name)' is embedded in the new schema, but \(parts.joined(separator: " and ")); an embedded object must have exactly one parent. In the migration block, delete the objects without a parent (migration.delete); unshare shared objects before the migration, or keep '\(name)' a top-level class",
                 className: name)
         }
     }

@@ -75,8 +75,10 @@ enum MigrationRun {
             try new.flushPendingWrites(context)
             try rebuildPrimaryKeys(catalog, plan, context, path: path)
             try checkUniqueValues(catalog, layouts, context)
+            // Classes embedded now that were not (or did not exist: the block may have created
+            // their objects).
             let becameEmbedded = plan.schema.classes.filter { stored in
-                stored.isEmbedded && header.schema.classes.contains { $0.name == stored.name && !$0.isEmbedded }
+                stored.isEmbedded && !(header.schema.classes.first { $0.name == stored.name }?.isEmbedded ?? false)
             }.map(\.name)
             if !becameEmbedded.isEmpty { try context.storage { try EmbeddedParentsCheck.run(becameEmbedded, catalog, $0) } }
             try FileMeta.writeUInt64(txn, meta, FileMeta.Key.schemaVersion, configuration.schemaVersion)
