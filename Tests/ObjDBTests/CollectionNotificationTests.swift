@@ -205,4 +205,37 @@ extension CollectionNotificationTests {
         listToken.invalidate()
         ownersToken.invalidate()
     }
+
+    /// A concurrent queue (here a global one) works: the calls run on it (its precondition holds),
+    /// one at a time and in commit order.
+    @Test func observingOnAConcurrentQueueDeliversOneCallAtATime() throws {
+        let (db, owner) = try setUp()
+        let queue = DispatchQueue.global()
+        let calls = LockedCalls()
+        let inside = LockedCalls()
+        let token = owner.pets.observe(on: queue) { change in
+            dispatchPrecondition(condition: .onQueue(queue))
+            inside.append("enter")
+            defer { inside.append("leave") }
+            Thread.sleep(forTimeInterval: 0.002)  // long enough for a second call to overlap if it could
+            switch change {
+            case .initial(let pets): calls.append("initial \(pets.count)")
+            case .update(let pets, _, _, _): calls.append("\(pets.count)")
+            case .error(let error): calls.append("error \(error)")
+            }
+        }
+        try calls.wait(for: 1)
+        for _ in 0..<5 {
+            try db.write { owner.pets.remove(at: 0) }
+        }
+        // Commits may be told together: wait for the last state.
+        for _ in 0..<100 where calls.all.last != "5" { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(calls.all.first == "initial 10")
+        #expect(calls.all.last == "5")
+        let counts = calls.all.dropFirst().compactMap { Int($0) }
+        #expect(counts == counts.sorted(by: >), "\(calls.all)")
+        // Never two calls inside at once.
+        #expect(inside.all.enumerated().allSatisfy { $0.element == ($0.offset % 2 == 0 ? "enter" : "leave") }, "\(inside.all)")
+        token.invalidate()
+    }
 }

@@ -62,12 +62,18 @@ enum QueueObservation {
     /// Opens a database on `queue`, then registers the observer `make` builds with it (with
     /// the control of the returned token); `failed` gets what went wrong instead, on the queue.
     /// The database lives as long as the observer holds what it observes.
+    ///
+    /// Everything runs on a serial queue of its own that targets `queue`: a concurrent queue
+    /// (a global queue, say) would otherwise run two deliveries at once on the same instance.
+    /// Blocks still run on `queue`'s threads, and `dispatchPrecondition(condition: .onQueue(queue))`
+    /// holds in them.
     static func start(
-        _ configuration: Configuration, on queue: DispatchQueue, failed: @escaping @Sendable (any Error) -> Void,
+        _ configuration: Configuration, on target: DispatchQueue, failed: @escaping @Sendable (any Error) -> Void,
         _ make: @escaping @Sendable (Database, ObserverControl) throws -> any Observer
     ) -> NotificationToken {
         let control = ObserverControl()
         let token = NotificationToken(control: control)
+        let queue = DispatchQueue(label: "ObjDB observation", target: target)
         queue.async {
             guard !control.isCancelled else { return }
             do {
