@@ -83,6 +83,64 @@ struct CollectionNotificationTests {
         withExtendedLifetime(token) {}
     }
 
+    // Realm's list_set: replacing an element is a modification of its position, as with
+    // `replace(index:object:)`; several edits in one commit combine as Realm's builder combines
+    // them.
+    @Test func replacingAnElementIsAModification() throws {
+        let (db, owner) = try setUp()
+        let (log, token) = observePets(db, owner)
+        func newPet(_ id: Int) -> Pet {
+            let pet = Pet()
+            pet.id = id
+            return pet
+        }
+        try db.write { owner.pets[2] = newPet(300) }
+        #expect(log.updates.last == .update(deletions: [], insertions: [], modifications: [2]))
+        try db.write { owner.pets.replace(index: 7, object: newPet(301)) }
+        #expect(log.updates.last == .update(deletions: [], insertions: [], modifications: [7]))
+        try db.write {
+            owner.pets[1] = newPet(302)
+            owner.pets.remove(at: 0)
+            owner.pets.append(newPet(303))
+        }
+        #expect(log.updates.last == .update(deletions: [0], insertions: [9], modifications: [1]))
+        #expect(log.updates.count == 3)
+        withExtendedLifetime(token) {}
+    }
+
+    // The same through the change log: another instance's commit.
+    @Test func anotherInstancesEditsArriveThroughTheLog() throws {
+        let (db, owner) = try setUp()
+        let (log, token) = observePets(db, owner)
+        let writer = try directory.open([Owner.self, Pet.self])
+        let theirs = try #require(writer.object(ofType: Owner.self, forPrimaryKey: 1))
+        try writer.write {
+            let pet = Pet()
+            pet.id = 400
+            theirs.pets[4] = pet
+            theirs.pets.swapAt(0, 9)
+        }
+        db.refresh()
+        #expect(log.updates.last == .update(deletions: [0, 9], insertions: [0, 9], modifications: [4]))
+        // A list changed without edits (created again whole) is compared instead: still exact.
+        let before = owner.pets.map(\.id)
+        try writer.write {
+            try writer.create(Owner.self, value: ["id": 1, "pets": Array(theirs.pets.reversed())], update: .modified)
+        }
+        db.refresh()
+        guard case .update(let deletions, let insertions, _)? = log.updates.last, log.updates.count == 2 else {
+            Issue.record("no second update: \(log.calls)")
+            return
+        }
+        let after = owner.pets.map(\.id)
+        #expect(after == before.reversed())
+        var mirror = before
+        for index in deletions.sorted(by: >) { mirror.remove(at: index) }
+        for index in insertions.sorted() { mirror.insert(after[index], at: index) }
+        #expect(mirror == after)
+        withExtendedLifetime(token) {}
+    }
+
     // LinkViewChangesetTests testModifyObjectInLinkView: a changed element is a modification at
     // its old index; key paths limit what counts.
     @Test func modifyingAnElement() throws {

@@ -15,7 +15,7 @@ extension List {
     ///
     /// Replacing at an index outside the list is a precondition failure naming the index.
     public func replace(index: Int, object: Element) {
-        replaceSubrange(index..<index + 1, with: CollectionOfOne(object))
+        self[index] = object
     }
 }
 

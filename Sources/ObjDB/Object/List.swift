@@ -76,7 +76,18 @@ public final class List<Element: CollectionElementType>: RandomAccessCollection,
                 return home.element(at: position, as: Element.self)
             }
         }
-        set { replaceSubrange(position..<position + 1, with: CollectionOfOne(newValue)) }
+        set {
+            guard case .managed(let home) = backing else {
+                return replaceSubrange(position..<position + 1, with: CollectionOfOne(newValue))
+            }
+            guard let (context, pending) = home.pendingForWrite() else { return }
+            objdbPrecondition(
+                position >= 0 && position < pending.elements.count,
+                "List index \(position) out of range 0..<\(pending.elements.count) of '\(home.propertyName)'")
+            guard let value = home.storedElement(newValue, context, pending) else { return }
+            pending.elements[position] = value
+            home.record(.set(at: position), context)
+        }
     }
 
     /// The elements as an array (objects of a managed list are read once each).
@@ -116,6 +127,8 @@ public final class List<Element: CollectionElementType>: RandomAccessCollection,
                 stored.append(value)
             }
             pending.elements.replaceSubrange(subrange, with: stored)
+            if !subrange.isEmpty { home.record(.erase(at: subrange.lowerBound, count: subrange.count), context) }
+            if !stored.isEmpty { home.record(.insert(at: subrange.lowerBound, count: stored.count), context) }
         }
     }
 
@@ -124,6 +137,7 @@ public final class List<Element: CollectionElementType>: RandomAccessCollection,
         if case .managed(let home) = backing {
             guard let (context, pending) = home.pendingForWrite(), let value = home.storedElement(newElement, context, pending) else { return }
             pending.elements.append(value)
+            home.record(.insert(at: pending.elements.count - 1, count: 1), context)
             return
         }
         replaceSubrange(count..<count, with: CollectionOfOne(newElement))
@@ -185,9 +199,10 @@ public final class List<Element: CollectionElementType>: RandomAccessCollection,
         objdbPrecondition(indices.contains(from) && indices.contains(to), "List.move(from: \(from), to: \(to)) out of range 0..<\(count)")
         guard from != to else { return }
         if case .managed(let home) = backing {
-            guard let (_, pending) = home.pendingForWrite() else { return }
+            guard let (context, pending) = home.pendingForWrite() else { return }
             let element = pending.elements.remove(at: from)
             pending.elements.insert(element, at: to)
+            home.record(.move(from: from, to: to), context)
             return
         }
         let element = remove(at: from)
@@ -199,8 +214,12 @@ public final class List<Element: CollectionElementType>: RandomAccessCollection,
         objdbPrecondition(indices.contains(i) && indices.contains(j), "List.swapAt(\(i), \(j)) out of range 0..<\(count)")
         guard i != j else { return }
         if case .managed(let home) = backing {
-            guard let (_, pending) = home.pendingForWrite() else { return }
+            guard let (context, pending) = home.pendingForWrite() else { return }
             pending.elements.swapAt(i, j)
+            // As Realm records a swap: two moves.
+            let (low, high) = (Swift.min(i, j), Swift.max(i, j))
+            home.record(.move(from: low, to: high), context)
+            if low + 1 != high { home.record(.move(from: high - 1, to: low), context) }
             return
         }
         let first = self[i]

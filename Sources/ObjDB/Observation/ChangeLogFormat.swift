@@ -2,10 +2,15 @@
 ///
 /// ```
 /// entry    := version:u8 (1)  flags:u8 (bit 0: the schema changed)  varint(classes)  class*
-/// class    := varint(class id)  flags:u8 (bit 0: unlisted modifications follow the list)
+/// class    := varint(class id)  flags:u8 (bit 0: unlisted modifications follow the list;
+///                                          bit 1: list edits follow)
 ///             ranges(inserted)  ranges(deleted)
 ///             varint(n)  (varint(key delta)  columns)^n        modified objects, keys ascending
 ///             [columns]                                          unlisted modifications
+///             [varint(n)  (varint(key delta)  varint(m)  (varint(column)  edits)^m)^n]   list edits
+/// edits    := varint(n)  edit^n
+/// edit     := 0 varint(at) varint(count)  |  1 varint(at) varint(count)    insert | erase
+///           | 2 varint(at)                |  3 varint(from) varint(to)     set | move
 /// ranges   := varint(n)  (varint(start delta)  varint(length - 1))^n
 /// columns  := varint(n)  varint(column delta)^n                  columns ascending
 /// ```
@@ -25,7 +30,7 @@ enum ChangeLogFormat {
         for classID in classIDs {
             let change = changes[classID]
             appendVarint(UInt64(classID), to: &out)
-            out.append(change.unlistedModifications == nil ? 0 : 1)
+            out.append((change.unlistedModifications == nil ? 0 : 1) | (change.listEdits.isEmpty ? 0 : 2))
             appendRanges(change.inserted, to: &out)
             appendRanges(change.deleted, to: &out)
             appendVarint(UInt64(change.modified.count), to: &out)
@@ -36,8 +41,33 @@ enum ChangeLogFormat {
                 appendColumns(change.modified[key] ?? ColumnSet(), to: &out)
             }
             if let unlisted = change.unlistedModifications { appendColumns(unlisted, to: &out) }
+            if !change.listEdits.isEmpty { appendListEdits(change.listEdits, to: &out) }
         }
         return out
+    }
+
+    private static func appendListEdits(_ lists: [UInt64: [Int: [ListEdit]]], to out: inout [UInt8]) {
+        appendVarint(UInt64(lists.count), to: &out)
+        var previous: UInt64 = 0
+        for key in lists.keys.sorted() {
+            appendVarint(key - previous, to: &out)
+            previous = key
+            let columns = lists[key] ?? [:]
+            appendVarint(UInt64(columns.count), to: &out)
+            for column in columns.keys.sorted() {
+                appendVarint(UInt64(column), to: &out)
+                let edits = columns[column] ?? []
+                appendVarint(UInt64(edits.count), to: &out)
+                for edit in edits {
+                    switch edit {
+                    case .insert(let at, let count): out.append(0); appendVarint(UInt64(at), to: &out); appendVarint(UInt64(count), to: &out)
+                    case .erase(let at, let count): out.append(1); appendVarint(UInt64(at), to: &out); appendVarint(UInt64(count), to: &out)
+                    case .set(let at): out.append(2); appendVarint(UInt64(at), to: &out)
+                    case .move(let from, let to): out.append(3); appendVarint(UInt64(from), to: &out); appendVarint(UInt64(to), to: &out)
+                    }
+                }
+            }
+        }
     }
 
     /// The change set in `bytes`; throws ``ObjDBError/Code/corruptFile`` for bytes that are not
@@ -54,7 +84,7 @@ enum ChangeLogFormat {
         var previousClass: UInt64?
         for _ in 0..<classCount {
             guard let classID = reader.varint(), classID <= UInt64(UInt32.max), previousClass.map({ classID > $0 }) ?? true,
-                let classFlags = reader.byte(), classFlags & ~1 == 0
+                let classFlags = reader.byte(), classFlags & ~3 == 0
             else { throw damaged("a class record") }
             previousClass = classID
             var change = ClassChangeSet()
@@ -75,6 +105,10 @@ enum ChangeLogFormat {
             if classFlags & 1 != 0 {
                 guard let columns = reader.columns() else { throw damaged("the unlisted modifications") }
                 change.unlistedModifications = columns
+            }
+            if classFlags & 2 != 0 {
+                guard let lists = reader.listEdits() else { throw damaged("the list edits") }
+                change.listEdits = lists
             }
             changes.classes[UInt32(classID)] = change
         }
@@ -139,6 +173,50 @@ enum ChangeLogFormat {
                 shift += 7
             }
             return nil
+        }
+
+        /// A varint that fits an `Int` position or count.
+        mutating func position() -> Int? {
+            guard let value = varint(), value <= UInt64(Int32.max) else { return nil }
+            return Int(value)
+        }
+
+        /// List edits per object (keys ascending) and column.
+        mutating func listEdits() -> [UInt64: [Int: [ListEdit]]]? {
+            guard let count = varint(), count <= UInt64(bytes.count) else { return nil }
+            var lists: [UInt64: [Int: [ListEdit]]] = [:]
+            var key: UInt64 = 0
+            for index in 0..<count {
+                guard let delta = varint(), index == 0 || delta > 0 else { return nil }
+                let (next, overflow) = key.addingReportingOverflow(delta)
+                guard !overflow, let columnCount = varint(), columnCount <= UInt64(bytes.count) else { return nil }
+                key = next
+                var columns: [Int: [ListEdit]] = [:]
+                for _ in 0..<columnCount {
+                    guard let column = position(), columns[column] == nil, let editCount = varint(), editCount <= UInt64(bytes.count) else { return nil }
+                    var edits: [ListEdit] = []
+                    for _ in 0..<editCount {
+                        switch byte() {
+                        case 0?:
+                            guard let at = position(), let count = position() else { return nil }
+                            edits.append(.insert(at: at, count: count))
+                        case 1?:
+                            guard let at = position(), let count = position() else { return nil }
+                            edits.append(.erase(at: at, count: count))
+                        case 2?:
+                            guard let at = position() else { return nil }
+                            edits.append(.set(at: at))
+                        case 3?:
+                            guard let from = position(), let to = position() else { return nil }
+                            edits.append(.move(from: from, to: to))
+                        default: return nil
+                        }
+                    }
+                    columns[column] = edits
+                }
+                lists[key] = columns
+            }
+            return lists
         }
 
         /// Ranges that ascend without touching, as ``KeyRanges`` keeps them.

@@ -42,6 +42,10 @@ struct ClassChangeSet: Sendable, Equatable {
     /// Set when the commit changed more objects than the log lists one by one: any object that
     /// existed before and still does may have changed in these columns.
     var unlistedModifications: ColumnSet?
+    /// The edits of lists of objects that existed before and still do, per object and column,
+    /// in order (``ListEdit``). A list changed without edits listed here (assigned whole, or past
+    /// ``ListEdit/limit``) is compared between the two versions instead.
+    var listEdits: [UInt64: [Int: [ListEdit]]] = [:]
 
     /// Whether nothing changed.
     var isEmpty: Bool { inserted.isEmpty && deleted.isEmpty && modified.isEmpty && unlistedModifications == nil }
@@ -60,6 +64,7 @@ struct ClassChangeSet: Sendable, Equatable {
 
     /// Adds the changes of a later commit (see ``ChangeSet``).
     mutating func append(_ later: ClassChangeSet) {
+        appendListEdits(later)
         let bornHere = inserted
         // Deleted later: gone for good, unless it was born in between (then it never was).
         deleted.formUnion(later.deleted.subtracting(bornHere))
@@ -73,6 +78,30 @@ struct ClassChangeSet: Sendable, Equatable {
             columns.formUnion(unlisted)
             unlistedModifications = columns
         }
+    }
+}
+
+extension ClassChangeSet {
+    /// Adds the list edits of a later commit: a list's edits go on only while every commit that
+    /// changed it listed its edits (before the later commit's modifications are merged).
+    fileprivate mutating func appendListEdits(_ later: ClassChangeSet) {
+        if later.unlistedModifications != nil {
+            listEdits = [:]
+            return
+        }
+        for (key, columns) in later.listEdits where !inserted.contains(key) {
+            for (column, edits) in columns {
+                // Changed before without edits: the later edits do not start from the old list.
+                let changedUnlisted = modifiedColumns(of: key)?.contains(column) == true && listEdits[key]?[column] == nil
+                if changedUnlisted { continue }
+                listEdits[key, default: [:]][column, default: []].append(contentsOf: edits)
+            }
+        }
+        // Changed later without edits, or deleted: compared instead.
+        for (key, columns) in later.modified where listEdits[key] != nil {
+            for column in columns.columns where later.listEdits[key]?[column] == nil { listEdits[key]?[column] = nil }
+        }
+        for key in listEdits.keys where later.deleted.contains(key) { listEdits[key] = nil }
     }
 }
 

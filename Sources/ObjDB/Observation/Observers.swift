@@ -67,6 +67,8 @@ final class ResultsObserver<Element: ObjectBase>: Observer {
         let diff: CollectionDiff
         if case .table = results.query.source {
             diff = Self.diff(old, new, check, info, watch)
+        } else if let edited = Self.listDiff(old, new, results, delivery, check, info, watch) {
+            diff = edited
         } else {
             // A list, or linking objects, may hold an object more than once.
             diff = RepeatedKeys.diff(old, new, distinct: { Self.diff(old, new, check, info, watch) }) { check.modified($0, info, watch) }
@@ -110,6 +112,25 @@ final class ResultsObserver<Element: ObjectBase>: Observer {
         }
         #endif
         return update
+    }
+
+    /// For the results of a list, the diff from the edits the commits recorded (``ListEdit``),
+    /// as Realm reports them: a replaced element is a modification, a moved one a deletion and an
+    /// insertion; `nil` when the change set lists no edits of the list or they do not lead from
+    /// `old` to `new` (a change made without them), and the two versions are compared instead.
+    private static func listDiff(
+        _ old: [UInt64], _ new: [UInt64], _ results: Results<Element>, _ delivery: Delivery, _ check: ModificationCheck,
+        _ info: ClassInfo, _ watch: Watch
+    ) -> CollectionDiff? {
+        guard case .collection(let home) = results.query.source, let changes = delivery.changes, !changes.schemaChanged,
+            let edits = changes[home.info.classID].listEdits[home.parent._objdbKey]?[home.column],
+            let edited = ListEditDiff(edits, old: old, new: new)
+        else { return nil }
+        let kept = Set(edited.survivors.map { old[$0.old] }).sorted()
+        let modified = Set(kept.isEmpty ? [] : check.modified(kept, info, watch))
+        let changed = edited.survivors.filter { modified.contains(old[$0.old]) }.map(\.old)
+        return CollectionDiff(
+            deletions: edited.deletions, insertions: edited.insertions, modifications: (changed + edited.replaced).sorted())
     }
 
     /// The diff of two versions of distinct keys, with the modified objects among those in both.

@@ -4,10 +4,23 @@ extension WriteContext {
     var changeSet: ChangeSet {
         var set = ChangeSet(schemaChanged: schemaChanged)
         for (classID, changes) in classes.enumerated() {
-            guard let change = changes?.changeSet, !change.isEmpty else { continue }
+            guard var change = changes?.changeSet, !change.isEmpty else { continue }
+            if change.unlistedModifications == nil {
+                change.listEdits = listEdits(ofClass: UInt32(classID), change)
+            }
             set.classes[UInt32(classID)] = change
         }
         return set
+    }
+
+    /// The edits of the lists of class `classID` whose objects existed before and still do.
+    private func listEdits(ofClass classID: UInt32, _ change: ClassChangeSet) -> [UInt64: [Int: [ListEdit]]] {
+        var result: [UInt64: [Int: [ListEdit]]] = [:]
+        for (slot, edits) in listEdits where slot.classID == classID {
+            guard let edits, !edits.isEmpty, change.modified[slot.key] != nil else { continue }
+            result[slot.key, default: [:]][slot.column] = edits
+        }
+        return result
     }
 
     /// Whether the transaction wrote anything: a transaction that did not leaves no entry in

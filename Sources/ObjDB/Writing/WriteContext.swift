@@ -69,6 +69,15 @@ final class WriteContext {
     @exclusivity(unchecked) var primaryKeysToRebuild: Set<UInt32> = []
     /// Collection columns changed through managed collections and not yet written back.
     @exclusivity(unchecked) var pending: [CollectionSlot: PendingCollection] = [:]
+    /// The edits each list went through in this transaction by `List`'s methods, for
+    /// notifications (``ListEdit``); `nil` for a list whose edits passed ``ListEdit/limit``.
+    @exclusivity(unchecked) var listEdits: [CollectionSlot: [ListEdit]?] = [:]
+
+    /// Records `edit` of the list `slot`.
+    func recordListEdit(_ slot: CollectionSlot, _ edit: ListEdit) {
+        guard var edits = listEdits[slot] ?? [] else { return }  // overflowed
+        listEdits[slot] = ListEdit.append(edit, to: &edits) ? edits : .some(nil)
+    }
 
     init(transaction: consuming WriteTransaction, catalog: Catalog) {
         txn = transaction.txn
@@ -337,6 +346,11 @@ struct ColumnSet: Equatable, Sendable {
 
     /// Number of columns.
     var count: Int { low.nonzeroBitCount + high.count }
+
+    /// Whether `column` is in the set.
+    func contains(_ column: Int) -> Bool {
+        column < 64 ? low & (1 << UInt64(column)) != 0 : high.contains(column)
+    }
 }
 
 /// Primary-key and index entries to remove and add for one row change, in reusable buffers.

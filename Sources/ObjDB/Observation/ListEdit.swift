@@ -1,0 +1,98 @@
+/// One edit of a `List`, recorded as the write makes it, with the positions the list had at
+/// that moment: what Realm's change builder receives, and what turns a list's notifications into
+/// Realm's exactly (a replaced element is a modification, a moved one a deletion plus an
+/// insertion, a swap two moves).
+enum ListEdit: Equatable, Sendable {
+    /// `count` elements inserted at `at`.
+    case insert(at: Int, count: Int)
+    /// `count` elements removed from `at`.
+    case erase(at: Int, count: Int)
+    /// The element at `at` replaced (`list[i] = x`).
+    case set(at: Int)
+    /// The element at `from` moved to `to`.
+    case move(from: Int, to: Int)
+
+    /// The most edits one list keeps per transaction; past it, its notifications compare the
+    /// list's two versions instead.
+    static let limit = 1_000
+
+    /// Appends `edit` to `edits`, merging it into the last edit when they continue each other
+    /// (appending in a loop, removing the first element in a loop): `false` past ``limit``.
+    static func append(_ edit: ListEdit, to edits: inout [ListEdit]) -> Bool {
+        switch (edits.last, edit) {
+        case (.insert(let at, let count)?, .insert(let next, let more)) where next == at + count:
+            edits[edits.count - 1] = .insert(at: at, count: count + more)
+            return true
+        case (.erase(let at, let count)?, .erase(let next, let more)) where next == at:
+            edits[edits.count - 1] = .erase(at: at, count: count + more)
+            return true
+        default:
+            guard edits.count < limit else { return false }
+            edits.append(edit)
+            return true
+        }
+    }
+}
+
+/// The change of a list between two versions from the edits the commits between them recorded,
+/// in Realm's index semantics; checked against the two versions' keys.
+struct ListEditDiff: Equatable {
+    var deletions: [Int] = []
+    var insertions: [Int] = []
+    /// Old positions whose element was replaced and stayed.
+    var replaced: [Int] = []
+    /// Old positions of elements that stayed, with their new positions, ascending.
+    var survivors: [(old: Int, new: Int)] = []
+
+    static func == (a: ListEditDiff, b: ListEditDiff) -> Bool {
+        a.deletions == b.deletions && a.insertions == b.insertions && a.replaced == b.replaced
+            && a.survivors.map(\.old) == b.survivors.map(\.old) && a.survivors.map(\.new) == b.survivors.map(\.new)
+    }
+
+    /// The change `edits` describe from `old` to `new`; `nil` when they do not lead from one to
+    /// the other (a write that recorded no edits changed the list too, or the edits are damaged).
+    ///
+    /// - Complexity: O(n · e) for n elements and e edits.
+    init?(_ edits: [ListEdit], old: [UInt64], new: [UInt64]) {
+        // Each position of the list as the edits go: the old position of its element, or -1 for
+        // an element inserted (or moved) since; whether it was replaced.
+        var origin = Array(old.indices)
+        var wasSet = [Bool](repeating: false, count: old.count)
+        for edit in edits {
+            switch edit {
+            case .insert(let at, let count):
+                guard at >= 0, at <= origin.count, count >= 0 else { return nil }
+                origin.insert(contentsOf: repeatElement(-1, count: count), at: at)
+                wasSet.insert(contentsOf: repeatElement(false, count: count), at: at)
+            case .erase(let at, let count):
+                guard at >= 0, count >= 0, at + count <= origin.count else { return nil }
+                origin.removeSubrange(at..<at + count)
+                wasSet.removeSubrange(at..<at + count)
+            case .set(let at):
+                guard at >= 0, at < origin.count else { return nil }
+                wasSet[at] = true
+            case .move(let from, let to):
+                guard from >= 0, from < origin.count, to >= 0, to < origin.count else { return nil }
+                origin.remove(at: from)
+                wasSet.remove(at: from)
+                origin.insert(-1, at: to)
+                wasSet.insert(false, at: to)
+            }
+        }
+        guard origin.count == new.count else { return nil }
+        var stays = [Bool](repeating: false, count: old.count)
+        for (position, from) in origin.enumerated() {
+            if from < 0 {
+                insertions.append(position)
+                continue
+            }
+            // An element that stayed in place is the same object, unless it was replaced.
+            guard wasSet[position] || old[from] == new[position] else { return nil }
+            stays[from] = true
+            if wasSet[position] { replaced.append(from) } else { survivors.append((from, position)) }
+        }
+        deletions = old.indices.filter { !stays[$0] }
+        replaced.sort()
+        survivors.sort { $0.old < $1.old }
+    }
+}
