@@ -108,6 +108,23 @@ struct CollectionNotificationTests {
         withExtendedLifetime(token) {}
     }
 
+    // Edits on either side of a read that writes the list back mid-transaction (a query reads
+    // lists from rows) still add up.
+    @Test func editsAcrossAWriteBackInOneTransactionAddUp() throws {
+        let (db, owner) = try setUp()
+        let (log, token) = observePets(db, owner)
+        try db.write {
+            let pet = Pet()
+            pet.id = 500
+            owner.pets[3] = pet
+            let holding = try db.objects(Owner.self).filter("ANY pets.id == 500").count
+            #expect(holding == 1)
+            owner.pets.move(from: 0, to: 9)
+        }
+        #expect(log.updates.last == .update(deletions: [0], insertions: [9], modifications: [3]))
+        withExtendedLifetime(token) {}
+    }
+
     // The same through the change log: another instance's commit.
     @Test func anotherInstancesEditsArriveThroughTheLog() throws {
         let (db, owner) = try setUp()

@@ -52,11 +52,6 @@ struct CollectionHome {
         return (context, pending)
     }
 
-    /// Records `edit` of this list in the write transaction, for notifications.
-    func record(_ edit: ListEdit, _ context: WriteContext) {
-        context.recordListEdit(CollectionSlot(classID: info.classID, key: parent._objdbKey, column: column), edit)
-    }
-
     /// The stored form of `value` as an element of this collection; an unmanaged object is
     /// added first. `nil` if that failed (the transaction is then doomed).
     func storedElement<Element: _CollectionElement>(_ value: Element, _ context: WriteContext, _ pending: PendingCollection) -> StoredElement? {

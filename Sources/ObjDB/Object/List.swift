@@ -86,7 +86,7 @@ public final class List<Element: CollectionElementType>: RandomAccessCollection,
                 "List index \(position) out of range 0..<\(pending.elements.count) of '\(home.propertyName)'")
             guard let value = home.storedElement(newValue, context, pending) else { return }
             pending.elements[position] = value
-            home.record(.set(at: position), context)
+            pending.record(.set(at: position))
         }
     }
 
@@ -127,8 +127,8 @@ public final class List<Element: CollectionElementType>: RandomAccessCollection,
                 stored.append(value)
             }
             pending.elements.replaceSubrange(subrange, with: stored)
-            if !subrange.isEmpty { home.record(.erase(at: subrange.lowerBound, count: subrange.count), context) }
-            if !stored.isEmpty { home.record(.insert(at: subrange.lowerBound, count: stored.count), context) }
+            if !subrange.isEmpty { pending.record(.erase(at: subrange.lowerBound, count: subrange.count)) }
+            if !stored.isEmpty { pending.record(.insert(at: subrange.lowerBound, count: stored.count)) }
         }
     }
 
@@ -137,7 +137,7 @@ public final class List<Element: CollectionElementType>: RandomAccessCollection,
         if case .managed(let home) = backing {
             guard let (context, pending) = home.pendingForWrite(), let value = home.storedElement(newElement, context, pending) else { return }
             pending.elements.append(value)
-            home.record(.insert(at: pending.elements.count - 1, count: 1), context)
+            pending.record(.insert(at: pending.elements.count - 1, count: 1))
             return
         }
         replaceSubrange(count..<count, with: CollectionOfOne(newElement))
@@ -199,10 +199,10 @@ public final class List<Element: CollectionElementType>: RandomAccessCollection,
         objdbPrecondition(indices.contains(from) && indices.contains(to), "List.move(from: \(from), to: \(to)) out of range 0..<\(count)")
         guard from != to else { return }
         if case .managed(let home) = backing {
-            guard let (context, pending) = home.pendingForWrite() else { return }
+            guard let (_, pending) = home.pendingForWrite() else { return }
             let element = pending.elements.remove(at: from)
             pending.elements.insert(element, at: to)
-            home.record(.move(from: from, to: to), context)
+            pending.record(.move(from: from, to: to))
             return
         }
         let element = remove(at: from)
@@ -214,12 +214,12 @@ public final class List<Element: CollectionElementType>: RandomAccessCollection,
         objdbPrecondition(indices.contains(i) && indices.contains(j), "List.swapAt(\(i), \(j)) out of range 0..<\(count)")
         guard i != j else { return }
         if case .managed(let home) = backing {
-            guard let (context, pending) = home.pendingForWrite() else { return }
+            guard let (_, pending) = home.pendingForWrite() else { return }
             pending.elements.swapAt(i, j)
             // As Realm records a swap: two moves.
             let (low, high) = (Swift.min(i, j), Swift.max(i, j))
-            home.record(.move(from: low, to: high), context)
-            if low + 1 != high { home.record(.move(from: high - 1, to: low), context) }
+            pending.record(.move(from: low, to: high))
+            if low + 1 != high { pending.record(.move(from: high - 1, to: low)) }
             return
         }
         let first = self[i]

@@ -17,7 +17,7 @@ extension WriteContext {
     private func listEdits(ofClass classID: UInt32, _ change: ClassChangeSet) -> [UInt64: [Int: [ListEdit]]] {
         var result: [UInt64: [Int: [ListEdit]]] = [:]
         for (slot, edits) in listEdits where slot.classID == classID {
-            guard let edits, !edits.isEmpty, change.modified[slot.key] != nil else { continue }
+            guard !edits.isEmpty, change.modified[slot.key] != nil else { continue }
             result[slot.key, default: [:]][slot.column] = edits
         }
         return result

@@ -27,6 +27,20 @@ final class PendingCollection {
     /// Embedded objects created by adding them to this collection: if they are gone from it by
     /// the time it is written back, nothing owns them and they are deleted.
     @exclusivity(unchecked) var addedEmbedded: [UInt64] = []
+    /// The edits of a list since the copy was made (``ListEdit``), for notifications; handed
+    /// to the write context when the copy is written back.
+    @exclusivity(unchecked) var edits: [ListEdit] = []
+    /// Set when ``edits`` passed ``ListEdit/limit``: the list's notifications compare versions.
+    @exclusivity(unchecked) var editsOverflowed = false
+
+    /// Records an edit of the list.
+    @inline(__always)
+    func record(_ edit: ListEdit) {
+        if !editsOverflowed && !ListEdit.append(edit, to: &edits) {
+            editsOverflowed = true
+            edits = []
+        }
+    }
 
     init(info: ClassInfo, key: UInt64, column: Int, stored: ColumnRead) {
         self.info = info
@@ -118,6 +132,11 @@ extension Database {
         let pending = context.pending.values.sorted { ($0.info.classID, $0.key, $0.column) < ($1.info.classID, $1.key, $1.column) }
         context.pending.removeAll()
         for collection in pending {
+            if collection.editsOverflowed || !collection.edits.isEmpty {
+                context.addListEdits(
+                    CollectionSlot(classID: collection.info.classID, key: collection.key, column: collection.column), collection.edits,
+                    overflowed: collection.editsOverflowed)
+            }
             if let old = fetchRow(collection.info, key: collection.key) {
                 let bytes = collection.encoded()
                 _ = try bytes.withUnsafeBytes { value -> RowView in

@@ -70,13 +70,26 @@ final class WriteContext {
     /// Collection columns changed through managed collections and not yet written back.
     @exclusivity(unchecked) var pending: [CollectionSlot: PendingCollection] = [:]
     /// The edits each list went through in this transaction by `List`'s methods, for
-    /// notifications (``ListEdit``); `nil` for a list whose edits passed ``ListEdit/limit``.
-    @exclusivity(unchecked) var listEdits: [CollectionSlot: [ListEdit]?] = [:]
+    /// notifications (``ListEdit``), as its pending copies were written back.
+    @exclusivity(unchecked) private(set) var listEdits: [CollectionSlot: [ListEdit]] = [:]
+    /// The lists whose edits passed ``ListEdit/limit``: their notifications compare versions.
+    @exclusivity(unchecked) private var overflowedLists: Set<CollectionSlot> = []
 
-    /// Records `edit` of the list `slot`.
-    func recordListEdit(_ slot: CollectionSlot, _ edit: ListEdit) {
-        guard var edits = listEdits[slot] ?? [] else { return }  // overflowed
-        listEdits[slot] = ListEdit.append(edit, to: &edits) ? edits : .some(nil)
+    /// Adds the edits of a pending copy of the list `slot` written back.
+    func addListEdits(_ slot: CollectionSlot, _ edits: [ListEdit], overflowed: Bool) {
+        guard !overflowedLists.contains(slot) else { return }
+        var all = listEdits[slot] ?? []
+        for edit in edits where !ListEdit.append(edit, to: &all) {
+            listEdits[slot] = nil
+            overflowedLists.insert(slot)
+            return
+        }
+        if overflowed {
+            listEdits[slot] = nil
+            overflowedLists.insert(slot)
+        } else {
+            listEdits[slot] = all
+        }
     }
 
     init(transaction: consuming WriteTransaction, catalog: Catalog) {
