@@ -125,6 +125,49 @@ struct CollectionNotificationTests {
         withExtendedLifetime(token) {}
     }
 
+    // Filtered or sorted results of a list do not keep the list's positions: their changes come
+    // from comparing them, whatever the list's edits.
+    @Test func filteredAndSortedListResultsIgnoreTheListsEdits() throws {
+        let (db, owner) = try setUp()
+        try db.write { for (index, pet) in owner.pets.enumerated() { pet.name = index.isMultiple(of: 2) ? "even" : "odd" } }
+        let log = ChangeRecorder<Results<Pet>>()
+        let evens = owner.pets.where { $0.name == "even" }
+        let token = evens.observe { log.record($0, count: \.count) }
+        let sortedLog = ChangeRecorder<Results<Pet>>()
+        let sorted = owner.pets.sorted(by: \.id)
+        let sortedToken = sorted.observe { sortedLog.record($0, count: \.count) }
+        db.refresh()
+        // Replaces odd pet 101 at position 1: the evens do not change (the list's edit, a set at
+        // 1, must not become a modification of the evens' position 1); in id order 101 leaves
+        // and 600 comes last.
+        try db.write {
+            let odd = Pet()
+            odd.id = 600
+            odd.name = "odd"
+            owner.pets[1] = odd
+        }
+        // Swaps the ends of the list: in id order nothing moves (the list's two moves must not
+        // become deletions and insertions); among the evens, 100 goes last.
+        try db.write { owner.pets.swapAt(0, 9) }
+        #expect(log.updates == [.update(deletions: [0], insertions: [4], modifications: [])])
+        #expect(sortedLog.updates == [.update(deletions: [1], insertions: [9], modifications: [])])
+        withExtendedLifetime([token, sortedToken]) {}
+    }
+
+    // A list edited back to what it was is not written: no call for it, even when the commit
+    // wrote its holder.
+    @Test func aListEditedBackToWhatItWasIsNotReported() throws {
+        let (db, owner) = try setUp()
+        let (log, token) = observePets(db, owner)
+        try db.write {
+            owner.pets.swapAt(0, 1)
+            owner.pets.swapAt(0, 1)
+            owner.name = "renamed"
+        }
+        #expect(log.updates.isEmpty, "\(log.updates)")
+        withExtendedLifetime(token) {}
+    }
+
     // The same through the change log: another instance's commit.
     @Test func anotherInstancesEditsArriveThroughTheLog() throws {
         let (db, owner) = try setUp()
@@ -304,7 +347,7 @@ extension CollectionNotificationTests {
             try db.write { owner.pets.remove(at: 0) }
         }
         // Commits may be told together: wait for the last state.
-        for _ in 0..<100 where calls.all.last != "5" { Thread.sleep(forTimeInterval: 0.01) }
+        for _ in 0..<500 where calls.all.last != "5" { Thread.sleep(forTimeInterval: 0.01) }
         #expect(calls.all.first == "initial 10")
         #expect(calls.all.last == "5")
         let counts = calls.all.dropFirst().compactMap { Int($0) }

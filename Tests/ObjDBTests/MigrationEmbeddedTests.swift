@@ -188,4 +188,31 @@ struct MigrationEmbeddedTests {
         let db = try Database(configuration: configuration)
         #expect(db.objects(Holder3.self).count == 2)
     }
+
+    /// The only part, shared by two holders, deleted by unlinking it in the block: the class is
+    /// left without objects, and the migration still fails rather than keep the other link.
+    @Test func deletingTheOnlySharedPartStillFailsTheMigration() throws {
+        do {
+            let db = try Database(configuration: configuration(version: 0))
+            try db.write {
+                let both = part("e"), third = Holder0(), fourth = Holder0()
+                third.id = 3
+                third.part = both
+                fourth.id = 4
+                fourth.parts.append(both)
+                try db.add(third)
+                try db.add(fourth)
+            }
+        }
+        let error = try #require(throws: ObjDBError.self) {
+            try Database(configuration: configuration(version: 1) { migration, _ in
+                try migration.enumerateObjects(ofType: "Holder") { old, new in
+                    if old?["id"] as? Int == 4 { new?["parts"] = [Any?]() }
+                }
+            })
+        }
+        #expect(error.code == .migrationFailed)
+        #expect(error.message.contains("was deleted in the migration block"), "\(error.message)")
+        #expect(try Database.schemaVersion(at: directory.file()) == 0)
+    }
 }

@@ -13,8 +13,11 @@ import Foundation
 public struct StoredRow {
     /// The object's key in its class's table.
     public let objectKey: UInt64
+    /// The row, in the map.
     let row: RowView
+    /// The class, kept alive by the database for the walk.
     unowned(unsafe) let info: ClassInfo
+    /// The database walking, alive for the call.
     unowned(unsafe) let database: Database
 
     /// Whether column `column` holds a plain value of `kind` (not a link or a collection).

@@ -17,8 +17,10 @@ enum EmbeddedParentsCheck {
     ///   objects; memory for one count per object linked to.
     static func run(_ classes: [String], _ catalog: Catalog, _ txn: Txn) throws {
         for name in classes {
-            // Without objects there is nothing to check (nor rows of other classes to read).
-            guard let info = catalog.byName[name], try txn.entryCount(info.objectsTable) > 0 else { continue }
+            guard let info = catalog.byName[name] else { continue }
+            // Without objects, and without links to the class (every backlink table into it
+            // empty), there is nothing to check, nor rows of other classes to read.
+            if try txn.entryCount(info.objectsTable) == 0, try !isLinkedTo(name, catalog, txn) { continue }
             var parents = try parentCounts(of: name, catalog, txn)
             var orphans: [UInt64] = [], shared: [(key: UInt64, parents: Int)] = []
             var orphanCount = 0, sharedCount = 0
@@ -54,6 +56,17 @@ enum EmbeddedParentsCheck {
                 "'\(name)' is embedded in the new schema, but \(parts.joined(separator: " and ")); an embedded object must have exactly one parent. In the migration block, delete the objects without a parent (migration.delete); unshare shared objects before the migration, or keep '\(name)' a top-level class",
                 className: name)
         }
+    }
+
+    /// Whether a backlink table of a link, list or map into the class `name` has an entry.
+    private static func isLinkedTo(_ name: String, _ catalog: Catalog, _ txn: Txn) throws -> Bool {
+        for origin in catalog.byName.values where !origin.isDiscarded {
+            for (column, property) in origin.stored.properties.enumerated() where property.objectClass == name {
+                guard let backlinks = origin.tables.backlinks[column] else { return true }  // no table: read the rows
+                if try txn.entryCount(backlinks) > 0 { return true }
+            }
+        }
+        return false
     }
 
     /// How many links, list elements and map values of every class point to each object of `name`.

@@ -46,6 +46,7 @@ enum ChangeLogFormat {
         return out
     }
 
+    /// Appends the list edits of one class (see the grammar above).
     private static func appendListEdits(_ lists: [UInt64: [Int: [ListEdit]]], to out: inout [UInt8]) {
         appendVarint(UInt64(lists.count), to: &out)
         var previous: UInt64 = 0
@@ -193,7 +194,9 @@ enum ChangeLogFormat {
                 key = next
                 var columns: [Int: [ListEdit]] = [:]
                 for _ in 0..<columnCount {
-                    guard let column = position(), columns[column] == nil, let editCount = varint(), editCount <= UInt64(bytes.count) else { return nil }
+                    guard let column = position(), columns[column] == nil, let editCount = varint(), editCount <= UInt64(ListEdit.limit),
+                        editCount <= UInt64(bytes.count)
+                    else { return nil }
                     var edits: [ListEdit] = []
                     for _ in 0..<editCount {
                         switch byte() {

@@ -94,6 +94,12 @@ extension ClassChangeSet {
                 // Changed before without edits: the later edits do not start from the old list.
                 let changedUnlisted = modifiedColumns(of: key)?.contains(column) == true && listEdits[key]?[column] == nil
                 if changedUnlisted { continue }
+                // Past the limit, compared instead (and kept out: the column stays changed
+                // without edits).
+                guard (listEdits[key]?[column]?.count ?? 0) + edits.count <= ListEdit.limit else {
+                    listEdits[key]?[column] = nil
+                    continue
+                }
                 listEdits[key, default: [:]][column, default: []].append(contentsOf: edits)
             }
         }

@@ -37,13 +37,19 @@ enum ListEdit: Equatable, Sendable {
 /// The change of a list between two versions from the edits the commits between them recorded,
 /// in Realm's index semantics; checked against the two versions' keys.
 struct ListEditDiff: Equatable {
+    /// The most element moves (edits × list length) a diff may cost; past it, compared instead.
+    static let workBudget = 50_000_000
+
+    /// Old positions of elements that left the list (removed, or moved: reinserted).
     var deletions: [Int] = []
+    /// New positions of elements inserted (or moved there).
     var insertions: [Int] = []
     /// Old positions whose element was replaced and stayed.
     var replaced: [Int] = []
     /// Old positions of elements that stayed, with their new positions, ascending.
     var survivors: [(old: Int, new: Int)] = []
 
+    /// Equal when every list of positions is.
     static func == (a: ListEditDiff, b: ListEditDiff) -> Bool {
         a.deletions == b.deletions && a.insertions == b.insertions && a.replaced == b.replaced
             && a.survivors.map(\.old) == b.survivors.map(\.old) && a.survivors.map(\.new) == b.survivors.map(\.new)
@@ -54,6 +60,12 @@ struct ListEditDiff: Equatable {
     ///
     /// - Complexity: O(n · e) for n elements and e edits.
     init?(_ edits: [ListEdit], old: [UInt64], new: [UInt64]) {
+        // A bound on the work (each edit moves up to the whole list) and on the length the list
+        // may reach in between: past them, the versions are compared instead.
+        let longest = old.count + new.count + ListEdit.limit
+        guard edits.count.multipliedReportingOverflow(by: longest).partialValue <= Self.workBudget,
+            edits.count <= ListEdit.limit
+        else { return nil }
         // Each position of the list as the edits go: the old position of its element, or -1 for
         // an element inserted (or moved) since; whether it was replaced.
         var origin = Array(old.indices)
@@ -61,7 +73,7 @@ struct ListEditDiff: Equatable {
         for edit in edits {
             switch edit {
             case .insert(let at, let count):
-                guard at >= 0, at <= origin.count, count >= 0 else { return nil }
+                guard at >= 0, at <= origin.count, count >= 0, count <= longest - origin.count else { return nil }
                 origin.insert(contentsOf: repeatElement(-1, count: count), at: at)
                 wasSet.insert(contentsOf: repeatElement(false, count: count), at: at)
             case .erase(let at, let count):

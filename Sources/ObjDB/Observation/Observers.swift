@@ -122,7 +122,10 @@ final class ResultsObserver<Element: ObjectBase>: Observer {
         _ old: [UInt64], _ new: [UInt64], _ results: Results<Element>, _ delivery: Delivery, _ check: ModificationCheck,
         _ info: ClassInfo, _ watch: Watch
     ) -> CollectionDiff? {
-        guard case .collection(let home) = results.query.source, let changes = delivery.changes, !changes.schemaChanged,
+        // The list itself: filtered, sorted, distinct or limited results do not keep its positions.
+        let query = results.query
+        guard case .collection(let home) = query.source, query.filter == nil, query.sort.isEmpty, query.distinct.isEmpty,
+            query.limit == nil, query.later.isEmpty, let changes = delivery.changes, !changes.schemaChanged,
             let edits = changes[home.info.classID].listEdits[home.parent._objdbKey]?[home.column],
             let edited = ListEditDiff(edits, old: old, new: new)
         else { return nil }

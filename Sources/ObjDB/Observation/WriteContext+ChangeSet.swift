@@ -17,7 +17,8 @@ extension WriteContext {
     private func listEdits(ofClass classID: UInt32, _ change: ClassChangeSet) -> [UInt64: [Int: [ListEdit]]] {
         var result: [UInt64: [Int: [ListEdit]]] = [:]
         for (slot, edits) in listEdits where slot.classID == classID {
-            guard !edits.isEmpty, change.modified[slot.key] != nil else { continue }
+            // Only lists the commit wrote (a list edited back to what it was is not written).
+            guard !edits.isEmpty, change.modified[slot.key]?.contains(slot.column) == true else { continue }
             result[slot.key, default: [:]][slot.column] = edits
         }
         return result

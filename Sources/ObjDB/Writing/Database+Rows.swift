@@ -252,6 +252,13 @@ extension Database {
         recordUndo(context, .replaced(info, key: key, row: Array(old.bytes)))
         let changes = try classChanges(info, context, txn)
         changes.modified(key, columns: changed)
+        if !context.writesBackCollections {
+            // A list written another way than by its pending copy: its recorded edits no longer
+            // describe it, and its notifications compare versions.
+            for column in changed where info.columnKinds[column] == .list {
+                context.dropListEdits(CollectionSlot(classID: info.classID, key: key, column: column))
+            }
+        }
         // Everything `old` says is read before the first write.
         let links = backlinkChanges(info, old: old, new: new, columns: changed)
         try updateKeys(info, key: key, old: old, new: new, columns: changed, context, txn: txn)

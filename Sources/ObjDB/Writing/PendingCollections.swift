@@ -33,9 +33,14 @@ final class PendingCollection {
     /// Set when ``edits`` passed ``ListEdit/limit``: the list's notifications compare versions.
     @exclusivity(unchecked) var editsOverflowed = false
 
+    /// Whether edits are recorded: for lists of objects, the collections whose notifications
+    /// use them.
+    private(set) lazy var recordsEdits = info.columnKinds[column] == .list && info.linkTargets[column] != nil
+
     /// Records an edit of the list.
     @inline(__always)
     func record(_ edit: ListEdit) {
+        guard recordsEdits else { return }
         if !editsOverflowed && !ListEdit.append(edit, to: &edits) {
             editsOverflowed = true
             edits = []
@@ -131,6 +136,8 @@ extension Database {
         guard !context.pending.isEmpty else { return }
         let pending = context.pending.values.sorted { ($0.info.classID, $0.key, $0.column) < ($1.info.classID, $1.key, $1.column) }
         context.pending.removeAll()
+        context.writesBackCollections = true
+        defer { context.writesBackCollections = false }
         for collection in pending {
             if collection.editsOverflowed || !collection.edits.isEmpty {
                 context.addListEdits(

@@ -75,6 +75,18 @@ final class WriteContext {
     /// The lists whose edits passed ``ListEdit/limit``: their notifications compare versions.
     @exclusivity(unchecked) private var overflowedLists: Set<CollectionSlot> = []
 
+    /// Set while pending collections are written back: list writes made then are the ones their
+    /// edits describe.
+    @exclusivity(unchecked) var writesBackCollections = false
+
+    /// Forgets the edits of the list `slot` for the rest of the transaction: it was written
+    /// another way, and its notifications compare versions.
+    func dropListEdits(_ slot: CollectionSlot) {
+        guard !overflowedLists.contains(slot) else { return }
+        listEdits[slot] = nil
+        overflowedLists.insert(slot)
+    }
+
     /// Adds the edits of a pending copy of the list `slot` written back.
     func addListEdits(_ slot: CollectionSlot, _ edits: [ListEdit], overflowed: Bool) {
         guard !overflowedLists.contains(slot) else { return }

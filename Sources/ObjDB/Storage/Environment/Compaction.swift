@@ -55,7 +55,14 @@ enum Compaction {
         let temporary = path + ".compacting"
         unlink(temporary)
         do {
-            try lmdbCheck(mdb_env_copy2(env, temporary, UInt32(MDB_CP_COMPACT)), "mdb_env_copy2", path: path)
+            // Created readable by the owner alone, until it has the file's permissions.
+            let copy = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard copy >= 0 else {
+                throw ObjDBError(.storage, "The compacted copy \(temporary) could not be created (\(String(cString: strerror(errno))))", path: path)
+            }
+            let copied = mdb_env_copyfd2(env, copy, UInt32(MDB_CP_COMPACT))
+            close(copy)
+            try lmdbCheck(copied, "mdb_env_copyfd2", path: path)
             try FileAttributes.carry(from: path, to: temporary)
             try syncFile(temporary)
             guard rename(temporary, path) == 0 else {

@@ -7,7 +7,8 @@ import Darwin
 #endif
 
 /// What a file keeps when a compacted copy replaces it: permissions, owner and group, and
-/// extended attributes (which hold ACLs, security labels and tags on Linux and Apple platforms).
+/// extended attributes (on Linux also its ACLs and security labels, which live there; on Apple
+/// platforms tags and other attributes, but not ACLs, which `listxattr` does not show).
 enum FileAttributes {
     /// Gives `copy` the permissions, owner, group and extended attributes of `original`; throws
     /// `storage` naming what could not be carried over (the copy then must not replace the file).
@@ -23,6 +24,10 @@ enum FileAttributes {
         }
         for name in try attributeNames(original) {
             let value = try attribute(name, of: original)
+            // The copy may have it already (a security label the directory gives new files), and a
+            // confined process may not be allowed to write it again.
+            // try?: an attribute the copy does not have, or that cannot be read, is written.
+            if (try? attribute(name, of: copy)) == value { continue }
             let stored = value.withUnsafeBytes { bytes in setAttribute(copy, name, bytes) }
             guard stored == 0 else { throw failure("copy the extended attribute '\(name)' of", original) }
         }
@@ -79,23 +84,30 @@ enum FileAttributes {
         ObjDBError(.storage, "Could not \(action) \(path) (\(String(cString: strerror(errno))))", path: path)
     }
 
+    // The extended-attribute calls, whose signatures differ between Linux and Apple platforms.
     #if canImport(Darwin)
+    /// `listxattr` without following links.
     private static func listAttributes(_ path: String, _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int) -> Int {
         listxattr(path, buffer, size, XATTR_NOFOLLOW)
     }
+    /// `getxattr` without following links.
     private static func getAttribute(_ path: String, _ name: String, _ value: UnsafeMutableRawPointer?, _ size: Int) -> Int {
         getxattr(path, name, value, size, 0, XATTR_NOFOLLOW)
     }
+    /// `setxattr` without following links.
     private static func setAttribute(_ path: String, _ name: String, _ value: UnsafeRawBufferPointer) -> Int32 {
         setxattr(path, name, value.baseAddress, value.count, 0, XATTR_NOFOLLOW)
     }
     #else
+    /// `listxattr`.
     private static func listAttributes(_ path: String, _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int) -> Int {
         listxattr(path, buffer, size)
     }
+    /// `getxattr`.
     private static func getAttribute(_ path: String, _ name: String, _ value: UnsafeMutableRawPointer?, _ size: Int) -> Int {
         getxattr(path, name, value, size)
     }
+    /// `setxattr`.
     private static func setAttribute(_ path: String, _ name: String, _ value: UnsafeRawBufferPointer) -> Int32 {
         setxattr(path, name, value.baseAddress, value.count, 0)
     }
