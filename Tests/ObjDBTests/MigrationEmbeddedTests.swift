@@ -84,16 +84,19 @@ struct MigrationEmbeddedTests {
             try db.add(first)
             try db.add(second)
             if orphan { try db.add(part("d")) }
-            if shared {
-                let both = part("e"), third = Holder0(), fourth = Holder0()
-                third.id = 3
-                third.part = both
-                fourth.id = 4
-                fourth.parts.append(both)
-                try db.add(third)
-                try db.add(fourth)
-            }
+            if shared { try addSharedPart(db) }
         }
+    }
+
+    /// Part e, held by holder 3's link and holder 4's list (inside a write).
+    func addSharedPart(_ db: Database) throws {
+        let both = part("e"), third = Holder0(), fourth = Holder0()
+        third.id = 3
+        third.part = both
+        fourth.id = 4
+        fourth.parts.append(both)
+        try db.add(third)
+        try db.add(fourth)
     }
 
     @Test func objectsWithoutOrWithSeveralParentsFailTheMigrationAndTheFileStaysAsItWas() throws {
@@ -194,15 +197,7 @@ struct MigrationEmbeddedTests {
     @Test func deletingTheOnlySharedPartStillFailsTheMigration() throws {
         do {
             let db = try Database(configuration: configuration(version: 0))
-            try db.write {
-                let both = part("e"), third = Holder0(), fourth = Holder0()
-                third.id = 3
-                third.part = both
-                fourth.id = 4
-                fourth.parts.append(both)
-                try db.add(third)
-                try db.add(fourth)
-            }
+            try db.write { try addSharedPart(db) }
         }
         let error = try #require(throws: ObjDBError.self) {
             try Database(configuration: configuration(version: 1) { migration, _ in
