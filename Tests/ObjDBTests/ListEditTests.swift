@@ -39,6 +39,20 @@ struct ListEditTests {
         #expect(ListEditDiff([.set(at: 3)], old: [1, 2], new: [1, 2]) == nil)
     }
 
+    /// A damaged or hostile log entry cannot make an observer allocate or work without bound.
+    @Test func hugeCountsAreRefusedBeforeAnyWork() throws {
+        #expect(ListEditDiff([.insert(at: 0, count: Int(Int32.max))], old: [], new: [1]) == nil)
+        #expect(ListEditDiff(Array(repeating: .set(at: 0), count: ListEdit.limit + 1), old: [1], new: [1]) == nil)
+        var changes = ChangeSet()
+        var owners = ClassChangeSet()
+        owners.modified = [3: ColumnSet()]
+        owners.listEdits = [3: [2: Array(repeating: .set(at: 0), count: ListEdit.limit + 1)]]
+        changes.classes[1] = owners
+        let bytes = ChangeLogFormat.encode(changes)
+        let error = try #require(throws: ObjDBError.self) { try bytes.withUnsafeBytes { try ChangeLogFormat.decode($0) } }
+        #expect(error.code == .corruptFile)
+    }
+
     @Test func appendsAndRemovalsFromTheFrontAreMergedAndTheLogIsBounded() {
         var edits: [ListEdit] = []
         for at in 5..<105 { #expect(ListEdit.append(.insert(at: at, count: 1), to: &edits)) }

@@ -63,9 +63,8 @@ struct ListEditDiff: Equatable {
         // A bound on the work (each edit moves up to the whole list) and on the length the list
         // may reach in between: past them, the versions are compared instead.
         let longest = old.count + new.count + ListEdit.limit
-        guard edits.count.multipliedReportingOverflow(by: longest).partialValue <= Self.workBudget,
-            edits.count <= ListEdit.limit
-        else { return nil }
+        let (work, overflow) = edits.count.multipliedReportingOverflow(by: longest)
+        guard edits.count <= ListEdit.limit, !overflow, work <= Self.workBudget else { return nil }
         // Each position of the list as the edits go: the old position of its element, or -1 for
         // an element inserted (or moved) since; whether it was replaced.
         var origin = Array(old.indices)
