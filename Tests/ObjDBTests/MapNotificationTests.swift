@@ -37,6 +37,32 @@ struct MapNotificationTests {
         return (db, ann)
     }
 
+    /// Realm's dictionary_set: in a commit that writes the map, a key set again is a modification
+    /// of its position, even to the value it had. A commit that leaves the map's contents as
+    /// they were calls nothing (nothing the observer sees changed).
+    @Test func aKeySetAgainIsAModificationAsInRealm() throws {
+        let (db, ann) = try open()
+        let recorder = Recorder()
+        let token = ann.scores.observe { recorder.record($0) }
+        db.refresh()
+        try db.write { ann.scores["d"] = 4 }
+        try db.write {
+            ann.scores["b"] = nil
+            ann.scores["b"] = 2
+        }
+        #expect(recorder.calls == [.initial(["b", "d"])])
+        let other = try directory.open([Owner.self, Pet.self, Address.self, Location.self])
+        try other.write {
+            let theirs = other.object(ofType: Owner.self, forPrimaryKey: 1)
+            theirs?.scores["b"] = 2
+            theirs?.scores["c"] = 3
+        }
+        db.refresh()
+        #expect(recorder.calls.last == .update(deletions: [], insertions: [1], modifications: [0]))
+        #expect(recorder.calls.count == 2)
+        withExtendedLifetime(token) {}
+    }
+
     @Test func insertionsDeletionsAndModificationsByPosition() throws {
         let (db, ann) = try open()
         let recorder = Recorder()

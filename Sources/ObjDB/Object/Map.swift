@@ -141,9 +141,11 @@ public final class Map<Key: MapKeyType, Value: CollectionElementType>: RandomAcc
             let (index, found) = pending.mapIndex(of: bytes)
             if found {
                 pending.elements[index] = stored
+                pending.record(.set(at: index))
             } else {
                 pending.mapKeys.insert(bytes, at: index)
                 pending.elements.insert(stored, at: index)
+                pending.record(.insert(at: index, count: 1))
             }
         }
         return old
@@ -166,6 +168,7 @@ public final class Map<Key: MapKeyType, Value: CollectionElementType>: RandomAcc
             guard found else { return nil }
             pending.mapKeys.remove(at: index)
             pending.elements.remove(at: index)
+            pending.record(.erase(at: index, count: 1))
         }
         return old
     }
@@ -177,6 +180,7 @@ public final class Map<Key: MapKeyType, Value: CollectionElementType>: RandomAcc
             backing = .unmanaged([])
         case .managed(let home):
             guard let (_, pending) = home.pendingForWrite() else { return }
+            if !pending.elements.isEmpty { pending.record(.erase(at: 0, count: pending.elements.count)) }
             pending.mapKeys.removeAll()
             pending.elements.removeAll()
         }

@@ -108,6 +108,7 @@ public final class MutableSet<Element: CollectionElementType>: RandomAccessColle
                 pending.members.insert(stored).inserted
             else { return }
             pending.elements.append(stored)
+            pending.record(.insert(at: pending.elements.count - 1, count: 1))
         }
     }
 
@@ -129,7 +130,10 @@ public final class MutableSet<Element: CollectionElementType>: RandomAccessColle
             guard let wanted = home.lookupElement(element), let (_, pending) = home.pendingForWrite(),
                 pending.members.remove(wanted) != nil
             else { return }
-            pending.elements.removeAll { $0 == wanted }
+            if let position = pending.elements.firstIndex(of: wanted) {
+                pending.elements.remove(at: position)
+                pending.record(.erase(at: position, count: 1))
+            }
         }
     }
 
@@ -140,6 +144,7 @@ public final class MutableSet<Element: CollectionElementType>: RandomAccessColle
             backing = .unmanaged([])
         case .managed(let home):
             guard let (_, pending) = home.pendingForWrite() else { return }
+            if !pending.elements.isEmpty { pending.record(.erase(at: 0, count: pending.elements.count)) }
             pending.elements.removeAll()
             pending.members.removeAll()
         }

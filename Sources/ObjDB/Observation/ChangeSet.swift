@@ -42,9 +42,9 @@ struct ClassChangeSet: Sendable, Equatable {
     /// Set when the commit changed more objects than the log lists one by one: any object that
     /// existed before and still does may have changed in these columns.
     var unlistedModifications: ColumnSet?
-    /// The edits of lists of objects that existed before and still do, per object and column,
-    /// in order (``ListEdit``). A list changed without edits listed here (assigned whole, or past
-    /// ``ListEdit/limit``) is compared between the two versions instead.
+    /// The edits of lists, sets and maps of objects that existed before and still do, per object
+    /// and column, in order (``ListEdit``). A collection changed without edits listed here
+    /// (assigned whole, or past ``ListEdit/limit``) is compared between the two versions instead.
     var listEdits: [UInt64: [Int: [ListEdit]]] = [:]
 
     /// Whether nothing changed.

@@ -1,13 +1,14 @@
-/// One edit of a `List`, recorded as the write makes it, with the positions the list had at
-/// that moment: what Realm's change builder receives, and what turns a list's notifications into
-/// Realm's exactly (a replaced element is a modification, a moved one a deletion plus an
-/// insertion, a swap two moves).
+/// One edit of a `List` (or of a `MutableSet`, positions in insertion order, or a `Map`, positions
+/// in key order), recorded as the write makes it, with the positions the collection had at that
+/// moment: what Realm's change builder receives, and what turns notifications into Realm's
+/// exactly (a replaced element or a key set again is a modification, a moved element a deletion
+/// plus an insertion, a swap two moves).
 enum ListEdit: Equatable, Sendable {
     /// `count` elements inserted at `at`.
     case insert(at: Int, count: Int)
     /// `count` elements removed from `at`.
     case erase(at: Int, count: Int)
-    /// The element at `at` replaced (`list[i] = x`).
+    /// The element at `at` replaced (`list[i] = x`, or a map's key set again).
     case set(at: Int)
     /// The element at `from` moved to `to`.
     case move(from: Int, to: Int)

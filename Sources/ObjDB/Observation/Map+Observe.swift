@@ -115,6 +115,11 @@ final class MapObserver<Key: MapKeyType, Value: CollectionElementType>: Observer
             return fail(error)
         }
         let new = Self.entries(of: map)
+        if let (deletions, insertions, modifications) = editedChange(old, new, delivery, check) {
+            entries = new
+            guard !(deletions.isEmpty && insertions.isEmpty && modifications.isEmpty) else { return }
+            return call(.update(map, deletions: deletions, insertions: insertions, modifications: modifications))
+        }
         var newPosition: [ElementIdentity: Int] = [:]
         for (position, entry) in new.enumerated() { newPosition[entry.key] = position }
         var oldKeys = Set<ElementIdentity>()
@@ -131,6 +136,29 @@ final class MapObserver<Key: MapKeyType, Value: CollectionElementType>: Observer
         entries = new
         guard !(deletions.isEmpty && insertions.isEmpty && modifications.isEmpty) else { return }
         call(.update(map, deletions: deletions, insertions: insertions, modifications: modifications))
+    }
+
+    /// The change from the edits the commits recorded (``ListEdit``, positions in key order), as
+    /// Realm reports a map's: a key set again is a modification, even to the same value; `nil`
+    /// when the change set lists no edits of the map or they do not lead from `old` to `new`.
+    private func editedChange(
+        _ old: [Entry], _ new: [Entry], _ delivery: Delivery, _ check: ModificationCheck
+    ) -> (deletions: [Int], insertions: [Int], modifications: [Int])? {
+        guard let changes = delivery.changes, !changes.schemaChanged,
+            let edits = changes[home.info.classID].listEdits[home.parent._objdbKey]?[home.column]
+        else { return nil }
+        // The keys as numbers, the same for the same key in both versions.
+        var numbers: [ElementIdentity: UInt64] = [:]
+        func number(_ key: ElementIdentity) -> UInt64 {
+            if let known = numbers[key] { return known }
+            let next = UInt64(numbers.count)
+            numbers[key] = next
+            return next
+        }
+        let oldKeys = old.map { number($0.key) }, newKeys = new.map { number($0.key) }
+        guard let edited = ListEditDiff(edits, old: oldKeys, new: newKeys) else { return nil }
+        let changed = edited.survivors.filter { old[$0.old].value != new[$0.new].value || isModified(new[$0.new].value, check) }.map(\.old)
+        return (edited.deletions, edited.insertions, (changed + edited.replaced).sorted())
     }
 
     /// Whether the object a value links to changed in what the watch sees.

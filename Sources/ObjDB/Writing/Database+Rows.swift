@@ -253,9 +253,9 @@ extension Database {
         let changes = try classChanges(info, context, txn)
         changes.modified(key, columns: changed)
         if !context.writesBackCollections {
-            // A list written another way than by its pending copy: its recorded edits no longer
-            // describe it, and its notifications compare versions.
-            for column in changed where info.columnKinds[column] == .list {
+            // A collection written another way than by its pending copy: its recorded edits no
+            // longer describe it, and its notifications compare versions.
+            for column in changed where info.columnKinds[column] != .value && info.columnKinds[column] != .link {
                 context.dropListEdits(CollectionSlot(classID: info.classID, key: key, column: column))
             }
         }

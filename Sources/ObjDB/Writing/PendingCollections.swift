@@ -27,17 +27,23 @@ final class PendingCollection {
     /// Embedded objects created by adding them to this collection: if they are gone from it by
     /// the time it is written back, nothing owns them and they are deleted.
     @exclusivity(unchecked) var addedEmbedded: [UInt64] = []
-    /// The edits of a list since the copy was made (``ListEdit``), for notifications; handed
-    /// to the write context when the copy is written back.
+    /// The edits of the collection since the copy was made (``ListEdit``), for notifications;
+    /// handed to the write context when the copy is written back.
     @exclusivity(unchecked) var edits: [ListEdit] = []
     /// Set when ``edits`` passed ``ListEdit/limit``: the list's notifications compare versions.
     @exclusivity(unchecked) var editsOverflowed = false
 
-    /// Whether edits are recorded: for lists of objects, the collections whose notifications
-    /// use them.
-    private(set) lazy var recordsEdits = info.columnKinds[column] == .list && info.linkTargets[column] != nil
+    /// Whether edits are recorded: for the collections whose notifications use them, lists and
+    /// sets of objects and maps.
+    private(set) lazy var recordsEdits: Bool = {
+        switch info.columnKinds[column] {
+        case .list, .set: return info.linkTargets[column] != nil
+        case .map: return true
+        case .value, .link: return false
+        }
+    }()
 
-    /// Records an edit of the list.
+    /// Records an edit of the collection.
     @inline(__always)
     func record(_ edit: ListEdit) {
         guard recordsEdits else { return }
