@@ -60,6 +60,16 @@ struct MapNotificationTests {
         db.refresh()
         #expect(recorder.calls.last == .update(deletions: [], insertions: [1], modifications: [0]))
         #expect(recorder.calls.count == 2)
+        // Back to its value, but read back from the row in between (a query): the edits made are
+        // reported.
+        try db.write {
+            ann.scores["b"] = 5
+            let owners = try db.objects(Owner.self).filter("name == 'Ann'").count
+            #expect(owners == 1)
+            ann.scores["b"] = 2
+        }
+        #expect(recorder.calls.last == .update(deletions: [], insertions: [], modifications: [0]))
+        #expect(recorder.calls.count == 3)
         withExtendedLifetime(token) {}
     }
 

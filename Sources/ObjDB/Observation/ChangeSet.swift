@@ -44,7 +44,8 @@ struct ClassChangeSet: Sendable, Equatable {
     var unlistedModifications: ColumnSet?
     /// The edits of lists, sets and maps of objects that existed before and still do, per object
     /// and column, in order (``ListEdit``). A collection changed without edits listed here
-    /// (assigned whole, or past ``ListEdit/limit``) is compared between the two versions instead.
+    /// (written another way than by its methods, or past ``ListEdit/limit``) is compared between
+    /// the two versions instead.
     var listEdits: [UInt64: [Int: [ListEdit]]] = [:]
 
     /// Whether nothing changed.

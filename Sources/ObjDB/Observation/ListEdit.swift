@@ -47,6 +47,8 @@ struct ListEditDiff: Equatable {
     var insertions: [Int] = []
     /// Old positions whose element was replaced and stayed.
     var replaced: [Int] = []
+    /// The same, with their new positions.
+    var replacedPositions: [(old: Int, new: Int)] = []
     /// Old positions of elements that stayed, with their new positions, ascending.
     var survivors: [(old: Int, new: Int)] = []
 
@@ -101,7 +103,12 @@ struct ListEditDiff: Equatable {
             // An element that stayed in place is the same object, unless it was replaced.
             guard wasSet[position] || old[from] == new[position] else { return nil }
             stays[from] = true
-            if wasSet[position] { replaced.append(from) } else { survivors.append((from, position)) }
+            if wasSet[position] {
+                replaced.append(from)
+                replacedPositions.append((from, position))
+            } else {
+                survivors.append((from, position))
+            }
         }
         deletions = old.indices.filter { !stays[$0] }
         replaced.sort()

@@ -156,7 +156,10 @@ final class MapObserver<Key: MapKeyType, Value: CollectionElementType>: Observer
             return next
         }
         let oldKeys = old.map { number($0.key) }, newKeys = new.map { number($0.key) }
-        guard let edited = ListEditDiff(edits, old: oldKeys, new: newKeys) else { return nil }
+        // Setting a key never changes which key is at its position.
+        guard let edited = ListEditDiff(edits, old: oldKeys, new: newKeys),
+            edited.replacedPositions.allSatisfy({ oldKeys[$0.old] == newKeys[$0.new] })
+        else { return nil }
         let changed = edited.survivors.filter { old[$0.old].value != new[$0.new].value || isModified(new[$0.new].value, check) }.map(\.old)
         return (edited.deletions, edited.insertions, (changed + edited.replaced).sorted())
     }
