@@ -45,16 +45,18 @@ struct ListEditDiff: Equatable {
     var deletions: [Int] = []
     /// New positions of elements inserted (or moved there).
     var insertions: [Int] = []
-    /// Old positions whose element was replaced and stayed.
-    var replaced: [Int] = []
-    /// The same, with their new positions.
+    /// Old and new positions of elements that were replaced and stayed, ascending.
     var replacedPositions: [(old: Int, new: Int)] = []
     /// Old positions of elements that stayed, with their new positions, ascending.
     var survivors: [(old: Int, new: Int)] = []
 
+    /// Old positions whose element was replaced and stayed, ascending.
+    var replaced: [Int] { replacedPositions.map(\.old) }
+
     /// Equal when every list of positions is.
     static func == (a: ListEditDiff, b: ListEditDiff) -> Bool {
-        a.deletions == b.deletions && a.insertions == b.insertions && a.replaced == b.replaced
+        a.deletions == b.deletions && a.insertions == b.insertions
+            && a.replacedPositions.map(\.old) == b.replacedPositions.map(\.old) && a.replacedPositions.map(\.new) == b.replacedPositions.map(\.new)
             && a.survivors.map(\.old) == b.survivors.map(\.old) && a.survivors.map(\.new) == b.survivors.map(\.new)
     }
 
@@ -103,15 +105,18 @@ struct ListEditDiff: Equatable {
             // An element that stayed in place is the same object, unless it was replaced.
             guard wasSet[position] || old[from] == new[position] else { return nil }
             stays[from] = true
-            if wasSet[position] {
-                replaced.append(from)
-                replacedPositions.append((from, position))
-            } else {
-                survivors.append((from, position))
-            }
+            if wasSet[position] { replacedPositions.append((from, position)) } else { survivors.append((from, position)) }
         }
+        // Both already ascend in old positions too: an element that stayed was never moved (a
+        // moved element counts as inserted), so the elements that stayed keep their order.
         deletions = old.indices.filter { !stays[$0] }
-        replaced.sort()
-        survivors.sort { $0.old < $1.old }
+        #if OBJDB_INTERNAL_CHECKS
+        if internalChecksEnabled {
+            internalCheck(
+                zip(survivors, survivors.dropFirst()).allSatisfy { $0.old < $1.old }
+                    && zip(replacedPositions, replacedPositions.dropFirst()).allSatisfy { $0.old < $1.old },
+                "ListEditDiff: elements that stayed changed their order")
+        }
+        #endif
     }
 }
