@@ -161,17 +161,7 @@ struct RealmParserSyntaxTests {
         v(#"endswith endswith 'endswith'"#),
     ]
 
-    static let knownFailingValid: [RPSyntaxCase] = [
-        v(#"a$a = a"#, reason: "throws: expected an operator after 'a', found '$a'"),
-        v(#"$-1 = $0"#, reason: "throws: '$' must be followed by an argument index ($0) or a variable name ($x)"),
-        v(#"$a = $0"#, reason: "throws: the variable '$a' is not defined; variables are introduced by SUBQUERY(collection, $a, …)"),
-        v(#"$ = $"#, reason: "throws: '$' must be followed by an argument index ($0) or a variable name ($x)"),
-        v(#"NOT NOT != 'NOT'"#, reason: "throws: expected a key path or value after 'NOT', found '!='"),
-        v(#"AND == 'AND' AND OR == 'OR'"#, reason: "throws: expected a key path or value, found 'AND' (a property named like a keyword must be give..."),
-        v(#"and=='AND'&&'or'=='||'"#, reason: "throws: expected a key path or value, found 'and' (a property named like a keyword must be give..."),
-        v(#"and == or && ORE > GRAND"#, reason: "throws: expected a key path or value, found 'and' (a property named like a keyword must be give..."),
-        v(#"a == b  sort(     a   ASC  ,  b DESC) and c==d   DISTINCT(   p )  sort(   c   ASC  ,  d   DESC  )  DISTINCT(   q.r ,   p)   "#, reason: "throws: expected AND, OR or the end of the predicate after 'b', found 'sort'"),
-    ]
+    static let knownFailingValid: [RPSyntaxCase] = []
 
     // realm-core test_parser.cpp: TEST(Parser_invalid_queries)
     static let invalid: [RPSyntaxCase] = [

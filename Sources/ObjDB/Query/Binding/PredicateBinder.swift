@@ -172,7 +172,8 @@ struct PredicateBinder {
             if c.op == .between || c.op == .betweenHalfOpen || c.op == .in {
                 throw error(c.position, "\(c.op.rawValue) needs a list of values on its right, like {1, 2}")
             }
-            return .constant(try comparand(value, type: type, leafClass: leafClass, options: c.options, c.left, c.position))
+            return .constant(
+                try comparand(value, type: type, leafClass: leafClass, options: c.options, c.left, c.position, literalText: c.literalText))
         case .list(let values):
             if (c.op == .between || c.op == .betweenHalfOpen) && values.count != 2 {
                 throw error(c.position, "BETWEEN needs exactly two values, {low, high}, not \(values.count)")
@@ -335,6 +336,11 @@ struct PredicateBinder {
                     return BoundPath(steps: steps, leafType: .object, leafOptional: false, leafClass: origin, isToMany: true, keyPath: keyPath)
                 }
                 className = origin
+            } else if name.hasPrefix("$") {
+                throw error(
+                    keyPath.position,
+                    "class '\(className)' has no property '\(name)'; a variable such as \(name) is defined only inside "
+                        + "SUBQUERY(collection, \(name), …)")
             } else {
                 throw error(keyPath.position, "class '\(className)' has no property '\(name)'")
             }
@@ -383,15 +389,29 @@ struct PredicateBinder {
 
     /// `value` as a constant comparable with values of `type`.
     private func comparand(
-        _ value: QueryValue, type: PropertyType, leafClass: String?, options: QueryStringOptions, _ subject: QueryExpression, _ position: Int?
+        _ value: QueryValue, type: PropertyType, leafClass: String?, options: QueryStringOptions, _ subject: QueryExpression, _ position: Int?,
+        literalText: String? = nil
     ) throws -> Comparand {
         func mismatch() -> ObjDBError {
             error(position, "\(describe(subject)) (\(type == .object ? leafClass ?? "object" : "\(type)")) cannot be compared with \(value)")
         }
         if case .null = value { return .null }
+        if type == .decimal, let literalText, let exact = Self.exactDecimal(literalText) {
+            // Every digit written counts against a Decimal, beyond what a Double holds.
+            switch value {
+            case .int, .double: return .decimal(exact)
+            default: break
+            }
+        }
         switch type {
         case .int, .float, .double, .decimal:
             switch value {
+            case .string(let text) where literalText != nil:
+                // A quoted literal against a number is read as one, as Realm does (`age == '5'`).
+                guard let number = Self.number(fromQuoted: text, for: type) else {
+                    throw error(position, "\(describe(subject)) (\(type)) cannot be compared with '\(text)': it is not a number")
+                }
+                return try comparand(number, type: type, leafClass: leafClass, options: options, subject, position)
             case .int(let v): return .int(v)
             case .double(let v) where type == .int && !v.isFinite:
                 throw mismatch()  // as Realm: an integer is never infinite or NaN
@@ -445,6 +465,28 @@ struct PredicateBinder {
         case .linkingObjects:
             throw mismatch()
         }
+    }
+
+    /// The number a quoted literal spells for a property of `type` (Int, Float, Double or
+    /// Decimal), or `nil` when it spells none.
+    static func number(fromQuoted text: String, for type: PropertyType) -> QueryValue? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        switch type {
+        case .int:
+            return Int64(trimmed).map { .int($0) }
+        case .decimal:
+            if let exact = exactDecimal(trimmed) { return .decimal(exact) }
+            return Double(trimmed).map { .double($0) }
+        default:
+            return Double(trimmed).map { .double($0) }
+        }
+    }
+
+    /// A decimal number literal (`-3.14`, `25`, `1.5e3`) as the Decimal it spells, digit for
+    /// digit; `nil` for anything else (hexadecimal, infinities, NaN).
+    static func exactDecimal(_ literal: String) -> Decimal? {
+        guard !literal.isEmpty, literal.allSatisfy({ "0123456789.eE+-".contains($0) }), literal.contains(where: \.isNumber) else { return nil }
+        return Decimal(string: literal, locale: Locale(identifier: "en_US_POSIX"))
     }
 
     private func describe(_ expression: QueryExpression) -> String {

@@ -275,6 +275,11 @@ struct QueryEvaluator {
         _ op: QueryOperator, _ value: QueryScalar, _ other: QueryScalar, _ options: QueryStringOptions, _ type: PropertyType
     ) -> Bool {
         let folding = options.subtracting(.rightUnfolded)
+        if op == .contains, type == .data, !folding.isEmpty, other.isNull {
+            // Realm's rule, kept for ported queries: data CONTAINS[c] nil holds for every value but
+            // nil (without [c], nil too; strings make no such exception).
+            return !value.isNull
+        }
         if type == .string || type == .data, !folding.isEmpty, case .bytes(let left) = value, case .bytes(let right) = other {
             let foldedLeft = Array(QueryText.fold(String(decoding: left, as: UTF8.self), folding).utf8)
             let foldedRight = options.contains(.rightUnfolded)

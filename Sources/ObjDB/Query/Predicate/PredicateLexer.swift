@@ -103,10 +103,11 @@ struct PredicateLexer {
         return character.isLetter || character == "_"
     }
 
-    /// A character that can continue a name: a letter, a digit or `_`.
+    /// A character that can continue a name: a letter, a digit, `_` or `$` (Realm's names may
+    /// hold a `$`: `a$a`).
     static func isNamePart(_ character: Character?) -> Bool {
         guard let character else { return false }
-        return character.isLetter || character.isNumber || character == "_"
+        return character.isLetter || character.isNumber || character == "_" || character == "$"
     }
 
     // MARK: Tokens
@@ -182,7 +183,8 @@ struct PredicateLexer {
     mutating func readWord() throws -> PredicateToken {
         let start = index
         skipName()
-        let word = text(from: start)
+        var word = text(from: start)
+        if word.contains("\\ ") { word = word.replacingOccurrences(of: "\\ ", with: " ") }
         switch word.lowercased() {
         case "uuid" where peek() == "(", "oid" where peek() == "(":
             return try readWrappedLiteral(word, from: start)
@@ -193,11 +195,18 @@ struct PredicateLexer {
         }
     }
 
-    /// Advances past the rest of a name: letters, digits, `_`, and `-` between them (Realm's
-    /// names may hold a `-`: `$anyNAME_-0123456789`).
+    /// Advances past the rest of a name: letters, digits, `_`, `$`, `-` before another of them
+    /// (Realm's names may hold a `-`: `$anyNAME_-0123456789`), and `\ `, an escaped space
+    /// (`true\ love`).
     mutating func skipName() {
         while let character = peek() {
-            if Self.isNamePart(character) || (character == "-" && Self.isNamePart(peek(1))) { index += 1 } else { return }
+            if Self.isNamePart(character) || (character == "-" && Self.isNamePart(peek(1))) {
+                index += 1
+            } else if character == "\\", peek(1) == " " {
+                index += 2
+            } else {
+                return
+            }
         }
     }
 
@@ -251,8 +260,9 @@ struct PredicateLexer {
             return token(.indexedArgument(number), from: start)
         }
         guard Self.isNameStart(peek()) else {
-            throw PredicateSyntaxError(
-                position: start, message: "'$' must be followed by an argument index ($0) or a variable name ($x)")
+            // `$` alone or `$-1`: a property name, as Realm reads it.
+            skipName()
+            return token(.word(text(from: start)), from: start)
         }
         skipName()
         return token(.variable(text(from: start + 1)), from: start)

@@ -37,7 +37,9 @@ extension PredicateParser.Reader {
                     position: right.position,
                     message: "\(quantifierToken.text.uppercased()) must be followed by a key path, found \(describe(right))")
             }
-            return QueryComparison(left: right.expression, op: .equal, right: left.expression, options: options, quantifier: inner, position: start)
+            return QueryComparison(
+                left: right.expression, op: .equal, right: left.expression, options: options, quantifier: inner, position: start,
+                literalText: left.literalText)
         }
         // `age == ANY {1, 2}`, `name CONTAINS ALL $0`: a quantifier for a list on the right.
         var listQuantifier: QueryQuantifier?
@@ -92,7 +94,7 @@ extension PredicateParser.Reader {
                 }
                 return QueryComparison(
                     left: right.expression, op: .equal, right: left.expression, options: options, quantifier: .any,
-                    position: position)
+                    position: position, literalText: left.literalText)
             default:
                 throw PredicateSyntaxError(
                     position: right.position,
@@ -113,7 +115,7 @@ extension PredicateParser.Reader {
         }
         return QueryComparison(
             left: left.expression, op: op, right: right.expression, options: options, quantifier: quantifier ?? .any,
-            position: position)
+            position: position, literalText: right.literalText ?? left.literalText)
     }
 
     /// The error for a list where a single value is needed.

@@ -5,8 +5,17 @@ extension PredicateParser.Reader {
     /// An expression and where it is.
     mutating func parseOperand() throws -> Operand {
         let start = current
+        let startIndex = index
         let expression = try parseSum()
-        return Operand(expression: expression, position: start.position, end: previous?.end ?? start.end)
+        var operand = Operand(expression: expression, position: start.position, end: previous?.end ?? start.end)
+        if index == startIndex + 1, case .literal(let value) = start.kind {
+            switch value {
+            case .string(let text): operand.literalText = text
+            case .int, .double: operand.literalText = start.text
+            default: break
+            }
+        }
+        return operand
     }
 
     /// `term (("+" | "-") term)*`.
@@ -104,12 +113,11 @@ extension PredicateParser.Reader {
                 return try parseKeyPathTail(QueryKeyPath(components: [word], position: token.position))
             }
         case .variable(let name):
-            guard variables.contains(name) else {
-                throw PredicateSyntaxError(
-                    position: token.position,
-                    message: "the variable '$\(name)' is not defined; variables are introduced by SUBQUERY(collection, $\(name), …)")
-            }
             advance()
+            guard variables.contains(name) else {
+                // Not a SUBQUERY variable: a property whose name starts with `$`, as Realm reads it.
+                return try parseKeyPathTail(QueryKeyPath(components: ["$" + name], position: token.position))
+            }
             return try parseKeyPathTail(QueryKeyPath(components: [], variable: name, position: token.position))
         case .keyPathArgument:
             advance()

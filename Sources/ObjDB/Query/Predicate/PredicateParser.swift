@@ -114,6 +114,9 @@ enum PredicateParser {
             var position: Int
             /// Offset just past its last character.
             var end: Int
+            /// The literal's text when the operand is one string or number literal
+            /// (``QueryComparison/literalText``).
+            var literalText: String? = nil
 
             /// Whether the expression is a plain key path.
             var isKeyPath: Bool {

@@ -33,6 +33,20 @@ struct QueryComparison: Equatable, Sendable {
     var listQuantifier: QueryQuantifier = .any
     /// Position of the comparison in the predicate string (0-based, in characters), for errors.
     var position: Int? = nil
+    /// When the constant side is one literal written in the predicate string (not an argument):
+    /// a quoted string's contents, or a number as written. Realm types such a literal by what it
+    /// is compared with: `intProperty == '5'` compares with 5, and
+    /// `decimalProperty == 3.141592653589793238` keeps every digit.
+    var literalText: String? = nil
+}
+
+extension QueryComparison {
+    /// Equal when they compare the same things the same way; positions and literal spellings
+    /// are not part of a comparison's meaning.
+    static func == (a: QueryComparison, b: QueryComparison) -> Bool {
+        a.left == b.left && a.op == b.op && a.right == b.right && a.options == b.options && a.quantifier == b.quantifier
+            && a.listQuantifier == b.listQuantifier && a.position == b.position
+    }
 }
 
 /// Comparison operators.
