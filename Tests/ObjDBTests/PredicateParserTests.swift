@@ -181,13 +181,15 @@ struct PredicateParserTests {
         #expect(try parse("ANY dogs.age IN {1}") == compare(key("dogs.age"), .in, .list([.int(1)])))
     }
 
-    @Test func valueInKeyPathBecomesAnyEqual() throws {
-        #expect(try parse("'a' IN tags") == compare(key("tags"), .equal, value(.string("a")), quantifier: .any))
+    /// `value IN keyPath` keeps IN with the key path on the left; binding checks that the key path
+    /// reaches several values and compares with ANY == (QueryDifferentialTests).
+    @Test func valueInKeyPathPutsTheKeyPathLeft() throws {
+        #expect(try parse("'a' IN tags") == compare(key("tags"), .in, value(.string("a")), quantifier: .any))
         #expect(try parse("x == 1 OR %@ IN[c] owner.tags", "b") == .or([
             compare(key("x"), .equal, value(.int(1))),
-            compare(key("owner.tags"), .equal, value(.string("b")), options: .caseInsensitive, at: 10),
+            compare(key("owner.tags"), .in, value(.string("b")), options: .caseInsensitive, at: 10),
         ]))
-        #expect(try parse("5 IN scores") == compare(key("scores"), .equal, value(.int(5))))
+        #expect(try parse("5 IN scores") == compare(key("scores"), .in, value(.int(5))))
     }
 
     // MARK: Key paths and aggregates

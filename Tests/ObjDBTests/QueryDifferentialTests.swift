@@ -557,6 +557,8 @@ struct QueryDifferentialTests {
         ("owner.@sum > 1", [], "@sum needs a list, set, map or linking objects"),
         ("friends.@count.age > 1", [], "can't be followed by a property name"),
         ("friends.@median.age > 1", [], "unknown aggregate '@median'"),
+        ("5 IN owner.level", [], "the key path after IN must reach several values"),
+        ("NULL CONTAINS age", [], "age"),
         ("SUBQUERY(owner, $o, $o.level > 1).@count > 0", [], "SUBQUERY needs a collection of objects"),
         ("SUBQUERY(tags, $t, $t == 'a').@count > 0", [], "SUBQUERY needs a collection of objects"),
         ("SUBQUERY(friends, $f, $g.age > 1).@count > 0", [], "must start with $f"),

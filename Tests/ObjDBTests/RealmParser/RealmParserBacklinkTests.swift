@@ -36,6 +36,8 @@ struct RealmParserBacklinkTests {
         backlinkItems(#"@links.RPShopPerson.items.name BEGINSWITH 'J'"#, 3),
         backlinkItems(#"@links.RPShopPerson.items.@count > 2"#, 2),
         backlinkItems(#"@LINKS.RPShopPerson.items.@size > 2"#, 2),
+        // realm-core test_parser.cpp (current): TEST(Parser_Backlinks) — spelled @links now
+        backlinkItems(#"@links.RPShopPerson.items.@size > 2"#, 2),
         backlinkItems(#"@links.RPShopPerson.items.@min.account_balance <= 10"#, 4),
         backlinkItems(#"@links.RPShopPerson.items.@max.account_balance > 10"#, 3),
         backlinkItems(#"@links.RPShopPerson.items.@avg.account_balance > 20"#, 1),

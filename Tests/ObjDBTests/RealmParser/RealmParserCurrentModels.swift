@@ -424,6 +424,14 @@ final class RQTwoColumnRow: Object {
     @Persisted var link: RQTwoColumnRow?
 }
 
+// MARK: - Parser_Object
+
+final class RQObjectRow: Object {
+    @Persisted var ints: Int? = nil
+    @Persisted var link: RQObjectRow?
+    @Persisted var linkx: RQObjectRow?
+}
+
 // MARK: - Parser_Between
 
 final class RQBetweenRow: Object {

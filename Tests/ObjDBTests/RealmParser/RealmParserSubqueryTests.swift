@@ -127,6 +127,9 @@ struct RealmParserSubqueryTests {
         inPeople(#"NONE 5.5 IN items.price"#, nil),
         inPeople(#"items.price IN 5.5"#, nil),
         inPeople(#"items.price IN items.price"#, nil),
+        // realm-core test_parser.cpp (old and current): TEST(Parser_OperatorIN) — CHECK_THROW: the key
+        // path after IN reaches one value
+        inPeople(#"5.5 in fav_item.price"#, nil),
     ]
 
     static let knownFailingRejected: [RPCase] = [

@@ -33,8 +33,29 @@ struct PredicateBinder {
         case .and(let operands): return .and(try operands.map(bind))
         case .or(let operands): return .or(try operands.map(bind))
         case .not(let operand): return .not(try bind(operand))
-        case .comparison(let comparison): return .comparison(try bind(comparison))
+        case .comparison(let comparison):
+            if let nullOnLeft = try bindNullOnLeft(comparison) { return nullOnLeft }
+            return .comparison(try bind(comparison))
         }
+    }
+
+    /// `NULL CONTAINS name`, `NULL LIKE data` and the other string operators with nil on their
+    /// left, as Realm evaluates them: nil contains, begins and ends with nothing, and is LIKE only
+    /// nil. `nil` when `c` is not of that form.
+    private func bindNullOnLeft(_ c: QueryComparison) throws -> BoundPredicate? {
+        guard case .value(.null) = c.left, case .keyPath = c.right,
+            [.contains, .beginsWith, .endsWith, .like].contains(c.op)
+        else { return nil }
+        // Checked as written the other way round: the key path must hold strings or data.
+        var checked = c
+        checked.left = c.right
+        checked.right = c.left
+        _ = try bind(checked)
+        guard c.op == .like else { return .constant(false) }
+        var isNil = checked
+        isNil.op = .equal
+        isNil.options = []
+        return .comparison(try bind(isNil))
     }
 
     // MARK: Comparisons
@@ -55,6 +76,17 @@ struct PredicateBinder {
             return try bind(swapped)
         }
         let (left, type, toMany, leafClass, leafOptional) = try bindLeft(c)
+        var c = c
+        if c.op == .in, !c.right.isList {
+            // `value IN keyPath`, which the parser writes with the key path on the left: the key
+            // path must reach several values, as in Realm.
+            guard toMany else {
+                throw error(
+                    c.position,
+                    "the key path after IN must reach several values (a list, set, map or linking objects), and \(describe(c.left)) reaches one; use == instead")
+            }
+            c.op = .equal
+        }
         if c.quantifier != .any && !toMany {
             throw error(c.position, "\(c.quantifier.rawValue) needs a to-many key path (a list, set, map or linking objects)")
         }

@@ -3,7 +3,8 @@ import Foundation
 /// Date literals, in UTC, as Realm writes them:
 ///
 /// - `T2024-01-02@10:00:00` or `2024-01-02@10:00:00` (`T` may replace `@`), optionally followed
-///   by `:NNN` nanoseconds: `T2024-01-02@10:00:00:500000000`;
+///   by `:NNN` nanoseconds: `T2024-01-02@10:00:00:500000000`; the year is 1900 or later, as in
+///   Realm;
 /// - `T1712345678:123`: seconds since 1970 and nanoseconds (either may be negative).
 enum PredicateDate {
     /// What the message says a date looks like.
@@ -29,6 +30,10 @@ enum PredicateDate {
             let hour = Int(time[0]), let minute = Int(time[1]), let second = Int(time[2])
         else { throw fail(expectedForms) }
         let nanoseconds = time.count == 4 ? Int(time[3]) ?? 0 : 0
+        guard year >= 1900 else {
+            // As Realm: its parser converts these through the C library, which stops at 1900.
+            throw fail("dates before 1900 can't be written YYYY-MM-DD; write T<seconds>:<nanoseconds> or pass a Date argument")
+        }
         guard (1...12).contains(month) else { throw fail("month \(month) is not between 1 and 12") }
         guard (1...daysInMonth(month, year: year)).contains(dayOfMonth) else {
             throw fail("\(day[0])-\(day[1]) has no day \(dayOfMonth)")

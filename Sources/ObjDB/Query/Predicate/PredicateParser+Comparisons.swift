@@ -92,8 +92,10 @@ extension PredicateParser.Reader {
                         position: position,
                         message: "ANY, ALL and NONE can't be used with 'value IN keyPath'; write ANY keyPath == value")
                 }
+                // Kept as IN: the binder checks the key path reaches several values, then compares
+                // with ANY ==.
                 return QueryComparison(
-                    left: right.expression, op: .equal, right: left.expression, options: options, quantifier: .any,
+                    left: right.expression, op: .in, right: left.expression, options: options, quantifier: .any,
                     position: position, literalText: left.literalText)
             default:
                 throw PredicateSyntaxError(

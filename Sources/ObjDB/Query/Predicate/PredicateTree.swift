@@ -117,6 +117,12 @@ enum QueryArithmetic: String, Equatable, Sendable {
 }
 
 extension QueryExpression {
+    /// Whether the expression is a list of values.
+    var isList: Bool {
+        if case .list = self { return true }
+        return false
+    }
+
     /// Whether the expression is a value or a list of values (no key path).
     var isConstant: Bool {
         switch self {
