@@ -35,17 +35,17 @@ enum MigrationBench {
         let directory = try TempDirectory()
         defer { directory.remove() }
         let db = try ObjDB.Database(configuration: configuration(directory, BenchItemV1.self, version: 1))
-        let start = monotonicNanoseconds()
-        try db.write {
-            for id in 0..<n {
-                let item = BenchItemV1()
-                item.id = id
-                item.fullName = "First\(id) Last\(id)"
-                item.years = id % 90
-                try db.add(item)
+        return try timedRegion {
+            try db.write {
+                for id in 0..<n {
+                    let item = BenchItemV1()
+                    item.id = id
+                    item.fullName = "First\(id) Last\(id)"
+                    item.years = id % 90
+                    try db.add(item)
+                }
             }
         }
-        return monotonicNanoseconds() - start
     }
 
     /// Fills a version-0 file, then times the open that migrates it; checks the result.
@@ -72,9 +72,9 @@ enum MigrationBench {
                 new?["fullName"] = "\(old?["first"] as? String ?? "") \(old?["last"] as? String ?? "")"
             }
         }
-        let start = monotonicNanoseconds()
-        let db = try ObjDB.Database(configuration: migrating)
-        let elapsed = monotonicNanoseconds() - start
+        var opened: ObjDB.Database?
+        let elapsed = try timedRegion { opened = try ObjDB.Database(configuration: migrating) }
+        guard let db = opened else { throw CheckFailure(description: "the migrated database did not open") }
         let probe = db.object(ofType: BenchItemV1.self, forPrimaryKey: n / 2)
         guard db.objects(BenchItemV1.self).count == n, probe?.fullName == "First\(n / 2) Last\(n / 2)", probe?.years == (n / 2) % 90 else {
             throw CheckFailure(description: "the migrated objects are wrong")

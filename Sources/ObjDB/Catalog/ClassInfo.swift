@@ -246,7 +246,7 @@ final class ClassInfo {
     /// `value` as the Swift type of `column`; ``ObjDBError/Code/typeMismatch`` if it does not fit.
     func converted(_ value: Any?, column: Int) throws -> any _Persistable {
         let type = valueType(column: column)
-        guard let converted = convert(value, to: type) else {
+        guard let converted = type._objdbConverted(value) else {
             throw ObjDBError.typeMismatch(value, expected: stored.properties[column].property, className: name, valueType: type)
         }
         return converted
@@ -257,7 +257,7 @@ extension _Persistable {
     /// The boxed value of a column read, or `nil` for null or undecodable bytes.
     static func anyValue(from read: ColumnRead) -> Any? {
         switch read {
-        case .value(let bytes): _objdbDecode(bytes)?._objdbAnyValue
+        case .value(let bytes): _objdbDecodedAnyValue(bytes)
         case .null, .absent: nil
         }
     }

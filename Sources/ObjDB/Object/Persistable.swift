@@ -37,6 +37,11 @@ public protocol _Persistable {
     static func _objdbFieldValue(at field: UnsafeRawPointer) -> Any?
     /// Converts `value` and stores it at `field`; `false` if it does not fit.
     static func _objdbSetField(at field: UnsafeMutableRawPointer, to value: Any?) -> Bool
+    /// Decodes column bytes and boxes the value; `nil` for bytes that do not fit.
+    static func _objdbDecodedAnyValue(_ bytes: UnsafeRawBufferPointer) -> Any?
+    /// Converts a loosely typed value (`nil` only for optional types), boxed; `nil` when it does
+    /// not fit.
+    static func _objdbConverted(_ value: Any?) -> (any _Persistable)?
 }
 
 /// A ``_Persistable`` type that is not an `Optional`; `Optional` of it is persistable too.
@@ -103,6 +108,18 @@ extension _Persistable {
     /// The value at `field`, boxed.
     public static func _objdbFieldValue(at field: UnsafeRawPointer) -> Any? {
         field.assumingMemoryBound(to: Self.self).pointee._objdbAnyValue
+    }
+
+    /// Decodes and boxes. A requirement implemented here, so that each concrete type gets its own
+    /// specialized code: dynamic access (`object["name"]`) reaches it through the column's type
+    /// alone, and a generic call per read would look up `Optional<Self>` metadata every time.
+    public static func _objdbDecodedAnyValue(_ bytes: UnsafeRawBufferPointer) -> Any? {
+        _objdbDecode(bytes)?._objdbAnyValue
+    }
+
+    /// Converts and boxes; specialized per type like ``_objdbDecodedAnyValue(_:)``.
+    public static func _objdbConverted(_ value: Any?) -> (any _Persistable)? {
+        convert(value, to: Self.self)
     }
 
     /// Converts and stores a value at `field`.
