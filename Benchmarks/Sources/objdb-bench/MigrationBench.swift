@@ -27,6 +27,7 @@ enum MigrationBench {
         var configuration = ObjDB.Configuration(fileURL: URL(fileURLWithPath: directory.path + "/items.objdb"), objectTypes: [type])
         configuration.durability = .noSync
         configuration.schemaVersion = version
+        if let mapSizeOverride { configuration.maximumSize = mapSizeOverride }
         return configuration
     }
 
