@@ -43,9 +43,12 @@ struct PredicateBinder {
     /// left, as Realm evaluates them: nil contains, begins and ends with nothing, and is LIKE only
     /// nil. `nil` when `c` is not of that form.
     private func bindNullOnLeft(_ c: QueryComparison) throws -> BoundPredicate? {
-        guard case .value(.null) = c.left, case .keyPath = c.right,
-            [.contains, .beginsWith, .endsWith, .like].contains(c.op)
-        else { return nil }
+        // The operator first: it is the cheap test, and most comparisons stop at it.
+        switch c.op {
+        case .contains, .beginsWith, .endsWith, .like: break
+        default: return nil
+        }
+        guard case .value(.null) = c.left, case .keyPath = c.right else { return nil }
         // Checked as written the other way round: the key path must hold strings or data.
         var checked = c
         checked.left = c.right
@@ -76,8 +79,8 @@ struct PredicateBinder {
             return try bind(swapped)
         }
         let (left, type, toMany, leafClass, leafOptional) = try bindLeft(c)
-        var c = c
-        if c.op == .in, !c.right.isList {
+        var op = c.op
+        if op == .in, !c.right.isList {
             // `value IN keyPath`, which the parser writes with the key path on the left: the key
             // path must reach several values, as in Realm.
             guard toMany else {
@@ -85,19 +88,19 @@ struct PredicateBinder {
                     c.position,
                     "the key path after IN must reach several values (a list, set, map or linking objects), and \(describe(c.left)) reaches one; use == instead")
             }
-            c.op = .equal
+            op = .equal
         }
         if c.quantifier != .any && !toMany {
             throw error(c.position, "\(c.quantifier.rawValue) needs a to-many key path (a list, set, map or linking objects)")
         }
-        try check(c.op, type: type, options: c.options, c.position, c.left)
+        try check(op, type: type, options: c.options, c.position, c.left)
         if toMany, type == .object, case .value(.null) = c.right {
             // Realm refuses it too: a collection of objects is never nil.
             throw error(c.position, "\(describe(c.left)) reaches several objects and cannot be compared with nil; compare its @count with 0")
         }
-        let right = try bindRight(c, type: type, leafClass: leafClass, leafOptional: leafOptional, leftIsToMany: toMany)
+        let right = try bindRight(c, op: op, type: type, leafClass: leafClass, leafOptional: leafOptional, leftIsToMany: toMany)
         return BoundComparison(
-            left: left, op: c.op, right: right, options: c.options, quantifier: c.quantifier, type: type, listQuantifier: c.listQuantifier)
+            left: left, op: op, right: right, options: c.options, quantifier: c.quantifier, type: type, listQuantifier: c.listQuantifier)
     }
 
     /// The left operand, the type of its values, whether it is to-many, the class of object
@@ -186,7 +189,7 @@ struct PredicateBinder {
     }
 
     private func bindRight(
-        _ c: QueryComparison, type: PropertyType, leafClass: String?, leafOptional: Bool, leftIsToMany: Bool
+        _ c: QueryComparison, op: QueryOperator, type: PropertyType, leafClass: String?, leafOptional: Bool, leftIsToMany: Bool
     ) throws -> BoundOperand {
         switch c.right {
         case .keyPath(let keyPath):
@@ -201,18 +204,18 @@ struct PredicateBinder {
             }
             return .path(path)
         case .value(let value):
-            if c.op == .between || c.op == .betweenHalfOpen || c.op == .in {
-                throw error(c.position, "\(c.op.rawValue) needs a list of values on its right, like {1, 2}")
+            if op == .between || op == .betweenHalfOpen || op == .in {
+                throw error(c.position, "\(op.rawValue) needs a list of values on its right, like {1, 2}")
             }
             return .constant(
                 try comparand(value, type: type, leafClass: leafClass, options: c.options, c.left, c.position, literalText: c.literalText))
         case .list(let values):
-            if (c.op == .between || c.op == .betweenHalfOpen) && values.count != 2 {
+            if (op == .between || op == .betweenHalfOpen) && values.count != 2 {
                 throw error(c.position, "BETWEEN needs exactly two values, {low, high}, not \(values.count)")
             }
             // In a list compared for equality, a value of another type equals nothing (Realm's
             // mixed lists: `age IN {1, 'one'}`); elsewhere it is an error.
-            let equality = c.op == .in || c.op == .equal
+            let equality = op == .in || op == .equal
             let numeric = [.int, .float, .double, .decimal].contains(type)
             var comparands: [Comparand] = []
             comparands.reserveCapacity(values.count)
@@ -231,8 +234,8 @@ struct PredicateBinder {
             }
             return .list(comparands)
         case .aggregate(let keyPath, let aggregate, let property):
-            if c.op == .between || c.op == .betweenHalfOpen || c.op == .in {
-                throw error(c.position, "\(c.op.rawValue) needs a list of values on its right, like {1, 2}")
+            if op == .between || op == .betweenHalfOpen || op == .in {
+                throw error(c.position, "\(op.rawValue) needs a list of values on its right, like {1, 2}")
             }
             let (operand, aggregateType) = try bindAggregate(keyPath, aggregate, property, c.position)
             guard compatible(type, aggregateType) else {
@@ -240,12 +243,12 @@ struct PredicateBinder {
             }
             return operand
         case .subqueryCount(let collection, let variable, let predicate):
-            guard type.isNumeric, c.op != .between, c.op != .betweenHalfOpen, c.op != .in else {
+            guard type.isNumeric, op != .between, op != .betweenHalfOpen, op != .in else {
                 throw error(c.position, "\(describe(c.left)) (\(type)) cannot be compared with a SUBQUERY count")
             }
             return try bindSubquery(collection, variable, predicate, c.position)
         case .arithmetic:
-            guard type.isNumeric, c.op != .between, c.op != .betweenHalfOpen, c.op != .in else {
+            guard type.isNumeric, op != .between, op != .betweenHalfOpen, op != .in else {
                 throw error(c.position, "\(describe(c.left)) (\(type)) cannot be compared with arithmetic")
             }
             return try bindArithmetic(c.right, c.position)
