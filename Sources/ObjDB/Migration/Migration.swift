@@ -104,10 +104,11 @@ public final class Migration {
         // no search per object, and the block's writes to the object go through it.
         let walk = try newWalk(newInfo)
         defer { walk?.close() }
+        var positioned = false
         while let current = entry {
             let key = current.objectKey
             let oldObject = old.materialize(DynamicObject.self, oldInfo, key: key, row: old.checkedRow(oldInfo, key: key, current.value))
-            let newObject = try newInfo.flatMap { try self.newVersion(of: key, $0, walk) }
+            let newObject = try newInfo.flatMap { try self.newVersion(of: key, $0, walk, positioned: &positioned) }
             try block(oldObject, newObject)
             processed += 1
             if processed % 1_000 == 0 || processed == total {
@@ -168,10 +169,17 @@ public final class Migration {
         return walk
     }
 
-    /// The new object of `key`, found through `walk` when it can be.
-    private func newVersion(of key: UInt64, _ info: ClassInfo, _ walk: WriteWalk?) throws -> DynamicObject? {
-        if let walk, walk.isOpen, let entry = try walk.cursor?.seek(atLeast: key), entry.objectKey == key {
-            return new.materialize(DynamicObject.self, info, key: key, row: new.checkedRow(info, key: key, entry.value))
+    /// The new object of `key`, found through `walk` when it can be. Keys ascend: once the walk
+    /// is `positioned`, the next entry is usually the object's, and a search from the root is
+    /// needed only when it is not (objects deleted or created meanwhile).
+    private func newVersion(of key: UInt64, _ info: ClassInfo, _ walk: WriteWalk?, positioned: inout Bool) throws -> DynamicObject? {
+        if let walk, walk.isOpen {
+            var entry = positioned ? try walk.cursor?.next() : nil
+            if entry?.objectKey != key { entry = try walk.cursor?.seek(atLeast: key) }
+            positioned = entry != nil
+            if let entry, entry.objectKey == key {
+                return new.materialize(DynamicObject.self, info, key: key, row: new.checkedRow(info, key: key, entry.value))
+            }
         }
         return new.object(DynamicObject.self, info, key: key)
     }

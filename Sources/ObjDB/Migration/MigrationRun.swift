@@ -220,6 +220,8 @@ enum MigrationRun {
         var entry = try cursor.first()
         var processed = 0
         let row = context.row
+        // The bytes of the columns that take their declared default, encoded once.
+        let defaults = change.sources.indices.map { change.sources[$0] == nil || !change.new.properties[$0].optional ? info.encodedDefault(column: $0) : nil }
         // Every row is rewritten, from the old version's snapshot (which emptying the table in
         // this transaction does not change): the table is emptied and the rows appended in key
         // order, which costs a seventh of replacing each row where it is.
@@ -230,7 +232,7 @@ enum MigrationRun {
             row.reset()
             for (column, source) in change.sources.enumerated() {
                 guard let source else {
-                    new.appendDefault(info, column: column, to: row)
+                    row.appendDefault(defaults[column])
                     continue
                 }
                 let value = oldRow.column(source)
@@ -240,7 +242,7 @@ enum MigrationRun {
                 default: isNil = false
                 }
                 if isNil && !change.new.properties[column].optional {
-                    new.appendDefault(info, column: column, to: row)
+                    row.appendDefault(defaults[column])
                 } else {
                     row.append(value)
                 }

@@ -147,12 +147,7 @@ extension Database {
 
     /// Appends a column's declared default.
     func appendDefault(_ info: ClassInfo, column: Int, to row: RowBuilder) {
-        let bytes = info.encodedDefault(column: column)
-        if let bytes {
-            bytes.withUnsafeBytes { row.append(raw: $0) }
-        } else {
-            row.append(raw: nil)
-        }
+        row.appendDefault(info.encodedDefault(column: column))
     }
 
     /// Inserts `context.row` as a new object and returns its key and stored row.

@@ -214,6 +214,16 @@ final class RowBuilder {
         endColumn(isNull: raw == nil)
     }
 
+    /// Appends a column's encoded default value (as the catalog encodes it), or a null
+    /// column for `nil`.
+    func appendDefault(_ bytes: [UInt8]?) {
+        if let bytes {
+            bytes.withUnsafeBytes { append(raw: $0) }
+        } else {
+            append(raw: nil)
+        }
+    }
+
     /// Appends a copy of an existing column.
     func append(_ read: ColumnRead) {
         switch read {
