@@ -22,8 +22,10 @@ let package = Package(
         // CRC-32C with the CPU's CRC instructions, for row and meta checksums: a header of
         // inline functions, compiled by the Swift module that imports it.
         .systemLibrary(name: "CObjDBChecksum"),
+        // The Swift runtime's swift_tryRetain, declared for the registry of live databases.
+        .systemLibrary(name: "CObjDBRuntime"),
         .target(
-            name: "ObjDB", dependencies: ["CLMDB", "CObjDBChecksum"],
+            name: "ObjDB", dependencies: ["CLMDB", "CObjDBChecksum", "CObjDBRuntime"],
             // Fast paths checked against their slow twins (see FastPaths); `swift test` builds debug.
             swiftSettings: [.define("OBJDB_INTERNAL_CHECKS", .when(configuration: .debug))]
         ),

@@ -113,6 +113,8 @@ public final class Database {
     /// The frozen view of this live instance's current version, while anything uses it: what
     /// ``freeze()`` returns again for the same version.
     @exclusivity(unchecked) weak var frozenView: Database?
+    /// Whether ``LiveInstances`` lists this instance (its `deinit` then removes it).
+    @exclusivity(unchecked) var isRegisteredLive = false
     /// The pinned form of this live instance's current version, while anything frozen uses it:
     /// everything frozen at one version shares it.
     @exclusivity(unchecked) weak var frozenCurrentVersion: FrozenVersion?
@@ -192,6 +194,8 @@ public final class Database {
     }
 
     deinit {
+        // Before the memory goes: the registry does not retain its instances.
+        if isRegisteredLive { LiveInstances.shared.remove(Unmanaged.passUnretained(self).toOpaque(), path: path) }
         // End transactions before the lease closes the environment.
         writeContext = nil
         snapshot = nil

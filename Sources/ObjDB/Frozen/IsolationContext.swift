@@ -1,3 +1,4 @@
+import CObjDBRuntime
 import Foundation
 
 /// The isolation domain a live ``Database`` belongs to, when code can be sure to be in it again:
@@ -24,16 +25,24 @@ enum IsolationContext: Equatable {
     }
 }
 
-/// The live instances of this process, by file and context, held weakly.
+/// The live instances of this process, by file and context, without retaining them.
 ///
 /// A live instance is confined to the context that opened it; handing it to code of the same
 /// context (a `thaw()` there) keeps it there.
+///
+/// The registry holds no weak references: a weak reference gives its object a side table, and
+/// every retain and release of a `Database` (each result and object holds one) would take the
+/// runtime's slow path. Instead an instance's `deinit` removes its entry, under the lock, before
+/// its memory is freed; and ``instance(path:context:)`` retains an entry's instance with the
+/// runtime's `swift_tryRetain`, which refuses an instance whose `deinit` has begun (its last
+/// reference went away while the lock was held here). See Docs/Decisions/0040.
 final class LiveInstances: @unchecked Sendable {
     /// The registry of the process.
     static let shared = LiveInstances()
 
     private struct Entry {
-        weak var database: Database?
+        /// Not retained; valid while the entry exists (see the type's comment).
+        let database: Unmanaged<Database>
         let context: IsolationContext
     }
 
@@ -43,26 +52,42 @@ final class LiveInstances: @unchecked Sendable {
     /// Records that `database` (live) belongs to `context`.
     func register(_ database: Database, context: IsolationContext) {
         lock.withLock {
-            var entries = byPath[database.path, default: []].filter { $0.database != nil }
-            entries.append(Entry(database: database, context: context))
-            byPath[database.path] = entries
+            byPath[database.path, default: []].append(Entry(database: .passUnretained(database), context: context))
+            database.isRegisteredLive = true
         }
     }
 
     /// Forgets `database`: an instance that serves one purpose (an observation on a queue).
     func unregister(_ database: Database) {
+        guard database.isRegisteredLive else { return }
+        remove(Unmanaged.passUnretained(database).toOpaque(), path: database.path)
+        database.isRegisteredLive = false
+    }
+
+    /// Removes the entry of the instance at `address` on `path` (its `deinit` calls this).
+    /// Compares addresses: nothing is retained here, and other listed instances may be in their
+    /// `deinit`, waiting for the lock.
+    func remove(_ address: UnsafeMutableRawPointer, path: String) {
         lock.withLock {
-            byPath[database.path] = byPath[database.path]?.filter { $0.database != nil && $0.database !== database }
+            guard var entries = byPath[path] else { return }
+            entries.removeAll { $0.database.toOpaque() == address }
+            byPath[path] = entries.isEmpty ? nil : entries
         }
     }
 
     /// A live instance on `path` that belongs to `context`, if one is open.
     func instance(path: String, context: IsolationContext) -> Database? {
         lock.withLock {
-            let entries = byPath[path, default: []].filter { $0.database != nil }
-            byPath[path] = entries.isEmpty ? nil : entries
             // The newest first: an instance opened later in the same context is the one in use.
-            return entries.last { $0.context == context }?.database
+            for entry in (byPath[path] ?? []).reversed() where entry.context == context {
+                // Retained unless its deinit has begun (the deinit then waits for the lock to
+                // remove the entry, so the memory is still there).
+                if swift_tryRetain(entry.database.toOpaque()) != nil { return entry.database.takeRetainedValue() }
+            }
+            return nil
         }
     }
+
+    /// How many instances are listed (for tests).
+    var count: Int { lock.withLock { byPath.values.reduce(0) { $0 + $1.count } } }
 }

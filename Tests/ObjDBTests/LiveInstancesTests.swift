@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+@testable import ObjDB
+
+/// An actor that opens live instances of its own (each registered for this actor).
+private actor InstanceOpener {
+    /// Opens an instance, reads how many instances the registry lists while it is open, and
+    /// drops it.
+    func openAndCount(_ configuration: Configuration) throws -> Int {
+        let db = try Database(configuration: configuration)
+        return withExtendedLifetime(db) { LiveInstances.shared.count }
+    }
+
+    /// Opens and drops `times` instances.
+    func churn(_ configuration: Configuration, times: Int) throws {
+        for _ in 0..<times { _ = try Database(configuration: configuration) }
+    }
+
+    /// Opens an instance and keeps it until `body` returns.
+    func withInstance<R: Sendable>(_ configuration: Configuration, _ body: @Sendable (Int) -> R) throws -> R {
+        let db = try Database(configuration: configuration)
+        return withExtendedLifetime(db) { body(LiveInstances.shared.count) }
+    }
+}
+
+/// The registry of live instances that `thaw()` uses: it holds no reference to them (a weak one
+/// would slow every retain of a `Database`), so an instance's `deinit` must take it out, and a
+/// lookup racing with the last release must never hand out an instance being deinitialized.
+@Suite(.serialized) struct LiveInstancesTests {
+    let directory = TemporaryDirectory()
+
+    @Test func anInstanceIsListedWhileOpenAndLeavesWhenItGoes() async throws {
+        let opener = InstanceOpener()
+        let configuration = directory.configuration()
+        let before = LiveInstances.shared.count
+        let whileOpen = try await opener.openAndCount(configuration)
+        #expect(whileOpen == before + 1)
+        #expect(LiveInstances.shared.count == before)
+    }
+
+    @Test func theInstanceOfAnActorIsFoundForItOnly() async throws {
+        let opener = InstanceOpener()
+        let other = InstanceOpener()
+        let configuration = directory.configuration()
+        let path = try directory.open().path  // the path as instances report it (opened outside any actor: not listed)
+        let (mine, others) = try await opener.withInstance(configuration) { _ in
+            (LiveInstances.shared.instance(path: path, context: .actor(ObjectIdentifier(opener))) != nil,
+             LiveInstances.shared.instance(path: path, context: .actor(ObjectIdentifier(other))) != nil)
+        }
+        #expect(mine)
+        #expect(!others)
+        // Gone with the instance.
+        #expect(LiveInstances.shared.instance(path: path, context: .actor(ObjectIdentifier(opener))) == nil)
+    }
+
+    /// Lookups while an actor opens and drops instances as fast as it can: a lookup either misses
+    /// or gets an instance it may use and release (run under the thread sanitizer in CI's
+    /// concurrency pass; a use after free crashes or is reported).
+    @Test func lookupsRacingWithLastReleasesGetALiveInstanceOrNone() async throws {
+        let opener = InstanceOpener()
+        let configuration = directory.configuration()
+        let path = try directory.open().path  // the path as instances report it (opened outside any actor: not listed)
+        let context = IsolationContext.actor(ObjectIdentifier(opener))
+        let before = LiveInstances.shared.count
+        let stop = ManagedAtomicFlag()
+        let looker = Task.detached {
+            var found = 0
+            while !stop.isSet {
+                if let db = LiveInstances.shared.instance(path: path, context: context) {
+                    // A usable instance: its immutable state reads as it was opened.
+                    if db.path == path { found += 1 }
+                }
+            }
+            return found
+        }
+        try await opener.churn(configuration, times: 300)
+        stop.set()
+        // How many lookups won the race varies from run to run; what must hold is that none
+        // crashed or read freed memory, and that every instance left the registry.
+        _ = await looker.value
+        #expect(LiveInstances.shared.count == before)
+        #expect(LiveInstances.shared.instance(path: path, context: context) == nil)
+    }
+}
+
+/// A flag set once, read from other threads.
+private final class ManagedAtomicFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
+}
