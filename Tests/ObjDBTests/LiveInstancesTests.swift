@@ -4,11 +4,11 @@ import Testing
 
 /// An actor that opens live instances of its own (each registered for this actor).
 private actor InstanceOpener {
-    /// Opens an instance, reads how many instances the registry lists while it is open, and
-    /// drops it.
+    /// Opens an instance, reads how many instances the registry lists for its file while it is
+    /// open, and drops it.
     func openAndCount(_ configuration: Configuration) throws -> Int {
         let db = try Database(configuration: configuration)
-        return withExtendedLifetime(db) { LiveInstances.shared.count }
+        return withExtendedLifetime(db) { LiveInstances.shared.count(path: db.path) }
     }
 
     /// Opens and drops `times` instances.
@@ -17,9 +17,9 @@ private actor InstanceOpener {
     }
 
     /// Opens an instance and keeps it until `body` returns.
-    func withInstance<R: Sendable>(_ configuration: Configuration, _ body: @Sendable (Int) -> R) throws -> R {
+    func withInstance<R: Sendable>(_ configuration: Configuration, _ body: @Sendable () -> R) throws -> R {
         let db = try Database(configuration: configuration)
-        return withExtendedLifetime(db) { body(LiveInstances.shared.count) }
+        return withExtendedLifetime(db) { body() }
     }
 }
 
@@ -32,10 +32,12 @@ private actor InstanceOpener {
     @Test func anInstanceIsListedWhileOpenAndLeavesWhenItGoes() async throws {
         let opener = InstanceOpener()
         let configuration = directory.configuration()
-        let before = LiveInstances.shared.count
+        // Counted per file: other suites open instances of their own meanwhile.
+        let path = try directory.open().path  // the path as instances report it (opened outside any actor: not listed)
+        #expect(LiveInstances.shared.count(path: path) == 0)
         let whileOpen = try await opener.openAndCount(configuration)
-        #expect(whileOpen == before + 1)
-        #expect(LiveInstances.shared.count == before)
+        #expect(whileOpen == 1)
+        #expect(LiveInstances.shared.count(path: path) == 0)
     }
 
     @Test func theInstanceOfAnActorIsFoundForItOnly() async throws {
@@ -43,7 +45,7 @@ private actor InstanceOpener {
         let other = InstanceOpener()
         let configuration = directory.configuration()
         let path = try directory.open().path  // the path as instances report it (opened outside any actor: not listed)
-        let (mine, others) = try await opener.withInstance(configuration) { _ in
+        let (mine, others) = try await opener.withInstance(configuration) {
             (LiveInstances.shared.instance(path: path, context: .actor(ObjectIdentifier(opener))) != nil,
              LiveInstances.shared.instance(path: path, context: .actor(ObjectIdentifier(other))) != nil)
         }
@@ -61,7 +63,6 @@ private actor InstanceOpener {
         let configuration = directory.configuration()
         let path = try directory.open().path  // the path as instances report it (opened outside any actor: not listed)
         let context = IsolationContext.actor(ObjectIdentifier(opener))
-        let before = LiveInstances.shared.count
         let stop = ManagedAtomicFlag()
         let looker = Task.detached {
             var found = 0
@@ -78,7 +79,7 @@ private actor InstanceOpener {
         // How many lookups won the race varies from run to run; what must hold is that none
         // crashed or read freed memory, and that every instance left the registry.
         _ = await looker.value
-        #expect(LiveInstances.shared.count == before)
+        #expect(LiveInstances.shared.count(path: path) == 0)
         #expect(LiveInstances.shared.instance(path: path, context: context) == nil)
     }
 }

@@ -88,6 +88,6 @@ final class LiveInstances: @unchecked Sendable {
         }
     }
 
-    /// How many instances are listed (for tests).
-    var count: Int { lock.withLock { byPath.values.reduce(0) { $0 + $1.count } } }
+    /// How many instances on `path` are listed (for tests).
+    func count(path: String) -> Int { lock.withLock { byPath[path]?.count ?? 0 } }
 }
