@@ -11,9 +11,16 @@ private actor InstanceOpener {
         return withExtendedLifetime(db) { LiveInstances.shared.count(path: db.path) }
     }
 
-    /// Opens and drops `times` instances.
-    func churn(_ configuration: Configuration, times: Int) throws {
-        for _ in 0..<times { _ = try Database(configuration: configuration) }
+    /// Opens and drops `times` instances, keeping each until `seen` moves on (a lookup got it)
+    /// or for at most 2 ms, so that lookups race with the last releases.
+    func churn(_ configuration: Configuration, times: Int, seen: Counter) throws {
+        for _ in 0..<times {
+            let db = try Database(configuration: configuration)
+            let before = seen.value
+            let deadline = DispatchTime.now().uptimeNanoseconds + 2_000_000
+            while seen.value == before && DispatchTime.now().uptimeNanoseconds < deadline {}
+            withExtendedLifetime(db) {}
+        }
     }
 
     /// Opens an instance and keeps it until `body` returns.
@@ -55,30 +62,30 @@ private actor InstanceOpener {
         #expect(LiveInstances.shared.instance(path: path, context: .actor(ObjectIdentifier(opener))) == nil)
     }
 
-    /// Lookups while an actor opens and drops instances as fast as it can: a lookup either misses
-    /// or gets an instance it may use and release (run under the thread sanitizer in CI's
-    /// concurrency pass; a use after free crashes or is reported).
+    /// Lookups while an actor opens and drops instances: a lookup either misses or gets an
+    /// instance it may use and release, often the last reference, so that the instance's deinit
+    /// runs on the looking thread. Run it under the thread sanitizer when the registry changes
+    /// (`swift test --sanitize=thread --filter LiveInstancesTests`): a use after free crashes or
+    /// is reported.
     @Test func lookupsRacingWithLastReleasesGetALiveInstanceOrNone() async throws {
         let opener = InstanceOpener()
         let configuration = directory.configuration()
         let path = try directory.open().path  // the path as instances report it (opened outside any actor: not listed)
         let context = IsolationContext.actor(ObjectIdentifier(opener))
         let stop = ManagedAtomicFlag()
+        let found = Counter()
         let looker = Task.detached {
-            var found = 0
             while !stop.isSet {
                 if let db = LiveInstances.shared.instance(path: path, context: context) {
                     // A usable instance: its immutable state reads as it was opened.
-                    if db.path == path { found += 1 }
+                    if db.path == path { found.increment() }
                 }
             }
-            return found
         }
-        try await opener.churn(configuration, times: 300)
+        try await opener.churn(configuration, times: 200, seen: found)
         stop.set()
-        // How many lookups won the race varies from run to run; what must hold is that none
-        // crashed or read freed memory, and that every instance left the registry.
-        _ = await looker.value
+        await looker.value
+        #expect(found.value > 0)
         #expect(LiveInstances.shared.count(path: path) == 0)
         #expect(LiveInstances.shared.instance(path: path, context: context) == nil)
     }
@@ -90,4 +97,12 @@ private final class ManagedAtomicFlag: @unchecked Sendable {
     private var value = false
     var isSet: Bool { lock.withLock { value } }
     func set() { lock.withLock { value = true } }
+}
+
+/// A counter shared between threads.
+private final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    var value: Int { lock.withLock { count } }
+    func increment() { lock.withLock { count += 1 } }
 }

@@ -558,6 +558,7 @@ struct QueryDifferentialTests {
         ("friends.@count.age > 1", [], "can't be followed by a property name"),
         ("friends.@median.age > 1", [], "unknown aggregate '@median'"),
         ("5 IN owner.level", [], "the key path after IN must reach several values"),
+        ("5 IN ANY owner.level", [], "the key path after IN must reach several values"),
         ("NULL CONTAINS age", [], "age"),
         ("SUBQUERY(owner, $o, $o.level > 1).@count > 0", [], "SUBQUERY needs a collection of objects"),
         ("SUBQUERY(tags, $t, $t == 'a').@count > 0", [], "SUBQUERY needs a collection of objects"),

@@ -201,11 +201,19 @@ enum MigrationRun {
         _ info: ClassInfo, from oldInfo: ClassInfo, _ change: Rewrite, old: Database, new: Database, _ context: WriteContext,
         progress: (@Sendable (MigrationProgress) -> Void)?
     ) throws {
-        let oldTxn = try old.requireReadableTxn()
-        let total = try oldTxn.entryCount(oldInfo.objectsTable)
-        try context.storage { txn in
-            if change.rewritesRows { try rewriteRows(info, from: oldInfo, change, old: old, new: new, context, txn, total: total, progress: progress) }
-            try updateTables(info, change, context, txn)
+        do {
+            let oldTxn = try old.requireReadableTxn()
+            let total = try oldTxn.entryCount(oldInfo.objectsTable)
+            try context.storage { txn in
+                if change.rewritesRows { try rewriteRows(info, from: oldInfo, change, old: old, new: new, context, txn, total: total, progress: progress) }
+                try updateTables(info, change, context, txn)
+            }
+        } catch {
+            // A rewrite that stopped half-way (the class's table emptied, part of its rows
+            // written) must fail the migration even if the block catches the error: recorded as
+            // the transaction's failure, which the migration throws when the block returns.
+            if context.failure == nil { context.failure = Database.objdbError(error, path: new.path) }
+            throw error
         }
         new.generation &+= 1
     }

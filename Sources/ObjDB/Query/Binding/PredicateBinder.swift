@@ -219,17 +219,23 @@ struct PredicateBinder {
             let numeric = [.int, .float, .double, .decimal].contains(type)
             var comparands: [Comparand] = []
             comparands.reserveCapacity(values.count)
-            for value in values {
+            for (i, value) in values.enumerated() {
+                let literalText = c.listLiteralTexts?[i]
                 // An integer against a number property is taken as it is (see `comparand`): the
                 // elements of a long `IN` list of ids cost no call each.
-                if numeric, case .int(let v) = value {
+                if numeric, literalText == nil || type != .decimal, case .int(let v) = value {
                     comparands.append(.int(v))
                 } else if equality {
-                    if let converted = try? comparand(value, type: type, leafClass: leafClass, options: c.options, c.left, c.position) {
+                    // `nil` (nothing appended) is the true answer here: a value of another type
+                    // equals nothing.
+                    if let converted = try? comparand(
+                        value, type: type, leafClass: leafClass, options: c.options, c.left, c.position, literalText: literalText)
+                    {
                         comparands.append(converted)
                     }
                 } else {
-                    comparands.append(try comparand(value, type: type, leafClass: leafClass, options: c.options, c.left, c.position))
+                    comparands.append(
+                        try comparand(value, type: type, leafClass: leafClass, options: c.options, c.left, c.position, literalText: literalText))
                 }
             }
             return .list(comparands)
@@ -508,7 +514,10 @@ struct PredicateBinder {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         switch type {
         case .int:
-            return Int64(trimmed).map { .int($0) }
+            // `'5'`, and `'5.0'` (a whole number written with a fraction), as Realm reads them.
+            if let exact = Int64(trimmed) { return .int(exact) }
+            guard let number = Double(trimmed), number.isFinite, let whole = Int64(exactly: number) else { return nil }
+            return .int(whole)
         case .decimal:
             if let exact = exactDecimal(trimmed) { return .decimal(exact) }
             return Double(trimmed).map { .double($0) }
@@ -520,7 +529,9 @@ struct PredicateBinder {
     /// A decimal number literal (`-3.14`, `25`, `1.5e3`) as the Decimal it spells, digit for
     /// digit; `nil` for anything else (hexadecimal, infinities, NaN).
     static func exactDecimal(_ literal: String) -> Decimal? {
-        guard !literal.isEmpty, literal.allSatisfy({ "0123456789.eE+-".contains($0) }), literal.contains(where: \.isNumber) else { return nil }
+        // `Decimal(string:)` reads the longest number at the start (`1-2` as 1): the whole text
+        // must first be a number, which `Double` checks.
+        guard literal.allSatisfy({ "0123456789.eE+-".contains($0) }), Double(literal) != nil else { return nil }
         return Decimal(string: literal, locale: Locale(identifier: "en_US_POSIX"))
     }
 

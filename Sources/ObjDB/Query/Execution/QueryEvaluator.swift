@@ -275,7 +275,7 @@ struct QueryEvaluator {
         _ op: QueryOperator, _ value: QueryScalar, _ other: QueryScalar, _ options: QueryStringOptions, _ type: PropertyType
     ) -> Bool {
         let folding = options.subtracting(.rightUnfolded)
-        if op == .contains, type == .data, !folding.isEmpty, other.isNull {
+        if op == .contains, type == .data, folding.contains(.caseInsensitive), other.isNull {
             // Realm's rule, kept for ported queries: data CONTAINS[c] nil holds for every value but
             // nil (without [c], nil too; strings make no such exception).
             return !value.isNull

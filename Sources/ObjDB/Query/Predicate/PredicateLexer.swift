@@ -240,7 +240,8 @@ struct PredicateLexer {
         }
     }
 
-    /// `$0` (an argument by index) or `$name` (a subquery variable).
+    /// `$0` (an argument by index); `$name` (a subquery variable inside a SUBQUERY, a property
+    /// named `$name` elsewhere: the parser decides); `$` alone or `$-1`, property names.
     mutating func readDollar() throws -> PredicateToken {
         let start = index
         index += 1
@@ -262,10 +263,10 @@ struct PredicateLexer {
         guard Self.isNameStart(peek()) else {
             // `$` alone or `$-1`: a property name, as Realm reads it.
             skipName()
-            return token(.word(text(from: start)), from: start)
+            return token(.word(text(from: start).replacingOccurrences(of: "\\ ", with: " ")), from: start)
         }
         skipName()
-        return token(.variable(text(from: start + 1)), from: start)
+        return token(.variable(text(from: start + 1).replacingOccurrences(of: "\\ ", with: " ")), from: start)
     }
 
     /// `@count`, `@sum`, …: the parser checks the name.

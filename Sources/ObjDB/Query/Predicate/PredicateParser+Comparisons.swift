@@ -37,9 +37,10 @@ extension PredicateParser.Reader {
                     position: right.position,
                     message: "\(quantifierToken.text.uppercased()) must be followed by a key path, found \(describe(right))")
             }
+            // Kept as IN: the binder checks that the key path reaches several values.
             return QueryComparison(
-                left: right.expression, op: .equal, right: left.expression, options: options, quantifier: inner, position: start,
-                literalText: left.literalText)
+                left: right.expression, op: .in, right: left.expression, options: options, quantifier: inner, position: start,
+                literalText: left.literalText, listLiteralTexts: left.listLiteralTexts)
         }
         // `age == ANY {1, 2}`, `name CONTAINS ALL $0`: a quantifier for a list on the right.
         var listQuantifier: QueryQuantifier?
@@ -75,7 +76,8 @@ extension PredicateParser.Reader {
     }
 
     /// The comparison of two operands, after checking where lists are, and with
-    /// `x IN keyPath` turned into `ANY keyPath == x`.
+    /// `x IN keyPath` turned into `keyPath IN x` (the binder checks that the key path reaches
+    /// several values and compares with ANY ==).
     func comparison(
         _ left: Operand, _ op: QueryOperator, _ right: Operand, options: QueryStringOptions,
         quantifier: QueryQuantifier?, at position: Int
@@ -96,7 +98,7 @@ extension PredicateParser.Reader {
                 // with ANY ==.
                 return QueryComparison(
                     left: right.expression, op: .in, right: left.expression, options: options, quantifier: .any,
-                    position: position, literalText: left.literalText)
+                    position: position, literalText: left.literalText, listLiteralTexts: left.listLiteralTexts)
             default:
                 throw PredicateSyntaxError(
                     position: right.position,
@@ -117,7 +119,8 @@ extension PredicateParser.Reader {
         }
         return QueryComparison(
             left: left.expression, op: op, right: right.expression, options: options, quantifier: quantifier ?? .any,
-            position: position, literalText: right.literalText ?? left.literalText)
+            position: position, literalText: right.literalText ?? left.literalText,
+            listLiteralTexts: right.listLiteralTexts ?? left.listLiteralTexts)
     }
 
     /// The error for a list where a single value is needed.

@@ -8,6 +8,10 @@ extension PredicateParser.Reader {
         let startIndex = index
         let expression = try parseSum()
         var operand = Operand(expression: expression, position: start.position, end: previous?.end ?? start.end)
+        if case .list = expression {
+            operand.listLiteralTexts = lastListLiteralTexts
+            lastListLiteralTexts = nil
+        }
         if index == startIndex + 1, case .literal(let value) = start.kind {
             switch value {
             case .string(let text): operand.literalText = text
@@ -287,6 +291,8 @@ extension PredicateParser.Reader {
     mutating func parseList() throws -> QueryExpression {
         let open = advance()
         var values: [QueryValue] = []
+        var texts: [String?] = []
+        lastListLiteralTexts = nil
         if isSymbol("}") {
             advance()
             return .list(values)
@@ -296,6 +302,7 @@ extension PredicateParser.Reader {
             switch element.expression {
             case .value(let value):
                 values.append(value)
+                texts.append(element.literalText)
             case .list:
                 throw PredicateSyntaxError(position: element.position, message: "lists can't be nested")
             default:
@@ -306,6 +313,7 @@ extension PredicateParser.Reader {
                 advance()
             } else if isSymbol("}") {
                 advance()
+                lastListLiteralTexts = texts.contains { $0 != nil } ? texts : nil
                 return .list(values)
             } else {
                 throw PredicateSyntaxError(

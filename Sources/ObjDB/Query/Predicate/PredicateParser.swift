@@ -101,6 +101,8 @@ enum PredicateParser {
         var variables: [String] = []
         /// How many parentheses, `NOT`s and subqueries enclose the current token.
         var depth = 0
+        /// The literals' texts of the `{…}` list parsed last, for its operand.
+        var lastListLiteralTexts: [String?]?
 
         /// How deeply parentheses, `NOT`s and subqueries may nest, so that a hostile predicate
         /// can't overflow the stack.
@@ -117,6 +119,9 @@ enum PredicateParser {
             /// The literal's text when the operand is one string or number literal
             /// (``QueryComparison/literalText``).
             var literalText: String? = nil
+            /// The literals' texts when the operand is a `{…}` list holding some
+            /// (``QueryComparison/listLiteralTexts``).
+            var listLiteralTexts: [String?]? = nil
 
             /// Whether the expression is a plain key path.
             var isKeyPath: Bool {

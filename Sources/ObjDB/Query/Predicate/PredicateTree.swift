@@ -38,11 +38,15 @@ struct QueryComparison: Equatable, Sendable {
     /// is compared with: `intProperty == '5'` compares with 5, and
     /// `decimalProperty == 3.141592653589793238` keeps every digit.
     var literalText: String? = nil
+    /// The same for each value of a `{…}` list on either side (`nil` where a value is not a
+    /// string or number literal); `nil` when the list holds no such literal.
+    var listLiteralTexts: [String?]? = nil
 }
 
 extension QueryComparison {
-    /// Equal when they compare the same things the same way; positions and literal spellings
-    /// are not part of a comparison's meaning.
+    /// Equal when they compare the same things the same way at the same position; the
+    /// spellings of literals (``literalText``, ``listLiteralTexts``) are left out, the values
+    /// they were read as are compared.
     static func == (a: QueryComparison, b: QueryComparison) -> Bool {
         a.left == b.left && a.op == b.op && a.right == b.right && a.options == b.options && a.quantifier == b.quantifier
             && a.listQuantifier == b.listQuantifier && a.position == b.position
