@@ -22,7 +22,8 @@ let package = Package(
         // CRC-32C with the CPU's CRC instructions, for row and meta checksums: a header of
         // inline functions, compiled by the Swift module that imports it.
         .systemLibrary(name: "CObjDBChecksum"),
-        // The Swift runtime's swift_tryRetain, declared for the registry of live databases.
+        // The Swift runtime's swift_tryRetain, declared for the registry of live databases, and
+        // relaxed atomic words (Swift's own need macOS 15).
         .systemLibrary(name: "CObjDBRuntime"),
         .target(
             name: "ObjDB", dependencies: ["CLMDB", "CObjDBChecksum", "CObjDBRuntime"],

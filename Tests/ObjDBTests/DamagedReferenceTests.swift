@@ -70,4 +70,26 @@ struct DamagedReferenceTests {
         #expect(reader.objects(Note.self).first?.text == "")  // through the first row
         #expect(failures.errors.contains { $0.message.contains("its 0 bytes are not a row") })
     }
+
+    /// The check of values off their leaf page remembers the file's size; a file that grew since
+    /// must not make a valid row past the remembered size read as damaged.
+    @Test func rowsOnOverflowPagesReadAfterTheFileGrew() throws {
+        let failures = FailureBox()
+        var configuration = Configuration(fileURL: directory.file("growing.objdb"), objectTypes: [Note.self])
+        configuration.readFailureHandler = { failures.append($0) }
+        let db = try Database(configuration: configuration)
+        let first = Note()
+        first.text = String(repeating: "a", count: 20_000)  // on overflow pages
+        try db.write { try db.add(first) }
+        #expect(db.objects(Note.self).map(\.text.count) == [20_000])  // the size is read here
+        let sizeBefore = db.fileSize
+        for round in 0..<20 {
+            let note = Note()
+            note.text = String(repeating: "b", count: 20_000 + round)
+            try db.write { try db.add(note) }
+        }
+        #expect(db.fileSize > sizeBefore)
+        #expect(db.objects(Note.self).map(\.text.count) == [20_000] + (0..<20).map { 20_000 + $0 })
+        #expect(failures.errors.isEmpty)
+    }
 }

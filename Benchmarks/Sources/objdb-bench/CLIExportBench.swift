@@ -40,7 +40,8 @@ enum CLIExportBench {
         let queue = try DatabaseQueue(path: database)
         try queue.write { db in try GRDBSystem.createTable(db) }
         try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = OFF") }
-        let formatter = ISO8601DateFormatter()
+        // Used by the decoder's one thread only; the closure type is `@Sendable`.
+        nonisolated(unsafe) let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
@@ -102,7 +103,7 @@ enum CLIExportBench {
         let export = Process()
         export.executableURL = URL(fileURLWithPath: objdbPath)
         export.arguments = ["export", objdbFile, "--class", "Person", "--format", "jsonl"]
-        FileManager.default.createFile(atPath: jsonl, contents: nil)
+        _ = FileManager.default.createFile(atPath: jsonl, contents: nil)
         export.standardOutput = FileHandle(forWritingAtPath: jsonl)
         try export.run()
         export.waitUntilExit()

@@ -74,6 +74,9 @@ final class Environment: @unchecked Sendable {
     nonisolated(unsafe) var failingReadsForTesting: Table?
     #endif
 
+    /// The file's size as last read, for the checks of values off their leaf page
+    /// (``inFile(key:value:)``).
+    let knownFileSize = KnownFileSize()
     /// Number of live `EnvironmentLease`s; guarded by the registry's lock.
     var leaseCount = 0
     /// The descriptor holding the shared `flock` on the lock file (see ``Compaction``); -1 for none.

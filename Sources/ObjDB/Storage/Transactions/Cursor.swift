@@ -28,6 +28,10 @@ struct Cursor: ~Copyable {
     /// (``Environment/inFile(key:value:)``): in read-only transactions; a write transaction's
     /// own pages live in memory of their own.
     private let checksValues: Bool
+    /// The file's page size, for those checks.
+    private let pageSize: Int
+    /// Whether the table is `MDB_DUPSORT`, for those checks.
+    private let sortsDuplicates: Bool
     #if OBJDB_INTERNAL_CHECKS
     /// Tests only: see ``Environment/refusedLeafKeyForTesting``.
     let refusedLeafKey: UInt64?
@@ -52,6 +56,8 @@ struct Cursor: ~Copyable {
         let inPlace = readsLeafPages && txn.isReadOnly && txn.environment.readsLeafPages && FastPaths.enabled.contains(.leafPages)
         leafPageSize = inPlace ? txn.environment.pageSize : 0
         checksValues = txn.isReadOnly
+        pageSize = txn.environment.pageSize
+        sortsDuplicates = table.flags.contains(.duplicateSort)
         #if OBJDB_INTERNAL_CHECKS
         refusedLeafKey = txn.environment.refusedLeafKeyForTesting
         failsForTesting = txn.isReadOnly && txn.environment.failingReadsForTesting == table
@@ -92,7 +98,11 @@ struct Cursor: ~Copyable {
         if failsForTesting { throw ObjDBError.lmdb(MDB_CORRUPTED, operation: "mdb_cursor_get", path: environment.path) }
         #endif
         if rc == MDB_SUCCESS {
-            if checksValues && environment.mayLieOffPage(v) { v = environment.inFile(key: k.mv_data, value: v) }
+            if checksValues && Environment.mayLieOffPage(key: k.mv_data, value: v.mv_data, size: v.mv_size, pageSize: pageSize, sortsDuplicates: sortsDuplicates) {
+                // Without a retain of the environment (the cursor's owner keeps it): an index
+                // with many objects per key checks the first value of every key.
+                v = Unmanaged.passUnretained(environment)._withUnsafeGuaranteedRef { $0.inFile(key: k.mv_data, value: v) }
+            }
             return CursorEntry(key: k.bytes, value: v.bytes)
         }
         if rc == MDB_NOTFOUND { return nil }
@@ -111,7 +121,8 @@ struct Cursor: ~Copyable {
     func previous() throws -> CursorEntry? { try get(MDB_PREV) }
     /// The next duplicate of the current key, or `nil` at its last one.
     func nextDuplicate() throws -> CursorEntry? { try get(MDB_NEXT_DUP) }
-    /// The first entry of the next key.
+    /// The first entry of the next key. Inlined: index walks step once per key.
+    @inline(__always)
     func nextKey() throws -> CursorEntry? { try get(MDB_NEXT_NODUP) }
     /// The entry at the cursor.
     func current() throws -> CursorEntry? { try get(MDB_GET_CURRENT) }
@@ -204,7 +215,9 @@ struct Cursor: ~Copyable {
         try lmdbCheck(mdb_cursor_del(handle, 0), "mdb_cursor_del", path: environment.path)
     }
 
-    /// The number of duplicates of the current key (`mdb_cursor_count`), for multimaps.
+    /// The number of duplicates of the current key (`mdb_cursor_count`), for multimaps. Inlined:
+    /// an index count asks once per key.
+    @inline(__always)
     func duplicateCount() throws -> Int {
         var count = 0
         try lmdbCheck(mdb_cursor_count(handle, &count), "mdb_cursor_count", path: environment.path)

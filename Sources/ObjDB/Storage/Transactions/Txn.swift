@@ -41,7 +41,7 @@ struct Txn {
         if rc == MDB_NOTFOUND { return nil }
         try lmdbCheck(rc, "mdb_get", path: environment.path)
         // Only in read-only transactions: a write transaction's own pages are not in the map.
-        if isReadOnly && environment.mayLieOffPage(v) { return try largeValue(table, key: key, v).bytes }
+        if isReadOnly && Environment.mayLieOffPage(key: nil, value: v.mv_data, size: v.mv_size, pageSize: environment.pageSize, sortsDuplicates: false) { return try largeValue(table, key: key, v).bytes }
         return v.bytes
     }
 
