@@ -12,12 +12,14 @@ private actor InstanceOpener {
     }
 
     /// Opens and drops `times` instances, keeping each until `seen` moves on (a lookup got it)
-    /// or for at most 2 ms, so that lookups race with the last releases.
+    /// or for at most 2 ms, so that lookups race with the last releases. Until a first lookup
+    /// got one, for up to 10 s: on a loaded machine the looking task may not run for a while.
     func churn(_ configuration: Configuration, times: Int, seen: Counter) throws {
         for _ in 0..<times {
             let db = try Database(configuration: configuration)
             let before = seen.value
-            let deadline = DispatchTime.now().uptimeNanoseconds + 2_000_000
+            let wait: UInt64 = before == 0 ? 10_000_000_000 : 2_000_000
+            let deadline = DispatchTime.now().uptimeNanoseconds + wait
             while seen.value == before && DispatchTime.now().uptimeNanoseconds < deadline {}
             withExtendedLifetime(db) {}
         }
