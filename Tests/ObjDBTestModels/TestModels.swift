@@ -150,3 +150,13 @@ public final class MigratingItemV1: Object {
     @Persisted public var total: String = ""
     @Persisted(indexed: true) public var tag: String = "new"
 }
+
+/// Version 1 without the index: its rows are rewritten as the migration block's enumeration
+/// reaches them (the migration's fused rewrite), where version 1's are all rewritten first.
+public final class MigratingPlainItemV1: Object {
+    override public class var className: String { "MigratingItem" }
+    @Persisted(primaryKey: true) public var id: Int = 0
+    @Persisted public var name: String = ""
+    @Persisted public var total: String = ""
+    @Persisted public var tag: String = "new"
+}

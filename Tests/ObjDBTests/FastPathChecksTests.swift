@@ -82,7 +82,8 @@ struct FastPathChecksTests {
         #expect(FastPaths(names: "all") == .all)
         #expect(FastPaths(names: "nonsense,rowKernels") == .rowKernels)
         #expect(FastPaths(names: "") == [])
-        #expect(FastPaths.named.count == 8)
+        #expect(FastPaths(names: "fusedMigrations") == .fusedMigrations)
+        #expect(FastPaths.named.count == 9)
     }
 
     /// The checks run in this test process, and an application turns them off (or on) with

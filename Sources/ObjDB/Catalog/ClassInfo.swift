@@ -203,7 +203,8 @@ final class ClassInfo {
 
     /// The column of the property with that name, or ``ObjDBError/Code/unknownProperty``.
     func column(named name: String) throws -> Int {
-        guard let column = stored.column(of: name) else {
+        // By the names alone: comparing strings, not copying each property's description.
+        guard let column = columnNames.firstIndex(of: name) else {
             throw ObjDBError(
                 .unknownProperty, "Class '\(self.name)' has no property '\(name)'",
                 className: self.name, propertyName: name)

@@ -43,13 +43,16 @@ struct FastPaths: OptionSet, Sendable {
     /// Observed results in key order whose filter reads each object's own row are updated from
     /// a commit's change set (``IncrementalKeys``) rather than evaluated again.
     static let incrementalResults = FastPaths(rawValue: 1 << 7)
+    /// A migration rewrites a class's rows as `enumerateObjects` reaches them (``FusedRewrite``)
+    /// rather than all of them before the block.
+    static let fusedMigrations = FastPaths(rawValue: 1 << 8)
 
     /// Every fast path, with the name `OBJDB_DISABLE_FAST_PATHS` knows it by.
     static let named: [(name: String, path: FastPaths)] = [
         ("leafPages", .leafPages), ("keyGuesses", .keyGuesses), ("rowKernels", .rowKernels),
         ("branchFreeScans", .branchFreeScans), ("parallelScans", .parallelScans),
         ("objectRecycling", .objectRecycling), ("groupedIndexWrites", .groupedIndexWrites),
-        ("incrementalResults", .incrementalResults),
+        ("incrementalResults", .incrementalResults), ("fusedMigrations", .fusedMigrations),
     ]
 
     /// Every fast path.

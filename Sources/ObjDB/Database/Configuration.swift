@@ -164,6 +164,13 @@ public struct Configuration: Sendable {
     @_spi(Inspection)
     public var opensAnySchemaVersion = false
 
+    #if OBJDB_INTERNAL_CHECKS
+    /// Tests only: whether migrations may rewrite a class's rows as `enumerateObjects` reaches
+    /// them (``FusedRewrite``); `false` takes the slow twin, so that a test can run the same
+    /// migration both ways.
+    var fusesMigrationRewritesForTesting = true
+    #endif
+
     /// The default ``maximumSize``: 256 GiB on 64-bit desktop and server platforms, 4 GiB on
     /// mobile devices, where address space is scarcer.
     public static var defaultMaximumSize: Int {

@@ -81,7 +81,10 @@ public final class Migration {
     public func enumerateObjects(
         ofType className: String, _ block: (_ oldObject: DynamicObject?, _ newObject: DynamicObject?) throws -> Void
     ) throws {
-        try rewrites.performAll()
+        // The class's own rows are rewritten as the walk reaches them when they can be, the
+        // other classes' first.
+        let fused = try rewrites.beginFused(className)
+        if fused == nil { try rewrites.performAll() }
         let oldInfo = old.classInfo(named: className)
         let newInfo = new.classInfo(named: className)
         guard oldInfo != nil || newInfo != nil else {
@@ -101,14 +104,22 @@ public final class Migration {
         var entry = try cursor.first()
         var processed = 0
         // The new objects through a cursor of the write transaction that follows the old one:
-        // no search per object, and the block's writes to the object go through it.
-        let walk = try newWalk(newInfo)
+        // no search per object, and the block's writes to the object go through it. A fused
+        // rewrite appends them through its own cursor until something else needed the class's
+        // table, which completed it.
+        let walk = fused == nil ? try newWalk(newInfo) : nil
         defer { walk?.close() }
         var positioned = false
         while let current = entry {
             let key = current.objectKey
-            let oldObject = old.materialize(DynamicObject.self, oldInfo, key: key, row: old.checkedRow(oldInfo, key: key, current.value))
-            let newObject = try newInfo.flatMap { try self.newVersion(of: key, $0, walk, positioned: &positioned) }
+            let oldRow = old.checkedRow(oldInfo, key: key, current.value)
+            let oldObject = old.materialize(DynamicObject.self, oldInfo, key: key, row: oldRow)
+            let newObject: DynamicObject?
+            if let fused, !fused.isComplete {
+                newObject = try fused.append(key, oldRow)
+            } else {
+                newObject = try newInfo.flatMap { try self.newVersion(of: key, $0, walk, positioned: &positioned) }
+            }
             try block(oldObject, newObject)
             processed += 1
             if processed % 1_000 == 0 || processed == total {
@@ -116,6 +127,7 @@ public final class Migration {
             }
             entry = try cursor.next()
         }
+        if fused != nil { try rewrites.completeFused() }
         try new.writeContext?.failure.map { throw $0 }
     }
 

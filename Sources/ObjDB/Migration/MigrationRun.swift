@@ -227,41 +227,17 @@ enum MigrationRun {
         let cursor = try Cursor(oldTxn, oldInfo.objectsTable)
         var entry = try cursor.first()
         var processed = 0
-        let row = context.row
-        // The bytes of the columns that take their declared default, encoded once.
-        let defaults = change.sources.indices.map { change.sources[$0] == nil || !change.new.properties[$0].optional ? info.encodedDefault(column: $0) : nil }
+        let defaults = encodedDefaults(info, change)
         // Every row is rewritten, from the old version's snapshot (which emptying the table in
         // this transaction does not change): the table is emptied and the rows appended in key
         // order, which costs a seventh of replacing each row where it is.
         try txn.empty(info.objectsTable)
         while let current = entry {
             let key = current.objectKey
-            let oldRow = old.checkedRow(oldInfo, key: key, current.value)
-            row.reset()
-            for (column, source) in change.sources.enumerated() {
-                guard let source else {
-                    row.appendDefault(defaults[column])
-                    continue
-                }
-                let value = oldRow.column(source)
-                let isNil: Bool
-                switch value {
-                case .null, .absent: isNil = true
-                default: isNil = false
-                }
-                if isNil && !change.new.properties[column].optional {
-                    row.appendDefault(defaults[column])
-                } else {
-                    row.append(value)
-                }
-            }
             // Appended through the table's insert cursor: keys come in ascending order.
-            let size = row.encodedSize
-            guard let space = try context.withInsertCursor(info.objectsTable, txn, { try $0.reserve(key: key, count: size, flags: .append) }) else {
-                throw ObjDBError(.storage, "Could not rewrite object \(key) of '\(info.name)'", className: info.name, path: new.path)
+            _ = try context.withInsertCursor(info.objectsTable, txn) { cursor in
+                try appendRewritten(key, old.checkedRow(oldInfo, key: key, current.value), info, change, defaults, context, through: cursor, path: new.path)
             }
-            row.write(into: space)
-            RowChecksum.seal(space, key: key)
             processed += 1
             if processed % 1_000 == 0 || processed == total {
                 progress?(MigrationProgress(className: info.name, phase: .rewriting, processed: processed, total: total))
@@ -270,9 +246,49 @@ enum MigrationRun {
         }
     }
 
+    /// Per new column, the bytes of its declared default when the rewrite may write it (the
+    /// column has no source, or is required now): encoded once for all rows.
+    static func encodedDefaults(_ info: ClassInfo, _ change: Rewrite) -> [[UInt8]?] {
+        change.sources.indices.map { change.sources[$0] == nil || !change.new.properties[$0].optional ? info.encodedDefault(column: $0) : nil }
+    }
+
+    /// Appends the row of `key` in the new layout, built from its old row, through `cursor` (on
+    /// the class's table; keys must ascend). Returns the stored row.
+    static func appendRewritten(
+        _ key: UInt64, _ oldRow: RowView, _ info: ClassInfo, _ change: Rewrite, _ defaults: [[UInt8]?], _ context: WriteContext,
+        through cursor: borrowing Cursor, path: String
+    ) throws -> RowView {
+        let row = context.row
+        row.reset()
+        for (column, source) in change.sources.enumerated() {
+            guard let source else {
+                row.appendDefault(defaults[column])
+                continue
+            }
+            let value = oldRow.column(source)
+            let isNil: Bool
+            switch value {
+            case .null, .absent: isNil = true
+            default: isNil = false
+            }
+            if isNil && !change.new.properties[column].optional {
+                row.appendDefault(defaults[column])
+            } else {
+                row.append(value)
+            }
+        }
+        let size = row.encodedSize
+        guard let space = try cursor.reserve(key: key, count: size, flags: .append) else {
+            throw ObjDBError(.storage, "Could not rewrite object \(key) of '\(info.name)'", className: info.name, path: path)
+        }
+        row.write(into: space)
+        RowChecksum.seal(space, key: key)
+        return RowView(UnsafeRawBufferPointer(space)) ?? .damaged
+    }
+
     /// Empties the index and backlink tables of the columns a class lost, fills those of its new
     /// columns, and the key table when it lost its primary key.
-    private static func updateTables(_ info: ClassInfo, _ change: Rewrite, _ context: WriteContext, _ txn: Txn) throws {
+    static func updateTables(_ info: ClassInfo, _ change: Rewrite, _ context: WriteContext, _ txn: Txn) throws {
         // Tables of the columns that are gone: emptied (LMDB handles of dropped tables
         // cannot be reused safely, so the tables stay).
         let keptIDs = Set(change.new.properties.map(\.id))

@@ -22,8 +22,12 @@ final class PendingRewrites {
         self.progress = progress
     }
 
-    /// Rewrites every pending class.
+    /// The class whose rows are being rewritten as its enumeration reaches them, if any.
+    private var fused: FusedRewrite?
+
+    /// Rewrites every pending class, and finishes a fused rewrite.
     func performAll() throws {
+        try completeFused()
         while !pending.isEmpty {
             let change = pending.removeFirst()
             guard let info = new.classInfo(named: change.new.name), let oldInfo = old.classInfo(named: change.old.name) else { continue }
@@ -34,6 +38,7 @@ final class PendingRewrites {
     /// Makes the pending rewrite of `className` take property `to` from the old property
     /// `from`; `false` if the class is not pending (the caller copies the values instead).
     func rename(_ className: String, from: String, to: String) throws -> Bool {
+        try completeFused()
         guard let index = pending.firstIndex(where: { $0.new.name == className }) else { return false }
         let change = pending[index]
         guard let source = change.old.properties.firstIndex(where: { $0.name == from }) else {
@@ -47,5 +52,42 @@ final class PendingRewrites {
         sources[target] = source
         pending[index] = MigrationRun.Rewrite(old: change.old, new: change.new, sources: sources, rewritesRows: true)
         return true
+    }
+
+    /// Starts rewriting the rows of `className` as its enumeration reaches them
+    /// (``FusedRewrite``), after every other pending class; `nil` if the class is not pending
+    /// or cannot be fused (the caller rewrites every class first, with ``performAll()``).
+    func beginFused(_ className: String) throws -> FusedRewrite? {
+        #if OBJDB_INTERNAL_CHECKS
+        guard new.configuration.fusesMigrationRewritesForTesting else { return nil }
+        #endif
+        guard fused == nil, let index = pending.firstIndex(where: { $0.new.name == className }),
+            let info = new.classInfo(named: className), let oldInfo = old.classInfo(named: pending[index].old.name),
+            FusedRewrite.canFuse(pending[index], info)
+        else { return nil }
+        let change = pending.remove(at: index)
+        try performAll()
+        let started = try FusedRewrite(
+            change, info: info, oldInfo: oldInfo, old: old, new: new, context: context, progress: progress,
+            complete: { [unowned self] in self.completeFusedForGuard() })
+        fused = started
+        return started
+    }
+
+    /// Appends the rows a fused rewrite has not reached yet (see ``FusedRewrite/complete()``).
+    func completeFused() throws {
+        guard let fused else { return }
+        self.fused = nil
+        try fused.complete()
+    }
+
+    /// ``completeFused()`` for the table guard, which cannot throw: a failure is the write
+    /// transaction's, which the migration throws when the block returns.
+    private func completeFusedForGuard() {
+        do {
+            try completeFused()
+        } catch {
+            if context.failure == nil { context.failure = Database.objdbError(error, path: new.path) }
+        }
     }
 }

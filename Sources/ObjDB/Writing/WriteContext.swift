@@ -199,14 +199,7 @@ final class WriteContext {
     ///   transaction ended); what `body` throws.
     @inline(__always)
     func withInsertCursor<R>(_ table: Table, _ txn: Txn, _ body: (borrowing Cursor) throws -> R) throws -> R {
-        try insertCursor(table, txn)._withUnsafeGuaranteedRef { walk in
-            switch walk.cursor {
-            case .some(let cursor):
-                return try body(cursor)
-            case .none:
-                throw ObjDBError(.notInWriteTransaction, "The write transaction has ended", path: txn.environment.path)
-            }
-        }
+        try insertCursor(table, txn)._withUnsafeGuaranteedRef { walk in try walk.withCursor(path: txn.environment.path, body) }
     }
 
     /// The transaction, or the error that doomed it.

@@ -19,4 +19,17 @@ final class WriteWalk {
 
     /// Closes the cursor.
     func close() { cursor = nil }
+
+    /// Runs `body` with the cursor.
+    /// - Throws: ``ObjDBError/Code/notInWriteTransaction`` if the cursor is closed (the
+    ///   transaction ended); what `body` throws.
+    @inline(__always)
+    func withCursor<R>(path: String, _ body: (borrowing Cursor) throws -> R) throws -> R {
+        switch cursor {
+        case .some(let cursor):
+            return try body(cursor)
+        case .none:
+            throw ObjDBError(.notInWriteTransaction, "The write transaction has ended", path: path)
+        }
+    }
 }

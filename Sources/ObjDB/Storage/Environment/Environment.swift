@@ -77,6 +77,9 @@ final class Environment: @unchecked Sendable {
     /// The file's size as last read, for the checks of values off their leaf page
     /// (``inFile(key:value:)``).
     let knownFileSize = KnownFileSize()
+    /// The table of the current write transaction that one walk is still filling
+    /// (``TableGuard``); read and written only by the thread of the write transaction.
+    var writerTableGuard: TableGuard?
     /// Number of live `EnvironmentLease`s; guarded by the registry's lock.
     var leaseCount = 0
     /// The descriptor holding the shared `flock` on the lock file (see ``Compaction``); -1 for none.
@@ -577,6 +580,8 @@ final class Environment: @unchecked Sendable {
     /// (LMDB closed them if it did not) and releases the table lock.
     func writeTransactionEnded(committed: Bool) {
         transactionEnded(readOnly: false)
+        // A guard left by a walk that did not finish (its transaction failed) ends with it.
+        writerTableGuard = nil
         guard writerHoldsTableLock else { return }
         if committed {
             tables.merge(writerTables) { old, _ in old }

@@ -48,6 +48,7 @@ struct Cursor: ~Copyable {
     /// `tracksFailures`, a walk that meets an error leaves it in ``failure``.
     init(_ txn: Txn, _ table: Table, readsLeafPages: Bool = true, tracksFailures: Bool = false) throws {
         failure = tracksFailures ? FailureNote() : nil
+        txn.useOf(table)
         var cursor: OpaquePointer?
         try lmdbCheck(mdb_cursor_open(txn.handle, table.dbi, &cursor), "mdb_cursor_open", path: txn.environment.path)
         guard let cursor else { throw ObjDBError(.storage, "mdb_cursor_open returned no handle") }

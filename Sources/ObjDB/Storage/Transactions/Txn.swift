@@ -32,6 +32,7 @@ struct Txn {
 
     /// The value stored under `key` (the first duplicate in a multimap), or `nil`.
     func get(_ table: Table, key: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer? {
+        useOf(table)
         var k = MDB_val(bytes: key)
         var v = MDB_val()
         var rc = mdb_get(handle, table.dbi, &k, &v)
@@ -60,6 +61,7 @@ struct Txn {
 
     /// Number of entries (for a multimap: key–value pairs).
     func entryCount(_ table: Table) throws -> Int {
+        useOf(table)
         var stat = MDB_stat()
         try lmdbCheck(mdb_stat(handle, table.dbi, &stat), "mdb_stat", path: environment.path)
         return stat.ms_entries
@@ -88,6 +90,7 @@ struct Txn {
     /// Reserves `count` bytes under an object key and returns the space to fill (`MDB_RESERVE`),
     /// or `nil` if `flags` forbid overwriting and the key exists.
     func reserve(_ table: Table, key: UInt64, count: Int, flags: PutFlags = []) throws -> UnsafeMutableRawBufferPointer? {
+        useOf(table)
         var key = key
         return try withUnsafeMutableBytes(of: &key) { keyBytes in
             var k = MDB_val(bytes: UnsafeRawBufferPointer(keyBytes))
@@ -103,6 +106,7 @@ struct Txn {
     /// - Returns: `false` if `flags` forbid overwriting (or duplicating) and the entry exists.
     @discardableResult
     func put(_ table: Table, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: PutFlags = []) throws -> Bool {
+        useOf(table)
         var k = MDB_val(bytes: key)
         var v = MDB_val(bytes: value)
         let rc = mdb_put(handle, table.dbi, &k, &v, flags.rawValue)
@@ -122,6 +126,7 @@ struct Txn {
     /// - Returns: whether something was deleted.
     @discardableResult
     func delete(_ table: Table, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?) throws -> Bool {
+        useOf(table)
         var k = MDB_val(bytes: key)
         let rc: Int32
         if let value {
@@ -143,6 +148,7 @@ struct Txn {
 
     /// Empties a table, keeping it in the file.
     func empty(_ table: Table) throws {
+        useOf(table)
         try lmdbCheck(mdb_drop(handle, table.dbi, 0), "mdb_drop", path: environment.path)
     }
 }
