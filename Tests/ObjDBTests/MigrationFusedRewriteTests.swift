@@ -210,6 +210,37 @@ struct MigrationFusedRewriteTests {
         #expect(orphanHolder)
     }
 
+    /// Inserts and upserts through the database in the middle of the walk (they build their
+    /// row before the insert cursor that completes the walk is opened): found by review, the
+    /// completion wrote its rows through the same row builder, so the object made was a copy of
+    /// the class's last row, or the program stopped on a size mismatch.
+    @Test func objectsAddedThroughTheDatabaseInTheBlock() throws {
+        let block: @Sendable (Migration, DynamicObject?, DynamicObject?) throws -> Void = { _, old, new in
+            Self.computeFullName(old, new)
+            guard let id = new?["id"] as? Int, let database = new?.database else { return }
+            if id == 101 {
+                _ = try database.createDynamicObject("Fusable", value: ["id": 20_000, "fullName": "created in the block", "years": 7])
+            }
+            if id == 102 {
+                let added = FusableV1()
+                added.id = 20_001
+                added.fullName = "added, a name of another length"
+                added.years = 8
+                try database.add(added)
+            }
+            if id == 103 {
+                // An upsert of an object the walk has not reached.
+                _ = try database.createDynamicObject("Fusable", value: ["id": 2_400, "fullName": "upserted", "years": 9], update: .modified)
+            }
+        }
+        let (fused, _) = try migrate(fused: true, block)
+        let (slow, _) = try migrate(fused: false, block)
+        expectSame(fused, slow)
+        #expect(fused.items.suffix(2) == ["20000 created in the block 7 []", "20001 added, a name of another length 8 []"])
+        // The block reached 2,400 after the upsert and gave it its full name again.
+        #expect(fused.items[2_399] == "2400 F2400 L2400 9 [\"t2400\"]")
+    }
+
     @Test func aThrowCaughtByTheMigrationBlockStillLeavesEveryObject() throws {
         struct Stop: Error {}
         let around: (Migration) throws -> Void = { migration in

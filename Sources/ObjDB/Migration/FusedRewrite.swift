@@ -27,6 +27,9 @@ final class FusedRewrite {
     private let new: Database
     private let context: WriteContext
     private let defaults: [[UInt8]?]
+    /// The rows are built here, not in the write transaction's row builder: the guard may run
+    /// ``complete()`` in the middle of an insert or update that has built its row there.
+    private let builder = RowBuilder()
     private let progress: (@Sendable (MigrationProgress) -> Void)?
     private let total: Int
     /// The cursor the rows are appended through, registered with the write transaction so that
@@ -61,8 +64,19 @@ final class FusedRewrite {
         self.context = context
         self.progress = progress
         defaults = MigrationRun.encodedDefaults(info, change)
-        total = try old.requireReadableTxn().entryCount(oldInfo.objectsTable)
-        walk = try context.storage { txn in
+        do {
+            total = try old.requireReadableTxn().entryCount(oldInfo.objectsTable)
+            walk = try Self.begin(info, new: new, context: context, complete: complete)
+        } catch {
+            // The class was taken out of the pending rewrites: the migration must not commit.
+            if context.failure == nil { context.failure = Database.objdbError(error, path: new.path) }
+            throw error
+        }
+    }
+
+    /// Loads the class's key counter, empties its table, opens the walk and guards the table.
+    private static func begin(_ info: ClassInfo, new: Database, context: WriteContext, complete: @escaping () -> Void) throws -> WriteWalk {
+        try context.storage { txn in
             // The class's key counter is loaded before the table is emptied (it looks at the
             // table's last key); the block's writes then find it loaded.
             _ = try new.classChanges(info, context, txn)
@@ -85,23 +99,23 @@ final class FusedRewrite {
         guard !isComplete else { return }
         isComplete = true
         defer { walk.close() }
-        try context.storage { txn in
-            if let tableGuard = txn.environment.writerTableGuard, tableGuard.dbi == info.objectsTable.dbi {
-                txn.environment.writerTableGuard = nil
-            }
-            let oldTxn = try old.requireReadableTxn()
-            let cursor = try Cursor(oldTxn, oldInfo.objectsTable)
-            var entry = try lastKey.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
-            if let current = entry, current.objectKey == lastKey { entry = try cursor.next() }
-            while let current = entry {
-                _ = try appendRow(current.objectKey, old.checkedRow(oldInfo, key: current.objectKey, current.value))
-                entry = try cursor.next()
-            }
-            do {
+        do {
+            try context.storage { txn in
+                if let tableGuard = txn.environment.writerTableGuard, tableGuard.dbi == info.objectsTable.dbi {
+                    txn.environment.writerTableGuard = nil
+                }
+                let oldTxn = try old.requireReadableTxn()
+                let cursor = try Cursor(oldTxn, oldInfo.objectsTable)
+                var entry = try lastKey.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
+                if let current = entry, current.objectKey == lastKey { entry = try cursor.next() }
+                while let current = entry {
+                    _ = try appendRow(current.objectKey, old.checkedRow(oldInfo, key: current.objectKey, current.value))
+                    entry = try cursor.next()
+                }
                 try MigrationRun.updateTables(info, change, context, txn)
-            } catch {
-                throw failing(error)
             }
+        } catch {
+            throw failing(error)
         }
         new.generation &+= 1
     }
@@ -111,7 +125,7 @@ final class FusedRewrite {
     private func appendRow(_ key: UInt64, _ oldRow: RowView) throws -> RowView {
         do {
             let row = try walk.withCursor(path: new.path) { cursor in
-                try MigrationRun.appendRewritten(key, oldRow, info, change, defaults, context, through: cursor, path: new.path)
+                try MigrationRun.appendRewritten(key, oldRow, info, change, defaults, building: builder, through: cursor, path: new.path)
             }
             // Rows moved: objects from before read theirs again.
             new.generation &+= 1

@@ -106,8 +106,8 @@ public final class Migration {
         // The new objects through a cursor of the write transaction that follows the old one:
         // no search per object, and the block's writes to the object go through it. A fused
         // rewrite appends them through its own cursor until something else needed the class's
-        // table, which completed it.
-        let walk = fused == nil ? try newWalk(newInfo) : nil
+        // table, which completed it; the walk then goes on with a cursor of its own.
+        var walk = fused == nil ? try newWalk(newInfo) : nil
         defer { walk?.close() }
         var positioned = false
         while let current = entry {
@@ -118,6 +118,7 @@ public final class Migration {
             if let fused, !fused.isComplete {
                 newObject = try fused.append(key, oldRow)
             } else {
+                if walk == nil { walk = try newWalk(newInfo) }
                 newObject = try newInfo.flatMap { try self.newVersion(of: key, $0, walk, positioned: &positioned) }
             }
             try block(oldObject, newObject)

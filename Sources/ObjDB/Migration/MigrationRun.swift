@@ -236,7 +236,9 @@ enum MigrationRun {
             let key = current.objectKey
             // Appended through the table's insert cursor: keys come in ascending order.
             _ = try context.withInsertCursor(info.objectsTable, txn) { cursor in
-                try appendRewritten(key, old.checkedRow(oldInfo, key: key, current.value), info, change, defaults, context, through: cursor, path: new.path)
+                try appendRewritten(
+                    key, old.checkedRow(oldInfo, key: key, current.value), info, change, defaults, building: context.row, through: cursor,
+                    path: new.path)
             }
             processed += 1
             if processed % 1_000 == 0 || processed == total {
@@ -252,13 +254,12 @@ enum MigrationRun {
         change.sources.indices.map { change.sources[$0] == nil || !change.new.properties[$0].optional ? info.encodedDefault(column: $0) : nil }
     }
 
-    /// Appends the row of `key` in the new layout, built from its old row, through `cursor` (on
-    /// the class's table; keys must ascend). Returns the stored row.
+    /// Appends the row of `key` in the new layout, built from its old row in `row`, through
+    /// `cursor` (on the class's table; keys must ascend). Returns the stored row.
     static func appendRewritten(
-        _ key: UInt64, _ oldRow: RowView, _ info: ClassInfo, _ change: Rewrite, _ defaults: [[UInt8]?], _ context: WriteContext,
+        _ key: UInt64, _ oldRow: RowView, _ info: ClassInfo, _ change: Rewrite, _ defaults: [[UInt8]?], building row: RowBuilder,
         through cursor: borrowing Cursor, path: String
     ) throws -> RowView {
-        let row = context.row
         row.reset()
         for (column, source) in change.sources.enumerated() {
             guard let source else {
