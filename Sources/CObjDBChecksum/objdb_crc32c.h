@@ -58,10 +58,24 @@ static inline uint32_t objdb_crc32c_portable(uint32_t crc, const void *bytes, si
 }
 
 #if defined(__x86_64__)
-/// Continues the (inverted) CRC `c` over `count` bytes with SSE 4.2's crc32 instruction: 8 bytes
-/// a step, then 4, 2 and 1.
+/// Continues the (inverted) CRC `c` over `count` bytes with SSE 4.2's crc32 instruction: 32
+/// bytes a step (four instructions, no loop bookkeeping between them: a row's checksum is
+/// mostly this loop), then 8, then 4, 2 and 1.
 __attribute__((target("sse4.2")))
 static inline uint32_t objdb_crc32c_steps(uint64_t c, const unsigned char *p, size_t count) {
+    while (count >= 32) {
+        uint64_t w0, w1, w2, w3;
+        memcpy(&w0, p, 8);
+        memcpy(&w1, p + 8, 8);
+        memcpy(&w2, p + 16, 8);
+        memcpy(&w3, p + 24, 8);
+        c = __builtin_ia32_crc32di(c, w0);
+        c = __builtin_ia32_crc32di(c, w1);
+        c = __builtin_ia32_crc32di(c, w2);
+        c = __builtin_ia32_crc32di(c, w3);
+        p += 32;
+        count -= 32;
+    }
     while (count >= 8) {
         uint64_t word;
         memcpy(&word, p, 8);

@@ -66,7 +66,7 @@ struct ConfigurationValidationTests {
     @Test func aFileURLThatIsNotARegularFileIsRefused() throws {
         let error = try refusal(Configuration(fileURL: URL(fileURLWithPath: "/dev/null")))
         #expect(error.code == .incompatibleConfiguration)
-        #expect(error.message.contains("names something that is not a regular file"))
+        #expect(error.message.contains("names something that is not a regular file (a character device)"))
     }
 
     @Test func aURLThatIsNotAFileURLIsRefused() throws {

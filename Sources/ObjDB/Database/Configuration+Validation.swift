@@ -34,21 +34,31 @@ extension Configuration {
     /// `deleteFiles(for:)` would otherwise delete with everything in it), a device or a pipe.
     /// A path that does not exist yet is fine.
     static func checkIsFileOrMissing(_ path: String) throws {
-        // try?: a path that cannot be examined does not exist yet (fine) or cannot be read, which
-        // the open reports with the file's own error.
-        guard let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType else {
-            return
-        }
-        if type == .typeDirectory {
+        // stat(2) alone: FileManager's attributes also look up the owner's and group's names,
+        // which reads the system's user and group databases at every open.
+        var info = stat()
+        // A path that cannot be examined does not exist yet (fine) or cannot be read, which the
+        // open reports with the file's own error.
+        guard stat(path, &info) == 0 else { return }
+        let type = info.st_mode & S_IFMT
+        if type == S_IFDIR {
             throw ObjDBError(
                 .incompatibleConfiguration,
                 "Configuration.fileURL names a directory; point it at a file, such as \(URL(fileURLWithPath: path).appendingPathComponent("default.objdb").path)",
                 path: path)
         }
-        if type != .typeRegular {
+        if type != S_IFREG {
+            let kind: String
+            switch type {
+            case S_IFCHR: kind = "a character device"
+            case S_IFBLK: kind = "a block device"
+            case S_IFIFO: kind = "a pipe"
+            case S_IFSOCK: kind = "a socket"
+            default: kind = "of type \(String(type, radix: 8))"
+            }
             throw ObjDBError(
                 .incompatibleConfiguration,
-                "Configuration.fileURL names something that is not a regular file (\(type.rawValue)); point it at a database file",
+                "Configuration.fileURL names something that is not a regular file (\(kind)); point it at a database file",
                 path: path)
         }
     }

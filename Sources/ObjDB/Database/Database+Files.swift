@@ -44,12 +44,13 @@ extension Database {
 
     /// The size of the database file in bytes.
     public var fileSize: Int {
-        do {
-            return try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
-        } catch {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            let error = ObjDBError(.storage, "Cannot read the size of the database file: \(String(cString: strerror(errno)))", path: path)
             reportReadFailure(error, while: "Reading the size of the database file")
             return 0
         }
+        return Int(info.st_size)
     }
 
     /// Removes a data file and its lock file; returns whether the data file existed.
