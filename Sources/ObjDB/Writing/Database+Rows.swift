@@ -421,7 +421,16 @@ extension Database {
 
     /// The transaction's record of a class, loading its key counter on first use. Keys increase
     /// and are never reused: the counter never falls behind the largest key in the table.
+    /// Inlined: every row write asks for it, and after the first it is one array load.
+    @inline(__always)
     func classChanges(_ info: ClassInfo, _ context: WriteContext, _ txn: Txn) throws -> ClassChanges {
+        if let existing = context.changes(forClass: info.classID) { return existing }
+        return try loadClassChanges(info, context, txn)
+    }
+
+    /// ``classChanges(_:_:_:)`` the first time in the transaction: the key counter is read.
+    @inline(never)
+    private func loadClassChanges(_ info: ClassInfo, _ context: WriteContext, _ txn: Txn) throws -> ClassChanges {
         try context.changes(for: info) {
             var next = try FileMeta.readUInt64(txn, metaTable, FileMeta.Key.nextKey(info.classID)) ?? 1
             let cursor = try Cursor(txn, info.tables.objects)

@@ -23,13 +23,14 @@ final class WriteWalk {
     /// Runs `body` with the cursor.
     /// - Throws: ``ObjDBError/Code/notInWriteTransaction`` if the cursor is closed (the
     ///   transaction ended); what `body` throws.
+    /// The path is read only for the error: a string argument would be retained on every call.
     @inline(__always)
-    func withCursor<R>(path: String, _ body: (borrowing Cursor) throws -> R) throws -> R {
+    func withCursor<R>(path: @autoclosure () -> String, _ body: (borrowing Cursor) throws -> R) throws -> R {
         switch cursor {
         case .some(let cursor):
             return try body(cursor)
         case .none:
-            throw ObjDBError(.notInWriteTransaction, "The write transaction has ended", path: path)
+            throw ObjDBError(.notInWriteTransaction, "The write transaction has ended", path: path())
         }
     }
 }

@@ -265,7 +265,8 @@ final class RowBuilder {
 
     private var width: Int { RowFormat.offsetWidth(forDataSize: data.count) }
 
-    /// Size of the encoded row, checksum included.
+    /// Size of the encoded row, checksum included. Inlined: every row write asks for it.
+    @inline(__always)
     var encodedSize: Int { RowFormat.headerSize(columns: columnCount, width: width) + data.count + RowChecksum.size }
 
     /// Writes the encoded row; `buffer` must be exactly ``encodedSize`` bytes. The checksum's
