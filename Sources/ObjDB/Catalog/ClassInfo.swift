@@ -116,6 +116,8 @@ final class ClassInfo {
     /// The compound unique keys (``ObjectBase/uniqueKeys``) as columns; the first column of each
     /// is indexed, which the check reads for candidates.
     let compoundKeys: [[Int]]
+    /// Whether row writes must check unique values: a unique property or a compound key.
+    let hasUniqueConstraints: Bool
 
     /// The auto-increment primary-key column, if any.
     let autoIncrementColumn: Int?
@@ -168,6 +170,7 @@ final class ClassInfo {
             let columns = names.compactMap { name in properties.firstIndex { $0.name == name } }
             return columns.count == names.count && tables.indexes.indices.contains(columns[0]) && tables.indexes[columns[0]] != nil ? columns : nil
         }
+        hasUniqueConstraints = !compoundKeys.isEmpty || keySlots.contains { $0.isUnique }
         valuePaths = Array(repeating: nil, count: properties.count)
         columnKinds = properties.map(ColumnKind.init)
         linkColumns = properties.indices.filter { properties[$0].type == .object }

@@ -337,6 +337,8 @@ extension Database {
         context.keyUpdates.reset()
         // The buffer is taken once: each access through the context would retain it.
         var buffer = context.keyUpdates.bytes
+        // Unique values are looked at only in classes that have them.
+        let uniqueConstraints = info.hasUniqueConstraints
         var checksUnique = false
         // The primary key's entry comes first: its put refuses a taken key before anything else
         // is written.
@@ -355,21 +357,25 @@ extension Database {
             if let oldRange { context.keyUpdates.append(.init(table: slot.table, range: oldRange, add: false, isPrimary: slot.isPrimary)) }
             if let newRange {
                 var unique: Int?
-                if slot.isUnique, let new, case .value = new.column(column) {
+                if uniqueConstraints, slot.isUnique, let new, case .value = new.column(column) {
                     unique = column
                     checksUnique = true
                 }
                 context.keyUpdates.append(.init(table: slot.table, range: newRange, add: true, isPrimary: slot.isPrimary, uniqueColumn: unique))
             }
         }
-        if !info.compoundKeys.isEmpty, let new { try checkCompoundKeys(info, key: key, new: new, columns: columns, context, txn) }
+        if uniqueConstraints, !info.compoundKeys.isEmpty, let new {
+            try checkCompoundKeys(info, key: key, new: new, columns: columns, context, txn)
+        }
         guard context.keyUpdates.count > 0 else { return }
         // Unique values are checked before anything is written: a refused write leaves the
         // tables as they were (the savepoint of a failed add restores rows, not entries).
-        for entry in context.keyUpdates.entries where checksUnique {
-            guard let column = entry.uniqueColumn, let new else { continue }
-            if let holder = try objectHolding(buffer.bytes(entry.range), in: entry.table, other: key, full: new.column(column), info, column: column, txn) {
-                throw uniqueViolation(info, column: column, holder: holder, txn)
+        if checksUnique {
+            for entry in context.keyUpdates.entries {
+                guard let column = entry.uniqueColumn, let new else { continue }
+                if let holder = try objectHolding(buffer.bytes(entry.range), in: entry.table, other: key, full: new.column(column), info, column: column, txn) {
+                    throw uniqueViolation(info, column: column, holder: holder, txn)
+                }
             }
         }
         var objectKey = key
@@ -385,14 +391,14 @@ extension Database {
                 _ = try context.withInsertCursor(entry.table, txn) { try $0.delete(key: buffer.bytes(entry.range), value: value) }
             }
             for entry in context.keyUpdates.entries where entry.add {
-                if entry.uniqueColumn != nil {
+                if checksUnique && entry.uniqueColumn != nil {
                     // A unique value (checked above): written at once, so that the next check sees it.
                     _ = try context.withInsertCursor(entry.table, txn) { try $0.put(key: buffer.bytes(entry.range), value: value) }
                     continue
                 }
                 // Secondary-index entries are written later, grouped (see `PendingIndexEntries`).
                 if !entry.isPrimary {
-                    if FastPaths.enabled.contains(.groupedIndexWrites) {
+                    if context.groupsIndexWrites {
                         context.pendingIndex.add(entry.table, key: buffer.bytes(entry.range), objectKey: key)
                     } else {
                         _ = try context.withInsertCursor(entry.table, txn) { try $0.put(key: buffer.bytes(entry.range), value: value) }

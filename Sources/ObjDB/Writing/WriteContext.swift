@@ -65,6 +65,10 @@ final class WriteContext {
     /// fails the migration instead of stopping the program; and the block may not commit or
     /// cancel the transaction itself.
     @exclusivity(unchecked) var isMigration = false
+    /// Whether new secondary-index entries are logged and written grouped (the fast path
+    /// ``FastPaths/groupedIndexWrites``), read once: a static's lazy initializer is checked
+    /// at every access.
+    let groupsIndexWrites = FastPaths.enabled.contains(.groupedIndexWrites)
     /// The classes (by id) whose primary-key table a migration must rebuild.
     @exclusivity(unchecked) var primaryKeysToRebuild: Set<UInt32> = []
     /// Collection columns changed through managed collections and not yet written back.
