@@ -41,17 +41,19 @@ extension QueryPlanner {
             test = predicate == nil ? .none : .general
         } else if let predicate {
             let chosen = self.plan(predicate, info, txn: txn)
-            switch chosen.access {
-            case .none:
+            // Tested without binding payloads, so that the index case moves the plan into the
+            // access instead of copying it (a switch on `chosen.access` copied it).
+            if case .none = chosen.access {
                 access = .nothing
-            case .scan:
+            } else if case .scan = chosen.access {
                 if let filter = RowFilter(predicate) {
                     test = .row(filter)
                     mayRunInParallel = Self.mayRunInParallel(gathering, sort)
                 } else {
                     test = .general
                 }
-            case .lookup, .range, .prefix:
+            } else {
+                // A lookup, range or prefix of an index.
                 access = .index(chosen)
                 test = .general
             }
