@@ -65,25 +65,34 @@ extension Database {
     /// class that cannot be used here is a programmer error (the model changed without a
     /// migration, or is not configured), which stops the program with a message saying what
     /// differs and what to do.
+    @inline(__always)
     func classInfoForRead(_ type: ObjectBase.Type, _ api: StaticString = "Database.objects(_:)") -> ClassInfo? {
         do {
             return try classInfo(for: type)
-        } catch let error as ObjDBError where error.code == .migrationRequired {
-            let name = error.className ?? type.className
-            // try?: the differences only enrich this message; without a layout it names the class.
-            let differences = (try? SchemaDiscovery.layout(of: type)).flatMap { layout in
-                catalog.byName[layout.className].map { layout.schema.dataDifferences(from: $0.schema) }
-            } ?? []
-            var message = "\(api) was called for class '\(name)', but the schema of '\(name)' stored in the file differs from the model class: \(differences.joined(separator: "; ")). "
-            if catalog.configuredTypes == nil {
-                message += "This call cannot throw. List \(name) in Configuration.objectTypes to get a migrationRequired error from Database(configuration:) at open instead, or change the model back to match the file"
-            } else {
-                message += "Change the model back to match the file, or delete the file (Configuration.deleteDatabaseIfMigrationNeeded) until migrations exist"
-            }
-            objdbFatal(message + " [path: \(path)]")
         } catch {
+            classInfoForReadFailed(type, api, error)
+        }
+    }
+
+    /// Stops the program for ``classInfoForRead(_:_:)``'s `error`, saying what to do. Out of
+    /// line, so that every read's call site keeps only the lookup.
+    @inline(never)
+    private func classInfoForReadFailed(_ type: ObjectBase.Type, _ api: StaticString, _ error: any Error) -> Never {
+        guard let error = error as? ObjDBError, error.code == .migrationRequired else {
             objdbFatal("\(api) cannot use class '\(type.className)': \(error)")
         }
+        let name = error.className ?? type.className
+        // try?: the differences only enrich this message; without a layout it names the class.
+        let differences = (try? SchemaDiscovery.layout(of: type)).flatMap { layout in
+            catalog.byName[layout.className].map { layout.schema.dataDifferences(from: $0.schema) }
+        } ?? []
+        var message = "\(api) was called for class '\(name)', but the schema of '\(name)' stored in the file differs from the model class: \(differences.joined(separator: "; ")). "
+        if catalog.configuredTypes == nil {
+            message += "This call cannot throw. List \(name) in Configuration.objectTypes to get a migrationRequired error from Database(configuration:) at open instead, or change the model back to match the file"
+        } else {
+            message += "Change the model back to match the file, or delete the file (Configuration.deleteDatabaseIfMigrationNeeded) until migrations exist"
+        }
+        objdbFatal(message + " [path: \(path)]")
     }
 
     /// The runtime information of a model class inside a write transaction, creating the class

@@ -26,6 +26,9 @@ struct KeyDistanceHint {
     private var required = 1
     /// Right guesses since the last wrong one or the last halving of ``required``.
     private var rightStreak = 0
+    /// Whether ``FastPaths/keyGuesses`` is on, read once per class information rather than
+    /// from the lazily initialized global at every lookup.
+    private let allowed = FastPaths.enabled.contains(.keyGuesses)
     #if OBJDB_INTERNAL_CHECKS
     /// Tests only: guesses that found the object, and guesses that did not.
     private(set) var rightGuesses = 0, wrongGuesses = 0
@@ -47,7 +50,7 @@ struct KeyDistanceHint {
     /// The object key to try for `primaryKey`, or `nil` while the distance is not trusted.
     @inline(__always)
     func guess(_ primaryKey: Int64) -> UInt64? {
-        guard trusted, let distance, FastPaths.enabled.contains(.keyGuesses) else { return nil }
+        guard allowed, trusted, let distance else { return nil }
         return UInt64(bitPattern: primaryKey) &+ distance
     }
 
