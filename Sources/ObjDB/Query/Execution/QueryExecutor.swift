@@ -1,8 +1,11 @@
 /// Runs an ``ExecutionPlan``: one method per access, then the steps after it (sort, distinct,
 /// limit). Every query a ``Results`` evaluates goes through ``run(_:)``.
 struct QueryExecutor {
-    let database: Database
-    let info: ClassInfo
+    /// Not retained, nor is ``info``: an executor lives only inside `Results.withExecution`,
+    /// which holds both for as long as the executor runs (a retain and a release of each per
+    /// evaluation otherwise).
+    unowned(unsafe) let database: Database
+    unowned(unsafe) let info: ClassInfo
     let txn: Txn
     let evaluator: QueryEvaluator
     /// The keys of a collection or of linking objects, for ``ExecutionPlan/Access/elements``;
@@ -33,14 +36,20 @@ struct QueryExecutor {
 
     /// ``run(_:)`` without the internal check.
     private func runPlan(_ plan: ExecutionPlan) -> [UInt64] {
-        var matches = Matches(plan)
         switch plan.access {
-        case .nothing: return []
-        case .table: scanTable(plan, &matches)
-        case .index(let access): readIndex(access, plan, &matches)
-        case .elements: readKeys(elements?() ?? [], plan, &matches)
+        case .nothing:
+            return []
+        case .table:
+            var matches = Matches(plan)
+            scanTable(plan, &matches)
+            return finish(&matches, plan)
+        case .index(let access):
+            return readIndex(access, plan)
+        case .elements:
+            var matches = Matches(plan)
+            readKeys(elements?() ?? [], plan, &matches)
+            return finish(&matches, plan)
         }
-        return finish(&matches, plan)
     }
 
     /// The number of matches counted from an index alone, when the plan reads an exact index
@@ -141,28 +150,39 @@ struct QueryExecutor {
         return true
     }
 
-    /// The candidates an index selects: the matches themselves when it answers the whole
-    /// predicate with exact keys, else each tested on its row.
-    private func readIndex(_ access: QueryPlan, _ plan: ExecutionPlan, _ matches: inout Matches) {
+    /// The candidates an index selects: the results themselves when it answers the whole
+    /// predicate with exact keys and nothing sorts or picks distinct values (no ``Matches`` is
+    /// made: an indexed lookup is mostly this), else each tested on its row.
+    private func readIndex(_ access: QueryPlan, _ plan: ExecutionPlan) -> [UInt64] {
+        var stopAfter: Int?
+        if case .first(let n) = plan.gathering { stopAfter = n }
         let candidates: [UInt64]
         let exact: Bool
         do {
-            (candidates, exact) = try QueryPlanner.candidates(access, txn: txn, limit: matches.stopAfter)
+            (candidates, exact) = try QueryPlanner.candidates(access, txn: txn, limit: stopAfter)
         } catch {
             database.reportReadFailure(error, while: "Reading an index of '\(info.name)'")
-            return
+            return []
         }
-        if access.covers && exact && matches.best == nil && matches.values == nil {
-            matches.keys = matches.stopAfter.map { candidates.count > $0 ? Array(candidates.prefix($0)) : candidates } ?? candidates
-            return
+        if access.covers && exact {
+            switch plan.gathering {
+            case .all, .first:
+                // `.first` has no distinct (it needs unordered results), and `.all` without
+                // distinct has no limit.
+                let keys = stopAfter.map { candidates.count > $0 ? Array(candidates.prefix($0)) : candidates } ?? candidates
+                if plan.distinct.isEmpty { return keys }
+                var matches = Matches(plan)
+                matches.keys = keys
+                return finish(&matches, plan)
+            case .sortValues, .best:
+                break
+            }
         }
         // An index that answers the whole predicate exactly still offers each match's row to a
         // sort; otherwise the candidates are tested in full.
-        if access.covers && exact {
-            readKeys(candidates, plan.withoutTest, &matches)
-        } else {
-            readKeys(candidates, plan, &matches)
-        }
+        var matches = Matches(plan)
+        readKeys(candidates, access.covers && exact ? plan.withoutTest : plan, &matches)
+        return finish(&matches, plan)
     }
 
     /// The objects `keys`, in that order, each tested on its row (a key without a row is skipped).

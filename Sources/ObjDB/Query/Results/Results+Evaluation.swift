@@ -64,7 +64,10 @@ extension Results {
         // would be allocated for every evaluation.
         var elements: (() -> [UInt64])?
         if case .table = query.source {} else { elements = { sourceKeys(txn) } }
-        return body(QueryExecutor(database: database, info: info, txn: txn, elements: elements), plan)
+        // The executor holds the database and `info` unretained: both live until it is done.
+        return withExtendedLifetime(info) {
+            body(QueryExecutor(database: database, info: info, txn: txn, elements: elements), plan)
+        }
     }
 
     /// For results of a table in key order (no sort, distinct or limit) whose filter reads each
