@@ -23,7 +23,7 @@ struct ObjectReferenceCountTests {
     @Test func aSecondStrongReferenceShares() {
         var object: ObjectBase = Note()
         var other: ObjectBase? = object
-        let shared = Self.answers(&object)
+        let shared = withExtendedLifetime(other) { Self.answers(&object) }
         #expect(shared == (false, false, false))
         other = nil
         // Once the other reference is gone, the object is unshared again.

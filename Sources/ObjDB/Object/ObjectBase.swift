@@ -1,3 +1,5 @@
+import CObjDBRuntime
+
 /// The common superclass of model classes. Subclass ``Object`` rather than this class.
 ///
 /// It holds the state that makes an object *managed*: the database it belongs to, its class's
@@ -51,27 +53,31 @@ open class ObjectBase {
     }
 
     /// Whether the reference-count word of `object` says one strong reference, no unowned one
-    /// beyond the 1 the strong references share, no side table (which weak references create)
-    /// and no deinitialization under way.
+    /// beyond the 1 the strong references share, no side table (which weak references create),
+    /// no deinitialization under way, and deallocation by Swift alone.
     ///
-    /// The Swift runtime's 64-bit layout of the word that follows an object's metadata pointer
-    /// (`RefCount.h`): bit 0 "pure Swift deallocation", bits 1–31 the unowned count, bit 32
-    /// "deinitializing", bits 33–62 the strong count beyond the first, bit 63 "uses a side
-    /// table". So the object is unshared exactly when the word, bit 0 aside, is `2` (an unowned
-    /// count of 1). The layout is part of Swift's stable ABI on Apple platforms and the same on
-    /// Linux; an immortal object or one with a side table never reads as unshared. The internal
-    /// checks compare every answer with the runtime's (``_objdbRuntimeSaysOnlyReference(_:)``),
-    /// and `ObjectRecyclingTests` pins each kind of reference.
+    /// The 64-bit layout of the word that follows an object's metadata pointer in the Swift
+    /// runtimes ObjDB supports (`RefCount.h`): bit 0 "pure Swift deallocation", bits 1–31 the
+    /// unowned count, bit 32 "deinitializing", bits 33–62 the strong count beyond the first, bit
+    /// 63 "uses a side table". So a lone object's word is `3`. Anything else reads as shared, which
+    /// only costs a new object: an immortal object, a side table (a weak reference, now or
+    /// earlier, or a count too large for the word), and on Apple platforms an Objective-C weak
+    /// reference or associated object, which clear bit 0. The internal checks compare every
+    /// "unshared" with the runtime's answer (``_objdbRuntimeSaysOnlyReference(_:)``), and
+    /// `ObjectReferenceCountTests` pins each kind of reference.
     ///
     /// `object` is `inout`, as for `isKnownUniquelyReferenced`: its address is read from the
     /// variable, so no copy of the reference (a retain, which would make it read as shared)
-    /// exists while the word is read.
+    /// exists while the word is read. The word is read with a relaxed atomic load, as the runtime
+    /// reads it; other threads may only change it while they hold a reference, and then it is
+    /// not `3` before they do.
     @inline(__always)
     static func _objdbRefCountWordSaysOnlyReference(_ object: inout ObjectBase) -> Bool {
         let address = withUnsafeMutablePointer(to: &object) { variable in
             UnsafeMutableRawPointer(variable).load(as: UnsafeRawPointer.self)
         }
-        return address.load(fromByteOffset: MemoryLayout<UInt>.size, as: UInt64.self) & ~1 == 2
+        let word = (address + MemoryLayout<UInt>.size).assumingMemoryBound(to: Int.self)
+        return objdb_atomic_load_relaxed(word) == 3
     }
 
     /// Whether the object belongs to `info`, compared by identity without retaining either.

@@ -167,10 +167,13 @@ struct QueryExecutor {
         if access.covers && exact {
             switch plan.gathering {
             case .all, .first:
-                // `.first` has no distinct (it needs unordered results), and `.all` without
-                // distinct has no limit.
-                let keys = stopAfter.map { candidates.count > $0 ? Array(candidates.prefix($0)) : candidates } ?? candidates
-                if plan.distinct.isEmpty { return keys }
+                // `.first` has no distinct (it needs unordered results); the limit is cut here as
+                // `finish` cuts it.
+                var keys = stopAfter.map { candidates.count > $0 ? Array(candidates.prefix($0)) : candidates } ?? candidates
+                if plan.distinct.isEmpty {
+                    if let limit = plan.limit, keys.count > limit { keys.removeSubrange(limit...) }
+                    return keys
+                }
                 var matches = Matches(plan)
                 matches.keys = keys
                 return finish(&matches, plan)

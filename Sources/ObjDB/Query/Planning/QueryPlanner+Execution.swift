@@ -42,7 +42,7 @@ extension QueryPlanner {
         } else if let predicate {
             let chosen = self.plan(predicate, info, txn: txn)
             // Tested without binding payloads, so that the index case moves the plan into the
-            // access instead of copying it (a switch on `chosen.access` copied it).
+            // access: a switch on `chosen.access` borrows it, and the plan was copied.
             if case .none = chosen.access {
                 access = .nothing
             } else if case .scan = chosen.access {
@@ -53,7 +53,10 @@ extension QueryPlanner {
                     test = .general
                 }
             } else {
-                // A lookup, range or prefix of an index.
+                // Every other access reads an index (a lookup, range or prefix).
+                #if OBJDB_INTERNAL_CHECKS
+                if internalChecksEnabled { internalCheck(chosen.usesIndex, "the plan \(chosen) reads no index") }
+                #endif
                 access = .index(chosen)
                 test = .general
             }

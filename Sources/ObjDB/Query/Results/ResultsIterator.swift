@@ -128,14 +128,8 @@ extension Results {
             // Classes with plain stored properties are never reused, since those would carry
             // values from one object to the next.
             let recycles = recyclesObjects
+            // `_objdbIsOnlyReference` compares its answer with the runtime's under the internal checks.
             if recycles, var object = recycled.take(), ObjectBase._objdbIsOnlyReference(&object), object._objdbHasInfo(info) {
-                #if OBJDB_INTERNAL_CHECKS
-                // The runtime's reference counts said nobody else holds it; Swift's own test of the
-                // strong count must agree.
-                if internalChecksEnabled {
-                    internalCheck(isKnownUniquelyReferenced(&object), "an object reused by iteration is still referenced elsewhere")
-                }
-                #endif
                 database.reattach(object, key: key, row: row)
                 recycled = object
                 return object
