@@ -364,9 +364,7 @@ extension Database {
                 context.keyUpdates.append(.init(table: slot.table, range: newRange, add: true, isPrimary: slot.isPrimary, uniqueColumn: unique))
             }
         }
-        if uniqueConstraints, !info.compoundKeys.isEmpty, let new {
-            try checkCompoundKeys(info, key: key, new: new, columns: columns, context, txn)
-        }
+        if !info.compoundKeys.isEmpty, let new { try checkCompoundKeys(info, key: key, new: new, columns: columns, context, txn) }
         guard context.keyUpdates.count > 0 else { return }
         // Unique values are checked before anything is written: a refused write leaves the
         // tables as they were (the savepoint of a failed add restores rows, not entries).
@@ -391,7 +389,7 @@ extension Database {
                 _ = try context.withInsertCursor(entry.table, txn) { try $0.delete(key: buffer.bytes(entry.range), value: value) }
             }
             for entry in context.keyUpdates.entries where entry.add {
-                if checksUnique && entry.uniqueColumn != nil {
+                if entry.uniqueColumn != nil {
                     // A unique value (checked above): written at once, so that the next check sees it.
                     _ = try context.withInsertCursor(entry.table, txn) { try $0.put(key: buffer.bytes(entry.range), value: value) }
                     continue

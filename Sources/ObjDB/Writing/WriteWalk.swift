@@ -20,10 +20,10 @@ final class WriteWalk {
     /// Closes the cursor.
     func close() { cursor = nil }
 
-    /// Runs `body` with the cursor.
+    /// Runs `body` with the cursor. `path` is read only for the error: a string argument would
+    /// be retained on every call.
     /// - Throws: ``ObjDBError/Code/notInWriteTransaction`` if the cursor is closed (the
     ///   transaction ended); what `body` throws.
-    /// The path is read only for the error: a string argument would be retained on every call.
     @inline(__always)
     func withCursor<R>(path: @autoclosure () -> String, _ body: (borrowing Cursor) throws -> R) throws -> R {
         switch cursor {
