@@ -77,7 +77,7 @@ final class BoundComparison {
         self.options = options
         self.quantifier = quantifier
         self.type = type
-        if case .path(let path) = left, let column = path.directColumn, case .column(.value) = path.steps[0].kind {
+        if case .path(let path) = left, let column = path.directValueColumn {
             simpleColumn = column
         } else {
             simpleColumn = nil
@@ -228,6 +228,10 @@ final class BoundPath {
     /// The type of the values stored at the end of the path (``leafType`` unless
     /// ``measuresLength``).
     let storedType: PropertyType
+    /// The column of a path of one single-value column of the root class (no link, collection
+    /// or length): read straight from the object's row. Set once here: evaluations ask for it
+    /// per row, and reading it through `steps[0]` copied the step (and retained its strings).
+    let directValueColumn: Int?
 
     init(
         steps: [Step], leafType: PropertyType, leafOptional: Bool, leafClass: String?, isToMany: Bool, keyPath: QueryKeyPath,
@@ -241,6 +245,10 @@ final class BoundPath {
         self.leafClass = leafClass
         self.isToMany = isToMany
         self.keyPath = keyPath
+        directValueColumn = steps.withUnsafeBufferPointer { steps in
+            guard steps.count == 1, !measuresLength, case .column(.value) = steps[0].kind else { return nil }
+            return steps[0].column
+        }
         if leafType != .object, let last = steps.last, case .column(let kind) = last.kind,
             kind == .list || kind == .set || (kind == .map && !last.readsOneMapValue)
         {

@@ -3,7 +3,7 @@
 extension QueryEvaluator {
     /// The first value `path` reaches from the object `key` with row `row`, or null.
     func firstValue(_ path: BoundPath, _ key: UInt64, _ row: RowView) -> QueryScalar {
-        if let column = path.directColumn, case .column(.value) = path.steps[0].kind {
+        if let column = path.directValueColumn {
             return QueryScalar(row.column(column), path.leafType)
         }
         var value = QueryScalar.null

@@ -7,7 +7,7 @@ struct WordColumn {
 
     /// The column of `paths`, or `nil` if they are not a sort by one such column.
     init?(_ paths: [(BoundPath, Bool)]) {
-        guard paths.count == 1, let column = paths[0].0.directColumn, case .column(.value) = paths[0].0.steps[0].kind else { return nil }
+        guard paths.count == 1, let column = paths[0].0.directValueColumn else { return nil }
         switch paths[0].0.leafType {
         case .int, .double, .float, .date, .bool: break
         default: return nil
