@@ -44,6 +44,17 @@ struct FastPathChecksTests {
         #expect(message.contains("Internal check failed: the guessed object key"), "\(message)")
     }
 
+    @Test func aWrongPointLookupIsCaughtByTheInternalCheck() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            setenv("OBJDB_BREAK_FAST_PATHS", "indexPointLookups", 1)
+            let directory = TemporaryDirectory()
+            let db = try FastPathChecksTests.populate(directory)
+            _ = db.objects(Person.self).where { $0.name == "late 295" }.first
+        }
+        let message = result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
+        #expect(message.contains("Internal check failed: the point lookup's object key"), "\(message)")
+    }
+
     @Test func aWrongIncrementalUpdateIsCaughtByTheInternalCheck() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             setenv("OBJDB_BREAK_FAST_PATHS", "incrementalResults", 1)
@@ -83,7 +94,7 @@ struct FastPathChecksTests {
         #expect(FastPaths(names: "nonsense,rowKernels") == .rowKernels)
         #expect(FastPaths(names: "") == [])
         #expect(FastPaths(names: "fusedMigrations") == .fusedMigrations)
-        #expect(FastPaths.named.count == 9)
+        #expect(FastPaths.named.count == 10)
     }
 
     /// The checks run in this test process, and an application turns them off (or on) with

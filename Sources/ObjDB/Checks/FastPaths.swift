@@ -46,6 +46,10 @@ struct FastPaths: OptionSet, Sendable {
     /// A migration rewrites a class's rows as `enumerateObjects` reaches them (``FusedRewrite``)
     /// rather than all of them before the block.
     static let fusedMigrations = FastPaths(rawValue: 1 << 8)
+    /// An equality answered by one index key, when only the first match is wanted, reads that
+    /// key's first entry with one `mdb_get` (``QueryPlanner/firstKeyOfPointLookup(_:txn:limit:)``)
+    /// rather than through a cursor.
+    static let indexPointLookups = FastPaths(rawValue: 1 << 9)
 
     /// Every fast path, with the name `OBJDB_DISABLE_FAST_PATHS` knows it by.
     static let named: [(name: String, path: FastPaths)] = [
@@ -53,6 +57,7 @@ struct FastPaths: OptionSet, Sendable {
         ("branchFreeScans", .branchFreeScans), ("parallelScans", .parallelScans),
         ("objectRecycling", .objectRecycling), ("groupedIndexWrites", .groupedIndexWrites),
         ("incrementalResults", .incrementalResults), ("fusedMigrations", .fusedMigrations),
+        ("indexPointLookups", .indexPointLookups),
     ]
 
     /// Every fast path.

@@ -301,6 +301,7 @@ enum QueryPlanner {
     /// first `limit` entries of an uncut key: those come ascending, so they are the answer.
     /// (`where { $0.age == 30 }.first` reads one index entry, not every object aged 30.)
     static func candidates(_ plan: QueryPlan, txn: Txn, limit: Int? = nil) throws -> (keys: [UInt64], exact: Bool) {
+        if let first = try firstKeyOfPointLookup(plan, txn: txn, limit: limit) { return (first, true) }
         var keys: [UInt64] = []
         var stopAt = Int.max
         if let limit, plan.covers, case .lookup(_, _, _, .one) = plan.access { stopAt = limit }
