@@ -14,6 +14,19 @@ extension Database {
         return Results(database: self)
     }
 
+    /// The cache for results of every object of `type`, shared by every such results of this
+    /// live instance: what it holds (the object keys of a version, stamped with it) is the same
+    /// for all of them, and most are built only to be filtered (`objects(T.self).where { … }`),
+    /// which then paid for a cache nobody read. A frozen instance, whose results may be read on
+    /// several threads at once, gives each results its own.
+    func tableResultsCache(_ type: ObjectBase.Type) -> ResultsCache {
+        let id = ObjectIdentifier(type)
+        if let last = lastTableResultsCache, last.type == id { return last.cache }
+        let cache = ResultsCache()
+        if !isFrozen { lastTableResultsCache = (id, cache) }
+        return cache
+    }
+
     /// The object of `type` whose primary key is `key`, or `nil`.
     ///
     /// ```swift

@@ -31,6 +31,7 @@ public final class Database {
     @exclusivity(unchecked) var catalog: Catalog {
         didSet {
             lastClassLookup = nil
+            lastTableResultsCache = nil
             incomingLinkCache = [:]
         }
     }
@@ -38,6 +39,9 @@ public final class Database {
     @exclusivity(unchecked) var incomingLinkCache: [String: [(origin: ClassInfo, column: Int)]] = [:]
     /// The last class found by ``classInfo(for:)``: most calls ask for the same class again.
     @exclusivity(unchecked) var lastClassLookup: (type: ObjectIdentifier, info: ClassInfo)?
+    /// The cache of the last class whose every object ``objects(_:)`` handed out (see
+    /// ``tableResultsCache(_:)``).
+    @exclusivity(unchecked) var lastTableResultsCache: (type: ObjectIdentifier, cache: ResultsCache)?
     /// The read snapshot, when not in a write transaction; begun lazily.
     @exclusivity(unchecked) var snapshot: ReadTransaction?
     /// The write transaction in progress.

@@ -21,6 +21,19 @@ extension Results {
         return withExecution(limitOverride: nil) { executor, plan in applyLaterStages(executor.run(plan), executor) } ?? []
     }
 
+    /// The first match of an evaluation that stops there (results without later stages), read
+    /// with the class information the evaluation looked up rather than looking it up again.
+    func evaluateFirst() -> Element? {
+        // The closure returns a concrete type: `Element?` would make this unspecialized generic
+        // code look up `Optional<Element>`'s metadata at run time on every call.
+        let found = withExecution(limitOverride: 1) { executor, plan -> ObjectBase? in
+            guard let key = executor.run(plan).first else { return nil }
+            return database.object(Element.self, executor.info, key: key)
+        }
+        guard let found, let object = found else { return nil }
+        return unsafeDowncast(object, to: Element.self)
+    }
+
     /// `keys` through the query's later stages (``ResultsQuery/later``), in order.
     private func applyLaterStages(_ keys: [UInt64], _ executor: borrowing QueryExecutor) -> [UInt64] {
         var keys = keys

@@ -17,16 +17,22 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     public let database: Database
     /// What the results are.
     let query: ResultsQuery
-    let cache = ResultsCache()
+    /// The keys of the last evaluation and the bound filters. Results of every object of a class
+    /// share their database's (``Database/tableResultsCache(_:)``): nothing in it depends on
+    /// anything but the class and the version it is stamped with.
+    let cache: ResultsCache
 
     init(database: Database, query: ResultsQuery) {
         self.database = database
         self.query = query
+        cache = ResultsCache()
     }
 
     /// Every object of `Element`'s class.
     init(database: Database) {
-        self.init(database: database, query: ResultsQuery(className: database.className(of: Element.self)))
+        self.database = database
+        query = ResultsQuery(className: database.className(of: Element.self))
+        cache = database.tableResultsCache(Element.self)
     }
 
     /// The class's runtime information, `nil` while the file has no objects of the class yet.
@@ -81,7 +87,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     /// The first object; for unsorted results it stops at the first match.
     public var first: Element? {
         if query.isPlainTable { return edge(last: false) }
-        let keys = cachedKeys ?? evaluateKeys(limitOverride: 1)
+        guard let keys = cachedKeys ?? (query.later.isEmpty ? nil : evaluateKeys(limitOverride: 1)) else { return evaluateFirst() }
         guard let key = keys.first, let info = classInfo else { return nil }
         return database.object(Element.self, info, key: key)
     }
