@@ -76,5 +76,43 @@ struct QueryPointLookupTests {
         #expect(all.where { $0.name == "name 7" && $0.id > 100 }.first?.id == 107)
         #expect(all.where { $0.name == "name 7" }.sorted(by: \.id, ascending: false).first?.id == 297)
         #expect(all.where { $0.name == "crowd" }.count == 600)
+        // Later stages run after the limit: the first two by key, then sorted descending.
+        #expect(try all.filter("name == 'name 7' LIMIT(2) SORT(id DESC)").first?.id == 17)
+    }
+
+    /// `isEmpty`, `prefix(1)` and `LIMIT(1)` stop at the first match too.
+    @Test func otherFirstMatchReadsAnswer() throws {
+        let db = try people()
+        let all = db.objects(Person.self)
+        #expect(!all.where { $0.name == "name 5" }.isEmpty)
+        #expect(all.where { $0.name == "nobody" }.isEmpty)
+        #expect(all.where { $0.name == "name 5" }.prefix(1).map(\.id) == [5])
+        #expect(try all.filter("name == 'crowd' LIMIT(1)").map(\.id) == [301])
+        #expect(all.where { $0.id == 42 }.prefix(1).map(\.name) == ["name 2"])
+    }
+
+    /// Results of every object of a class share one cache: each still answers for the version
+    /// it is read in, across writes, a rollback and another class asked for in between.
+    @Test func wholeTableResultsStayRightWhileSharingACache() throws {
+        let db = try directory.open([Person.self, Note.self])
+        try db.write { for i in 1...5 { try db.add(person(i, "p\(i)")) } }
+        let first = db.objects(Person.self)
+        let second = db.objects(Person.self)
+        #expect(first.map(\.id) == [1, 2, 3, 4, 5])
+        #expect(second[4].id == 5)
+        try db.write {
+            try db.add(person(6, "p6"))
+            #expect(first.count == 6)
+            #expect(second[5].id == 6)
+        }
+        _ = db.objects(Note.self).count
+        let third = db.objects(Person.self)
+        db.beginWrite()
+        if let one = db.object(ofType: Person.self, forPrimaryKey: 1) { db.delete(one) }
+        #expect(third.map(\.id) == [2, 3, 4, 5, 6])
+        db.cancelWrite()
+        #expect(first.map(\.id) == [1, 2, 3, 4, 5, 6])
+        #expect(second[0].id == 1)
+        #expect(third.count == 6)
     }
 }

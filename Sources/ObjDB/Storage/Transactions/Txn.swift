@@ -32,6 +32,27 @@ struct Txn {
 
     /// The value stored under `key` (the first duplicate in a multimap), or `nil`.
     func get(_ table: Table, key: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer? {
+        switch try getOnPage(table, key: key) {
+        case .absent: return nil
+        case .value(let bytes): return bytes
+        case .mayLieOffPage(let v): return try largeValue(table, key: key, v).bytes
+        }
+    }
+
+    /// What ``getOnPage(_:key:)`` found.
+    enum PageRead {
+        case absent
+        /// The value, within its leaf page.
+        case value(UnsafeRawBufferPointer)
+        /// A value that may lie outside its leaf page (``Environment/mayLieOffPage(key:value:size:pageSize:sortsDuplicates:)``),
+        /// not checked yet: on overflow pages, or the first of a key's many duplicates.
+        case mayLieOffPage(MDB_val)
+    }
+
+    /// ``get(_:key:)`` without the check of a value that may lie off its leaf page, which needs
+    /// a cursor: the caller may have a cheaper way to the answer.
+    @inline(__always)
+    func getOnPage(_ table: Table, key: UnsafeRawBufferPointer) throws -> PageRead {
         useOf(table)
         var k = MDB_val(bytes: key)
         var v = MDB_val()
@@ -39,11 +60,11 @@ struct Txn {
         #if OBJDB_INTERNAL_CHECKS
         if isReadOnly, environment.failingReadsForTesting == table { rc = MDB_CORRUPTED }
         #endif
-        if rc == MDB_NOTFOUND { return nil }
+        if rc == MDB_NOTFOUND { return .absent }
         try lmdbCheck(rc, "mdb_get", path: environment.path)
         // Only in read-only transactions: a write transaction's own pages are not in the map.
-        if isReadOnly && Environment.mayLieOffPage(key: nil, value: v.mv_data, size: v.mv_size, pageSize: environment.pageSize, sortsDuplicates: false) { return try largeValue(table, key: key, v).bytes }
-        return v.bytes
+        if isReadOnly && Environment.mayLieOffPage(key: nil, value: v.mv_data, size: v.mv_size, pageSize: environment.pageSize, sortsDuplicates: false) { return .mayLieOffPage(v) }
+        return .value(v.bytes)
     }
 
     /// A value on overflow pages checked against the file (``Environment/inFile(key:value:)``),
