@@ -18,7 +18,9 @@ extension Database {
     /// live instance: what it holds (the object keys of a version, stamped with it) is the same
     /// for all of them, and most are built only to be filtered (`objects(T.self).where { … }`),
     /// which then paid for a cache nobody read. A frozen instance, whose results may be read on
-    /// several threads at once, gives each results its own.
+    /// several threads at once, gives each results its own. The cost: the keys such results last
+    /// read by position (8 bytes an object) stay cached until whole-table results of another
+    /// class are asked for or the schema changes.
     func tableResultsCache(_ type: ObjectBase.Type) -> ResultsCache {
         let id = ObjectIdentifier(type)
         if let last = lastTableResultsCache, last.type == id { return last.cache }
