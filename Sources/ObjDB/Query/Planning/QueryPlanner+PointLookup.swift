@@ -23,16 +23,20 @@ extension QueryPlanner {
             first = nil
         case .value(let value):
             guard value.count == MemoryLayout<UInt64>.size else { return nil }
-            first = value.loadUnaligned(as: UInt64.self) &+ (FastPaths.broken.contains(.indexPointLookups) ? 1 : 0)
+            first = value.loadUnaligned(as: UInt64.self)
         case .mayLieOffPage:
             // A key with many entries keeps them on pages of their own; a value past a page
             // header needs the cursor's check, so the walk answers (no dearer than before).
             return nil
         }
         #if OBJDB_INTERNAL_CHECKS
-        if internalChecksEnabled { checkPointLookup(first, plan, txn: txn) }
-        #endif
+        // Tests only: a wrong answer for the check to catch.
+        let answer = FastPaths.broken.contains(.indexPointLookups) ? first.map { $0 &+ 1 } : first
+        if internalChecksEnabled { checkPointLookup(answer, plan, txn: txn) }
+        return answer.map { [$0] } ?? []
+        #else
         return first.map { [$0] } ?? []
+        #endif
     }
 
     #if OBJDB_INTERNAL_CHECKS

@@ -15,24 +15,31 @@ extension Results {
     /// Evaluates the query in the current version. With `limitOverride` (for `first` and
     /// `isEmpty`), unsorted results stop after that many matches.
     func evaluateKeys(limitOverride: Int?) -> [UInt64] {
-        guard !query.later.isEmpty else {
-            return withExecution(limitOverride: limitOverride) { executor, plan in executor.run(plan) } ?? []
-        }
-        return withExecution(limitOverride: nil) { executor, plan in applyLaterStages(executor.run(plan), executor) } ?? []
+        withExecution(limitOverride: stoppingAfter(limitOverride)) { executor, plan in
+            let keys = executor.run(plan)
+            return query.later.isEmpty ? keys : applyLaterStages(keys, executor)
+        } ?? []
     }
 
-    /// The first match of an evaluation that stops there (results without later stages), read
-    /// with the class information the evaluation looked up rather than looking it up again.
+    /// The first match, read with the class information its evaluation looked up rather than
+    /// looking it up again.
     func evaluateFirst() -> Element? {
-        // The closure returns a concrete type: `Element?` would make this unspecialized generic
-        // code look up `Optional<Element>`'s metadata at run time on every call.
-        let found = withExecution(limitOverride: 1) { executor, plan -> ObjectBase? in
-            guard let key = executor.run(plan).first else { return nil }
+        // The closure returns a concrete type, and calls no method of the results but on the rare
+        // path: `Element?`, or a call to a helper, would make this unspecialized generic code look
+        // up `Optional<Element>`'s or `Results<Element>`'s metadata at run time on every call.
+        let found = withExecution(limitOverride: stoppingAfter(1)) { executor, plan -> ObjectBase? in
+            var keys = executor.run(plan)
+            if !query.later.isEmpty { keys = applyLaterStages(keys, executor) }
+            guard let key = keys.first else { return nil }
             return database.object(Element.self, executor.info, key: key)
         }
         guard let found, let object = found else { return nil }
         return unsafeDowncast(object, to: Element.self)
     }
+
+    /// `limit` unless the query has later stages: those apply to everything the query above
+    /// them gives, so that one cannot stop early.
+    private func stoppingAfter(_ limit: Int?) -> Int? { query.later.isEmpty ? limit : nil }
 
     /// `keys` through the query's later stages (``ResultsQuery/later``), in order.
     private func applyLaterStages(_ keys: [UInt64], _ executor: borrowing QueryExecutor) -> [UInt64] {

@@ -87,7 +87,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     /// The first object; for unsorted results it stops at the first match.
     public var first: Element? {
         if query.isPlainTable { return edge(last: false) }
-        guard let keys = cachedKeys ?? (query.later.isEmpty ? nil : evaluateKeys(limitOverride: 1)) else { return evaluateFirst() }
+        guard let keys = cachedKeys else { return evaluateFirst() }
         guard let key = keys.first, let info = classInfo else { return nil }
         return database.object(Element.self, info, key: key)
     }
