@@ -102,6 +102,31 @@ struct CompactionTests {
         #expect(db.fileSize == size)
     }
 
+    /// A lock on the file let go moments later (a process closing it, or a child process of
+    /// this one between `fork` and `exec`, which shares this process's descriptors) does not
+    /// make the compaction give up. Held here through a second descriptor of the lock file, which
+    /// `flock` treats as another holder, and released from another thread after 20 ms.
+    @Test func aLockLetGoMomentsLaterStillCompacts() throws {
+        let size = try mostlyDeleted()
+        let holder = open(directory.file().path + "-lock", O_RDWR | O_CLOEXEC)
+        try #require(holder >= 0)
+        #expect(flock(holder, LOCK_SH) == 0)
+        let released = Thread {
+            usleep(20_000)
+            close(holder)
+        }
+        released.start()
+        var configuration = directory.configuration([Person.self])
+        configuration.shouldCompactOnLaunch = { _, _ in true }
+        let db = try Database(configuration: configuration)
+        guard case .compacted(let from, let to) = db.compactionOnLaunch else {
+            Issue.record("not compacted: \(String(describing: db.compactionOnLaunch))")
+            return
+        }
+        #expect(from == size && to < size / 4)
+        #expect(db.objects(Person.self).count == 2_000)
+    }
+
     @Test func anotherProcessHoldingTheFileSkipsTheCompaction() throws {
         _ = try mostlyDeleted()
         let (process, output, _) = try HelperProcess.start(["hold-write", directory.file().path, "2"])

@@ -22,7 +22,7 @@ enum Compaction {
         let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { return .skipped(reason: "the lock file \(lockPath) cannot be opened (\(String(cString: strerror(errno))))") }
         defer { close(descriptor) }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return .skipped(reason: "another process has the file open") }
+        guard takeExclusiveFileLock(descriptor) else { return .skipped(reason: "another process has the file open") }
         var exclusive = flock()
         exclusive.l_type = Int16(F_WRLCK)
         exclusive.l_whence = Int16(SEEK_SET)
@@ -34,6 +34,19 @@ enum Compaction {
         } catch {
             return .skipped(reason: "\(error)")
         }
+    }
+
+    /// Takes the lock file's `flock` exclusively, trying again for up to about 200 ms before
+    /// giving up: a process closing the file lets it go within moments, and so does a child
+    /// process between `fork` and `exec`, which shares the descriptors of the process that
+    /// started it (and so its shared lock on a file that process closed meanwhile) for as long.
+    private static func takeExclusiveFileLock(_ descriptor: Int32) -> Bool {
+        for _ in 0..<40 {
+            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return true }
+            guard errno == EWOULDBLOCK || errno == EINTR else { return false }
+            usleep(5_000)
+        }
+        return false
     }
 
     /// Measures the file through an environment without a lock file (this process alone has it
