@@ -93,7 +93,7 @@ extension Database {
             let failure = Self.objdbError(error, path: path)
             throw environment.explainFullMap(failure, onlyDeletes: context.onlyDeletes)
         }
-        endWrite(context, committed: true)
+        endWrite(context, committed: true, madeVersion: committed.map { Int(truncatingIfNeeded: $0.version) })
         if let committed {
             ChangeNotifier.committed(path: environment.path, version: committed.version)
             observationCenter?.didCommit(committed.changes, version: committed.version)
@@ -173,7 +173,8 @@ extension Database {
 
     /// Leaves the write state; on rollback, restores the catalog and discards classes the
     /// transaction created (their table handles are gone).
-    private func endWrite(_ context: WriteContext, committed: Bool) {
+    /// `madeVersion`: the version a commit made (`nil` when it changed nothing or rolled back).
+    private func endWrite(_ context: WriteContext, committed: Bool, madeVersion: Int? = nil) {
         context.closeCursors()
         if !committed {
             observationCenter?.skipping = []
@@ -196,6 +197,21 @@ extension Database {
         }
         writeContext = nil
         generation &+= 1
+        pinVersionAfterWrite(expected: madeVersion ?? context.baseVersion)
+    }
+
+    /// Begins the read snapshot as the write transaction ends, so that the instance keeps reading
+    /// the version its write made (or, after a rollback, the one it began on) until the next
+    /// ``refresh()``, write or delivery — not whatever another instance commits before its next
+    /// read. Another commit can land only between LMDB's release of the writer lock and this
+    /// begin; the snapshot then includes it, as a write that began a moment later would have.
+    /// `expected`: the version the write left the file at; the catalog is reloaded only if the
+    /// snapshot is newer (another instance may have changed the schema).
+    private func pinVersionAfterWrite(expected: Int?) {
+        // try?: without a reader slot the next read begins the snapshot and reports why not.
+        guard let pinned = try? ReadTransaction(lease) else { return }
+        snapshot = pinned
+        if pinned.id != expected { reloadCatalogIfChanged(pinned.txn) }
     }
 
     /// What became of write transaction `serial` of this instance.

@@ -14,6 +14,9 @@ final class WriteContext {
     /// Whether ``failure`` is set. Kept apart so that the check every write makes reads one
     /// `Bool` instead of copying the optional error.
     @exclusivity(unchecked) private(set) var isDoomed = false
+    /// The version the transaction began on (LMDB numbers a write transaction one past it);
+    /// `nil` if it could not be begun.
+    let baseVersion: Int?
     /// The catalog before the transaction, restored if it rolls back.
     let savedCatalog: Catalog
     /// Classes whose tables this transaction created.
@@ -110,6 +113,7 @@ final class WriteContext {
 
     init(transaction: consuming WriteTransaction, catalog: Catalog) {
         txn = transaction.txn
+        baseVersion = transaction.txn.id - 1
         self.transaction = consume transaction
         savedCatalog = catalog
     }
@@ -122,6 +126,7 @@ final class WriteContext {
     init(failure: ObjDBError, catalog: Catalog) {
         transaction = nil
         txn = nil
+        baseVersion = nil
         self.failure = failure
         isDoomed = true
         savedCatalog = catalog
