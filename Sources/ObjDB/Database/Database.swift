@@ -187,7 +187,7 @@ public final class Database {
         if let isolation, isolation !== MainActor.shared {
             deliveryActor = isolation
         } else {
-            deliveryQueue = isolation != nil || Thread.isMainThread ? .main : nil
+            deliveryQueue = isolation != nil || MainQueue.isCurrent ? .main : nil
         }
         if let context = IsolationContext(isolation) { LiveInstances.shared.register(self, context: context) }
     }

@@ -17,11 +17,34 @@ enum IsolationContext: Equatable {
     init?(_ isolation: (any Actor)?) {
         if let isolation {
             self = isolation === MainActor.shared ? .main : .actor(ObjectIdentifier(isolation))
-        } else if Thread.isMainThread {
+        } else if MainQueue.isCurrent {
             self = .main
         } else {
             return nil
         }
+    }
+}
+
+/// Whether the caller runs on the main queue: the main actor's code, even where `#isolation`
+/// does not say so — a nonisolated synchronous function (the initializer of a wrapper class,
+/// say) called from main-actor code inherits nothing but runs there.
+///
+/// The main actor's executor is the main dispatch queue, and the queue is not always drained by
+/// the main thread (a test runner may drain it on another thread), so the check asks the queue:
+/// the main queue carries a marker that `DispatchQueue.getSpecific` finds only in work it runs.
+enum MainQueue {
+    /// The marker's key, set on the main queue once, before the first check. Boxed: Dispatch
+    /// declares the key `Sendable` on some platforms only; it is immutable.
+    private final class Marker: @unchecked Sendable {
+        let key = DispatchSpecificKey<UInt8>()
+        init() { DispatchQueue.main.setSpecific(key: key, value: 1) }
+    }
+
+    private static let marker = Marker()
+
+    /// Whether the calling code runs on the main thread or on the main queue.
+    static var isCurrent: Bool {
+        Thread.isMainThread || DispatchQueue.getSpecific(key: marker.key) != nil
     }
 }
 
