@@ -28,16 +28,27 @@ public struct ChangeSequence<Change>: AsyncSequence {
     let register: (@escaping (Change) -> Void) -> NotificationToken
     /// Whether a change is the last one (`.error`, `.deleted`).
     let isLast: (Change) -> Bool
+    /// The observed database, when it has no queue or actor of its own to deliver on: the
+    /// iterator then makes the delivery points itself (see ``ChangePump``).
+    let pump: ChangePump?
+
+    init(database: Database?, register: @escaping (@escaping (Change) -> Void) -> NotificationToken, isLast: @escaping (Change) -> Bool) {
+        self.register = register
+        self.isLast = isLast
+        pump = database.flatMap(ChangePump.init)
+    }
 
     /// Registers the observation; the iterator keeps it until it is released or its task is
     /// cancelled.
     public func makeAsyncIterator() -> Iterator {
-        let buffer = ChangeBuffer<Change>(isLast: isLast)
+        let buffer = ChangeBuffer<Change>(isLast: isLast, pumped: pump != nil)
+        // Before the observer: a commit from now on wakes the iterator.
+        let wakes = pump?.subscribe { [weak buffer] in buffer?.wake() }
         // Weak: the observer must not keep the buffer (and through it the token) alive, or the
         // observation would outlive the iterator.
         let token = register { [weak buffer] in buffer?.append($0) }
         buffer.watch(token)
-        return Iterator(buffer: buffer, token: token)
+        return Iterator(buffer: buffer, token: token, pump: pump, wakes: wakes)
     }
 
     /// Gives the changes in the order they were delivered.
@@ -45,41 +56,91 @@ public struct ChangeSequence<Change>: AsyncSequence {
         let buffer: ChangeBuffer<Change>
         /// Held so that the observation lasts as long as the iterator, and ends with it.
         let token: NotificationToken
+        /// Makes the delivery points of a database that has no queue or actor.
+        let pump: ChangePump?
+        /// The pump's subscription to commits of the file, ended with the iterator.
+        let wakes: ChangeNotifier.Subscription?
 
         /// The next change, in the caller's isolation; `nil` once the sequence ended or the task
         /// was cancelled.
         public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async -> Change? {
-            await buffer.next(isolation: actor)
+            await buffer.next(isolation: actor, pump: pump)
         }
 
         /// The next change; `nil` once the sequence ended or the task was cancelled.
         public mutating func next() async -> Change? {
-            await buffer.next(isolation: nil)
+            await buffer.next(isolation: nil, pump: pump)
         }
     }
 }
 
+/// The delivery points of a database opened outside any actor and off the main queue (a plain
+/// or detached task, a nonisolated async function): such a database has nowhere to deliver
+/// between its owner's calls, so a `changes` iterator, which waits in the owner's task, delivers
+/// while it waits — the `.initial` change at once, and other instances' and processes' commits
+/// when the ``ChangeNotifier`` announces them, as a queue would. Its `for await` loop is the
+/// owner's run loop: the database moves to a newer version only while the loop waits.
+final class ChangePump {
+    private let database: Database
+
+    /// `nil` for a database that delivers on a queue or an actor of its own, and for a frozen one.
+    init?(_ database: Database) {
+        guard database.frozenVersion == nil, database.deliveryQueue == nil, database.deliveryActor == nil else { return nil }
+        self.database = database
+    }
+
+    /// Calls `wake` (on any thread) whenever a newer version of the file is announced.
+    func subscribe(_ wake: @escaping @Sendable () -> Void) -> ChangeNotifier.Subscription {
+        ChangeNotifier.shared(for: database.lease).subscribe(wake)
+    }
+
+    /// A delivery point: makes the first calls of observers that have not had theirs, and when
+    /// `woken` by a commit (or at the iterator's first wait, which a queue would begin with a
+    /// delivery) moves the database to the newest version and tells them what changed (with
+    /// ``Database/autorefresh``; without it, database observers hear a refresh is needed).
+    func deliver(woken: Bool) {
+        guard let center = database.observationCenter, !center.isDelivering else { return }
+        if woken { center.deliverFromNotifier() } else { center.deliverPendingInitials() }
+    }
+}
+
 /// The changes delivered and not yet asked for, and the task waiting for one. Appended to in
-/// the database's isolation domain, read by the iterating task, cancelled from anywhere: hence
-/// the lock. The changes themselves only pass from the delivery to the iteration, which run
-/// in the same isolation domain (see ``ChangeSequence``), hence `@unchecked Sendable`.
+/// the database's isolation domain, read by the iterating task, cancelled and woken from
+/// anywhere: hence the lock. The changes themselves only pass from the delivery to the
+/// iteration, which run in the same isolation domain (see ``ChangeSequence``), hence
+/// `@unchecked Sendable`.
 final class ChangeBuffer<Change>: @unchecked Sendable {
+    /// What ends a wait.
+    private enum Outcome {
+        case change(Unchecked<Change>)
+        /// A commit was announced: the pump delivers.
+        case woken
+        case ended
+    }
+
     private let lock = NSLock()
     private var pending: [Change] = []
-    private var waiting: CheckedContinuation<Unchecked<Change>?, Never>?
+    private var waiting: CheckedContinuation<Outcome, Never>?
     private var ended = false
+    /// A commit was announced since the pump last delivered (set at first, with a pump: the
+    /// first delivery catches up with commits made before the iterator subscribed).
+    private var wakePending: Bool
     /// The iterator's token, to end the observation on cancellation or after the last change.
     private weak var token: NotificationToken?
     private let isLast: (Change) -> Bool
 
-    init(isLast: @escaping (Change) -> Bool) { self.isLast = isLast }
+    /// `pumped`: the iterator delivers for its database (see ``ChangePump``).
+    init(isLast: @escaping (Change) -> Bool, pumped: Bool) {
+        self.isLast = isLast
+        wakePending = pumped
+    }
 
     func watch(_ token: NotificationToken) { lock.withLock { self.token = token } }
 
     /// A delivery: hands the change to the waiting task, or keeps it.
     func append(_ change: Change) {
         let last = isLast(change)
-        let resume: CheckedContinuation<Unchecked<Change>?, Never>? = lock.withLock {
+        let resume: CheckedContinuation<Outcome, Never>? = lock.withLock {
             guard !ended else { return nil }
             if last { ended = true }
             if let waiting {
@@ -89,18 +150,58 @@ final class ChangeBuffer<Change>: @unchecked Sendable {
             pending.append(change)
             return nil
         }
-        resume?.resume(returning: Unchecked(change))
+        resume?.resume(returning: .change(Unchecked(change)))
         if last { endObservation() }
     }
 
-    /// The next change, waiting for one if none is pending.
-    func next(isolation actor: isolated (any Actor)?) async -> Change? {
-        if let change = takePending() { return change.value }
-        let change = await withTaskCancellationHandler {
-            await withCheckedContinuation(isolation: actor) { (continuation: CheckedContinuation<Unchecked<Change>?, Never>) in
-                let immediate: Unchecked<Change>?? = lock.withLock {
-                    if !pending.isEmpty { return .some(Unchecked(pending.removeFirst())) }
-                    if ended || Task.isCancelled { return .some(nil) }
+    /// A commit was announced: wakes the waiting task so that its pump delivers.
+    func wake() {
+        let resume: CheckedContinuation<Outcome, Never>? = lock.withLock {
+            guard !ended else { return nil }
+            wakePending = true
+            defer { waiting = nil }
+            return waiting
+        }
+        resume?.resume(returning: .woken)
+    }
+
+    /// The next change, waiting for one if none is pending; with a pump, delivering while it
+    /// waits.
+    func next(isolation actor: isolated (any Actor)?, pump: ChangePump?) async -> Change? {
+        if Task.isCancelled {
+            cancel()
+            return nil
+        }
+        while true {
+            if let change = takePending() { return change.value }
+            if let pump {
+                pump.deliver(woken: takeWake())
+                if let change = takePending() { return change.value }
+            }
+            switch await wait(isolation: actor) {
+            case .change(let change): return change.value
+            case .ended: return nil
+            case .woken: continue
+            }
+        }
+    }
+
+    /// Whether a commit was announced since the last delivery; clears it.
+    private func takeWake() -> Bool {
+        lock.withLock {
+            defer { wakePending = false }
+            return wakePending
+        }
+    }
+
+    /// Waits for a change, a wake or the end (cancellation included).
+    private func wait(isolation actor: isolated (any Actor)?) async -> Outcome {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation(isolation: actor) { (continuation: CheckedContinuation<Outcome, Never>) in
+                let immediate: Outcome? = lock.withLock {
+                    if !pending.isEmpty { return .change(Unchecked(pending.removeFirst())) }
+                    if ended || Task.isCancelled { return .ended }
+                    if wakePending { return .woken }
                     waiting = continuation
                     return nil
                 }
@@ -109,7 +210,6 @@ final class ChangeBuffer<Change>: @unchecked Sendable {
         } onCancel: {
             cancel()
         }
-        return change?.value
     }
 
     private func takePending() -> Unchecked<Change>? {
@@ -124,7 +224,7 @@ final class ChangeBuffer<Change>: @unchecked Sendable {
             defer { waiting = nil }
             return waiting
         }
-        resume?.resume(returning: nil)
+        resume?.resume(returning: .ended)
         endObservation()
     }
 
@@ -156,7 +256,7 @@ extension Results {
 
     /// ``changes`` counting only changes to `keyPaths` as modifications.
     public func changes(keyPaths: [String]?) -> ChangeSequence<CollectionChange<Results<Element>>> {
-        ChangeSequence(register: { block in observe(keyPaths: keyPaths, block) }, isLast: { change in
+        ChangeSequence(database: database, register: { block in observe(keyPaths: keyPaths, block) }, isLast: { change in
             if case .error = change { return true }
             return false
         })
@@ -178,7 +278,7 @@ extension ObservableObjectBase {
 
     /// ``changes`` for the properties `keyPaths` only.
     public func changes(keyPaths: [PartialKeyPath<Self>]?) -> ChangeSequence<ObjectChange<Self>> {
-        ChangeSequence(register: { [self] block in observe(keyPaths: keyPaths, block) }, isLast: { change in
+        ChangeSequence(database: _objdbDatabase, register: { [self] block in observe(keyPaths: keyPaths, block) }, isLast: { change in
             switch change {
             case .change: return false
             case .deleted, .error: return true
