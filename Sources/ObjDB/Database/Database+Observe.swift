@@ -19,8 +19,9 @@ extension Database {
     /// }
     /// ```
     ///
-    /// Calls come at this instance's commits, at ``refresh()``, and — for a database opened on
-    /// the main thread — on the main queue when another instance or process commits.
+    /// Calls come at this instance's commits, at ``refresh()``, and — for a database opened by
+    /// main-actor code or an actor — on the main queue or the actor when another instance or
+    /// process commits.
     public func observe(_ block: @escaping (Notification, Database) -> Void) -> NotificationToken {
         let observer = DatabaseObserver(database: self, block: block)
         observation().add(observer)

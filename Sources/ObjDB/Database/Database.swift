@@ -102,7 +102,7 @@ public final class Database {
     /// Whether deliveries move the database to new versions by themselves (``autorefresh``).
     @exclusivity(unchecked) var refreshesAutomatically = true
     /// Where notifications run between the owner's calls: the main queue for a database opened
-    /// on the main thread, the queue of `observe(on:)` for the database it opens there.
+    /// by main-actor code, the queue of `observe(on:)` for the database it opens there.
     @exclusivity(unchecked) var deliveryQueue: DispatchQueue?
     /// The actor that opened the database, other than the main actor: notifications of other
     /// instances' commits are delivered on it. Weak: the actor usually owns the database.
@@ -136,8 +136,10 @@ public final class Database {
     /// The database belongs to the isolation domain that opens it (`isolation`, the caller's
     /// actor by default): commits by other instances and processes are delivered to its
     /// observers there — on the main queue for the main actor, on the actor's executor for
-    /// another actor. Opened outside any actor, it delivers at its own commits and at
-    /// ``refresh()`` (and on the main queue when opened on the main thread).
+    /// another actor; code on the main queue counts as the main actor's. Opened outside any
+    /// actor and off the main queue, it delivers at its own commits, at ``refresh()`` and while
+    /// a `changes` loop of it waits. Pass `nil` for an instance that belongs to no actor.
+    /// (Docs/Concurrency.md has the table.)
     public convenience init(configuration: Configuration, isolation: isolated (any Actor)? = #isolation) throws {
         try configuration.validate()
         let path = try configuration.resolvedPath()

@@ -43,7 +43,7 @@ extension Database {
     /// A live database for the calling context, at least at this version: the instance on the
     /// same file that this actor or the main actor opened, if there is one (refreshed if it
     /// reads an older version), else a new instance at the newest version. Code outside any
-    /// actor and off the main thread (a `DispatchQueue`, a nonisolated task) always gets a new
+    /// actor and off the main queue (a `DispatchQueue`, a nonisolated task) always gets a new
     /// instance: nothing tells which of its instances it may use. A live database returns itself.
     ///
     /// ```swift

@@ -2,7 +2,7 @@ import CObjDBRuntime
 import Foundation
 
 /// The isolation domain a live ``Database`` belongs to, when code can be sure to be in it again:
-/// the main actor (or the main thread), or another actor. ``LiveInstances`` finds the instance
+/// the main actor (or the main queue), or another actor. ``LiveInstances`` finds the instance
 /// of the caller's domain by it, for `thaw()`.
 ///
 /// Other code has no such identity: a `DispatchQueue` runs on whichever pool thread is free, a
@@ -13,7 +13,7 @@ enum IsolationContext: Equatable {
     case actor(ObjectIdentifier)
 
     /// The domain of code isolated to `isolation` (`#isolation` at the call); `nil` for code
-    /// outside any actor and off the main thread.
+    /// outside any actor and off the main queue.
     init?(_ isolation: (any Actor)?) {
         if let isolation {
             self = isolation === MainActor.shared ? .main : .actor(ObjectIdentifier(isolation))

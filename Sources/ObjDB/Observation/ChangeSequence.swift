@@ -12,12 +12,14 @@ import Foundation
 /// The observation is registered when the iterator is made (`for await` makes it at once), so a
 /// commit between `makeAsyncIterator()` and the first `next()` is not lost: changes wait in the
 /// iterator until they are asked for. The sequence never throws: a failure arrives as
-/// `.error` and ends it, as an object's `.deleted` does. It ends when the task is cancelled.
+/// `.error` and ends it, as an object's `.deleted` does. It ends when the task is cancelled
+/// (at once for a task cancelled before it iterates).
 ///
 /// The elements hold live objects of the observed database, so iterate where the database
-/// lives (its actor, the main actor, its queue): `next` runs in the caller's isolation. The
-/// iterator's changes are delivered at the database's delivery points, as `observe` delivers
-/// them.
+/// lives (its actor, the main actor, the task that opened it): `next` runs in the caller's
+/// isolation. The iterator's changes are delivered at the database's delivery points, as
+/// `observe` delivers them; for a database opened outside any actor, the iterator's waits are
+/// those delivery points (Docs/Concurrency.md).
 public struct ChangeSequence<Change>: AsyncSequence {
     /// A change: `CollectionChange` of the collection, or `ObjectChange` of the object.
     public typealias Element = Change

@@ -18,7 +18,7 @@ extension ObservableObjectBase {
     /// ```
     ///
     /// There is no initial call. Calls come at the database's delivery points (its commits,
-    /// ``Database/refresh()``, the main queue for a database opened on the main thread). Old
+    /// ``Database/refresh()``, the main queue or actor of a database opened there). Old
     /// values are given for changes made elsewhere (another instance or process); for this
     /// instance's own writes and for collection properties they are `nil`, as in Realm.
     ///

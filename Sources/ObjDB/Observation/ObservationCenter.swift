@@ -5,7 +5,7 @@ import Foundation
 /// Confined, like its database, to the isolation domain that uses the database. Notifications
 /// are delivered at *delivery points*: a commit by this instance (synchronously, after it
 /// lands), ``Database/refresh()``, and — for a database with a delivery queue (the main queue
-/// for one opened on the main thread, or the queue of `observe(on:)`) — when the
+/// for one opened by main-actor code, or the queue of `observe(on:)`) — when the
 /// ``ChangeNotifier`` reports a commit by another instance or process.
 ///
 /// At each point the center moves to the newest version and tells every observer what changed

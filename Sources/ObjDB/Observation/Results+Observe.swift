@@ -11,7 +11,8 @@ extension Results {
     /// ```
     ///
     /// The first call comes at the database's next delivery point: ``Database/refresh()``, a
-    /// commit of this database, or — on the main thread — the main queue's next turn. Later
+    /// commit of this database, or — opened by main-actor code or an actor — the main queue's
+    /// or the actor's next turn. Later
     /// calls come when a commit changes what the results hold or what `keyPaths` watch (every
     /// property, and the objects linked from them, without `keyPaths`); a commit that changes
     /// nothing they show calls nothing.
