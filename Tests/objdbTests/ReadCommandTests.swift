@@ -136,6 +136,8 @@ struct ReadCommandTests {
         #expect(swift.contains("    @Persisted var address: Address?"))
         #expect(swift.contains("final class Address: EmbeddedObject {"))
         #expect(swift.contains("    @Persisted var int8: Int8 = 0"))
+        // The default a model gets without an initial value (Models.md): 2001-01-01.
+        #expect(swift.contains("    @Persisted var date: Date = Date(timeIntervalSinceReferenceDate: 0)"))
         #expect(swift.contains("    @Persisted(originProperty: \"pets\") var owners: LinkingObjects<Owner>"))
     }
 

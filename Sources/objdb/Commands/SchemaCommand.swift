@@ -152,7 +152,7 @@ enum SwiftModels {
         case .int, .float, .double: return "0"
         case .string: return "\"\""
         case .data: return "Data()"
-        case .date: return "Date(timeIntervalSince1970: 0)"
+        case .date: return "Date(timeIntervalSinceReferenceDate: 0)"  // the library's default
         case .uuid: return "UUID()"
         case .decimal: return "0"
         case .objectId: return "ObjectId.generate()"
