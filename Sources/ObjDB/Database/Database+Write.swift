@@ -22,7 +22,51 @@ extension Database {
         objdbPrecondition(
             writeContext == nil,
             "Database.write was called inside a write transaction of the same Database; nested write transactions are not supported. Do the work in the enclosing transaction, or end it (commitWrite() or cancelWrite()) first")
-        let context = startWrite()
+        return try performWrite(gateEntered: false, block)
+    }
+
+    /// ``write(_:)`` for asynchronous code: while another write transaction of this process
+    /// holds the file's writer lock, the task is suspended instead of blocking its thread (the
+    /// actor's executor, the main thread), and `block` runs once it is this write's turn.
+    ///
+    /// ```swift
+    /// actor Importer {
+    ///     let db: Database
+    ///     func save(_ batch: [Person]) async throws {
+    ///         try await db.asyncWrite { try db.add(batch, update: .modified) }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Realm's `asyncWrite`. `block` is synchronous, like a `write` block: it runs in the
+    /// caller's isolation, on one thread, from the transaction's beginning to its commit. A
+    /// writer in *another process* still makes the thread wait inside LMDB for as long as that
+    /// transaction lasts (LMDB's writer lock belongs to a thread, so no other thread can wait
+    /// for it on the task's behalf); see Docs/Concurrency.md. Calling it inside a write
+    /// transaction of the same `Database` is a programmer error, as for ``write(_:)``.
+    ///
+    /// - Throws: what `block` throws, or an ``ObjDBError`` if the transaction cannot begin or
+    ///   commit. In every case nothing of the transaction is kept.
+    @discardableResult
+    public func asyncWrite<Result>(
+        isolation: isolated (any Actor)? = #isolation, _ block: () throws -> Result
+    ) async throws -> Result {
+        objdbPrecondition(
+            writeContext == nil,
+            "Database.asyncWrite was called inside a write transaction of the same Database; nested write transactions are not supported. Do the work in the enclosing transaction, or end it (commitWrite() or cancelWrite()) first")
+        // A frozen or read-only database refuses the write as write(_:) does, without waiting.
+        guard frozenVersion == nil, !configuration.readOnly else { return try performWrite(gateEntered: false, block) }
+        await environment.writerGate.enterSuspending()
+        objdbPrecondition(
+            writeContext == nil,
+            "Database.asyncWrite: a write transaction of the same Database began while this one waited for its turn (beginWrite() in code that ran meanwhile); end it first")
+        return try performWrite(gateEntered: true, block)
+    }
+
+    /// Runs `block` in a write transaction and commits it; `gateEntered`: the caller took the
+    /// process's ``WriterGate``.
+    private func performWrite<Result>(gateEntered: Bool, _ block: () throws -> Result) throws -> Result {
+        let context = startWrite(gateEntered: gateEntered)
         if let failure = context.failure {
             endWrite(context, committed: false)
             throw failure
@@ -49,7 +93,7 @@ extension Database {
         objdbPrecondition(
             writeContext == nil,
             "Database.beginWrite() was called while this Database is already in a write transaction; nested write transactions are not supported. End the current one with commitWrite() or cancelWrite() first")
-        _ = startWrite()
+        _ = startWrite(gateEntered: false)
     }
 
     /// Commits the write transaction begun with ``beginWrite()``.
@@ -138,13 +182,16 @@ extension Database {
         (error as? ObjDBError)?.with(path: path) ?? ObjDBError(.storage, "\(error)", path: path)
     }
 
-    /// Begins the LMDB write transaction, or records why it could not.
-    private func startWrite() -> WriteContext {
+    /// Begins the LMDB write transaction, or records why it could not. `gateEntered`: the
+    /// caller took the process's ``WriterGate``, which the transaction leaves when it ends (or
+    /// this, if none begins).
+    private func startWrite(gateEntered: Bool) -> WriteContext {
         objdbPrecondition(
             frozenVersion == nil,
             "A write transaction was begun on a frozen Database, which reads one version for ever; thaw() it (or the object) and write through the live Database")
         let context: WriteContext
         if configuration.readOnly {
+            if gateEntered { environment.writerGate.leave() }
             context = WriteContext(
                 failure: ObjDBError(.readOnly, "The database was opened read-only; writes are not allowed", path: path),
                 catalog: catalog)
@@ -155,8 +202,13 @@ extension Database {
             // The write transaction sees the newest version; the snapshot is no longer needed.
             snapshot = nil
             do {
-                try checkActiveVersions()
-                context = WriteContext(transaction: try WriteTransaction(environment), catalog: catalog)
+                do {
+                    try checkActiveVersions()
+                } catch {
+                    if gateEntered { environment.writerGate.leave() }
+                    throw error
+                }
+                context = WriteContext(transaction: try WriteTransaction(environment, gateEntered: gateEntered), catalog: catalog)
             } catch {
                 context = WriteContext(failure: Self.objdbError(error, path: path), catalog: catalog)
             }

@@ -86,6 +86,8 @@ final class Environment: @unchecked Sendable {
     private var sharedLockDescriptor: Int32 = -1
 
     private let stateLock = NSLock()
+    /// This process's writers, one at a time (see ``WriterGate``).
+    let writerGate = WriterGate()
     /// Serialises `mdb_dbi_open`: LMDB requires that the transaction that opened a handle
     /// finishes before another transaction opens one. Recursive because a write transaction
     /// holds it until it ends and may open further tables meanwhile.
@@ -327,17 +329,32 @@ final class Environment: @unchecked Sendable {
     // MARK: Transactions bookkeeping
 
     /// Begins an LMDB transaction, adopting a map grown by another process when that is safe.
-    func beginTransaction(readOnly: Bool, parent: OpaquePointer? = nil) throws -> OpaquePointer {
-        if !readOnly {
-            let conflict = stateLock.withLock { writerThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
-            if conflict {
-                throw ObjDBError(
-                    .writeConflict,
-                    "This thread already has a write transaction open on this file through another Database instance; finish it first (a second one would deadlock)",
-                    path: path)
-            }
+    ///
+    /// A write transaction first takes the process's ``writerGate`` (unless the caller already
+    /// did: `gateEntered`), and holds it until ``writeTransactionEnded(committed:)``; if it
+    /// cannot begin, the gate is left here.
+    func beginTransaction(readOnly: Bool, parent: OpaquePointer? = nil, gateEntered: Bool = false) throws -> OpaquePointer {
+        guard !readOnly else { return try beginLMDBTransaction(readOnly: true, parent: parent) }
+        let conflict = stateLock.withLock { writerThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+        if conflict {
+            if gateEntered { writerGate.leave() }
+            throw ObjDBError(
+                .writeConflict,
+                "This thread already has a write transaction open on this file through another Database instance; finish it first (a second one would deadlock)",
+                path: path)
         }
-        if !readOnly { shrinkMapIfReserveWasDisabled() }
+        if !gateEntered { writerGate.enter() }
+        do {
+            shrinkMapIfReserveWasDisabled()
+            return try beginLMDBTransaction(readOnly: false, parent: parent)
+        } catch {
+            writerGate.leave()
+            throw error
+        }
+    }
+
+    /// `mdb_txn_begin`, adopting a grown map once.
+    private func beginLMDBTransaction(readOnly: Bool, parent: OpaquePointer?) throws -> OpaquePointer {
         var attempt = 0
         while true {
             var txn: OpaquePointer?
@@ -358,7 +375,7 @@ final class Environment: @unchecked Sendable {
         }
     }
 
-    /// Records that a transaction begun with ``beginTransaction(readOnly:parent:)`` ended.
+    /// Records that a transaction begun with ``beginTransaction(readOnly:parent:gateEntered:)`` ended.
     func transactionEnded(readOnly: Bool) {
         stateLock.withLock {
             liveTransactions -= 1
@@ -580,6 +597,7 @@ final class Environment: @unchecked Sendable {
     /// (LMDB closed them if it did not) and releases the table lock.
     func writeTransactionEnded(committed: Bool) {
         transactionEnded(readOnly: false)
+        defer { writerGate.leave() }
         // A guard left by a walk that did not finish (its transaction failed) ends with it.
         writerTableGuard = nil
         guard writerHoldsTableLock else { return }

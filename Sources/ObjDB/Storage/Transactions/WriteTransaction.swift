@@ -16,9 +16,11 @@ struct WriteTransaction: ~Copyable {
     let startPages: Int?
 
     /// Begins a write transaction, waiting for any other writer (in any process) to finish.
-    init(_ environment: Environment) throws {
+    /// `gateEntered`: the caller already took the process's ``WriterGate`` (which the
+    /// transaction then leaves when it ends, or at once if it cannot begin).
+    init(_ environment: Environment, gateEntered: Bool = false) throws {
         self.environment = environment
-        let handle = try environment.beginTransaction(readOnly: false)
+        let handle = try environment.beginTransaction(readOnly: false, gateEntered: gateEntered)
         self.handle = handle
         if let reserve = environment.reserve, reserve.isActive, let committed = environment.committedPageCount() {
             // LMDB starts the transaction's next page at the newest version's last page + 1;
