@@ -559,6 +559,8 @@ struct QueryDifferentialTests {
         ("friends.@median.age > 1", [], "unknown aggregate '@median'"),
         ("5 IN owner.level", [], "the key path after IN must reach several values"),
         ("5 IN ANY owner.level", [], "the key path after IN must reach several values"),
+        ("ALL {5, 6} IN owner.level", [], "the key path after IN must reach several values"),
+        ("ANY {5, 6} < ALL owner.level", [], "ALL needs a to-many key path"),
         ("NULL CONTAINS age", [], "age"),
         ("SUBQUERY(owner, $o, $o.level > 1).@count > 0", [], "SUBQUERY needs a collection of objects"),
         ("SUBQUERY(tags, $t, $t == 'a').@count > 0", [], "SUBQUERY needs a collection of objects"),

@@ -47,7 +47,10 @@ struct QueryListComparisonTests {
             }
         }
         let owners = db.objects(Owner.self)
-        #expect(try owners.filter("{'a', 'b'} IN ALL tags").map(\.id) == [1, 3])   // every tag is a or b (none for 3)
+        // ANY where no quantifier is written before the list, as in Realm: some value equals every
+        // tag (only the empty tags of 3); "every tag is a or b" is ALL tags IN {'a', 'b'}.
+        #expect(try owners.filter("{'a', 'b'} IN ALL tags").map(\.id) == [3])
+        #expect(try owners.filter("ALL tags IN {'a', 'b'}").map(\.id) == [1, 3])
         #expect(try owners.filter("{'c', 'x'} IN ANY tags").map(\.id) == [2])
         #expect(try owners.filter("{'c'} IN NONE tags").map(\.id) == [1, 3])
         #expect(try owners.filter("ALL tags == ANY {'a', 'b'}").map(\.id) == [1, 3])

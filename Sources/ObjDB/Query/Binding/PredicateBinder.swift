@@ -90,6 +90,12 @@ struct PredicateBinder {
             }
             op = .equal
         }
+        if c.listFirst, op == .in, !toMany {
+            // `ANY {1, 2} IN owner.age`: as `value IN keyPath`, the key path must reach several values.
+            throw error(
+                c.position,
+                "the key path after IN must reach several values (a list, set, map or linking objects), and \(describe(c.left)) reaches one; use == instead")
+        }
         if c.quantifier != .any && !toMany {
             throw error(c.position, "\(c.quantifier.rawValue) needs a to-many key path (a list, set, map or linking objects)")
         }
@@ -99,8 +105,10 @@ struct PredicateBinder {
             throw error(c.position, "\(describe(c.left)) reaches several objects and cannot be compared with nil; compare its @count with 0")
         }
         let right = try bindRight(c, op: op, type: type, leafClass: leafClass, leafOptional: leafOptional, leftIsToMany: toMany)
+        let order = QuantifierOrder(c, leftIsToMany: toMany)
         return BoundComparison(
-            left: left, op: op, right: right, options: c.options, quantifier: c.quantifier, type: type, listQuantifier: c.listQuantifier)
+            left: left, op: op, right: right, options: c.options, quantifier: order.quantifier, type: type,
+            listQuantifier: order.listQuantifier, listFirst: order.listFirst)
     }
 
     /// The left operand, the type of its values, whether it is to-many, the class of object

@@ -31,6 +31,11 @@ struct QueryComparison: Equatable, Sendable {
     /// How a list on the right is combined: `age > ANY {1, 2}` (the default, also `age > {1, 2}`),
     /// `ALL`, `NONE`.
     var listQuantifier: QueryQuantifier = .any
+    /// Whether the list was written on the left (`ALL {6.0, 6.1} <= ANY items.price`): then its
+    /// quantifier applies outside the key path's, as in Realm (some value `v` of the list such
+    /// that every price `p` has `v <= p`, and so on), and ``op`` is written mirrored for the key
+    /// path on the left. Otherwise the key path's quantifier is the outer one.
+    var listFirst = false
     /// Position of the comparison in the predicate string (0-based, in characters), for errors.
     var position: Int? = nil
     /// When the constant side is one literal written in the predicate string (not an argument):
@@ -49,7 +54,7 @@ extension QueryComparison {
     /// they were read as are compared.
     static func == (a: QueryComparison, b: QueryComparison) -> Bool {
         a.left == b.left && a.op == b.op && a.right == b.right && a.options == b.options && a.quantifier == b.quantifier
-            && a.listQuantifier == b.listQuantifier && a.position == b.position
+            && a.listQuantifier == b.listQuantifier && a.listFirst == b.listFirst && a.position == b.position
     }
 }
 
