@@ -207,6 +207,7 @@ struct PredicateParserTests {
         let argument = try comparison(try parse("NONE %@ < %K", [1, 2], "dogs.age"))
         #expect(argument.left == key("dogs.age") && argument.op == .greater && argument.right == .list([.int(1), .int(2)]))
         #expect(argument.listQuantifier == .none && argument.quantifier == .any && argument.listFirst)
+        #expect(try comparison(try parse("age > 3")).stringSyntax)
     }
 
     // MARK: Key paths and aggregates

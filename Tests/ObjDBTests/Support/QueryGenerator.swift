@@ -198,6 +198,10 @@ struct QDGenerator {
         let field = Self.sourceField(left)
         let op = rng.pick(Self.operators(type))
         var c = QDComparison(left: left, op: op, values: [])
+        if op == .between, case .many(let quantifier, let many) = left, many.field == nil, quantifier != .all {
+            // Realm refuses BETWEEN on a list of values without ALL.
+            c.left = .many(.all, many)
+        }
         let constant: (inout QDGenerator) -> QDValue
         switch left {
         case .aggregate(.count, _), .subquery:

@@ -225,6 +225,11 @@ final class BoundPath {
     /// The path as written, for messages.
     var text: String { keyPath.description }
 
+    /// Whether the values compared are the elements of a collection of values (a list, set or
+    /// map of numbers, strings…) the path ends in, not their lengths: Realm's "list property"
+    /// for BETWEEN.
+    var endsInValueCollection: Bool { isToMany && leafType != .object && !measuresLength && groupStep == steps.count - 1 }
+
     /// Whether the path ends in `.length` after strings or data: its values are their lengths
     /// in UTF-8 bytes (Realm's `name.length`, `tags.length`), ``leafType`` is `.int`, and
     /// ``storedType`` is the type of the values measured.

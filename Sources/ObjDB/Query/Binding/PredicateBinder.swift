@@ -99,6 +99,7 @@ struct PredicateBinder {
         if c.quantifier != .any && !toMany {
             throw error(c.position, "\(c.quantifier.rawValue) needs a to-many key path (a list, set, map or linking objects)")
         }
+        try checkBetween(c, left)
         try check(op, type: type, options: c.options, c.position, c.left)
         if toMany, type == .object, case .value(.null) = c.right {
             // Realm refuses it too: a collection of objects is never nil.
@@ -109,6 +110,18 @@ struct PredicateBinder {
         return BoundComparison(
             left: left, op: op, right: right, options: c.options, quantifier: order.quantifier, type: type,
             listQuantifier: order.listQuantifier, listFirst: order.listFirst)
+    }
+
+    /// Realm's rule for BETWEEN on a collection of values (`scores BETWEEN {5, 9}`) in a predicate
+    /// string: only ALL is allowed (every element in the range); ANY (also when not written) and
+    /// NONE are refused. Through collections of objects, and in the DSL, BETWEEN tests each value.
+    private func checkBetween(_ c: QueryComparison, _ left: BoundOperand) throws {
+        guard c.op == .between, c.stringSyntax, c.quantifier != .all, case .path(let path) = left, path.endsInValueCollection else { return }
+        let written = c.quantifier == .none ? "NONE" : "ANY (written or not)"
+        throw error(
+            c.position,
+            "BETWEEN on '\(path.text)', a collection of values, needs ALL, as in Realm: ALL \(path.text) BETWEEN {low, high} holds when "
+                + "every element is in the range; \(written) is refused")
     }
 
     /// The left operand, the type of its values, whether it is to-many, the class of object

@@ -1,7 +1,15 @@
 /// Comparisons: `[quantifier] expression operator [options] expression`.
 extension PredicateParser.Reader {
-    /// `[quantifier] expression operator [options] [quantifier] expression`.
+    /// `[quantifier] expression operator [options] [quantifier] expression`, marked as written in
+    /// a predicate string (``QueryComparison/stringSyntax``).
     mutating func parseComparison() throws -> QueryComparison {
+        var comparison = try parseQuantifiedComparison()
+        comparison.stringSyntax = true
+        return comparison
+    }
+
+    /// `[quantifier] expression operator [options] [quantifier] expression`.
+    private mutating func parseQuantifiedComparison() throws -> QueryComparison {
         let start = current.position
         let quantifierToken = current
         let quantifier = Self.quantifier(current)
