@@ -56,6 +56,20 @@ struct QueryListComparisonTests {
         #expect(try owners.filter("ALL tags == ANY {'a', 'b'}").map(\.id) == [1, 3])
     }
 
+    /// A list on the left of a key path that reaches one value is the same comparison mirrored:
+    /// `ALL {5, 15} < age` is `age > ALL {5, 15}`.
+    @Test func aListOnTheLeftOfOneValue() throws {
+        let people = try people()
+        func ids(_ query: String, _ arguments: Any?...) throws -> [Int] { try people.filter(query, argumentArray: arguments).map(\.id) }
+        #expect(try ids("ALL {5, 15} < age") == [2, 3])
+        #expect(try ids("ANY {10, 30} == age") == [1, 3])
+        #expect(try ids("NONE {10, 20} == age") == [3, 4])
+        #expect(try ids("ANY %@ >= age", [15, 25]) == [1, 2])
+        #expect(try ids("ALL {} == age") == [1, 2, 3, 4])
+        #expect(throws: ObjDBError.self) { try people.filter("{10, 20} == age") }
+        #expect(throws: ObjDBError.self) { try people.filter("ANY {10, 20} IN age") }
+    }
+
     @Test func mixedListsMatchTheValuesOfTheRightType() throws {
         let people = try people()
         #expect(try people.filter("age IN {10, 'ten', 30}").map(\.id) == [1, 3])
