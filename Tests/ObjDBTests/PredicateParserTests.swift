@@ -192,6 +192,24 @@ struct PredicateParserTests {
         #expect(try parse("5 IN scores") == compare(key("scores"), .in, value(.int(5))))
     }
 
+    /// A list on the left with ANY, ALL or NONE before it or before the key path: the key path
+    /// goes on the left, the operator is mirrored (IN stays IN), and the list's quantifier is
+    /// marked as the outer one (ANY where not written).
+    @Test func listOnTheLeftPutsTheKeyPathLeft() throws {
+        let prices = QueryExpression.list([.double(5.5), .double(4.0)])
+        let anyAll = try comparison(try parse("ANY {5.5, 4.0} IN ALL items.price"))
+        #expect(anyAll.left == key("items.price") && anyAll.op == .in && anyAll.right == prices)
+        #expect(anyAll.listQuantifier == .any && anyAll.quantifier == .all && anyAll.listFirst)
+        let lessOrEqual = try comparison(try parse("ALL {6.0, 6.1} <= ALL items.price"))
+        #expect(lessOrEqual.op == .greaterOrEqual && lessOrEqual.listQuantifier == .all && lessOrEqual.quantifier == .all)
+        let unwritten = try comparison(try parse("{'a'} IN NONE tags"))
+        #expect(unwritten.listQuantifier == .any && unwritten.quantifier == .none && unwritten.listFirst)
+        let argument = try comparison(try parse("NONE %@ < %K", [1, 2], "dogs.age"))
+        #expect(argument.left == key("dogs.age") && argument.op == .greater && argument.right == .list([.int(1), .int(2)]))
+        #expect(argument.listQuantifier == .none && argument.quantifier == .any && argument.listFirst)
+        #expect(try comparison(try parse("age > 3")).stringSyntax)
+    }
+
     // MARK: Key paths and aggregates
 
     @Test func keyPaths() throws {
@@ -450,8 +468,8 @@ struct PredicateParserTests {
         ("and == 3", 0, "expected a key path or value, found 'and' (a property named like a keyword must be given with %K)"),
         ("owner.in == 3", 6, "'in' is a reserved word; a property with that name must be given with %K"),
         ("owner. == 3", 7, "expected a property name or an aggregate such as @count after '.', found '=='"),
-        ("ANY 3 == age", 4, "ANY must be followed by a key path, found '3'"),
-        ("all dogs.@count > 1", 4, "ALL must be followed by a key path, found 'dogs.@count'"),
+        ("ANY 3 == age", 4, "ANY must be followed by a key path or a list, found '3'"),
+        ("all dogs.@count > 1", 4, "ALL must be followed by a key path or a list, found 'dogs.@count'"),
         ("ANY name IN tags", 0, "ANY, ALL and NONE can't be used with 'value IN keyPath'"),
         ("age == #3", 7, "unexpected character '#'"),
         // Literals.
@@ -497,6 +515,11 @@ struct PredicateParserTests {
         ("age IN 5", 7, "IN needs a list like {1, 2}, an array argument or a key path on its right, found '5'"),
         ("age IN dogs.@count", 7, "IN needs a list like {1, 2}, an array argument or a key path on its right, found 'dogs.@count'"),
         ("{1} IN tags", 0, "'{1}' is a list, but a single value is needed here"),
+        ("{1, 2} IN ANY 5", 0, "'{1, 2}' is a list, but a single value is needed here"),
+        ("ANY {1, 2} CONTAINS tags", 0, "'CONTAINS' can't have a list on its left"),
+        ("ALL {1, 2} BETWEEN tags", 0, "'BETWEEN' can't have a list on its left"),
+        ("ANY {1, 2} == 3", 14, "a list on the left of '==' needs a key path on its right, found '3'"),
+        ("ALL {1} < ANY tags.@count", 14, "ANY must be followed by a key path, found 'tags.@count'"),
         ("age IN {1, {2}}", 11, "lists can't be nested"),
         ("age IN {1, name}", 11, "a list can only hold values, found 'name'"),
         ("age IN {1 2}", 10, "expected ',' or '}' in the list that starts at position 7, found '2'"),

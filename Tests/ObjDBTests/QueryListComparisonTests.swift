@@ -47,10 +47,27 @@ struct QueryListComparisonTests {
             }
         }
         let owners = db.objects(Owner.self)
-        #expect(try owners.filter("{'a', 'b'} IN ALL tags").map(\.id) == [1, 3])   // every tag is a or b (none for 3)
+        // ANY where no quantifier is written before the list, as in Realm: some value equals every
+        // tag (only the empty tags of 3); "every tag is a or b" is ALL tags IN {'a', 'b'}.
+        #expect(try owners.filter("{'a', 'b'} IN ALL tags").map(\.id) == [3])
+        #expect(try owners.filter("ALL tags IN {'a', 'b'}").map(\.id) == [1, 3])
         #expect(try owners.filter("{'c', 'x'} IN ANY tags").map(\.id) == [2])
         #expect(try owners.filter("{'c'} IN NONE tags").map(\.id) == [1, 3])
         #expect(try owners.filter("ALL tags == ANY {'a', 'b'}").map(\.id) == [1, 3])
+    }
+
+    /// A list on the left of a key path that reaches one value is the same comparison mirrored:
+    /// `ALL {5, 15} < age` is `age > ALL {5, 15}`.
+    @Test func aListOnTheLeftOfOneValue() throws {
+        let people = try people()
+        func ids(_ query: String, _ arguments: Any?...) throws -> [Int] { try people.filter(query, argumentArray: arguments).map(\.id) }
+        #expect(try ids("ALL {5, 15} < age") == [2, 3])
+        #expect(try ids("ANY {10, 30} == age") == [1, 3])
+        #expect(try ids("NONE {10, 20} == age") == [3, 4])
+        #expect(try ids("ANY %@ >= age", [15, 25]) == [1, 2])
+        #expect(try ids("ALL {} == age") == [1, 2, 3, 4])
+        #expect(throws: ObjDBError.self) { try people.filter("{10, 20} == age") }
+        #expect(throws: ObjDBError.self) { try people.filter("ANY {10, 20} IN age") }
     }
 
     @Test func mixedListsMatchTheValuesOfTheRightType() throws {

@@ -507,3 +507,30 @@ final class RQArgPerson: Object {
     @Persisted var links: RQArgPerson?
     @Persisted var list: List<RQArgPerson>
 }
+
+// MARK: - Parser_list_of_primitive_ints
+
+final class RQIntListRow: Object {
+    @Persisted var integers: List<Int>
+    @Persisted var single_int: Int = 0
+    @Persisted var integers_nullable: List<Int?>
+    @Persisted var single_int_nullable: Int? = nil
+}
+final class RQIntListHolder: Object {
+    @Persisted var link: RQIntListRow?
+    @Persisted var list: List<RQIntListRow>
+}
+
+// MARK: - Parser_ListVsList
+
+final class RQKeyedIntList: Object {
+    @Persisted(primaryKey: true) var id: Int = 0
+    @Persisted var integers: List<Int>
+}
+
+// MARK: - Parser_Between (with a list of scores, realm-core pull request #5509)
+
+final class RQScoresRow: Object {
+    @Persisted var age: Int? = nil
+    @Persisted var scores: List<Int>
+}

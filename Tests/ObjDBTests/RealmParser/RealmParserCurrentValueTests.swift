@@ -165,7 +165,8 @@ struct RealmParserCurrentBasicTests {
     }
 
     // realm-core test_parser.cpp (current): TEST(Parser_Between) — changed from CHECK_THROW to a count
-    // Upstream expects 1 (both ends excluded); inclusive, as in Realm Swift: 24 and 25.
+    // This version expects 1 (both ends excluded); the newest includes both ends, as ObjDB and Realm
+    // Swift do: 24 and 25 (RealmParserBetweenTests ports the newest cases).
     static let between: [RQCase] = [
         RQCase("age between {20, 25}", 2),
         // CHECK_THROW: BETWEEN takes exactly two values

@@ -165,9 +165,26 @@ struct QDComparison {
     var right: QDField? = nil
 }
 
+/// `[quantifier] {values} op [quantifier] many`: a list of constants written on the left of a
+/// collection, as Realm's query language allows (`ALL {1, 2} IN ANY nums`). The list's quantifier
+/// applies outside the collection's; a quantifier not written is ANY.
+struct QDLeftList {
+    /// The quantifier before the list, if written.
+    var listQuantifier: QDQuantifier?
+    /// The values of the list.
+    var values: [QDValue]
+    /// The operator as written (list on its left): `.eq`, `.ne`, `.lt`, `.le`, `.gt`, `.ge` or `.in`.
+    var op: QDOp
+    /// The quantifier before the collection, if written.
+    var quantifier: QDQuantifier?
+    /// The collection.
+    var many: QDMany
+}
+
 /// A generated predicate.
 indirect enum QDPredicate {
     case comparison(QDComparison)
+    case leftList(QDLeftList)
     /// `left >= low AND left < high` (the DSL's `contains(low..<high)`).
     case range(QDLeft, QDValue, QDValue)
     case and([QDPredicate])
@@ -413,18 +430,36 @@ struct QDBruteForce {
         case .range(let left, let low, let high):
             return matches(.comparison(QDComparison(left: left, op: .ge, values: [low])), index)
                 && matches(.comparison(QDComparison(left: left, op: .lt, values: [high])), index)
+        case .leftList(let list):
+            return matches(list, index)
         case .comparison(var c):
             if let right = c.right { c.values = [value(right, index)] }
             let values = leftValues(c.left, index)
             let test = { (value: QDValue) in Self.test(value, c, self.folding) }
-            if case .many(let quantifier, _) = c.left {
-                switch quantifier {
-                case .any: return values.contains(where: test)
-                case .all: return values.allSatisfy(test)
-                case .none: return !values.contains(where: test)
-                }
-            }
+            if case .many(let quantifier, _) = c.left { return Self.quantify(quantifier, values, test) }
             return test(values[0])
+        }
+    }
+
+    /// Whether item `index` matches a list written on the left: the list's quantifier over its
+    /// values `v` outside, the collection's over its elements `e` inside, testing `v op e`.
+    func matches(_ list: QDLeftList, _ index: Int) -> Bool {
+        let elements = values(list.many, index)
+        let op: QDOp = list.op == .in ? .eq : list.op
+        func holds(_ value: QDValue) -> Bool {
+            Self.quantify(list.quantifier ?? .any, elements) { element in
+                Self.test(value, QDComparison(left: .many(.any, list.many), op: op, values: [element]), folding)
+            }
+        }
+        return Self.quantify(list.listQuantifier ?? .any, list.values, holds)
+    }
+
+    /// Whether `test` holds for some, every or none of `values`.
+    static func quantify(_ quantifier: QDQuantifier, _ values: [QDValue], _ test: (QDValue) -> Bool) -> Bool {
+        switch quantifier {
+        case .any: values.contains(where: test)
+        case .all: values.allSatisfy(test)
+        case .none: !values.contains(where: test)
         }
     }
 

@@ -198,6 +198,10 @@ struct QDGenerator {
         let field = Self.sourceField(left)
         let op = rng.pick(Self.operators(type))
         var c = QDComparison(left: left, op: op, values: [])
+        if op == .between, case .many(let quantifier, let many) = left, many.field == nil, quantifier != .all {
+            // Realm refuses BETWEEN on a list of values without ALL.
+            c.left = .many(.all, many)
+        }
         let constant: (inout QDGenerator) -> QDValue
         switch left {
         case .aggregate(.count, _), .subquery:
@@ -291,7 +295,25 @@ struct QDGenerator {
             if let order = QDOrder.compare(low, high), order > 0 { swap(&low, &high) }
             return .range(left, low, high)
         }
+        if roll < 19 { return .leftList(leftList()) }
         return .comparison(comparison(left(inSubquery: inSubquery)))
+    }
+
+    /// A list of constants on the left of a collection, with a quantifier on one side at least.
+    mutating func leftList() -> QDLeftList {
+        let many = rng.pick(Self.manyPaths)
+        var ops: [QDOp] = [.in, .in, .eq, .ne]
+        if many.type != .bool { ops += [.lt, .le, .gt, .ge] }
+        let op = rng.pick(ops)
+        let quantifiers: [QDQuantifier?] = [nil, .any, .all, .all, QDQuantifier.none, QDQuantifier.none]
+        var listQuantifier = rng.pick(quantifiers)
+        let quantifier = rng.pick(quantifiers)
+        if listQuantifier == nil && quantifier == nil { listQuantifier = .all }
+        // nil only where equality compares: an ordered comparison with nil holds for nil alone.
+        let values = (0..<rng.pick([0, 1, 2, 2, 3])).map { _ in
+            op == .in || op == .eq || op == .ne ? (rng.percent(8) ? .null : value(many.type, field: many.field)) : value(many.type, field: many.field)
+        }
+        return QDLeftList(listQuantifier: listQuantifier, values: values, op: op, quantifier: quantifier, many: many)
     }
 }
 
@@ -561,6 +583,23 @@ struct QDRenderer {
         return "\(lhs) \(spelled)\(options(c)) \(rhs)"
     }
 
+    /// `ANY`, `ALL` or `NONE` and a space, in one of their spellings; nothing for `nil`.
+    mutating func quantifier(_ quantifier: QDQuantifier?) -> String {
+        guard let quantifier else { return "" }
+        return switch quantifier {
+        case .any: keyword(["ANY ", "any ", "SOME "])
+        case .all: keyword(["ALL ", "all "])
+        case .none: keyword(["NONE ", "none "])
+        }
+    }
+
+    /// A list on the left of a collection (the list first: arguments are taken in text order).
+    mutating func leftList(_ list: QDLeftList, _ variable: String?) -> String {
+        let values = quantifier(list.listQuantifier) + renderList(list.values)
+        let spelled = op(list.op)
+        return "\(values) \(spelled) \(quantifier(list.quantifier))\(keyPath(list.many.path, variable))"
+    }
+
     /// The whole predicate (inside a subquery, key paths start with `$variable`).
     mutating func render(_ predicate: QDPredicate, variable: String?) -> String {
         switch predicate {
@@ -568,6 +607,8 @@ struct QDRenderer {
             return value ? keyword(["TRUEPREDICATE", "truepredicate"]) : keyword(["FALSEPREDICATE", "FalsePredicate"])
         case .comparison(let c):
             return comparison(c, variable)
+        case .leftList(let list):
+            return leftList(list, variable)
         case .range(let left, let low, let high):
             let ge = QDComparison(left: left, op: .ge, values: [low])
             let lt = QDComparison(left: left, op: .lt, values: [high])
@@ -634,6 +675,8 @@ enum QDDSL {
             return build(operand, q, &rng, sugar: sugar).map { !$0 }
         case .range(let left, let low, let high):
             return range(left, low, high, q)
+        case .leftList:
+            return nil
         case .comparison(let c):
             return comparison(c, q, &rng, sugar: sugar)
         }

@@ -27,6 +27,9 @@ final class BoundComparison {
     let quantifier: QueryQuantifier
     /// How the values of a list on the right combine (`age > ALL {1, 2}`); `IN` is always ANY.
     let listQuantifier: QueryQuantifier
+    /// Whether ``listQuantifier`` applies outside ``quantifier`` (a list written on the left,
+    /// see ``QuantifierOrder``); only for a to-many left side.
+    let listFirst: Bool
     /// The stored type of the left side's values (and of a key path on the right).
     let type: PropertyType
     /// For a left side that is one value column of the object: the column (the fast path).
@@ -40,7 +43,7 @@ final class BoundComparison {
     /// For `IN` on a list of constants without string options: the constants as a hash set,
     /// built when the first row is tested (an `IN` that an index answers tests none).
     lazy var inSet: ComparandSet? = {
-        guard op == .in, options.isEmpty, case .list(let constants) = right else { return nil }
+        guard op == .in, options.isEmpty, !listFirst, case .list(let constants) = right else { return nil }
         return ComparandSet(constants)
     }()
     /// For the most common shape — one number, date, bool or string column against a constant —
@@ -65,10 +68,11 @@ final class BoundComparison {
 
     init(
         left: BoundOperand, op: QueryOperator, right: BoundOperand, options: QueryStringOptions, quantifier: QueryQuantifier, type: PropertyType,
-        listQuantifier: QueryQuantifier = .any
+        listQuantifier: QueryQuantifier = .any, listFirst: Bool = false
     ) {
         self.left = left
         self.listQuantifier = listQuantifier
+        self.listFirst = listFirst
         // `x == ANY {…}` is `x IN {…}` (which indexes serve); `x IN ALL {…}` compares each.
         var op = op
         if case .list = right, op == .equal || op == .in { op = listQuantifier == .any ? .in : .equal }
@@ -220,6 +224,11 @@ final class BoundPath {
 
     /// The path as written, for messages.
     var text: String { keyPath.description }
+
+    /// Whether the values compared are the elements of a collection of values (a list, set or
+    /// map of numbers, strings…) the path ends in, not their lengths: Realm's "list property"
+    /// for BETWEEN.
+    var endsInValueCollection: Bool { isToMany && leafType != .object && !measuresLength && groupStep == steps.count - 1 }
 
     /// Whether the path ends in `.length` after strings or data: its values are their lengths
     /// in UTF-8 bytes (Realm's `name.length`, `tags.length`), ``leafType`` is `.int`, and

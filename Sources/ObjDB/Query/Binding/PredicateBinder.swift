@@ -90,17 +90,38 @@ struct PredicateBinder {
             }
             op = .equal
         }
+        if c.listFirst, op == .in, !toMany {
+            // `ANY {1, 2} IN owner.age`: as `value IN keyPath`, the key path must reach several values.
+            throw error(
+                c.position,
+                "the key path after IN must reach several values (a list, set, map or linking objects), and \(describe(c.left)) reaches one; use == instead")
+        }
         if c.quantifier != .any && !toMany {
             throw error(c.position, "\(c.quantifier.rawValue) needs a to-many key path (a list, set, map or linking objects)")
         }
+        try checkBetween(c, left)
         try check(op, type: type, options: c.options, c.position, c.left)
         if toMany, type == .object, case .value(.null) = c.right {
             // Realm refuses it too: a collection of objects is never nil.
             throw error(c.position, "\(describe(c.left)) reaches several objects and cannot be compared with nil; compare its @count with 0")
         }
         let right = try bindRight(c, op: op, type: type, leafClass: leafClass, leafOptional: leafOptional, leftIsToMany: toMany)
+        let order = QuantifierOrder(c, leftIsToMany: toMany)
         return BoundComparison(
-            left: left, op: op, right: right, options: c.options, quantifier: c.quantifier, type: type, listQuantifier: c.listQuantifier)
+            left: left, op: op, right: right, options: c.options, quantifier: order.quantifier, type: type,
+            listQuantifier: order.listQuantifier, listFirst: order.listFirst)
+    }
+
+    /// Realm's rule for BETWEEN on a collection of values (`scores BETWEEN {5, 9}`) in a predicate
+    /// string: only ALL is allowed (every element in the range); ANY (also when not written) and
+    /// NONE are refused. Through collections of objects, and in the DSL, BETWEEN tests each value.
+    private func checkBetween(_ c: QueryComparison, _ left: BoundOperand) throws {
+        guard c.op == .between, c.stringSyntax, c.quantifier != .all, case .path(let path) = left, path.endsInValueCollection else { return }
+        let written = c.quantifier == .none ? "NONE" : "ANY (written or not)"
+        throw error(
+            c.position,
+            "BETWEEN on '\(path.text)', a collection of values, needs ALL, as in Realm: ALL \(path.text) BETWEEN {low, high} holds when "
+                + "every element is in the range; \(written) is refused")
     }
 
     /// The left operand, the type of its values, whether it is to-many, the class of object

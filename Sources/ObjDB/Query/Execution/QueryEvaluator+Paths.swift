@@ -53,11 +53,18 @@ extension QueryEvaluator {
 
     /// Whether `test` holds for some group of `path` from the object `key` (row `row`): an
     /// object holding the path's last collection (``BoundPath/groupStep``), reached through the
-    /// steps before it. A nil link before the collection is one empty group (a `nil` row). For a
-    /// to-one path, `test` gets the object itself.
+    /// steps before it. A nil link before the collection is one empty group (a `nil` row), and
+    /// so is a path that reaches no object holding it (an empty list of objects before it), as
+    /// in current Realm: `ALL list.integers == 1` holds for an empty `list`. For a to-one path,
+    /// `test` gets the object itself.
     func anyGroup(_ path: BoundPath, _ key: UInt64, _ row: RowView, _ test: (UInt64, RowView?) -> Bool) -> Bool {
         guard let groupStep = path.groupStep else { return test(key, row) }
-        return !forEachGroup(path, 0, groupStep, key, row) { groupKey, groupRow in !test(groupKey, groupRow) }
+        var reachedGroup = false
+        let stopped = !forEachGroup(path, 0, groupStep, key, row) { groupKey, groupRow in
+            reachedGroup = true
+            return !test(groupKey, groupRow)
+        }
+        return stopped || (!reachedGroup && test(0, nil))
     }
 
     /// Calls `body` with each group of `path` from step `index` on; returns `false` if it stopped.

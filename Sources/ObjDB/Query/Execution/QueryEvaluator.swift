@@ -139,22 +139,11 @@ struct QueryEvaluator {
             }
             // The quantifier applies to the last collection of the path; any object holding it
             // may match (Realm's rule for paths through several collections).
+            if c.listFirst, case .list(let constants) = c.right {
+                return anyGroup(path, key, row) { groupKey, groupRow in listFirstHolds(c, constants, path, groupKey, groupRow) }
+            }
             return anyGroup(path, key, row) { groupKey, groupRow in
-                var anyMatch = false
-                var allMatch = true
-                if let groupRow, let step = path.groupStep {
-                    _ = walk(path, step, groupKey, groupRow) { read in
-                        let matched = test(c, path.scalar(read), key: key, row: row)
-                        if matched { anyMatch = true } else { allMatch = false }
-                        // Stop as soon as the answer is known.
-                        return c.quantifier == .all ? matched : !matched
-                    }
-                }
-                switch c.quantifier {
-                case .any: return anyMatch
-                case .all: return allMatch
-                case .none: return !anyMatch
-                }
+                quantified(c.quantifier, path, groupKey, groupRow) { test(c, $0, key: key, row: row) }
             }
         case .aggregate(let path, let aggregate):
             return anyGroup(path, key, row) { groupKey, groupRow in
@@ -167,6 +156,43 @@ struct QueryEvaluator {
             return test(c, number(c.left, key, row), key: key, row: row)
         case .constant, .list:
             return false
+        }
+    }
+
+    /// Whether `test` holds for some, every or no value (by `quantifier`) of the group of the
+    /// to-many `path` held by the object `groupKey` (row `groupRow`; `nil`: an empty group).
+    private func quantified(
+        _ quantifier: QueryQuantifier, _ path: BoundPath, _ groupKey: UInt64, _ groupRow: RowView?, _ test: (QueryScalar) -> Bool
+    ) -> Bool {
+        var anyMatch = false
+        var allMatch = true
+        if let groupRow, let step = path.groupStep {
+            _ = walk(path, step, groupKey, groupRow) { read in
+                let matched = test(path.scalar(read))
+                if matched { anyMatch = true } else { allMatch = false }
+                // Stop as soon as the answer is known.
+                return quantifier == .all ? matched : !matched
+            }
+        }
+        switch quantifier {
+        case .any: return anyMatch
+        case .all: return allMatch
+        case .none: return !anyMatch
+        }
+    }
+
+    /// `c` with its list written on the left (``BoundComparison/listFirst``), for one group of
+    /// `path`: the list's quantifier over `constants` outside, the key path's over the group's
+    /// values inside (`ALL {5.5, 4.0} IN ANY items.price`: each value is some price).
+    private func listFirstHolds(_ c: BoundComparison, _ constants: [Comparand], _ path: BoundPath, _ groupKey: UInt64, _ groupRow: RowView?) -> Bool {
+        let op: QueryOperator = c.op == .in ? .equal : c.op
+        func holds(_ constant: Comparand) -> Bool {
+            constant.withScalar { other in quantified(c.quantifier, path, groupKey, groupRow) { apply(op, $0, other, c.options, c.type) } }
+        }
+        switch c.listQuantifier {
+        case .any: return constants.contains(where: holds)
+        case .all: return constants.allSatisfy(holds)
+        case .none: return !constants.contains(where: holds)
         }
     }
 

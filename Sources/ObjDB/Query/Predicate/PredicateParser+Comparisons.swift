@@ -1,16 +1,24 @@
 /// Comparisons: `[quantifier] expression operator [options] expression`.
 extension PredicateParser.Reader {
-    /// `[quantifier] expression operator [options] expression`.
+    /// `[quantifier] expression operator [options] [quantifier] expression`, marked as written in
+    /// a predicate string (``QueryComparison/stringSyntax``).
     mutating func parseComparison() throws -> QueryComparison {
+        var comparison = try parseQuantifiedComparison()
+        comparison.stringSyntax = true
+        return comparison
+    }
+
+    /// `[quantifier] expression operator [options] [quantifier] expression`.
+    private mutating func parseQuantifiedComparison() throws -> QueryComparison {
         let start = current.position
         let quantifierToken = current
         let quantifier = Self.quantifier(current)
         if quantifier != nil { advance() }
         let left = try parseOperand()
-        if quantifier != nil, !left.isKeyPath {
+        if quantifier != nil, !left.isKeyPath, !left.isList {
             throw PredicateSyntaxError(
                 position: left.position,
-                message: "\(quantifierToken.text.uppercased()) must be followed by a key path, found \(describe(left))")
+                message: "\(quantifierToken.text.uppercased()) must be followed by a key path or a list, found \(describe(left))")
         }
         guard let op = Self.comparisonOperator(current) else {
             if case .word(let word) = current.kind, !PredicateParser.isReserved(word) {
@@ -27,6 +35,9 @@ extension PredicateParser.Reader {
         if case .options(let letters) = current.kind {
             options = try Self.stringOptions(letters, at: current, for: op, written: opToken.text)
             advance()
+        }
+        if left.isList {
+            return try parseLeftList(left, quantifier: quantifier, op: op, written: opToken.text, options: options, at: start)
         }
         if op == .in, quantifier == nil, let inner = Self.quantifier(current), index + 1 < tokens.count, Self.startsKeyPath(tokens[index + 1]) {
             // `value IN ANY keyPath` (Realm's form): `ANY keyPath == value`, ALL and NONE alike.
@@ -66,11 +77,12 @@ extension PredicateParser.Reader {
         }
     }
 
-    /// Whether `token` can start a key path (a property name or `@links`).
+    /// Whether `token` can start a key path (a property name, `@links`, `%K` or a `$name`).
     static func startsKeyPath(_ token: PredicateToken) -> Bool {
         switch token.kind {
         case .word(let word): !PredicateParser.isReserved(word)
         case .aggregate(let name): name.lowercased() == "links"
+        case .keyPathArgument, .variable: true
         default: false
         }
     }
@@ -127,7 +139,8 @@ extension PredicateParser.Reader {
     func misplacedList(_ operand: Operand) -> PredicateSyntaxError {
         PredicateSyntaxError(
             position: operand.position,
-            message: "\(describe(operand)) is a list, but a single value is needed here; a list goes on the right of a comparison, or before IN with ANY, ALL or NONE")
+            message: "\(describe(operand)) is a list, but a single value is needed here; a list goes on the right of a comparison, "
+                + "or on the left with ANY, ALL or NONE before it or before the key path (ANY {1, 2} IN items.price)")
     }
 
     /// `ANY`/`SOME`, `ALL` or `NONE`, if `token` is one of them.

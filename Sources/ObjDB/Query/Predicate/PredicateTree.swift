@@ -31,6 +31,15 @@ struct QueryComparison: Equatable, Sendable {
     /// How a list on the right is combined: `age > ANY {1, 2}` (the default, also `age > {1, 2}`),
     /// `ALL`, `NONE`.
     var listQuantifier: QueryQuantifier = .any
+    /// Whether the list was written on the left (`ALL {6.0, 6.1} <= ANY items.price`): then its
+    /// quantifier applies outside the key path's, as in Realm (some value `v` of the list such
+    /// that every price `p` has `v <= p`, and so on), and ``op`` is written mirrored for the key
+    /// path on the left. Otherwise the key path's quantifier is the outer one.
+    var listFirst = false
+    /// Whether the comparison was written in a predicate string, whose Realm rules differ from the
+    /// DSL's in one place: BETWEEN on a collection of values needs ALL there (Realm refuses ANY
+    /// and NONE), while the DSL's ranges test each element.
+    var stringSyntax = false
     /// Position of the comparison in the predicate string (0-based, in characters), for errors.
     var position: Int? = nil
     /// When the constant side is one literal written in the predicate string (not an argument):
@@ -45,11 +54,11 @@ struct QueryComparison: Equatable, Sendable {
 
 extension QueryComparison {
     /// Equal when they compare the same things the same way at the same position; the
-    /// spellings of literals (``literalText``, ``listLiteralTexts``) are left out, the values
-    /// they were read as are compared.
+    /// spellings of literals (``literalText``, ``listLiteralTexts``) and where the comparison
+    /// was written (``stringSyntax``) are left out, the values they were read as are compared.
     static func == (a: QueryComparison, b: QueryComparison) -> Bool {
         a.left == b.left && a.op == b.op && a.right == b.right && a.options == b.options && a.quantifier == b.quantifier
-            && a.listQuantifier == b.listQuantifier && a.position == b.position
+            && a.listQuantifier == b.listQuantifier && a.listFirst == b.listFirst && a.position == b.position
     }
 }
 
