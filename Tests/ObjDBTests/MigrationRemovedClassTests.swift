@@ -218,6 +218,42 @@ struct MigrationRemovedClassTests {
         #expect(report.isHealthy, "\(report)")
     }
 
+    // Without objectTypes no class counts as declared: an emptied class nothing links to leaves,
+    // and the app's first write of it creates it again; one that is linked to stays.
+    @Test func withoutObjectTypesAnEmptiedClassNothingLinksToLeaves() throws {
+        do {
+            let db = try Database(configuration: configuration([ContactV0.self, Tag.self, LegacyV0.self], version: 0))
+            try db.write {
+                let tag = Tag()
+                tag.label = "old"
+                try db.add(tag)
+                let contact = ContactV0()
+                contact.id = 1
+                try db.add(contact)
+                let legacy = LegacyV0()
+                legacy.id = 1
+                legacy.contact = contact
+                try db.add(legacy)
+            }
+        }
+        let db = try Database(configuration: configuration(nil, version: 1) { migration, _ in
+            #expect(migration.deleteData(forType: "Tag"))
+            #expect(migration.deleteData(forType: "Contact"))  // Legacy links to it
+        })
+        #expect(db.schema.objectSchema.map(\.className).sorted() == ["Contact", "Legacy"])
+        #expect(db.dynamicObjects("Contact").isEmpty)
+        #expect(db.dynamicObjects("Legacy").first?["contact"] == nil)
+        #expect(db.objects(Tag.self).isEmpty)
+        try db.write {
+            let again = Tag()
+            again.label = "new"
+            try db.add(again)
+        }
+        #expect(db.objects(Tag.self).map(\.label) == ["new"])
+        let report = try db.verify()
+        #expect(report.isHealthy, "\(report)")
+    }
+
     // A later version that declares the name again gets a class of its own: new id, new tables.
     @Test func aRemovedNameCanComeBackAsANewClass() throws {
         let legacyID = try makeV0()

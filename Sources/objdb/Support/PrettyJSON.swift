@@ -5,6 +5,7 @@
 indirect enum PrettyJSON {
     /// An object, its keys in the order given.
     case object([(key: String, value: PrettyJSON)])
+    /// An array.
     case array([PrettyJSON])
     /// A value parsed from JSON text, written back as it was (object keys sorted).
     case parsed(JSONValue)
