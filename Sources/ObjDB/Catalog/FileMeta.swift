@@ -144,6 +144,12 @@ enum FileMeta {
         }
     }
 
+    /// Deletes the record `key`, if there is one.
+    static func delete(_ txn: Txn, _ meta: Table, _ key: String) throws {
+        var key = key
+        _ = try key.withUTF8 { try txn.delete(meta, key: UnsafeRawBufferPointer($0), value: nil) }
+    }
+
     static func readUInt64(_ txn: Txn, _ meta: Table, _ key: String) throws -> UInt64? {
         guard let bytes = try get(txn, meta, key) else { return nil }
         guard bytes.count == 8 else {

@@ -31,9 +31,11 @@ extension Configuration {
     }
 
     /// Refuses a database path that names something other than a file: a directory (which
-    /// `deleteFiles(for:)` would otherwise delete with everything in it), a device or a pipe.
-    /// A path that does not exist yet is fine.
-    static func checkIsFileOrMissing(_ path: String) throws {
+    /// `deleteFiles(for:)` would otherwise delete with everything in it), a device or a pipe;
+    /// with `readOnly`, also an empty file, which holds no database and which a read-only open
+    /// cannot make one (LMDB's own error says only "Bad file descriptor"). A path that does not
+    /// exist yet is fine.
+    static func checkIsFileOrMissing(_ path: String, readOnly: Bool = false) throws {
         // stat(2) alone: FileManager's attributes also look up the owner's and group's names,
         // which reads the system's user and group databases at every open.
         var info = stat()
@@ -60,6 +62,10 @@ extension Configuration {
                 .incompatibleConfiguration,
                 "Configuration.fileURL names something that is not a regular file (\(kind)); point it at a database file",
                 path: path)
+        }
+        if readOnly && info.st_size == 0 {
+            throw ObjDBError(
+                .notAnObjDBFile, "The file is empty: it holds no ObjDB database, and a read-only open cannot create one", path: path)
         }
     }
 }

@@ -143,7 +143,7 @@ public final class Database {
     public convenience init(configuration: Configuration, isolation: isolated (any Actor)? = #isolation) throws {
         try configuration.validate()
         let path = try configuration.resolvedPath()
-        if configuration.inMemoryIdentifier == nil { try Configuration.checkIsFileOrMissing(path) }
+        if configuration.inMemoryIdentifier == nil { try Configuration.checkIsFileOrMissing(path, readOnly: configuration.readOnly) }
         let opened: OpenedFile
         do {
             opened = try OpenedFile.open(path: path, configuration: configuration)

@@ -22,6 +22,11 @@ public struct VerificationReport: Sendable, CustomStringConvertible {
     /// Rows written before rows carried checksums (file format 2 or older): decoded and
     /// cross-checked, but a changed byte inside one of their values cannot be detected.
     public internal(set) var rowsWithoutChecksum = 0
+    /// `false` when ``Database/verify(fileAt:)`` found no database file at all — an empty file,
+    /// or one without LMDB's meta pages (text, random bytes, another format) — rather than a
+    /// damaged one; ``problems`` then holds one problem saying so. A damaged database is still a
+    /// database file.
+    public internal(set) var isDatabaseFile = true
 
     /// The most problems a report keeps.
     public static let maximumProblems = 200

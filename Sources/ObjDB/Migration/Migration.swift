@@ -57,6 +57,9 @@ public final class Migration {
     let progress: (@Sendable (MigrationProgress) -> Void)?
     /// The classes whose rows are still to be rewritten for the new schema.
     let rewrites: PendingRewrites
+    /// The classes ``deleteData(forType:)`` emptied, in the order of the calls: those no model
+    /// declares leave the schema when the block returns (``ClassRemoval``).
+    private(set) var emptiedClasses: [String] = []
 
     init(old: Database, new: Database, rewrites: PendingRewrites, progress: (@Sendable (MigrationProgress) -> Void)?) {
         self.old = old
@@ -74,22 +77,21 @@ public final class Migration {
     /// Calls `block` for every object of `className` that existed before the migration, with
     /// its old version (read-only) and its new one (writable; `nil` if the migration deleted it
     /// or the class is no longer in the schema). For a class added by this migration, `old` is
-    /// `nil` and `new` goes through the objects created so far.
+    /// `nil` and `new` goes through the objects created so far. For a class in neither schema
+    /// (a chain's step for a class an older file never had), `block` is not called, as in Realm.
     ///
-    /// - Throws: ``ObjDBError/Code/unknownClass`` for a class in neither schema; what `block`
-    ///   throws.
+    /// - Throws: what `block` throws.
     public func enumerateObjects(
         ofType className: String, _ block: (_ oldObject: DynamicObject?, _ newObject: DynamicObject?) throws -> Void
     ) throws {
+        let oldInfo = old.classInfo(named: className)
+        let newInfo = new.classInfo(named: className)
+        // No objects to give: nothing to call, and nothing to rewrite for it.
+        guard oldInfo != nil || newInfo != nil else { return }
         // The class's own rows are rewritten as the walk reaches them when they can be, the
         // other classes' first.
         let fused = try rewrites.beginFused(className)
         if fused == nil { try rewrites.performAll() }
-        let oldInfo = old.classInfo(named: className)
-        let newInfo = new.classInfo(named: className)
-        guard oldInfo != nil || newInfo != nil else {
-            throw ObjDBError(.unknownClass, "Migration.enumerateObjects: no class '\(className)' in the old or the new schema", className: className)
-        }
         guard let oldInfo else {
             // A class this migration added: its new objects alone.
             guard let newInfo else { return }
@@ -145,8 +147,15 @@ public final class Migration {
         }
     }
 
-    /// Deletes every object of `className` (links to them become `nil`, as for any delete);
-    /// the class stays in the file's schema, empty. Returns whether the file had the class.
+    /// Deletes every object of `className` (links to them become `nil`, as for any delete).
+    /// Returns whether the file had the class.
+    ///
+    /// A class that no model class of ``Configuration/objectTypes`` declares (one removed from
+    /// the app) then leaves the file when the block returns: its schema entry, the contents of
+    /// its tables and its key counters, as Realm removes its table — unless the block created
+    /// objects of it again, or a class that stays links to it (it then stays, empty). A class
+    /// the models declare stays in the schema, empty. Either way the change is part of the
+    /// migration's transaction: if the migration fails, the file keeps the class and its objects.
     @discardableResult
     public func deleteData(forType className: String) -> Bool {
         do {
@@ -157,6 +166,7 @@ public final class Migration {
         }
         guard let info = new.classInfo(named: className) else { return false }
         new.deleteAllObjectsForMigration(info)
+        if !emptiedClasses.contains(className) { emptiedClasses.append(className) }
         return true
     }
 

@@ -73,14 +73,17 @@ enum MigrationRun {
             try rewrites.performAll()
             if let failure = migration.failures.first ?? context.failure { throw failure }
             try new.flushPendingWrites(context)
-            try rebuildPrimaryKeys(catalog, plan, context, path: path)
-            try checkUniqueValues(catalog, layouts, context)
+            // Classes the block emptied that no model declares leave the file.
+            let models = Set(layouts.map(\.className))
+            try ClassRemoval.remove(ClassRemoval.removable(migration.emptiedClasses, models: models, in: new), from: new, context)
+            try rebuildPrimaryKeys(new.catalog, plan, context, path: path)
+            try checkUniqueValues(new.catalog, layouts, context)
             // Classes embedded now that were not (or did not exist: the block may have created
             // their objects).
             let becameEmbedded = plan.schema.classes.filter { stored in
                 stored.isEmbedded && !(header.schema.classes.first { $0.name == stored.name }?.isEmbedded ?? false)
             }.map(\.name)
-            if !becameEmbedded.isEmpty { try context.storage { try EmbeddedParentsCheck.run(becameEmbedded, catalog, $0) } }
+            if !becameEmbedded.isEmpty { try context.storage { try EmbeddedParentsCheck.run(becameEmbedded, new.catalog, $0) } }
             try FileMeta.writeUInt64(txn, meta, FileMeta.Key.schemaVersion, configuration.schemaVersion)
             _ = try FileMeta.upgradeFormat(txn, meta)
             try FileMeta.seal(txn, meta)

@@ -35,7 +35,10 @@ extension Database {
     /// Checks a database file without opening it as a `Database`, and returns what it found.
     ///
     /// Works on files that would not open: damaged meta pages, truncated files, files that are
-    /// not ObjDB files (the report says so). If the file opens as an LMDB file, the newest
+    /// not ObjDB files (the report says so). A file that is no database file at all — empty, or
+    /// without an LMDB meta page (text, random bytes, another format) — is not opened: its
+    /// report has ``VerificationReport/isDatabaseFile`` `false` and one problem saying why. If
+    /// the file opens as an LMDB file, the newest
     /// version is pinned by a read transaction while it is checked, so another process may keep
     /// writing; otherwise the newest version its meta pages describe is walked as it is.
     ///
@@ -49,6 +52,13 @@ extension Database {
         let path = try Configuration.canonicalPath(url.path)
         guard FileManager.default.fileExists(atPath: path) else {
             throw ObjDBError(.fileNotFound, "There is no database file to verify", path: path)
+        }
+        // Before LMDB sees the file: nothing is read through it, and no lock file is made.
+        if let reason = try MetaPages.foreignFileReason(PageFile(path: path)) {
+            var report = VerificationReport(path: path, transactionID: 0)
+            report.isDatabaseFile = false
+            report.add(VerificationProblem(.metaPage, "The file is not an ObjDB file: \(reason)"))
+            return report
         }
         let lease: EnvironmentLease
         do {

@@ -95,8 +95,15 @@ enum FileVerifier {
                 [TableName.index(stored.id, property: id), TableName.backlinks(stored.id, property: id)]
             }
         })
+        // A migration that removes a class (deleteData of a class no model declares) keeps its
+        // tables, emptied; class ids are never reused.
+        let removedClass = RemovedClassTables(schema)
         for table in remaining.values.sorted(by: { $0.name < $1.name }) {
-            if formerIndexes.contains(table.name) {
+            if removedClass.contains(table.name) {
+                if !table.record.isEmpty {
+                    walk.report.add(VerificationProblem(.table, "The table of a removed class still holds entries", table: table.name))
+                }
+            } else if formerIndexes.contains(table.name) {
                 if !table.record.isEmpty {
                     walk.report.add(VerificationProblem(.index, "The table of a removed index still holds entries", table: table.name))
                 }
@@ -111,6 +118,31 @@ enum FileVerifier {
         }
         walk.finishAccounting()
         return walk.report
+    }
+}
+
+/// Tells the tables of classes a migration removed from the schema: `c<id>`, `c<id>.pk`,
+/// `c<id>.i<n>` and `c<id>.b<n>` for a class id below the schema's next one that no class has.
+struct RemovedClassTables {
+    private let current: Set<UInt32>
+    private let nextClassID: UInt32
+
+    init(_ schema: StoredSchema?) {
+        current = Set((schema?.classes ?? []).map(\.id))
+        nextClassID = schema?.nextClassID ?? 0
+    }
+
+    /// Whether `name` is a table of a removed class.
+    func contains(_ name: String) -> Bool {
+        guard name.hasPrefix("c") else { return false }
+        let digits = name.dropFirst().prefix { $0 >= "0" && $0 <= "9" }
+        guard let id = UInt32(digits), id >= 1, id < nextClassID, !current.contains(id),
+            name.hasPrefix(TableName.objects(id))
+        else { return false }
+        let rest = name.dropFirst(TableName.objects(id).count)
+        if rest.isEmpty || rest == ".pk" { return true }
+        guard rest.hasPrefix(".i") || rest.hasPrefix(".b"), let property = UInt32(rest.dropFirst(2)) else { return false }
+        return rest.dropFirst(2) == "\(property)"
     }
 }
 

@@ -11,7 +11,9 @@ struct CheckCommand: ParsableCommand {
             Reads every page with bounds-checked code (never through LMDB's cursors, so a damaged \
             file cannot crash it) and checks page structure, every row's checksum and columns \
             against the schema, primary-key, index and backlink tables against the rows, and that \
-            links and collections hold only live objects. Works on files that do not open.
+            links and collections hold only live objects. Works on files that do not open. A \
+            file that is no database at all (empty, text, random bytes) is reported as objdb \
+            info reports it: not an ObjDB file, exit status 1.
             """)
 
     @OptionGroup var database: DatabaseArgument
@@ -22,6 +24,11 @@ struct CheckCommand: ParsableCommand {
             let url = URL(fileURLWithPath: database.file)
             guard FileManager.default.fileExists(atPath: url.path) else { throw CommandFailure("\(database.file): no such file") }
             let report = try Database.verify(fileAt: url)
+            // Not a damaged database but something else: one line, as other commands say it.
+            guard report.isDatabaseFile else {
+                throw ObjDBError(
+                    .notAnObjDBFile, report.problems.first?.message ?? "The file is not an ObjDB file", path: report.path)
+            }
             switch output.resolved {
             case .table, .csv:
                 if report.isHealthy {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import ObjDB
+@_spi(Inspection) import ObjDB
 
 /// `objdb import <db> <Class> <file>`: bulk import in one transaction, all or nothing.
 struct ImportCommand: ParsableCommand {
@@ -13,6 +13,11 @@ struct ImportCommand: ParsableCommand {
             are checked against the file's schema; links are given by the target's primary key \
             ({"$pk": …}, or the key itself in CSV), embedded objects inline. A bad row stops the \
             import with its line number, and nothing is written.
+
+            An export holds no schema. To import into a file that does not exist yet, or one \
+            that lacks the class, name the database the objects came from (or a dump of it) with \
+            --schema: its classes that the file lacks are created first (all of them, with its \
+            schema version, in a new file, which a failed import removes again).
             """)
 
     enum Policy: String, ExpressibleByArgument, CaseIterable {
@@ -40,29 +45,68 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "An object whose primary key exists: error (stop), modified (update what differs) or all.")
     var update: Policy = .error
 
+    @Option(
+        name: .customLong("schema"),
+        help: "A database or dump (objdb dump) whose classes the file lacks are created first; creates a missing file.",
+        completion: .file())
+    var schemaSource: String?
+
     func run() throws {
         try reportingFailures {
             guard let data = FileManager.default.contents(atPath: input) else { throw CommandFailure("\(input): no such file") }
-            let db = try DatabaseOpening.writable(database.file)
-            let objectSchema = try DatabaseOpening.objectSchema(className, in: db, file: database.file)
-            let values = ImportValues(schema: db.schema)
-            let records = try self.records(data, objectSchema, values)
-            let progress = Progress(label: "import", total: records.count)
-            try db.write {
-                for (line, value) in records {
-                    do {
-                        try db.createDynamicObject(className, value: value(), update: update.update)
-                    } catch let error as ObjDBError {
-                        throw CommandFailure("\(input):\(line): \(error.message)")
-                    } catch let failure as CommandFailure {
-                        throw CommandFailure("\(input):\(line): \(failure.description)")
-                    }
-                    progress.advance()
+            let source = try schemaSource.map(SchemaSource.read)
+            if FileManager.default.fileExists(atPath: database.file) {
+                let db = try DatabaseOpening.writable(database.file)
+                try importRecords(data, into: db, creating: (source?.classes ?? []).filter { db.schema[$0.className] == nil })
+                return
+            }
+            guard let source else {
+                throw CommandFailure(
+                    "\(database.file): no such file. An export holds objects but not their schema (types, primary key, indexes): to create \(database.file), name the database the objects came from, or a dump of it, with --schema: objdb import \(database.file) \(className) \(input) --schema <source.objdb>")
+            }
+            // A new file, with every class of the source and its schema version.
+            var configuration = Configuration(fileURL: URL(fileURLWithPath: database.file))
+            configuration.opensAnySchemaVersion = true
+            configuration.schemaVersion = source.schemaVersion
+            do {
+                try importRecords(data, into: try Database(configuration: configuration), creating: source.classes)
+            } catch {
+                // try?: the import's failure is what to report; a file left behind is visible.
+                _ = try? Database.deleteFiles(for: configuration)
+                throw error
+            }
+        }
+    }
+
+    /// Creates the classes `creating` (which the file lacks), then imports the objects of the
+    /// file, in one write transaction.
+    private func importRecords(_ data: Data, into db: Database, creating: [ObjectSchema]) throws {
+        let schema = Schema(objectSchema: db.schema.objectSchema + creating)
+        let objectSchema = try DatabaseOpening.objectSchema(className, in: schema, file: database.file, hint: schemaSource == nil)
+        let records = try self.records(data, objectSchema, ImportValues(schema: schema))
+        let progress = Progress(label: "import", total: records.count)
+        try db.write {
+            if !creating.isEmpty {
+                do {
+                    try db.createClasses(creating)
+                } catch let error as ObjDBError {
+                    throw CommandFailure("\(schemaSource ?? database.file): \(error.message)")
                 }
             }
-            progress.finish()
-            Console.line("imported \(records.count) \(className) object\(records.count == 1 ? "" : "s")")
+            for (line, value) in records {
+                do {
+                    try db.createDynamicObject(className, value: value(), update: update.update)
+                } catch let error as ObjDBError {
+                    throw CommandFailure("\(input):\(line): \(error.message)")
+                } catch let failure as CommandFailure {
+                    throw CommandFailure("\(input):\(line): \(failure.description)")
+                }
+                progress.advance()
+            }
         }
+        progress.finish()
+        let created = creating.isEmpty ? "" : " (created \(creating.count) class\(creating.count == 1 ? "" : "es") from \(schemaSource ?? ""))"
+        Console.line("imported \(records.count) \(className) object\(records.count == 1 ? "" : "s")\(created)")
     }
 
     /// The records of the file, each with its line and a function making its values.

@@ -42,15 +42,25 @@ struct WatchCommand: ParsableCommand {
                 if let predicate { results = try results.filter(predicate) }
                 tokens.append(feed.watch(results, schema: schema))
             }
-            feed.say(format == .jsonl
-                ? try ObjectJSON.text(["watching": database.file, "transaction": db.transactionID] as [String: Any])
-                : "watching \(database.file) at transaction \(db.transactionID)")
+            if format == .jsonl {
+                var line = JSONText()
+                line.raw("{\"transaction\":")
+                line.integer(Int64(db.transactionID))
+                line.raw(",\"watching\":")
+                line.string(database.file)
+                line.byte(0x7D)
+                feed.say(line.text)
+            } else {
+                feed.say("watching \(database.file) at transaction \(db.transactionID)")
+            }
             withExtendedLifetime(tokens) { dispatchMain() }
         }
     }
 }
 
-/// Turns collection changes into lines of the watch feed.
+/// Turns collection changes into lines of the watch feed. Objects are written by
+/// ``ObjectJSON/write(_:depth:into:)``, as `query` writes them (and `export`, whose row path
+/// the tests check against it): the same text for every value.
 final class ChangeFeed {
     let db: Database
     let format: OutputFormat
@@ -102,15 +112,44 @@ final class ChangeFeed {
     private func report(_ schema: ObjectSchema, deleted: [String], inserted: [DynamicObject], modified: [DynamicObject]) {
         let transaction = db.transactionID
         if format == .jsonl {
-            let line: [String: Any] = [
-                "transaction": transaction, "class": schema.className, "deleted": deleted,
-                "inserted": inserted.map { json.object($0) }, "modified": modified.map { json.object($0) },
-            ]
-            say((try? ObjectJSON.text(line)) ?? "{}")
+            // Keys in sorted order, as every JSON object objdb writes.
+            var line = JSONText()
+            line.raw("{\"class\":")
+            line.string(schema.className)
+            line.raw(",\"deleted\":[")
+            for (index, id) in deleted.enumerated() {
+                if index > 0 { line.byte(0x2C) }
+                line.string(id)
+            }
+            line.raw("],\"inserted\":")
+            write(inserted, into: &line)
+            line.raw(",\"modified\":")
+            write(modified, into: &line)
+            line.raw(",\"transaction\":")
+            line.integer(Int64(transaction))
+            line.byte(0x7D)
+            say(line.text)
             return
         }
         for id in deleted { say("\(transaction) \(schema.className) - \(id)") }
-        for object in inserted { say("\(transaction) \(schema.className) + \(identifier(object, schema)) \((try? ObjectJSON.text(json.object(object))) ?? "")") }
-        for object in modified { say("\(transaction) \(schema.className) ~ \(identifier(object, schema)) \((try? ObjectJSON.text(json.object(object))) ?? "")") }
+        for object in inserted { say("\(transaction) \(schema.className) + \(identifier(object, schema)) \(text(object))") }
+        for object in modified { say("\(transaction) \(schema.className) ~ \(identifier(object, schema)) \(text(object))") }
+    }
+
+    /// `objects` as a JSON array.
+    private func write(_ objects: [DynamicObject], into line: inout JSONText) {
+        line.byte(0x5B)
+        for (index, object) in objects.enumerated() {
+            if index > 0 { line.byte(0x2C) }
+            json.write(object, into: &line)
+        }
+        line.byte(0x5D)
+    }
+
+    /// `object` as JSON text.
+    private func text(_ object: DynamicObject) -> String {
+        var text = JSONText()
+        json.write(object, into: &text)
+        return text.text
     }
 }

@@ -71,11 +71,18 @@ enum DatabaseOpening {
 
     /// The schema of class `name` in `db`, or a failure listing the classes there are.
     static func objectSchema(_ name: String, in db: Database, file: String) throws -> ObjectSchema {
-        guard let schema = db.schema[name] else {
-            let known = db.schema.objectSchema.map(\.className).joined(separator: ", ")
-            throw CommandFailure("\(file): no class '\(name)' (classes: \(known.isEmpty ? "none" : known))")
+        try objectSchema(name, in: db.schema, file: file)
+    }
+
+    /// The schema of class `name` in `schema` (that of `file`), or a failure listing the classes
+    /// there are; with `hint`, it says how `objdb import --schema` adds the class.
+    static func objectSchema(_ name: String, in schema: Schema, file: String, hint: Bool = false) throws -> ObjectSchema {
+        guard let found = schema[name] else {
+            let known = schema.objectSchema.map(\.className).joined(separator: ", ")
+            let how = hint ? "; to add it, name the database the objects came from, or a dump of it, with --schema" : ""
+            throw CommandFailure("\(file): no class '\(name)' (classes: \(known.isEmpty ? "none" : known))\(how)")
         }
-        return schema
+        return found
     }
 }
 

@@ -19,6 +19,25 @@ struct MetaPages {
         pages = [first, second]
     }
 
+    /// Why `file` is no database file at all, or `nil` if it may be one: it is empty, or it has
+    /// LMDB's magic number neither in the first meta page nor where any page size would put the
+    /// second. A database whose first meta page is damaged still has the second one: it is a
+    /// damaged database, not a foreign file.
+    static func foreignFileReason(_ file: PageFile) throws -> String? {
+        guard file.fileSize > 0 else { return "it is empty" }
+        var offsets = [0]
+        var size = 512
+        while size <= 65_536 {
+            offsets.append(size)
+            size *= 2
+        }
+        for offset in offsets {
+            guard let bytes = try file.read(offset: offset + PageFormat.metaOffset, count: 4) else { continue }
+            if bytes.withUnsafeBytes({ $0.u32(0) }) == PageFormat.magic { return nil }
+        }
+        return "it has no LMDB meta page where a database file has one (it holds text, random bytes or another format)"
+    }
+
     /// Whether `size` can be an LMDB page size: a power of two from 512 bytes to 64 KiB.
     static func isPlausible(pageSize size: Int) -> Bool {
         size >= 512 && size <= 65_536 && size & (size - 1) == 0
