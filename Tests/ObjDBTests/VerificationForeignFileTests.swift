@@ -9,20 +9,10 @@ import ObjDBTestModels
 struct VerificationForeignFileTests {
     let directory = TemporaryDirectory()
 
-    /// `count` bytes from a fixed seed (SplitMix64), the same on every run.
+    /// `count` bytes from a fixed seed, the same on every run.
     static func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
-        var state = seed
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(count)
-        while bytes.count < count {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            z ^= z >> 31
-            withUnsafeBytes(of: z.littleEndian) { bytes.append(contentsOf: $0.prefix(count - bytes.count)) }
-        }
-        return bytes
+        var random = SeededRandom(seed: seed)
+        return (0..<count).map { _ in UInt8(truncatingIfNeeded: random.next()) }
     }
 
     static let foreign: [(name: String, bytes: [UInt8], reason: String)] = [

@@ -163,4 +163,22 @@ struct RealmParserPrimitiveIntListTests {
         let rows = try fixture(extraRows: true).objects(RQIntListRow.self)
         #expect(try rows.filter("integers == $0", 1).count == 1)
     }
+
+    // The same through every form that asks for one element, for each row's integer: the list
+    // holding only `i` is the one match; the two rows added last have an empty list, which ALL
+    // holds for and ANY does not, and whose sum is 0.
+    @Test func eachIntegerMatchesItsRow() throws {
+        let rows = try fixture(extraRows: true).objects(RQIntListRow.self)
+        for i in 0..<10 {
+            for query in ["integers == $0", "integers.@min == $0", "integers.@max == $0", "integers.@avg == $0",
+                          "ANY integers == $0", "SOME integers == $0", "$0 IN integers", "!(NONE integers == $0)"] {
+                #expect(try rows.filter(query, i).count == 1, "\(query) with \(i)")
+            }
+            #expect(try rows.filter("integers.@sum == $0", i).count == (i == 0 ? 3 : 1))
+            for (query, expected) in [("ALL integers == $0", 3), ("NONE integers == $0", 11), ("!(ANY integers == $0)", 11), ("!(ALL integers == $0)", 9),
+                                      ("ANY integers != $0", 9), ("ALL integers != $0", 11), ("NONE integers != $0", 3)] {
+                #expect(try rows.filter(query, i).count == expected, "\(query) with \(i)")
+            }
+        }
+    }
 }
