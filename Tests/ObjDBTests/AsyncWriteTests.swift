@@ -46,7 +46,13 @@ struct AsyncWriteTests {
     /// An actor that writes with `asyncWrite` and answers pings.
     actor Writer {
         let db: Database
-        init(_ configuration: Configuration) throws { db = try Database(configuration: configuration, isolation: nil) }
+        /// The file's writer gate, to watch from outside.
+        nonisolated let gate: WriterGate
+
+        init(_ configuration: Configuration) throws {
+            db = try Database(configuration: configuration, isolation: nil)
+            gate = db.environment.writerGate
+        }
 
         func add(_ id: Int) async throws {
             try await db.asyncWrite { try db.add(person(id, "async \(id)")) }
@@ -63,6 +69,14 @@ struct AsyncWriteTests {
             db.refresh()
             return db.objects(Person.self).sorted(by: \.id).map(\.name)
         }
+    }
+
+    /// Waits until `gate` has `threads` blocked threads and `tasks` suspended tasks.
+    func waitUntil(_ gate: WriterGate, threads: Int = 0, tasks: Int) async throws {
+        for _ in 0..<2_000 where gate.waiting != (threads, tasks) {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(gate.waiting == (threads, tasks))
     }
 
     @Test func itWritesReturnsAndRollsBackLikeWrite() async throws {
@@ -87,8 +101,9 @@ struct AsyncWriteTests {
         let writer = try Writer(configuration)
         let held = HeldWrite(configuration, id: 1)
         let write = Task { try await writer.add(2) }
-        try await Task.sleep(for: .milliseconds(50))  // the write now waits for its turn
-        let answered = try await finish(Task { await writer.ping() }, within: .seconds(5), "a ping while the write waits")
+        try await waitUntil(writer.gate, tasks: 1)  // the write waits for its turn
+        // Were the actor blocked, the ping would wait for the commit below: it never comes.
+        let answered = try await finish(Task { await writer.ping() }, within: .seconds(30), "a ping while the write waits")
         #expect(answered)
         try held.commit()
         try await finish(write, "the waiting asyncWrite")
@@ -102,7 +117,7 @@ struct AsyncWriteTests {
         let held = HeldWrite(configuration, id: 1)
         var ran = false
         let write = Task { @MainActor in try await db.asyncWrite { try db.add(person(2, "main")) } }
-        try await Task.sleep(for: .milliseconds(50))
+        try await waitUntil(db.environment.writerGate, tasks: 1)
         await Task { @MainActor in ran = true }.value  // the main actor is free
         #expect(ran)
         try held.commit()
@@ -119,13 +134,35 @@ struct AsyncWriteTests {
         let writer = try Writer(configuration)
         let held = HeldWrite(configuration, id: 1)
         let waiting = Task { try await writer.add(2) }
-        try await Task.sleep(for: .milliseconds(50))
+        let gate = writer.gate
+        try await waitUntil(gate, tasks: 1)
         let blocking = Task { try await writer.addBlocking(3) }
-        try await Task.sleep(for: .milliseconds(50))  // the actor is now blocked in write { }
+        try await waitUntil(gate, threads: 1, tasks: 1)  // the actor is now blocked in write { }
         try held.commit()
         try await finish(blocking, "the blocking write")
         try await finish(waiting, "the waiting asyncWrite")
         #expect(await writer.names() == ["held", "async 2", "blocking 3"])
+    }
+
+    // write { } and asyncWrite alternating on one actor, while threads keep the gate busy: the
+    // task takes the gate on the actor, so the actor's own write { } never waits behind it.
+    @Test func writeAndAsyncWriteAlternateOnOneActorUnderContention() async throws {
+        let configuration = directory.configuration([Person.self])
+        let writer = try Writer(configuration)
+        let busy = Task.detached {
+            try onAnotherThread(configuration) { db in
+                for i in 0..<300 { try db.write { try db.add(person(50_000 + i, "busy")) } }
+            }
+        }
+        let alternating = Task {
+            for i in 0..<150 {
+                try await writer.add(2 * i)
+                try await writer.addBlocking(2 * i + 1)
+            }
+        }
+        try await finish(alternating, within: .seconds(50), "the alternating writes")
+        try await finish(busy, "the busy thread")
+        #expect(await writer.names().count == 600)
     }
 
     // Many writers at once, tasks and threads: every write lands once, and the gate ends open.
@@ -174,13 +211,13 @@ struct AsyncWriteTests {
             order.append("task")
             gate.leave()
         }
-        try await Task.sleep(for: .milliseconds(30))
+        try await waitUntil(gate, tasks: 1)
         let thread = Task.detached {
             gate.enter()
             order.append("thread")
             gate.leave()
         }
-        try await Task.sleep(for: .milliseconds(30))
+        try await waitUntil(gate, threads: 1, tasks: 1)
         #expect(order.names.isEmpty)
         gate.leave()
         try await finish(Task { await task.value; await thread.value }, "the gate's waiters")

@@ -56,7 +56,13 @@ extension Database {
             "Database.asyncWrite was called inside a write transaction of the same Database; nested write transactions are not supported. Do the work in the enclosing transaction, or end it (commitWrite() or cancelWrite()) first")
         // A frozen or read-only database refuses the write as write(_:) does, without waiting.
         guard frozenVersion == nil, !configuration.readOnly else { return try performWrite(gateEntered: false, block) }
-        await environment.writerGate.enterSuspending()
+        // What write(_:) checks once it holds the gate, checked before waiting for it: the gate
+        // is not a thread's, so a second write on this thread would wait for ever.
+        try environment.refuseSecondWriteOnThisThread()
+        // Observers hear of other commits before the write (see startWrite) — now, since their
+        // callbacks may write, which they could not while this write holds the gate.
+        refreshBeforeWrite()
+        await environment.writerGate.enterSuspending(isolation: isolation)
         objdbPrecondition(
             writeContext == nil,
             "Database.asyncWrite: a write transaction of the same Database began while this one waited for its turn (beginWrite() in code that ran meanwhile); end it first")
@@ -114,6 +120,7 @@ extension Database {
             throw failure
         }
         var committed: (changes: ChangeSet, version: UInt64)?
+        let pinned: ReadTransaction?
         do {
             try flushPendingWrites(context)
             try context.storage { txn in
@@ -131,13 +138,13 @@ extension Database {
             guard let transaction = context.transaction.take() else {
                 throw ObjDBError(.notInWriteTransaction, "The write transaction has ended", path: path)
             }
-            try transaction.commit(mayUseReserve: context.onlyDeletes)
+            pinned = try transaction.commit(mayUseReserve: context.onlyDeletes, pinning: lease)
         } catch {
             endWrite(context, committed: false)
             let failure = Self.objdbError(error, path: path)
             throw environment.explainFullMap(failure, onlyDeletes: context.onlyDeletes)
         }
-        endWrite(context, committed: true, madeVersion: committed.map { Int(truncatingIfNeeded: $0.version) })
+        endWrite(context, committed: true, madeVersion: committed.map { Int(truncatingIfNeeded: $0.version) }, pinned: pinned)
         if let committed {
             ChangeNotifier.committed(path: environment.path, version: committed.version)
             observationCenter?.didCommit(committed.changes, version: committed.version)
@@ -196,9 +203,7 @@ extension Database {
                 failure: ObjDBError(.readOnly, "The database was opened read-only; writes are not allowed", path: path),
                 catalog: catalog)
         } else {
-            // As Realm does, observers hear of other commits before a write begins, so that
-            // write(withoutNotifying:) skips only this write's own changes.
-            if let center = observationCenter, !center.isEmpty, !center.isDelivering { _ = refresh() }
+            if !gateEntered { refreshBeforeWrite() }
             // The write transaction sees the newest version; the snapshot is no longer needed.
             snapshot = nil
             do {
@@ -223,14 +228,22 @@ extension Database {
         return context
     }
 
+    /// As Realm does, observers hear of other commits before a write begins, so that
+    /// write(withoutNotifying:) skips only this write's own changes.
+    private func refreshBeforeWrite() {
+        if let center = observationCenter, !center.isEmpty, !center.isDelivering { _ = refresh() }
+    }
+
     /// Leaves the write state; on rollback, restores the catalog and discards classes the
     /// transaction created (their table handles are gone).
-    /// `madeVersion`: the version a commit made (`nil` when it changed nothing or rolled back).
-    private func endWrite(_ context: WriteContext, committed: Bool, madeVersion: Int? = nil) {
+    /// `madeVersion`: the version a commit made (`nil` when it changed nothing or rolled back);
+    /// `pinned`: the snapshot the commit began of it.
+    private func endWrite(_ context: WriteContext, committed: Bool, madeVersion: Int? = nil, pinned: ReadTransaction? = nil) {
         context.closeCursors()
+        var pinned = pinned
         if !committed {
             observationCenter?.skipping = []
-            context.transaction = nil
+            pinned = context.transaction.take()?.abort(pinning: lease)
             catalog = context.savedCatalog
             for info in context.createdClasses { info.isDiscarded = true }
             // The keys this transaction handed out were not stored: keep this process from
@@ -249,19 +262,22 @@ extension Database {
         }
         writeContext = nil
         generation &+= 1
-        pinVersionAfterWrite(expected: madeVersion ?? context.baseVersion)
+        pinVersionAfterWrite(pinned, expected: madeVersion ?? context.baseVersion)
     }
 
-    /// Begins the read snapshot as the write transaction ends, so that the instance keeps reading
-    /// the version its write made (or, after a rollback, the one it began on) until the next
-    /// ``refresh()``, write or delivery — not whatever another instance commits before its next
-    /// read. Another commit can land only between LMDB's release of the writer lock and this
-    /// begin; the snapshot then includes it, as a write that began a moment later would have.
-    /// `expected`: the version the write left the file at; the catalog is reloaded only if the
-    /// snapshot is newer (another instance may have changed the schema).
-    private func pinVersionAfterWrite(expected: Int?) {
+    /// Keeps the instance at the version its write made (or, after a rollback, the one it began
+    /// on) until the next ``refresh()``, write or delivery — not whatever another instance
+    /// commits before its next read. The transaction began `pinned` before this process's next
+    /// writer could begin; only another process can commit between LMDB's release of the writer
+    /// lock and that begin, and the snapshot then includes it, as a write that began a moment
+    /// later would have. Without `pinned` (the write never began, or failed to commit) one is
+    /// begun now. A write refused without a transaction (a read-only database) keeps the
+    /// snapshot it had. `expected`: the version the write left the file at; the catalog is
+    /// reloaded only if the snapshot is another (another instance may have changed the schema).
+    private func pinVersionAfterWrite(_ pinned: ReadTransaction?, expected: Int?) {
+        guard snapshot == nil else { return }
         // try?: without a reader slot the next read begins the snapshot and reports why not.
-        guard let pinned = try? ReadTransaction(lease) else { return }
+        guard let pinned = pinned ?? (try? ReadTransaction(lease)) else { return }
         snapshot = pinned
         if pinned.id != expected { reloadCatalogIfChanged(pinned.txn) }
     }

@@ -138,7 +138,8 @@ public final class Database {
     /// observers there — on the main queue for the main actor, on the actor's executor for
     /// another actor; code on the main queue counts as the main actor's. Opened outside any
     /// actor and off the main queue, it delivers at its own commits, at ``refresh()`` and while
-    /// a `changes` loop of it waits. Pass `nil` for an instance that belongs to no actor.
+    /// a `changes` loop of it waits. `nil` opens an instance that belongs to no actor (except on
+    /// the main queue, whose code is the main actor's).
     /// (Docs/Concurrency.md has the table.)
     public convenience init(configuration: Configuration, isolation: isolated (any Actor)? = #isolation) throws {
         try configuration.validate()

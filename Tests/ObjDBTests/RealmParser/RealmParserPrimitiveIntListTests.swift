@@ -164,6 +164,17 @@ struct RealmParserPrimitiveIntListTests {
         #expect(try rows.filter("integers == $0", 1).count == 1)
     }
 
+    // Not an upstream case: an empty list of objects before the integers is one empty list for
+    // aggregates too, as upstream's nil link is (`link.integers.@count == 0` is 1 above, the
+    // holder without a link): its count is 0, its sum 0, its minimum nil.
+    @Test func anEmptyListOfObjectsAggregatesAsOneEmptyList() throws {
+        let holders = try fixture(extraRows: true).objects(RQIntListHolder.self)
+        #expect(try holders.filter("list.integers.@count == 0").count == 1)
+        #expect(try holders.filter("list.integers.@sum == 0").count == 2)  // also the list holding row 0 ([0])
+        #expect(try holders.filter("list.integers.@min == nil").count == 1)
+        #expect(try holders.filter("link.integers.@min == nil").count == 1)
+    }
+
     // The same through every form that asks for one element, for each row's integer: the list
     // holding only `i` is the one match; the two rows added last have an empty list, which ALL
     // holds for and ANY does not, and whose sum is 0.

@@ -189,11 +189,7 @@ struct QueryEvaluator {
         func holds(_ constant: Comparand) -> Bool {
             constant.withScalar { other in quantified(c.quantifier, path, groupKey, groupRow) { apply(op, $0, other, c.options, c.type) } }
         }
-        switch c.listQuantifier {
-        case .any: return constants.contains(where: holds)
-        case .all: return constants.allSatisfy(holds)
-        case .none: return !constants.contains(where: holds)
-        }
+        return c.listQuantifier.holds(over: constants, holds)
     }
 
     /// Tests one left value against the right side of `c`.
@@ -211,11 +207,7 @@ struct QueryEvaluator {
             }
             // `IN` and a list after another operator: ANY by default, or the list's quantifier.
             let op: QueryOperator = c.op == .in ? .equal : c.op
-            switch c.listQuantifier {
-            case .any: return constants.contains { $0.withScalar { apply(op, value, $0, c.options, c.type) } }
-            case .all: return constants.allSatisfy { $0.withScalar { apply(op, value, $0, c.options, c.type) } }
-            case .none: return !constants.contains { $0.withScalar { apply(op, value, $0, c.options, c.type) } }
-            }
+            return c.listQuantifier.holds(over: constants) { $0.withScalar { apply(op, value, $0, c.options, c.type) } }
         case .path(let path):
             // Some value of the right side (its only one unless it is to-many).
             var result = false

@@ -56,6 +56,8 @@ extension QueryComparison {
     /// Equal when they compare the same things the same way at the same position; the
     /// spellings of literals (``literalText``, ``listLiteralTexts``) and where the comparison
     /// was written (``stringSyntax``) are left out, the values they were read as are compared.
+    /// (Binding refuses some comparisons by ``stringSyntax``; nothing caches a bound comparison
+    /// by this equality, which would have to compare it too.)
     static func == (a: QueryComparison, b: QueryComparison) -> Bool {
         a.left == b.left && a.op == b.op && a.right == b.right && a.options == b.options && a.quantifier == b.quantifier
             && a.listQuantifier == b.listQuantifier && a.listFirst == b.listFirst && a.position == b.position
@@ -101,6 +103,15 @@ enum QueryQuantifier: String, Equatable, Sendable {
     case all = "ALL"
     /// No element matches.
     case none = "NONE"
+
+    /// Whether `test` holds for some, every or no element of `elements`.
+    func holds<C: Collection>(over elements: C, _ test: (C.Element) -> Bool) -> Bool {
+        switch self {
+        case .any: return elements.contains(where: test)
+        case .all: return elements.allSatisfy(test)
+        case .none: return !elements.contains(where: test)
+        }
+    }
 }
 
 /// One side of a comparison. Only the case that holds a predicate is `indirect` (a heap box);

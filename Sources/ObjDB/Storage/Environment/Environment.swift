@@ -335,13 +335,11 @@ final class Environment: @unchecked Sendable {
     /// cannot begin, the gate is left here.
     func beginTransaction(readOnly: Bool, parent: OpaquePointer? = nil, gateEntered: Bool = false) throws -> OpaquePointer {
         guard !readOnly else { return try beginLMDBTransaction(readOnly: true, parent: parent) }
-        let conflict = stateLock.withLock { writerThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
-        if conflict {
+        do {
+            try refuseSecondWriteOnThisThread()
+        } catch {
             if gateEntered { writerGate.leave() }
-            throw ObjDBError(
-                .writeConflict,
-                "This thread already has a write transaction open on this file through another Database instance; finish it first (a second one would deadlock)",
-                path: path)
+            throw error
         }
         if !gateEntered { writerGate.enter() }
         do {
@@ -351,6 +349,17 @@ final class Environment: @unchecked Sendable {
             writerGate.leave()
             throw error
         }
+    }
+
+    /// Throws ``ObjDBError/Code/writeConflict`` if the calling thread has a write transaction
+    /// open on this file (through another `Database` instance): a second one would deadlock.
+    func refuseSecondWriteOnThisThread() throws {
+        let conflict = stateLock.withLock { writerThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+        guard conflict else { return }
+        throw ObjDBError(
+            .writeConflict,
+            "This thread already has a write transaction open on this file through another Database instance; finish it first (a second one would deadlock)",
+            path: path)
     }
 
     /// `mdb_txn_begin`, adopting a grown map once.

@@ -10,10 +10,10 @@ import Foundation
 /// then waits in `mdb_txn_begin` only for writers of other processes.
 ///
 /// The gate is held only by code that runs: it is handed from a leaving writer to a blocked
-/// thread, but a waiting task is only woken to try again when the gate opens. Handing it to a
-/// task whose executor is busy could deadlock — the executor may be blocked in ``enter()``
-/// itself, by a `write { }` on the same actor while its `asyncWrite` waited. So threads go
-/// first, and tasks take turns among themselves, oldest first.
+/// thread, but waiting tasks are only woken to try again when the gate opens, and a task takes
+/// it on its own executor. Handing it to a task whose executor is busy could deadlock — the
+/// executor may be blocked in ``enter()`` itself, by a `write { }` on the same actor while its
+/// `asyncWrite` waited. So threads go first, and tasks take turns among themselves.
 ///
 /// Every write transaction of the process passes it
 /// (``Environment/beginTransaction(readOnly:parent:gateEntered:)`` enters,
@@ -25,8 +25,9 @@ final class WriterGate: @unchecked Sendable {
     private var held = false
     /// Blocked threads, oldest first.
     private var threads: [DispatchSemaphore] = []
-    /// Suspended tasks, oldest first.
-    private var tasks: [CheckedContinuation<Void, Never>] = []
+    /// Suspended tasks by ticket, oldest first; a task woken to try again keeps its ticket.
+    private var tasks: [(ticket: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+    private var nextTicket: UInt64 = 0
 
     /// Takes the gate, blocking the thread while another writer of the process holds it.
     func enter() {
@@ -43,25 +44,31 @@ final class WriterGate: @unchecked Sendable {
     }
 
     /// Takes the gate, suspending the task while another writer of the process holds it.
-    func enterSuspending() async {
+    ///
+    /// The gate is taken on `isolation`'s executor, and the caller begins its transaction there
+    /// without suspending again: a task that took the gate elsewhere and then waited to get
+    /// back to its actor could wait behind a `write { }` of that actor blocked in ``enter()``.
+    func enterSuspending(isolation: isolated (any Actor)? = #isolation) async {
         if tryTake() { return }
-        var woken = false
+        var ticket: UInt64?
         while true {
             var taken = false
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            await withCheckedContinuation(isolation: isolation) { (continuation: CheckedContinuation<Void, Never>) in
                 taken = lock.withLock {
                     if !held {
                         held = true
                         return true
                     }
-                    // A task woken to try again and beaten to it keeps its place at the front.
-                    if woken { tasks.insert(continuation, at: 0) } else { tasks.append(continuation) }
+                    let mine = ticket ?? nextTicket
+                    if ticket == nil { nextTicket += 1 }
+                    ticket = mine
+                    tasks.insert((mine, continuation), at: tasks.firstIndex { $0.ticket > mine } ?? tasks.endIndex)
                     return false
                 }
+                // Resumed before the closure returns: the task goes on without suspending.
                 if taken { continuation.resume() }
             }
             if taken { return }
-            woken = true
         }
     }
 
@@ -74,18 +81,23 @@ final class WriterGate: @unchecked Sendable {
         }
     }
 
-    /// Gives the gate to the thread that waited longest; else opens it and wakes the task that
-    /// waited longest to try again.
+    /// Gives the gate to the thread that waited longest; else opens it and wakes every waiting
+    /// task to try again (the first to run on its executor takes it; the others wait again in
+    /// their order), so that a task whose executor is busy holds up no other.
     func leave() {
-        let (thread, task): (DispatchSemaphore?, CheckedContinuation<Void, Never>?) = lock.withLock {
-            if !threads.isEmpty { return (threads.removeFirst(), nil) }
+        let (thread, woken): (DispatchSemaphore?, [CheckedContinuation<Void, Never>]) = lock.withLock {
+            if !threads.isEmpty { return (threads.removeFirst(), []) }
             held = false
-            return (nil, tasks.isEmpty ? nil : tasks.removeFirst())
+            defer { tasks.removeAll(keepingCapacity: true) }
+            return (nil, tasks.map(\.continuation))
         }
         thread?.signal()
-        task?.resume()
+        for continuation in woken { continuation.resume() }
     }
 
     /// Whether a writer holds the gate (for tests).
     var isHeld: Bool { lock.withLock { held } }
+
+    /// How many threads and tasks wait (for tests).
+    var waiting: (threads: Int, tasks: Int) { lock.withLock { (threads.count, tasks.count) } }
 }

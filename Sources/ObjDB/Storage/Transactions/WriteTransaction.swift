@@ -48,7 +48,12 @@ struct WriteTransaction: ~Copyable {
     /// may not use it (`mayUseReserve` false: it added or changed data) and would leave the file
     /// past `maximumSize` is rolled back instead, with ``ObjDBError/Code/mapFull`` — unless it
     /// only filled free pages of a file deletes made larger, and the data still fits.
-    consuming func commit(mayUseReserve: Bool = false) throws {
+    ///
+    /// With `pinning`, a read snapshot of the version the commit made is begun before this
+    /// process's next writer may begin (see ``WriterGate``) and returned; `nil` without it, or
+    /// if no reader slot is free.
+    @discardableResult
+    consuming func commit(mayUseReserve: Bool = false, pinning lease: EnvironmentLease? = nil) throws -> ReadTransaction? {
         let environment = self.environment
         var end: Int?
         if let reserve = environment.reserve, reserve.isActive, let start = startPages {
@@ -65,6 +70,8 @@ struct WriteTransaction: ~Copyable {
         }
         let rc = mdb_txn_commit(handle)
         discard self
+        // try?: without a reader slot the owner's next read begins the snapshot and says why not.
+        let pinned = rc == MDB_SUCCESS ? lease.flatMap { try? ReadTransaction($0) } : nil
         environment.writeTransactionEnded(committed: rc == MDB_SUCCESS)
         try lmdbCheck(rc, "mdb_txn_commit", path: environment.path)
         if let end, let committed = environment.committedPageCount() {
@@ -73,14 +80,20 @@ struct WriteTransaction: ~Copyable {
                 environment.reserve?.committed(pages: committed, end: end, onlyDeletes: mayUseReserve)
             }
         }
+        return pinned
     }
 
-    /// Rolls back every change of the transaction.
-    consuming func abort() {
+    /// Rolls back every change of the transaction. With `pinning`, returns a read snapshot of
+    /// the version the transaction began on, begun before this process's next writer may begin
+    /// (`nil` if no reader slot is free).
+    @discardableResult
+    consuming func abort(pinning lease: EnvironmentLease? = nil) -> ReadTransaction? {
         mdb_txn_abort(handle)
         let environment = self.environment
         discard self
+        let pinned = lease.flatMap { try? ReadTransaction($0) }
         environment.writeTransactionEnded(committed: false)
+        return pinned
     }
 
     deinit {
