@@ -50,19 +50,22 @@ struct QueryBindingTests {
         }
     }
 
+    /// The key paths the query layer keeps for `info` (``BoundPathCache``).
+    func paths(_ info: ClassInfo) -> [BoundPath?] { info.boundPaths?.paths ?? [] }
+
     @Test func theBoundPathIsKeptPerClassAndReused() throws {
         let db = try filled()
         let first = try #require(db.classInfoForRead(BindingFirst.self))
         let second = try #require(db.classInfoForRead(BindingSecond.self))
-        #expect(first.valuePaths.allSatisfy { $0 == nil })
+        #expect(paths(first).allSatisfy { $0 == nil })
         _ = db.objects(BindingFirst.self).where { $0.label == "L1" }.count
-        let kept = try #require(first.valuePaths[1])
+        let kept = try #require(paths(first)[1])
         #expect(kept.directColumn == 1)
-        #expect(second.valuePaths[3] == nil)
+        #expect(paths(second)[3] == nil)
         _ = try db.objects(BindingFirst.self).filter("label BEGINSWITH 'L'").count
-        #expect(first.valuePaths[1] === kept)
+        #expect(paths(first)[1] === kept)
         _ = db.objects(BindingSecond.self).where { $0.label == "L1" }.count
-        #expect(try #require(second.valuePaths[3]).directColumn == 3)
+        #expect(try #require(paths(second)[3]).directColumn == 3)
     }
 
     @Test func pathsThroughLinksAndCollectionsAreNotKept() throws {
@@ -83,10 +86,10 @@ struct QueryBindingTests {
         #expect(try db.objects(Owner.self).filter("favorite.name == 'Rex' AND tags.@count == 0").map(\.id) == [1])
         let owner = try #require(db.classInfoForRead(Owner.self))
         let pet = try #require(db.classInfoForRead(Pet.self))
-        #expect(owner.valuePaths.allSatisfy { $0 == nil })
-        #expect(pet.valuePaths.allSatisfy { $0 == nil })
+        #expect(paths(owner).allSatisfy { $0 == nil })
+        #expect(paths(pet).allSatisfy { $0 == nil })
         #expect(db.objects(Owner.self).where { $0.name == "Ann" }.count == 1)
-        #expect(owner.valuePaths.indices.filter { owner.valuePaths[$0] != nil } == [try #require(owner.stored.column(of: "name"))])
+        #expect(paths(owner).indices.filter { paths(owner)[$0] != nil } == [try #require(owner.stored.column(of: "name"))])
     }
 
     @Test func badPredicatesStillFailAfterGoodOnesWereBound() throws {

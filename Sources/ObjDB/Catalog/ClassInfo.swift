@@ -93,12 +93,12 @@ final class ClassInfo {
     /// Where integer primary keys are likely stored: lets a lookup by primary key skip the
     /// primary-key table while objects were added in key order.
     @exclusivity(unchecked) var keyDistance = KeyDistanceHint()
-    /// Query key paths of one value property, bound once (they depend on `stored` alone), by
-    /// column: a query binds its paths again for every `where`.
-    @exclusivity(unchecked) var valuePaths: [BoundPath?]
+    /// What the query layer keeps for this class (its bound key paths, which depend on `stored`
+    /// alone): installed from above, so that the catalog knows nothing of queries.
+    @exclusivity(unchecked) var queryCache: (any ClassDerivedCache)?
     /// Whether the instances of a frozen version share this information, reading it from
     /// several threads at once: then nothing writes its hints (``keyDistance``,
-    /// ``valuePaths``) after it was built.
+    /// ``queryCache``) after it was built.
     let isShared: Bool
     /// The property names, in column order, for finding a column by name without copying
     /// properties.
@@ -171,7 +171,6 @@ final class ClassInfo {
             return columns.count == names.count && tables.indexes.indices.contains(columns[0]) && tables.indexes[columns[0]] != nil ? columns : nil
         }
         hasUniqueConstraints = !compoundKeys.isEmpty || keySlots.contains { $0.isUnique }
-        valuePaths = Array(repeating: nil, count: properties.count)
         columnKinds = properties.map(ColumnKind.init)
         linkColumns = properties.indices.filter { properties[$0].type == .object }
         linkTargets = properties.map { $0.type == .object ? $0.objectClass : nil }
@@ -301,13 +300,20 @@ extension _PersistableNonOptional {
     static var optionalType: any _Persistable.Type { Optional<Self>.self }
 }
 
+/// A cache that a layer above the catalog keeps per class (``ClassInfo/queryCache``), derived
+/// from the stored class alone.
+protocol ClassDerivedCache: AnyObject {
+    /// A copy for another ``ClassInfo`` of the same stored class, which then fills it alone.
+    func copy() -> any ClassDerivedCache
+}
+
 extension ClassInfo {
     /// The same class with hints of its own: ``isShared`` for a frozen version's instances,
     /// else for one live instance.
     func copy(shared: Bool) -> ClassInfo {
         let copy = ClassInfo(stored: stored, tables: tables, layout: layout, isShared: shared)
         copy.keyDistance = keyDistance
-        copy.valuePaths = valuePaths
+        copy.queryCache = queryCache?.copy()
         return copy
     }
 }

@@ -303,9 +303,10 @@ struct PredicateBinder {
         guard keyPath.variable == nil, keyPath.components.count == 1, let info = rootInfo ?? infoLookup(rootClass),
             let column = info.columnNames.firstIndex(of: keyPath.components[0])
         else { return try bindSteps(keyPath) }
-        if let path = info.valuePaths[column] { return path }
+        let cache = info.boundPaths
+        if let path = cache?.paths[column] { return path }
         let path = try bindSteps(keyPath)
-        if !info.isShared, path.steps.count == 1, path.steps[0].kind == .column(.value) { info.valuePaths[column] = path }
+        if let cache, !info.isShared, path.steps.count == 1, path.steps[0].kind == .column(.value) { cache.paths[column] = path }
         return path
     }
 

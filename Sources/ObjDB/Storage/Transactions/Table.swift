@@ -7,20 +7,3 @@ struct Table: Sendable, Hashable {
     /// The flags the table was created with.
     let flags: TableFlags
 }
-
-/// Names of the LMDB tables of an ObjDB file. Tables are named by stable numeric ids, so renaming
-/// a class or a property only changes the schema stored in `meta`.
-enum TableName {
-    /// The `meta` table: format version, schema, counters.
-    static let meta = "meta"
-    /// The change log: transaction id → what the transaction changed (see `ChangeLog`).
-    static let changes = "changes"
-    /// Objects of one class: object key → row.
-    static func objects(_ classID: UInt32) -> String { "c\(classID)" }
-    /// Primary keys of one class: encoded primary key → object key.
-    static func primaryKeys(_ classID: UInt32) -> String { "c\(classID).pk" }
-    /// One index: encoded value → object keys.
-    static func index(_ classID: UInt32, property propertyID: UInt32) -> String { "c\(classID).i\(propertyID)" }
-    /// Backlinks of one link property: target object key → origin object keys.
-    static func backlinks(_ classID: UInt32, property propertyID: UInt32) -> String { "c\(classID).b\(propertyID)" }
-}
