@@ -215,16 +215,6 @@ public struct Configuration: Sendable {
     }
 }
 
-/// What ``Database/add(_:update:)`` does when an object with the same primary key exists.
-public enum UpdatePolicy: Sendable, Hashable {
-    /// Throw ``ObjDBError/Code/primaryKeyExists``.
-    case error
-    /// Update the existing object, writing only the properties whose values differ.
-    case modified
-    /// Update the existing object, writing every property even if unchanged.
-    case all
-}
-
 extension Configuration {
     /// The canonical path of the data file; in-memory databases live in a RAM-backed temporary
     /// directory, named by process and identifier.
