@@ -125,13 +125,14 @@ private struct JSONParser {
         while true {
             skipSpace()
             guard index < bytes.count, bytes[index] == 0x22 else { throw error("a member name (a string) is missing") }
+            let nameStart = index
             let name = try string()
             skipSpace()
             guard index < bytes.count, bytes[index] == 0x3A else { throw error("':' is missing") }
             index += 1
             skipSpace()
             guard members.updateValue(try value(depth: depth + 1, recording: depth == 0 ? name : nil), forKey: name) == nil else {
-                throw error("the member \"\(name)\" appears twice")
+                throw JSONSyntaxError(column: nameStart + 1, reason: "the member \"\(name)\" appears twice")
             }
             skipSpace()
             guard index < bytes.count else { throw error("'}' is missing") }

@@ -134,8 +134,9 @@ final class ObjectReader {
                 return try element(pk, key, className: target.className, line: line)
             }
             if fields["$key"] != nil {
-                throw CommandFailure(
-                    "\(place): a link by \"$key\" to \(target.className) cannot be imported (keys are per file); \(target.className) needs a primary key")
+                let how = target.primaryKeyProperty == nil
+                    ? "\(target.className) needs a primary key" : "give its primary key, {\"$class\": \"\(target.className)\", \"$pk\": …}"
+                throw CommandFailure("\(place): a link by \"$key\" to \(target.className) cannot be imported (keys are per file); \(how)")
             }
             // A whole object: created, or found by its primary key, with the link.
             return try object(fields, target, line: line)

@@ -131,9 +131,9 @@ enum ValueConversion {
 
     /// One JSON value (not `null`) as a value of `type`: a number, boolean or string in the
     /// type's JSON form (``value(_:_:bits:)`` reads the text); a value of another JSON kind is
-    /// refused as "not of type T".
+    /// refused as "not of type T" (for a date, which numbers once were: "not an ISO 8601 date").
     static func value(_ json: JSONValue, _ type: PropertyType, bits: Int = 64) throws(Refusal) -> Any {
-        let kind = Refusal(needs: "of type \(type)")
+        let kind = Refusal(needs: type == .date ? DateText.expected : "of type \(type)")
         switch (type, json) {
         case (.bool, .bool(let bool)): return bool
         case (.int, .number(let text)), (.float, .number(let text)), (.double, .number(let text)), (.decimal, .number(let text)):
