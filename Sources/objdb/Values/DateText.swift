@@ -24,13 +24,15 @@ enum DateText {
 
     /// Why a date cannot be written.
     struct Unwritable: Error {
+        /// The date, as seconds since 2001.
         let seconds: Double
+        /// What to tell the user.
         var reason: String {
             "the date \(seconds) seconds from 2001-01-01 is beyond the years ISO 8601 text names here (±73 billion)"
         }
     }
 
-    /// `date` as text, unquoted.
+    /// The date `seconds` after 2001-01-01 as text, unquoted.
     static func text(_ seconds: Double) throws(Unwritable) -> String {
         var text = JSONText()
         try write(seconds, into: &text, quoted: false)
@@ -48,12 +50,16 @@ enum DateText {
         guard abs(seconds) < limit else { throw Unwritable(seconds: seconds) }
         let whole = seconds.rounded(.down)
         var second = Int64(whole) + secondsFrom1970
-        var milliseconds = Int64(((seconds - whole) * 1000).rounded())
-        if milliseconds == 1000 {
-            second += 1
-            milliseconds = 0
+        // A whole second reads back from ".000" exactly (every integer here is exact in a Double).
+        var milliseconds: Int64 = 0
+        if whole != seconds {
+            milliseconds = Int64(((seconds - whole) * 1000).rounded())
+            if milliseconds == 1000 {
+                second += 1
+                milliseconds = 0
+            }
         }
-        if abs(second) < millisecondRange, millisecondsSince1970(second * 1000 + milliseconds) == seconds {
+        if abs(second) < millisecondRange, whole == seconds || millisecondsSince1970(second * 1000 + milliseconds) == seconds {
             if quoted { json.byte(0x22) }
             civil(second, into: &json)
             json.byte(0x2E)
