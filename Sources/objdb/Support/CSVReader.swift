@@ -1,7 +1,9 @@
 /// One field of a CSV row: its text, and whether it was quoted — an empty field that was not
 /// (nothing between the commas) is nil, a quoted one (`""`) an empty text.
 struct CSVField: Equatable {
+    /// The field's text, quotes removed.
     let text: String
+    /// Whether it was quoted.
     let quoted: Bool
 
     /// Whether the field is nothing between the commas: nil for an optional property.
@@ -74,6 +76,8 @@ enum CSVReader {
 
 /// Why a text is not CSV, and the line of the row where it goes wrong.
 struct CSVSyntaxError: Error {
+    /// The line the row starts on.
     let line: Int
+    /// What is wrong.
     let reason: String
 }

@@ -6,13 +6,19 @@ import ObjDB
 struct DumpFile {
     /// One object of a dump.
     struct Record {
+        /// The line it is on.
         let line: Int
+        /// Its class.
         let className: String
+        /// Its key, kept by the load.
         let key: UInt64
+        /// Its property values, as `createDynamicObject` takes them.
         let values: [String: Any?]
     }
 
+    /// The first line.
     let header: DumpHeader
+    /// The objects, by class then key.
     let records: [Record]
 
     /// Reads the dump in `data`; a failure names `file` and the line.

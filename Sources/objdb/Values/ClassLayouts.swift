@@ -4,6 +4,7 @@
 final class ClassLayouts {
     /// One class as the writer lays it out.
     struct Layout {
+        /// The class's schema, as the file has it.
         let schema: ObjectSchema
         /// The stored properties sorted by name, with their column (their position among the
         /// stored properties of a schema read from the file).
@@ -17,10 +18,13 @@ final class ClassLayouts {
 
     /// A stored property as ``ObjectWriter/write(_:layout:into:)`` writes it.
     struct RowColumn {
+        /// The property.
         let property: Property
+        /// Its column in the class's rows.
         let column: Int
         /// `,"name":`
         let key: [UInt8]
+        /// How its values are read from a row.
         let kind: RowValueKind
 
         /// Whether `value` fits the property's integer width (a damaged row may hold more).
@@ -37,6 +41,7 @@ final class ClassLayouts {
     enum RowValueKind {
         case integer, double, float, bool, string, date, general
 
+        /// The kind of `property`'s values: a plain value's type, or general.
         init(_ property: Property) {
             guard property.collection == nil else {
                 self = .general

@@ -62,7 +62,9 @@ enum JSONValue: Equatable {
 
 /// Why a text is not JSON, and where: the byte offset from the start, from 1.
 struct JSONSyntaxError: Error {
+    /// The byte offset of the failure in the text parsed, from 1 (the column, in one line).
     let column: Int
+    /// What is wrong.
     let reason: String
 
     /// The line and column (from 1) of the failure in `bytes`, the text parsed.

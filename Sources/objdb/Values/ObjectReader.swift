@@ -26,18 +26,26 @@ final class ObjectReader {
 
     /// A link read with ``Links/keys``, checked once every object is read.
     struct Reference {
+        /// The line the link is on.
         let line: Int
+        /// `Class.property`.
         let place: String
+        /// The class linked to.
         let className: String
+        /// The key linked to.
         let key: UInt64
     }
 
+    /// The schema values are checked against: the file's, or the dump's header's.
     let schema: Schema
+    /// How links are read.
     let links: Links
+    /// How dates are read.
     let dates: Dates
     /// The links read so far (with ``Links/keys``).
     private(set) var references: [Reference] = []
 
+    /// A reader of objects of `schema`'s classes, links and dates read as `links` and `dates` say.
     init(schema: Schema, links: Links, dates: Dates = .iso8601) {
         self.schema = schema
         self.links = links

@@ -16,6 +16,7 @@ struct ObjectWriter {
         case keys
     }
 
+    /// The database the objects are in.
     let db: Database
     /// How many links deep objects are written whole (with ``Links/references``).
     var linkDepth = 0
@@ -24,6 +25,7 @@ struct ObjectWriter {
     /// The classes' schemas, looked up once.
     let layouts: ClassLayouts
 
+    /// A writer of `db`'s objects, following links `linkDepth` deep, writing them as `links` says.
     init(db: Database, linkDepth: Int = 0, links: Links = .references) {
         self.db = db
         self.linkDepth = linkDepth
