@@ -1,6 +1,6 @@
 /// One field of a CSV row: its text, and whether it was quoted — an empty field that was not
 /// (nothing between the commas) is nil, a quoted one (`""`) an empty text.
-struct CSVField: Equatable {
+struct CSVField {
     /// The field's text, quotes removed.
     let text: String
     /// Whether it was quoted.

@@ -126,7 +126,7 @@ enum DateText {
     /// `seconds` as its shortest exact decimal (Swift's `description`, which reads back to the
     /// same `Double`), split into a whole number of seconds rounded down and the digits after the
     /// point: `seconds == whole + 0.fraction` exactly, without trailing zeros.
-    static func decimalParts(_ seconds: Double) -> (whole: Int64, fraction: [UInt8]) {
+    private static func decimalParts(_ seconds: Double) -> (whole: Int64, fraction: [UInt8]) {
         var text = Array(seconds.magnitude.description.utf8)
         var exponent = 0
         if let e = text.firstIndex(where: { $0 == 0x65 || $0 == 0x45 }) {

@@ -27,8 +27,8 @@ enum ValueConversion {
         let needs: String
     }
 
-    /// What a value of `type` (integers of `bits`) is, in messages.
-    static func expected(_ type: PropertyType, bits: Int = 64) -> String {
+    /// What a value of `type` is, in messages.
+    static func expected(_ type: PropertyType) -> String {
         switch type {
         case .bool: "true or false"
         case .int: "an integer"
@@ -47,7 +47,7 @@ enum ValueConversion {
 
     /// `text` as a value of `type` (integers of `bits`, 8 to 64).
     static func value(_ text: String, _ type: PropertyType, bits: Int = 64) throws(Refusal) -> Any {
-        let refused = Refusal(needs: expected(type, bits: bits))
+        let refused = Refusal(needs: expected(type))
         switch type {
         case .bool:
             switch text.lowercased() {
