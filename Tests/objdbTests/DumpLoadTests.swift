@@ -129,7 +129,7 @@ struct DumpLoadTests {
         let source = scratch.file("source.objdb")
         try Self.makeSource(source)
         let (dumpFile, text) = try dump(source)
-        #expect(text.hasPrefix("{\"objdb-dump\":1,\"schemaVersion\":3,\"classes\":["))
+        #expect(text.hasPrefix("{\"objdb-dump\":2,\"schemaVersion\":3,\"classes\":["))
         #expect(text.split(separator: "\n").count == 1 + 2 + 2 + 2 + 2 + 3)  // header, AllTypes, Note, Owner, Person, Pet
 
         let target = scratch.file("target.objdb")
@@ -240,9 +240,9 @@ struct DumpLoadTests {
         let export = try load("{\"$class\":\"Person\",\"$key\":1,\"id\":1}\n", into: target)
         #expect(export.error.hasSuffix(":1: not an objdb dump: the first line has no \"objdb-dump\" version\n"))
 
-        let newer = try load("{\"objdb-dump\":2,\"schemaVersion\":0,\"classes\":[]}\n", into: target)
+        let newer = try load("{\"objdb-dump\":3,\"schemaVersion\":0,\"classes\":[]}\n", into: target)
         #expect(newer.status == 1)
-        #expect(newer.error.hasSuffix(":1: dump format version 2 is not supported: this objdb reads version 1\n"))
+        #expect(newer.error.hasSuffix(":1: dump format version 3 is not supported: this objdb reads versions 1 and 2\n"))
         #expect(!FileManager.default.fileExists(atPath: target))
 
         let notObjDB = scratch.file("notes.txt")

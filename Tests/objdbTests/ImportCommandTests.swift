@@ -78,7 +78,7 @@ struct ImportCommandTests {
         try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: file))
         let result = try CommandRunner.run(["import", target, "Person", file])
         #expect(result.status == 1)
-        #expect(result.error == "objdb: \(file):3: Person.age is Int?: 'old' is not an integer\n")
+        #expect(result.error == "objdb: \(file):3: Person.age is Int?: the string \"old\" is not of type Int\n")
         #expect(try CommandRunner.run(["classes", target, "--format", "csv"]).output.contains("Person,0,false"))
 
         try Data(#"{"id": 1, "height": 2}"#.utf8).write(to: URL(fileURLWithPath: file))

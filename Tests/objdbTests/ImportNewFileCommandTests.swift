@@ -117,7 +117,7 @@ struct ImportNewFileCommandTests {
         try Data("{\"objdb-dump\":9,\"schemaVersion\":0,\"classes\":[]}\n".utf8).write(to: URL(fileURLWithPath: brokenDump))
         let dump = try CommandRunner.run(["import", target, "Person", people, "--schema", brokenDump])
         #expect(dump.status == 1)
-        #expect(dump.error == "objdb: \(brokenDump):1: dump format version 9 is not supported: this objdb reads version 1\n")
+        #expect(dump.error == "objdb: \(brokenDump):1: dump format version 9 is not supported: this objdb reads versions 1 and 2\n")
         // A source without the class.
         let empty = scratch.file("empty-source.objdb")
         _ = try Database(configuration: Configuration(fileURL: URL(fileURLWithPath: empty), objectTypes: [Note.self]))

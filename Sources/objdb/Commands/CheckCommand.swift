@@ -51,7 +51,7 @@ struct CheckCommand: ParsableCommand {
                         return entry
                     },
                 ]
-                Console.line(try ObjectJSON.text(json, pretty: output.resolved == .json))
+                Console.line(try ReportJSON.text(json, pretty: output.resolved == .json))
             }
             if !report.isHealthy { throw ExitCode.failure }
         }

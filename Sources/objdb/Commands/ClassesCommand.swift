@@ -18,14 +18,14 @@ struct ClassesCommand: ParsableCommand {
             let out = OutputWriter()
             switch output.resolved {
             case .table:
-                let printer = ObjectPrinter(format: .table, json: ObjectJSON(db: db), truncate: !output.noTruncate)
+                let printer = ObjectPrinter(format: .table, writer: ObjectWriter(db: db), truncate: !output.noTruncate)
                 printer.printTable(
                     header: ["class", "objects", "kind"],
                     rows: rows.map { [$0.0, "\($0.1)", $0.2 ? "embedded" : ""] })
             case .json:
-                out.line(try ObjectJSON.text(rows.map { ["class": $0.0, "objects": $0.1, "embedded": $0.2] as [String: Any] }, pretty: true))
+                out.line(try ReportJSON.text(rows.map { ["class": $0.0, "objects": $0.1, "embedded": $0.2] as [String: Any] }, pretty: true))
             case .jsonl:
-                for row in rows { out.line(try ObjectJSON.text(["class": row.0, "objects": row.1, "embedded": row.2] as [String: Any])) }
+                for row in rows { out.line(try ReportJSON.text(["class": row.0, "objects": row.1, "embedded": row.2] as [String: Any])) }
             case .csv:
                 out.line("class,objects,embedded")
                 for row in rows { out.line("\(ObjectPrinter.csvField(row.0)),\(row.1),\(row.2)") }

@@ -8,9 +8,10 @@ struct SetCommand: ParsableCommand {
         commandName: "set",
         abstract: "Change properties of one object, in one write transaction.",
         discussion: """
-            Values are parsed as the property's type (see objdb schema): numbers, true/false, \
-            ISO 8601 dates, base64 Data, UUID and ObjectId text, null for nil. The primary key, \
-            links and collections cannot be set. Nothing is written without --write.
+            Values are parsed as the property's type (see objdb schema), as import reads CSV: \
+            numbers, true/false, ISO 8601 dates (2026-11-25T10:00:00.000Z), base64 Data, \
+            Decimal, UUID and ObjectId text, null for nil. The primary key, links and \
+            collections cannot be set. Nothing is written without --write.
             """)
 
     @OptionGroup var database: DatabaseArgument
@@ -51,7 +52,7 @@ struct SetCommand: ParsableCommand {
                 guard property.collection == nil else {
                     throw CommandFailure("\(database.file): \(className).\(name) is a \(property.typeName); collections cannot be set from the command line")
                 }
-                return (name, try ValueParsing.value(String(parts[1]), for: property, className: className))
+                return (name, try ObjectReader.argument(String(parts[1]), property, className: className))
             }
             try db.write {
                 let target = try DatabaseOpening.object(db, schema, primaryKey: primaryKey, file: database.file)

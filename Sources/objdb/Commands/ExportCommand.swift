@@ -33,23 +33,25 @@ struct ExportCommand: ParsableCommand {
                 ?? db.schema.objectSchema.filter { !$0.isEmbedded }
             let total = classes.reduce(0) { $0 + db.objectCount(ofClassNamed: $1.className) }
             let progress = Progress(label: "export", total: total)
-            let json = ObjectJSON(db: db)
+            let writer = ObjectWriter(db: db)
             let out = OutputWriter()
             switch format {
             case .csv:
                 for schema in classes {
-                    let printer = ObjectPrinter(format: format, json: json)
+                    let printer = ObjectPrinter(format: format, writer: writer)
                     try printer.print(db.dynamicObjects(schema.className).lazy.map { progress.advance(); return $0 }, schema: schema)
                 }
             case .jsonl:
                 for schema in classes {
-                    try json.writeRows(of: schema.className, to: out, each: { progress.advance() })
+                    try writer.writeRows(of: schema.className, to: out, each: { progress.advance() })
                 }
             case .json, .table:
                 out.line("{")
                 for (index, schema) in classes.enumerated() {
-                    out.line("  " + (try ObjectJSON.text(schema.className)) + ": [")
-                    try json.writeRows(of: schema.className, to: out, prefix: { $0 ? "    " : "    , " }, each: { progress.advance() })
+                    var name = JSONText()
+                    name.string(schema.className)
+                    out.line("  " + name.text + ": [")
+                    try writer.writeRows(of: schema.className, to: out, prefix: { $0 ? "    " : "    , " }, each: { progress.advance() })
                     out.line("  ]" + (index == classes.count - 1 ? "" : ","))
                 }
                 out.line("}")

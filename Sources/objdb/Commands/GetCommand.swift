@@ -25,9 +25,12 @@ struct GetCommand: ParsableCommand {
             let db = try DatabaseOpening.readOnly(database.file)
             let schema = try DatabaseOpening.objectSchema(className, in: db, file: database.file)
             let object = try DatabaseOpening.object(db, schema, primaryKey: primaryKey, file: database.file)
-            let printer = ObjectPrinter(format: output.resolved, json: ObjectJSON(db: db, linkDepth: linkDepth), truncate: !output.noTruncate)
+            let printer = ObjectPrinter(format: output.resolved, writer: ObjectWriter(db: db, linkDepth: linkDepth), truncate: !output.noTruncate)
             if output.resolved == .json {
-                Console.line(try ObjectJSON.text(printer.json.object(object), pretty: true))
+                // The object as query writes it, laid out over lines (its text kept value for value).
+                var text = JSONText()
+                try printer.writer.write(object, into: &text)
+                Console.line(PrettyJSON.parsed(try JSONValue.parse(text.bytes)).text)
             } else {
                 try printer.print([object], schema: schema)
             }

@@ -83,7 +83,7 @@ struct ImportCommand: ParsableCommand {
     private func importRecords(_ data: Data, into db: Database, creating: [ObjectSchema]) throws {
         let schema = Schema(objectSchema: db.schema.objectSchema + creating)
         let objectSchema = try DatabaseOpening.objectSchema(className, in: schema, file: database.file, hint: schemaSource == nil)
-        let records = try self.records(data, objectSchema, ImportValues(schema: schema))
+        let records = try self.records(data, objectSchema, ObjectReader(schema: schema, links: .primaryKeys))
         let progress = Progress(label: "import", total: records.count)
         try db.write {
             if !creating.isEmpty {
@@ -110,8 +110,12 @@ struct ImportCommand: ParsableCommand {
     }
 
     /// The records of the file, each with its line and a function making its values.
-    private func records(_ data: Data, _ objectSchema: ObjectSchema, _ values: ImportValues) throws -> [(Int, () throws -> [String: Any?])] {
+    private func records(_ data: Data, _ objectSchema: ObjectSchema, _ reader: ObjectReader) throws -> [(Int, () throws -> [String: Any?])] {
         let format = format ?? (input.hasSuffix(".jsonl") ? .jsonl : input.hasSuffix(".csv") ? .csv : .json)
+        func object(_ json: JSONValue, line: Int) throws -> (Int, () throws -> [String: Any?]) {
+            guard case .object(let fields) = json else { throw CommandFailure("\(input):\(line): expected an object, found \(json.kind)") }
+            return (line, { try reader.object(fields, objectSchema, line: line) })
+        }
         switch format {
         case .jsonl:
             // Lines split as bytes (a String split and trim per line cost more than the parse).
@@ -120,38 +124,49 @@ struct ImportCommand: ParsableCommand {
             for text in data.split(separator: 0x0A, omittingEmptySubsequences: false) {
                 line += 1
                 guard text.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { continue }
-                let json = try parse(Data(text), line: line)
-                guard let object = json as? [String: Any] else { throw CommandFailure("\(input):\(line): not a JSON object") }
-                records.append((line, { try values.object(object, objectSchema) }))
+                do {
+                    records.append(try object(try JSONValue.parse(text), line: line))
+                } catch let error as JSONSyntaxError {
+                    throw CommandFailure("\(input):\(line): not valid JSON: \(error.reason) at column \(error.column)")
+                }
             }
             return records
         case .csv:
-            let rows = try CSVReader.rows(String(decoding: data, as: UTF8.self))
-            guard let header = rows.first?.fields else { return [] }
+            let rows: [(line: Int, fields: [CSVField])]
+            do {
+                rows = try CSVReader.rows(String(decoding: data, as: UTF8.self))
+            } catch {
+                throw CommandFailure("\(input):\(error.line): \(error.reason)")
+            }
+            guard let header = rows.first?.fields.map(\.text) else { return [] }
             return try rows.dropFirst().map { line, fields in
                 guard fields.count == header.count else {
                     throw CommandFailure("\(input):\(line): \(fields.count) fields, the header has \(header.count)")
                 }
-                let row = Dictionary(zip(header, fields), uniquingKeysWith: { first, _ in first })
-                return (line, { try values.csvRow(row, objectSchema) })
+                let row = Array(zip(header, fields))
+                return (line, { try reader.csvRow(row.map { (name: $0.0, field: $0.1) }, objectSchema) })
             }
         case .json, .table:
-            let json = try parse(data, line: 1)
-            var array = json as? [Any]
-            if array == nil, let export = json as? [String: Any] { array = export[className] as? [Any] ?? [] }
-            guard let array else { throw CommandFailure("\(input): expected an array of objects or an export object") }
-            return try array.enumerated().map { index, element in
-                guard let object = element as? [String: Any] else { throw CommandFailure("\(input): object \(index + 1) is not a JSON object") }
-                return (index + 1, { try values.object(object, objectSchema) })
+            let bytes = [UInt8](data)
+            let parsed: (value: JSONValue, lines: [String: [Int]])
+            do {
+                parsed = try JSONValue.parseRecordingLines(bytes)
+            } catch {
+                let position = error.position(in: bytes)
+                throw CommandFailure("\(input):\(position.line): not valid JSON: \(error.reason) at column \(position.column)")
             }
-        }
-    }
-
-    private func parse(_ data: Data, line: Int) throws -> Any {
-        do {
-            return try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        } catch {
-            throw CommandFailure("\(input):\(line): not valid JSON")
+            let elements: [JSONValue], lines: [Int]
+            switch parsed.value {
+            case .array(let array): (elements, lines) = (array, parsed.lines[""] ?? [])
+            case .object(let export):
+                switch export[className] {
+                case .array(let array)?: (elements, lines) = (array, parsed.lines[className] ?? [])
+                case nil: (elements, lines) = ([], [])
+                case let other?: throw CommandFailure("\(input): \"\(className)\" is \(other.kind), not an array of objects")
+                }
+            default: throw CommandFailure("\(input): expected an array of objects or an export object, found \(parsed.value.kind)")
+            }
+            return try zip(elements, lines).map { try object($0, line: $1) }
         }
     }
 }

@@ -53,7 +53,7 @@ struct InfoCommand: ParsableCommand {
                         ] as [String: Any]
                     },
                 ]
-                Console.line(try ObjectJSON.text(object, pretty: true))
+                Console.line(try ReportJSON.text(object, pretty: true))
             }
         }
     }

@@ -53,7 +53,7 @@ struct QueryCommand: ParsableCommand {
             }
             let end = limit.map { offset + $0 } ?? Int.max
             let page = results.lazy.enumerated().prefix { $0.offset < end }.filter { $0.offset >= offset }.map(\.element)
-            let printer = ObjectPrinter(format: output.resolved, json: ObjectJSON(db: db, linkDepth: linkDepth), truncate: !output.noTruncate)
+            let printer = ObjectPrinter(format: output.resolved, writer: ObjectWriter(db: db, linkDepth: linkDepth), truncate: !output.noTruncate)
             try printer.print(page, schema: schema)
         }
     }

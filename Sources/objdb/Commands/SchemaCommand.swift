@@ -46,9 +46,9 @@ struct SchemaCommand: ParsableCommand {
                     ]
                 }
                 if output.resolved == .jsonl {
-                    for object in json { Console.line(try ObjectJSON.text(object)) }
+                    for object in json { Console.line(try ReportJSON.text(object)) }
                 } else {
-                    Console.line(try ObjectJSON.text(json, pretty: true))
+                    Console.line(try ReportJSON.text(json, pretty: true))
                 }
             }
         }

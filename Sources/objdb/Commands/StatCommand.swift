@@ -32,7 +32,7 @@ struct StatCommand: ParsableCommand {
                 Console.line("Readers:            \(environment.readers) of \(environment.maxReaders)")
                 if let cleared { Console.line("Stale readers cleared: \(cleared)") }
                 Console.line("")
-                let printer = ObjectPrinter(format: .table, json: ObjectJSON(db: db), truncate: !output.noTruncate)
+                let printer = ObjectPrinter(format: .table, writer: ObjectWriter(db: db), truncate: !output.noTruncate)
                 printer.printTable(
                     header: ["table", "depth", "branch", "leaf", "overflow", "entries"],
                     rows: tables.map { ["\($0.name)", "\($0.depth)", "\($0.branchPages)", "\($0.leafPages)", "\($0.overflowPages)", "\($0.entries)"] })
@@ -52,7 +52,7 @@ struct StatCommand: ParsableCommand {
                 ]
                 if let cleared { json["staleReadersCleared"] = cleared }
                 if readers { json["readerTable"] = db.readerTable() }
-                Console.line(try ObjectJSON.text(json, pretty: output.resolved == .json))
+                Console.line(try ReportJSON.text(json, pretty: output.resolved == .json))
             }
         }
     }

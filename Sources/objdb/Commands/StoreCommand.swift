@@ -27,11 +27,11 @@ struct StoreCommand: ParsableCommand {
             guard db.schema["ObjDBStoreState"] != nil else {
                 throw CommandFailure("\(database.file): no Store state in this file (no class ObjDBStoreState)")
             }
-            let json = ObjectJSON(db: db)
+            let writer = ObjectWriter(db: db)
             var stores: [String: PrettyJSON] = [:]
             for object in db.dynamicObjects("ObjDBStoreState") {
                 guard let storeKey = object["key"] as? String else { continue }
-                stores[storeKey] = entry(object, json: json)
+                stores[storeKey] = try entry(object, writer: writer)
             }
             if let key {
                 guard let entry = stores[key] else {
@@ -47,16 +47,16 @@ struct StoreCommand: ParsableCommand {
 
     /// One store's entry: its collections kept as objects, state, type, time and version (keys
     /// sorted).
-    private func entry(_ object: DynamicObject, json: ObjectJSON) -> PrettyJSON {
+    private func entry(_ object: DynamicObject, writer: ObjectWriter) throws -> PrettyJSON {
         let text = object["json"] as? String ?? ""
         // A state that is not JSON (damaged, or written by hand) is shown as the text it is.
         let state = (try? JSONValue.parse(Array(text.utf8))).map(PrettyJSON.parsed) ?? .string(text)
         var members: [(key: String, value: PrettyJSON)] = []
-        let collections = self.collections(order: object["collectionOrder"] as? String ?? "", json: json)
+        let collections = try self.collections(order: object["collectionOrder"] as? String ?? "", writer: writer)
         if !collections.isEmpty { members.append(("collections", .object(collections))) }
         members.append(("state", state))
         members.append(("type", .string(object["stateType"] as? String ?? "")))
-        if let date = object["updatedAt"] as? Date { members.append(("updatedAt", .string(ObjectJSON.isoDate(date)))) }
+        if let date = object["updatedAt"] as? Date { members.append(("updatedAt", .string(try ValueConversion.text(date)))) }
         members.append(("version", .integer(object["version"] as? Int ?? 0)))
         return .object(members)
     }
@@ -64,27 +64,22 @@ struct StoreCommand: ParsableCommand {
     /// For each class of an array kept as objects (the store records their ids' order as
     /// `{"Todo": [3, 1, 2]}`): the number of objects and the objects, in that order, then any it
     /// does not list (the store reads them after the others), as `query` writes them.
-    private func collections(order: String, json: ObjectJSON) -> [(key: String, value: PrettyJSON)] {
+    private func collections(order: String, writer: ObjectWriter) throws -> [(key: String, value: PrettyJSON)] {
         guard !order.isEmpty, case .object(let orders)? = try? JSONValue.parse(Array(order.utf8)) else { return [] }
-        return orders.keys.sorted().map { className in
+        return try orders.keys.sorted().map { className in
             var listed: [String] = []
             if case .array(let ids)? = orders[className] {
                 listed = ids.map { PrettyJSON.parsed($0).text }
             }
             var objects: [[UInt8]] = []
-            if let schema = json.db.schema[className] {
+            if let schema = writer.db.schema[className] {
                 var byID: [String: [UInt8]] = [:]
                 var unlisted: [[UInt8]] = []
                 let listedIDs = Set(listed)
-                for object in json.db.dynamicObjects(className) {
+                for object in writer.db.dynamicObjects(className) {
                     var text = JSONText()
-                    json.write(object, into: &text)
-                    var id: String?
-                    if let primaryKey = schema.primaryKeyProperty {
-                        var key = JSONText()
-                        json.write(object[primaryKey.name], depth: 0, into: &key)
-                        id = key.text
-                    }
+                    try writer.write(object, into: &text)
+                    let id = try schema.primaryKeyProperty.map { try writer.text(object[$0.name]) }
                     if let id, listedIDs.contains(id), byID[id] == nil {
                         byID[id] = text.bytes
                     } else {

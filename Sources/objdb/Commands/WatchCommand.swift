@@ -59,17 +59,17 @@ struct WatchCommand: ParsableCommand {
 }
 
 /// Turns collection changes into lines of the watch feed. Objects are written by
-/// ``ObjectJSON/write(_:depth:into:)``, as `query` writes them (and `export`, whose row path
+/// ``ObjectWriter/write(_:depth:into:)``, as `query` writes them (and `export`, whose row path
 /// the tests check against it): the same text for every value.
 final class ChangeFeed {
     let db: Database
     let format: OutputFormat
-    let json: ObjectJSON
+    let writer: ObjectWriter
 
     init(db: Database, format: OutputFormat) {
         self.db = db
         self.format = format
-        self.json = ObjectJSON(db: db)
+        self.writer = ObjectWriter(db: db)
     }
 
     /// Writes `line` at once.
@@ -79,9 +79,9 @@ final class ChangeFeed {
 
     /// How an object is named in the feed: its primary key, else its key.
     func identifier(_ object: DynamicObject, _ schema: ObjectSchema) -> String {
-        if let primaryKey = schema.primaryKeyProperty {
-            let value = ObjectJSON(db: db).value(object[primaryKey.name], depth: 0)
-            return (value as? String) ?? "\(value)"
+        // try?: a primary key is never a date, the one value without text.
+        if let primaryKey = schema.primaryKeyProperty, let value = object[primaryKey.name], let text = try? ValueConversion.text(value) {
+            return text
         }
         return "#\(object.objectKey ?? 0)"
     }
@@ -101,7 +101,12 @@ final class ChangeFeed {
                 let inserted = insertions.map { objects[$0] }
                 let modified = modifications.compactMap { newIndex[previous[$0]].map { objects[$0] } }
                 previous = identifiers
-                report(schema, deleted: deleted, inserted: inserted, modified: modified)
+                do {
+                    try report(schema, deleted: deleted, inserted: inserted, modified: modified)
+                } catch {
+                    Console.error("\(error)")
+                    Foundation.exit(1)
+                }
             case .error(let error):
                 Console.error("\(error)")
                 Foundation.exit(1)
@@ -109,7 +114,7 @@ final class ChangeFeed {
         }
     }
 
-    private func report(_ schema: ObjectSchema, deleted: [String], inserted: [DynamicObject], modified: [DynamicObject]) {
+    private func report(_ schema: ObjectSchema, deleted: [String], inserted: [DynamicObject], modified: [DynamicObject]) throws {
         let transaction = db.transactionID
         if format == .jsonl {
             // Keys in sorted order, as every JSON object objdb writes.
@@ -122,9 +127,9 @@ final class ChangeFeed {
                 line.string(id)
             }
             line.raw("],\"inserted\":")
-            write(inserted, into: &line)
+            try write(inserted, into: &line)
             line.raw(",\"modified\":")
-            write(modified, into: &line)
+            try write(modified, into: &line)
             line.raw(",\"transaction\":")
             line.integer(Int64(transaction))
             line.byte(0x7D)
@@ -132,24 +137,24 @@ final class ChangeFeed {
             return
         }
         for id in deleted { say("\(transaction) \(schema.className) - \(id)") }
-        for object in inserted { say("\(transaction) \(schema.className) + \(identifier(object, schema)) \(text(object))") }
-        for object in modified { say("\(transaction) \(schema.className) ~ \(identifier(object, schema)) \(text(object))") }
+        for object in inserted { say("\(transaction) \(schema.className) + \(identifier(object, schema)) \(try text(object))") }
+        for object in modified { say("\(transaction) \(schema.className) ~ \(identifier(object, schema)) \(try text(object))") }
     }
 
     /// `objects` as a JSON array.
-    private func write(_ objects: [DynamicObject], into line: inout JSONText) {
+    private func write(_ objects: [DynamicObject], into line: inout JSONText) throws {
         line.byte(0x5B)
         for (index, object) in objects.enumerated() {
             if index > 0 { line.byte(0x2C) }
-            json.write(object, into: &line)
+            try writer.write(object, into: &line)
         }
         line.byte(0x5D)
     }
 
     /// `object` as JSON text.
-    private func text(_ object: DynamicObject) -> String {
+    private func text(_ object: DynamicObject) throws -> String {
         var text = JSONText()
-        json.write(object, into: &text)
+        try writer.write(object, into: &text)
         return text.text
     }
 }

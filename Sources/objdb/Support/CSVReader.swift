@@ -1,11 +1,24 @@
+/// One field of a CSV row: its text, and whether it was quoted — an empty field that was not
+/// (nothing between the commas) is nil, a quoted one (`""`) an empty text.
+struct CSVField {
+    /// The field's text, quotes removed.
+    let text: String
+    /// Whether it was quoted.
+    let quoted: Bool
+
+    /// Whether the field is nothing between the commas: nil for an optional property.
+    var isEmptyUnquoted: Bool { !quoted && text.isEmpty }
+}
+
 /// Reads CSV (RFC 4180: quoted fields with doubled quotes, line breaks inside quotes) into rows
 /// of fields, each with the line it starts on.
 enum CSVReader {
-    static func rows(_ text: String) throws -> [(line: Int, fields: [String])] {
-        var rows: [(Int, [String])] = []
-        var fields: [String] = []
+    /// The rows of `text`.
+    static func rows(_ text: String) throws(CSVSyntaxError) -> [(line: Int, fields: [CSVField])] {
+        var rows: [(Int, [CSVField])] = []
+        var fields: [CSVField] = []
         var field = ""
-        var inQuotes = false
+        var quoted = false, inQuotes = false
         var line = 1, rowLine = 1
         var iterator = text.makeIterator()
         var pending: Character?
@@ -15,6 +28,11 @@ enum CSVReader {
                 return character
             }
             return iterator.next()
+        }
+        func endField() {
+            fields.append(CSVField(text: field, quoted: quoted))
+            field = ""
+            quoted = false
         }
         while let character = next() {
             if inQuotes {
@@ -34,25 +52,32 @@ enum CSVReader {
                 continue
             }
             switch character {
-            case "\"" where field.isEmpty: inQuotes = true
-            case ",":
-                fields.append(field)
-                field = ""
+            case "\"" where field.isEmpty && !quoted:
+                inQuotes = true
+                quoted = true
+            case ",": endField()
             case "\n", "\r\n", "\r":
-                fields.append(field)
+                endField()
                 rows.append((rowLine, fields))
                 fields = []
-                field = ""
                 line += 1
                 rowLine = line
             default: field.append(character)
             }
         }
-        if inQuotes { throw CommandFailure("line \(rowLine): a quoted field is not closed") }
-        if !field.isEmpty || !fields.isEmpty {
-            fields.append(field)
+        if inQuotes { throw CSVSyntaxError(line: rowLine, reason: "a quoted field is not closed") }
+        if !field.isEmpty || quoted || !fields.isEmpty {
+            endField()
             rows.append((rowLine, fields))
         }
         return rows
     }
+}
+
+/// Why a text is not CSV, and the line of the row where it goes wrong.
+struct CSVSyntaxError: Error {
+    /// The line the row starts on.
+    let line: Int
+    /// What is wrong.
+    let reason: String
 }

@@ -62,7 +62,7 @@ enum DatabaseOpening {
         guard let property = schema.primaryKeyProperty else {
             throw CommandFailure("\(file): class '\(schema.className)' has no primary key; use objdb query \(file) \(schema.className) \"<predicate>\"")
         }
-        let key = try ValueParsing.value(text, for: property, className: schema.className)
+        let key = try ObjectReader.argument(text, property, className: schema.className)
         guard let object = try db.dynamicObjects(schema.className).filter("%K == %@", property.name, key as Any).first else {
             throw CommandFailure("\(file): no \(schema.className) with \(property.name) \(text)")
         }

@@ -5,11 +5,13 @@ import ObjDB
 /// version, and every class with its properties and key counter.
 ///
 /// ```json
-/// {"objdb-dump":1,"schemaVersion":3,"classes":[{"name":"Pet","embedded":false,"nextKey":3,"properties":[…]}]}
+/// {"objdb-dump":2,"schemaVersion":3,"classes":[{"name":"Pet","embedded":false,"nextKey":3,"properties":[…]}]}
 /// ```
 struct DumpHeader {
-    /// The dump format this build writes, and the only one it reads.
-    static let formatVersion = 1
+    /// The dump format this build writes: version 2, dates as ISO 8601 text.
+    static let formatVersion = 2
+    /// The versions this build reads: 1 (dates as seconds since 2001) and 2.
+    static let readableVersions = 1...2
 
     /// One class and the key its next object gets (`nil` for embedded classes, whose objects
     /// have no key of their own in a dump).
@@ -18,9 +20,14 @@ struct DumpHeader {
         let nextKey: UInt64?
     }
 
+    /// The dump format version the header names (``formatVersion`` when written).
+    var version = formatVersion
     let schemaVersion: UInt64
     /// Classes in the order they are created on load.
     let classes: [Class]
+
+    /// How the dump's object lines spell dates: numbers of seconds since 2001 in version 1.
+    var dates: ObjectReader.Dates { version == 1 ? .secondsSince2001 : .iso8601 }
 
     /// The header as one line of JSON.
     func text() -> [UInt8] {
@@ -103,12 +110,13 @@ struct DumpHeader {
         guard case .number(let text) = version, let number = Int(text) else {
             throw CommandFailure("not an objdb dump: \"objdb-dump\" is \(version.kind), not a version number")
         }
-        guard number == formatVersion else {
-            throw CommandFailure("dump format version \(text) is not supported: this objdb reads version \(formatVersion)")
+        guard readableVersions.contains(number) else {
+            throw CommandFailure(
+                "dump format version \(text) is not supported: this objdb reads versions \(readableVersions.map(String.init).joined(separator: " and "))")
         }
         let schemaVersion = try unsigned(header["schemaVersion"], "schemaVersion")
         guard case .array(let list)? = header["classes"] else { throw CommandFailure("the header has no \"classes\" array") }
-        return DumpHeader(schemaVersion: schemaVersion, classes: try list.map(dumpedClass))
+        return DumpHeader(version: number, schemaVersion: schemaVersion, classes: try list.map(dumpedClass))
     }
 
     private static func dumpedClass(_ json: JSONValue) throws -> Class {

@@ -5,12 +5,13 @@ import Foundation
 ///
 /// - `table`: aligned columns (`$key`, then the stored properties), cells cut at 40
 ///   characters unless `truncate` is off; links as `Class(primary key)` or `Class#key`.
-/// - `json`: an array of objects (``ObjectJSON``); `jsonl`: one object per line.
-/// - `csv`: a header of property names, then one line per object; links as their primary key
-///   (or key), collections as JSON text.
+/// - `json`: an array of objects (``ObjectWriter``); `jsonl`: one object per line.
+/// - `csv`: a header of property names, then one line per object; values as their text
+///   (``ValueConversion``), an empty field for nil and `""` for an empty text; links as their
+///   primary key (or key), embedded objects and collections as JSON text.
 struct ObjectPrinter {
     let format: OutputFormat
-    let json: ObjectJSON
+    let writer: ObjectWriter
     var truncate = true
     let out = OutputWriter()
 
@@ -26,7 +27,7 @@ struct ObjectPrinter {
             for object in objects {
                 var text = JSONText()
                 text.raw(first ? "  " : ", ")
-                json.write(object, into: &text)
+                try writer.write(object, into: &text)
                 out.line(text.bytes)
                 first = false
                 count += 1
@@ -35,7 +36,7 @@ struct ObjectPrinter {
         case .jsonl:
             for object in objects {
                 var text = JSONText()
-                json.write(object, into: &text)
+                try writer.write(object, into: &text)
                 out.line(text.bytes)
                 count += 1
             }
@@ -43,9 +44,15 @@ struct ObjectPrinter {
             let keyed = !schema.isEmbedded
             out.line(((keyed ? ["$key"] : []) + columns.map(\.name)).map(Self.csvField).joined(separator: ","))
             for object in objects {
-                var fields = keyed ? ["\(object.objectKey ?? 0)"] : []
-                for property in columns { fields.append(try csvCell(object[property.name])) }
-                out.line(fields.map(Self.csvField).joined(separator: ","))
+                var fields = keyed ? [Self.csvField("\(object.objectKey ?? 0)")] : []
+                for property in columns {
+                    do {
+                        fields.append(try csvCell(object[property.name]).map(Self.csvField) ?? "")
+                    } catch let failure as DateText.Unwritable {
+                        throw CommandFailure("\(schema.className) key \(object.objectKey ?? 0): \(property.name): \(failure.reason)")
+                    }
+                }
+                out.line(fields.joined(separator: ","))
                 count += 1
             }
         case .table:
@@ -80,7 +87,7 @@ struct ObjectPrinter {
         switch value {
         case nil: return "nil"
         case let object as DynamicObject:
-            if let primaryKey = json.db.schema[object.className]?.primaryKeyProperty {
+            if let primaryKey = writer.db.schema[object.className]?.primaryKeyProperty {
                 return "\(object.className)(\(cell(object[primaryKey.name])))"
             }
             return "\(object.className)#\(object.objectKey ?? 0)"
@@ -89,31 +96,31 @@ struct ObjectPrinter {
             return "{" + map.keys.sorted().map { "\($0): \(cell(map[$0] ?? nil))" }.joined(separator: ", ") + "}"
         case let data as Data: return "<\(data.count) bytes>"
         case let some?:
-            let scalar = ObjectJSON.scalar(some)
-            return scalar as? String ?? "\(scalar)"
+            // try?: a table is for reading; a date no text names shows as Foundation prints it.
+            return (try? ValueConversion.text(some)) ?? "\(some)"
         }
     }
 
-    /// A CSV cell: scalars as text, links as their primary key or key, collections as JSON.
-    func csvCell(_ value: Any?) throws -> String {
+    /// A CSV cell, `nil` for nil: values as their text, links as their primary key or key,
+    /// embedded objects and collections as JSON text.
+    func csvCell(_ value: Any?) throws -> String? {
         switch value {
-        case nil: return ""
+        case nil: return nil
         case let object as DynamicObject:
-            if let primaryKey = json.db.schema[object.className]?.primaryKeyProperty {
-                return try csvCell(object[primaryKey.name])
-            }
+            guard let schema = writer.db.schema[object.className] else { return "\(object.objectKey ?? 0)" }
+            if schema.isEmbedded { return try writer.text(object) }
+            if let primaryKey = schema.primaryKeyProperty { return try csvCell(object[primaryKey.name]) }
             return "\(object.objectKey ?? 0)"
-        case let array as [Any?]: return try ObjectJSON.text(json.value(array, depth: 0))
-        case let map as [String: Any?]: return try ObjectJSON.text(json.value(map, depth: 0))
-        case let some?:
-            let scalar = ObjectJSON.scalar(some)
-            return scalar as? String ?? "\(scalar)"
+        case let array as [Any?]: return try writer.text(array)
+        case let map as [String: Any?]: return try writer.text(map)
+        case let some?: return try ValueConversion.text(some)
         }
     }
 
-    /// `text` quoted for CSV when it holds a comma, a quote or a line break.
+    /// `text` quoted for CSV when it holds a comma, a quote or a line break, or is empty (an
+    /// empty field is nil).
     static func csvField(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        guard text.isEmpty || text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) else { return text }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 

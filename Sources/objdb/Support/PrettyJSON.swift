@@ -1,6 +1,6 @@
 /// JSON laid out over lines for a person to read (`objdb store`): objects and arrays indented by
 /// two spaces a level, `[]` and `{}` when empty. Values are written by ``JSONText``; parsed
-/// JSON keeps its numbers' text, and JSON written already (an object as ``ObjectJSON`` writes
+/// JSON keeps its numbers' text, and JSON written already (an object as ``ObjectWriter`` writes
 /// it) stays on one line.
 indirect enum PrettyJSON {
     /// An object, its keys in the order given.

@@ -1,6 +1,7 @@
-/// A JSON value as parsed from one line of a dump: numbers keep their text, so that each is
-/// read exactly as its property's type (an `Int64` beyond 2^53, a `Float`'s shortest form)
-/// instead of through a `Double`.
+/// A JSON value, as the one JSON reader of the CLI parses it (RFC 8259): for `import`, `load`,
+/// the dump header, CSV cells holding collections and `store`'s state. Numbers keep their text,
+/// so that each is read exactly as its property's type (an `Int64` beyond 2^53, a `Float`'s
+/// shortest form) instead of through a `Double`.
 enum JSONValue: Equatable {
     case null
     case bool(Bool)
@@ -22,27 +23,65 @@ enum JSONValue: Equatable {
         }
     }
 
+    /// Whether this is a number (rather than a number's name in a string, such as `"nan"`).
+    var isNumber: Bool {
+        if case .number = self { return true }
+        return false
+    }
+
     /// Parses `bytes` (UTF-8) as one JSON value.
     static func parse(_ bytes: some Collection<UInt8>) throws(JSONSyntaxError) -> JSONValue {
-        var parser = JSONParser(bytes: Array(bytes))
+        try parseRecordingLines(Array(bytes)).value
+    }
+
+    /// Parses `bytes` as one JSON value, with the line (from 1) on which each element starts of
+    /// the top-level array (under `""`) and of each array that is a member of the top-level
+    /// object (under its name): the objects of `import`'s JSON, an array or the export's
+    /// `{"Class": [...]}`.
+    static func parseRecordingLines(_ bytes: [UInt8]) throws(JSONSyntaxError) -> (value: JSONValue, lines: [String: [Int]]) {
+        var parser = JSONParser(bytes: bytes)
         parser.skipSpace()
-        let value = try parser.value(depth: 0)
+        let value = try parser.value(depth: 0, recording: "")
         parser.skipSpace()
         guard parser.index == parser.bytes.count else { throw parser.error("text after the value") }
-        return value
+        var lines: [String: [Int]] = [:]
+        var line = 1, scanned = 0
+        // Offsets ascend within each array, and arrays do not overlap: one pass in offset order.
+        for (key, offsets) in parser.elementStarts.sorted(by: { ($0.value.first ?? 0) < ($1.value.first ?? 0) }) {
+            lines[key] = offsets.map { offset in
+                while scanned < offset {
+                    if bytes[scanned] == 0x0A { line += 1 }
+                    scanned += 1
+                }
+                return line
+            }
+        }
+        return (value, lines)
     }
 }
 
-/// Why a text is not JSON, and where (the byte offset, from 1).
+/// Why a text is not JSON, and where: the byte offset from the start, from 1.
 struct JSONSyntaxError: Error {
+    /// The byte offset of the failure in the text parsed, from 1 (the column, in one line).
     let column: Int
+    /// What is wrong.
     let reason: String
+
+    /// The line and column (from 1) of the failure in `bytes`, the text parsed.
+    func position(in bytes: [UInt8]) -> (line: Int, column: Int) {
+        let end = min(column - 1, bytes.count)
+        let line = 1 + bytes[..<end].count(where: { $0 == 0x0A })
+        let lineStart = bytes[..<end].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
+        return (line, end - lineStart + 1)
+    }
 }
 
 /// A recursive-descent JSON parser (RFC 8259) over bytes.
 private struct JSONParser {
     let bytes: [UInt8]
     var index = 0
+    /// The offsets at which elements start of the arrays asked for, by the name given.
+    var elementStarts: [String: [Int]] = [:]
     /// Nesting deeper than this is refused rather than risk the stack.
     static let maximumDepth = 512
 
@@ -52,12 +91,14 @@ private struct JSONParser {
         while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
     }
 
-    mutating func value(depth: Int) throws(JSONSyntaxError) -> JSONValue {
+    /// The value at `index`; an array records its elements' starts under `recording`, and the
+    /// members of an object at depth 0 record theirs under their names.
+    mutating func value(depth: Int, recording: String? = nil) throws(JSONSyntaxError) -> JSONValue {
         guard depth < Self.maximumDepth else { throw error("nested more than \(Self.maximumDepth) levels") }
         guard index < bytes.count else { throw error("a value is missing") }
         switch bytes[index] {
         case 0x7B: return try object(depth: depth)
-        case 0x5B: return try array(depth: depth)
+        case 0x5B: return try array(depth: depth, recording: recording)
         case 0x22: return .string(try string())
         case 0x74: try literal("true"); return .bool(true)
         case 0x66: try literal("false"); return .bool(false)
@@ -86,13 +127,14 @@ private struct JSONParser {
         while true {
             skipSpace()
             guard index < bytes.count, bytes[index] == 0x22 else { throw error("a member name (a string) is missing") }
+            let nameStart = index
             let name = try string()
             skipSpace()
             guard index < bytes.count, bytes[index] == 0x3A else { throw error("':' is missing") }
             index += 1
             skipSpace()
-            guard members.updateValue(try value(depth: depth + 1), forKey: name) == nil else {
-                throw error("the member \"\(name)\" appears twice")
+            guard members.updateValue(try value(depth: depth + 1, recording: depth == 0 ? name : nil), forKey: name) == nil else {
+                throw JSONSyntaxError(column: nameStart + 1, reason: "the member \"\(name)\" appears twice")
             }
             skipSpace()
             guard index < bytes.count else { throw error("'}' is missing") }
@@ -106,7 +148,7 @@ private struct JSONParser {
         }
     }
 
-    mutating func array(depth: Int) throws(JSONSyntaxError) -> JSONValue {
+    mutating func array(depth: Int, recording: String?) throws(JSONSyntaxError) -> JSONValue {
         index += 1
         var elements: [JSONValue] = []
         skipSpace()
@@ -116,6 +158,7 @@ private struct JSONParser {
         }
         while true {
             skipSpace()
+            if let recording { elementStarts[recording, default: []].append(index) }
             elements.append(try value(depth: depth + 1))
             skipSpace()
             guard index < bytes.count else { throw error("']' is missing") }
