@@ -22,6 +22,15 @@ struct MapFormatTests {
     /// An empty map: keysLength 5, then two empty sequences.
     static let emptyMap: [UInt8] = [0x05, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
 
+    /// An unmanaged owner whose `scores` are those of ``scores``, entered out of key order.
+    static func ownerWithScores(id: Int) -> Owner {
+        let owner = Owner()
+        owner.id = id
+        owner.scores["bc"] = 2.5
+        owner.scores["a"] = 1.0
+        return owner
+    }
+
     /// The bytes of column `name` of `object`'s stored row.
     func stored(_ db: Database, _ object: ObjectBase, _ name: String) throws -> [UInt8] {
         let info = try #require(object._objdbInfo)
@@ -37,10 +46,7 @@ struct MapFormatTests {
 
     @Test func anAddedMapIsStoredAsDocumented() throws {
         let db = try directory.open([Owner.self])
-        let owner = Owner()
-        owner.id = 1
-        owner.scores["bc"] = 2.5
-        owner.scores["a"] = 1.0
+        let owner = Self.ownerWithScores(id: 1)
         let empty = Owner()
         empty.id = 2
         try db.write {

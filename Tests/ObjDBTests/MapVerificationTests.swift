@@ -41,16 +41,14 @@ struct MapVerificationTests {
             #expect(found == damage)
         }
         let whole = Self.map(Self.keys, Self.values)
+        #expect(whole == MapFormatTests.scores)
         let map = whole.withUnsafeBytes { try? MapView.checked($0).get() }
         #expect(map?.count == 2)
     }
 
     @Test func verifyReportsEachDamagedMapOfAStoredObject() throws {
         let db = try directory.open([Owner.self])
-        let owner = Owner()
-        owner.id = 1
-        owner.scores["a"] = 1.0
-        owner.scores["bc"] = 2.5
+        let owner = MapFormatTests.ownerWithScores(id: 1)
         try db.write { try db.add(owner) }
         let info = try #require(owner._objdbInfo)
         let column = try info.column(named: "scores")

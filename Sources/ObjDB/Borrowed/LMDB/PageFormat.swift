@@ -56,13 +56,19 @@ enum PageFormat {
 
     /// Page flags (`P_*`).
     enum PageFlag {
+        /// `P_BRANCH`: an inner page of a tree, whose nodes point at child pages.
         static let branch: UInt16 = 0x01
+        /// `P_LEAF`: a page of a tree's entries.
         static let leaf: UInt16 = 0x02
+        /// `P_OVERFLOW`: the first page of a value too large for its leaf.
         static let overflow: UInt16 = 0x04
+        /// `P_META`: page 0 or 1.
         static let meta: UInt16 = 0x08
         /// `P_DIRTY`: a page a write transaction changed; LMDB may leave it set on sub-pages.
         static let dirty: UInt16 = 0x10
+        /// `P_LEAF2`: a leaf of fixed-size keys without nodes (duplicates of `MDB_DUPFIXED` tables).
         static let leaf2: UInt16 = 0x20
+        /// `P_SUBP`: a sub-page of duplicates inside a leaf node.
         static let subpage: UInt16 = 0x40
     }
 
@@ -78,11 +84,17 @@ enum PageFormat {
 
     /// Tree flags (`MDB_db.md_flags`, the persistent `mdb_dbi_open` flags).
     enum TreeFlag {
+        /// `MDB_REVERSEKEY`: keys compare from their last byte.
         static let reverseKey: UInt16 = 0x02
+        /// `MDB_DUPSORT`: a key may have several values, kept sorted.
         static let dupSort: UInt16 = 0x04
+        /// `MDB_INTEGERKEY`: keys are native `UInt32` or `UInt64`.
         static let integerKey: UInt16 = 0x08
+        /// `MDB_DUPFIXED`: a key's values all have one size.
         static let dupFixed: UInt16 = 0x10
+        /// `MDB_INTEGERDUP`: values are native integers.
         static let integerDup: UInt16 = 0x20
+        /// `MDB_REVERSEDUP`: values compare from their last byte.
         static let reverseDup: UInt16 = 0x40
         /// Every flag a tree record may carry.
         static let all: UInt16 = 0x7E

@@ -19,8 +19,11 @@ struct TreeRecord: Equatable, Sendable {
     var flags: UInt16
     /// Levels of pages from the root to the leaves; 0 for an empty tree.
     var depth: UInt16
+    /// Branch pages of the tree.
     var branchPages: UInt64
+    /// Leaf pages of the tree.
     var leafPages: UInt64
+    /// Overflow pages of the tree's large values.
     var overflowPages: UInt64
     /// Key–value pairs, duplicates included.
     var entries: UInt64
@@ -50,8 +53,11 @@ struct MetaRecord: Equatable, Sendable {
     let pageNumber: Int
     /// The page header's flags (``PageFormat/PageFlag/meta`` on a meta page).
     let pageFlags: UInt16
+    /// `MDB_MAGIC` on a meta page.
     let magic: UInt32
+    /// The data version (`MDB_DATA_VERSION`, 1 in LMDB 0.9).
     let version: UInt32
+    /// The map size of the environment that wrote it.
     let mapSize: UInt64
     /// The tree of free pages (`FREE_DBI`); its `pad` is the file's page size.
     let freeTree: TreeRecord
