@@ -3,7 +3,8 @@
 
 // One entry point of the Swift runtime (libswiftCore, linked into every Swift program; part of
 // its stable ABI), declared with its C signature for ObjDB's registry of live databases
-// (LiveInstances in Sources/ObjDB/Frozen/IsolationContext.swift).
+// (LiveInstances in Sources/ObjDB/Frozen/IsolationContext.swift). Swift code calls it only
+// through Sources/ObjDB/Borrowed/SwiftRuntime/TryRetain.swift, which says what is borrowed.
 //
 // swift_tryRetain retains a Swift object and returns it, unless the object's deinitialization
 // has begun (its strong count reached zero), in which case it does nothing and returns NULL:

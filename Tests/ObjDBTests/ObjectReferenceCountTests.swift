@@ -8,9 +8,9 @@ import ObjDBTestModels
 struct ObjectReferenceCountTests {
     /// The word's answer, the runtime's and the one iteration uses, in that order.
     static func answers(_ object: inout ObjectBase) -> (word: Bool, runtime: Bool, used: Bool) {
-        let word = ObjectBase._objdbRefCountWordSaysOnlyReference(&object)
-        let runtime = ObjectBase._objdbRuntimeSaysOnlyReference(&object)
-        let used = ObjectBase._objdbIsOnlyReference(&object)
+        let word = ReferenceCountWord.wordSaysOnlyReference(&object)
+        let runtime = ReferenceCountWord.runtimeSaysOnlyReference(&object)
+        let used = ReferenceCountWord.isOnlyReference(&object)
         return (word, runtime, used)
     }
 

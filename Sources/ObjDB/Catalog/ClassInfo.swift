@@ -232,7 +232,7 @@ final class ClassInfo {
         case .value: break
         case .link: return nil
         case .list, .set: return SequenceFormat.empty
-        case .map: return SequenceFormat.emptyMap
+        case .map: return MapFormat.empty
         }
         if let layout, fieldOfColumn[column] >= 0 { return layout.encodedDefault(field: fieldOfColumn[column]) }
         var bytes = _ObjDBBytes()

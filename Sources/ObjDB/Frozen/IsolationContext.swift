@@ -1,4 +1,3 @@
-import CObjDBRuntime
 import Foundation
 
 /// The isolation domain a live ``Database`` belongs to, when code can be sure to be in it again:
@@ -57,8 +56,8 @@ enum MainQueue {
 /// every retain and release of a `Database` (each result and object holds one) would take the
 /// runtime's slow path. Instead an instance's `deinit` removes its entry, under the lock, before
 /// its memory is freed; and ``instance(path:context:)`` retains an entry's instance with the
-/// runtime's `swift_tryRetain`, which refuses an instance whose `deinit` has begun (its last
-/// reference went away while the lock was held here). See Docs/Decisions/0040.
+/// runtime's `swift_tryRetain` (``TryRetain``), which refuses an instance whose `deinit` has
+/// begun (its last reference went away while the lock was held here). See Docs/Decisions/0040.
 final class LiveInstances: @unchecked Sendable {
     /// The registry of the process.
     static let shared = LiveInstances()
@@ -105,7 +104,7 @@ final class LiveInstances: @unchecked Sendable {
             for entry in (byPath[path] ?? []).reversed() where entry.context == context {
                 // Retained unless its deinit has begun (the deinit then waits for the lock to
                 // remove the entry, so the memory is still there).
-                if swift_tryRetain(entry.database.toOpaque()) != nil { return entry.database.takeRetainedValue() }
+                if let database = TryRetain.objectUnlessDeinitializing(entry.database) { return database }
             }
             return nil
         }

@@ -240,7 +240,7 @@ extension Map: _Persistable {
     public static func _objdbDefaultValue() -> Map<Key, Value> { Map() }
 
     /// The map encoding of the entries.
-    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool { Map.encodeUnmanaged(self, into: &bytes) }
+    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool { Self.encodeUnmanaged(self, into: &bytes) }
 
     /// Maps are not decoded from bytes alone.
     public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Map<Key, Value>? { nil }
@@ -288,11 +288,7 @@ extension Map: _Persistable {
             if let object = writer.object { return object._objdbDatabase == nil ? .null : StoredElement(objectKey: object._objdbKey) }
             return writer.element
         }
-        var encodedKeys: [UInt8] = []
-        keys.appendEncoded(to: &encodedKeys)
-        bytes.appendLittleEndian(UInt64(encodedKeys.count), count: 4)
-        encodedKeys.withUnsafeBytes { bytes.append(bytes: $0) }
-        values.appendEncoded(to: &bytes)
+        MapFormat.appendMap(keys: keys, values: values, to: &bytes)
         return true
     }
 }

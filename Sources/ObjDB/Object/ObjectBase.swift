@@ -1,5 +1,3 @@
-import CObjDBRuntime
-
 /// The common superclass of model classes. Subclass ``Object`` rather than this class.
 ///
 /// It holds the state that makes an object *managed*: the database it belongs to, its class's
@@ -18,66 +16,6 @@ open class ObjectBase {
     final var _objdbInfo: ClassInfo? {
         get { _objdbInfoRef?.takeUnretainedValue() }
         set { _objdbInfoRef = newValue.map { Unmanaged.passUnretained($0) } }
-    }
-
-    /// Whether `object` is the only reference to its object: no other strong, weak or unowned
-    /// reference. Only such an object may be re-pointed at another stored object, since nobody
-    /// could see it change.
-    ///
-    /// On 64-bit platforms this reads the object's reference-count word once (see
-    /// ``_objdbRefCountWordSaysOnlyReference(_:)``) instead of asking the runtime three times;
-    /// under the internal checks every answer is compared with the runtime's.
-    @inline(__always)
-    static func _objdbIsOnlyReference(_ object: inout ObjectBase) -> Bool {
-        #if _pointerBitWidth(_64)
-        let only = _objdbRefCountWordSaysOnlyReference(&object)
-        #if OBJDB_INTERNAL_CHECKS
-        if internalChecksEnabled {
-            // The word may say "not only" where the runtime says "only" (a side table kept after
-            // its weak references went away), never the reverse.
-            internalCheck(!only || _objdbRuntimeSaysOnlyReference(&object), "an object's reference-count word says it is unshared, the runtime disagrees")
-        }
-        #endif
-        return only
-        #else
-        return _objdbRuntimeSaysOnlyReference(&object)
-        #endif
-    }
-
-    /// ``_objdbIsOnlyReference(_:)`` as the runtime answers it: three calls per object.
-    @inline(never)
-    static func _objdbRuntimeSaysOnlyReference(_ object: inout ObjectBase) -> Bool {
-        // A weak reference gives the object a side table (weak count above 1); an unowned one
-        // raises the unowned count above the 1 that all strong references share.
-        isKnownUniquelyReferenced(&object) && _getWeakRetainCount(object) <= 1 && _getUnownedRetainCount(object) <= 1
-    }
-
-    /// Whether the reference-count word of `object` says one strong reference, no unowned one
-    /// beyond the 1 the strong references share, no side table (which weak references create),
-    /// no deinitialization under way, and deallocation by Swift alone.
-    ///
-    /// The 64-bit layout of the word that follows an object's metadata pointer in the Swift
-    /// runtimes ObjDB supports (`RefCount.h`): bit 0 "pure Swift deallocation", bits 1–31 the
-    /// unowned count, bit 32 "deinitializing", bits 33–62 the strong count beyond the first, bit
-    /// 63 "uses a side table". So a lone object's word is `3`. Anything else reads as shared, which
-    /// only costs a new object: an immortal object, a side table (a weak reference, now or
-    /// earlier, or a count too large for the word), and on Apple platforms an Objective-C weak
-    /// reference or associated object, which clear bit 0. The internal checks compare every
-    /// "unshared" with the runtime's answer (``_objdbRuntimeSaysOnlyReference(_:)``), and
-    /// `ObjectReferenceCountTests` pins each kind of reference.
-    ///
-    /// `object` is `inout`, as for `isKnownUniquelyReferenced`: its address is read from the
-    /// variable, so no copy of the reference (a retain, which would make it read as shared)
-    /// exists while the word is read. The word is read with a relaxed atomic load, as the runtime
-    /// reads it; other threads may only change it while they hold a reference, and then it is
-    /// not `3` before they do.
-    @inline(__always)
-    static func _objdbRefCountWordSaysOnlyReference(_ object: inout ObjectBase) -> Bool {
-        let address = withUnsafeMutablePointer(to: &object) { variable in
-            UnsafeMutableRawPointer(variable).load(as: UnsafeRawPointer.self)
-        }
-        let word = (address + MemoryLayout<UInt>.size).assumingMemoryBound(to: Int.self)
-        return objdb_atomic_load_relaxed(word) == 3
     }
 
     /// Whether the object belongs to `info`, compared by identity without retaining either.

@@ -1,4 +1,3 @@
-@_spi(Reflection) import Swift
 import Foundation
 
 /// One `@Persisted` field of a model class, found by reflection.
@@ -38,7 +37,7 @@ struct FieldLayout: @unchecked Sendable {
 /// What reflection found about one model class, computed once per class per process.
 ///
 /// Discovery lists the class's stored fields (superclass fields first) with
-/// `_forEachField(of:options:)`, keeps the `@Persisted` ones with their byte offsets, and reads
+/// `_forEachField(of:options:)` (``StoredFields``), keeps the `@Persisted` ones with their byte offsets, and reads
 /// the wrappers' options (`primaryKey:`, `indexed:`) and declared defaults from one prototype
 /// instance. No `Mirror`, and nothing per object.
 final class ClassLayout: @unchecked Sendable {
@@ -116,16 +115,14 @@ enum SchemaDiscovery {
         }
         var found: [(name: String, offset: Int, kind: any PersistedField.Type)] = []
         var otherFields = 0
-        // Option 1 is `.classType`: list the fields of a class instance, superclasses first.
-        _ = _forEachField(of: type, options: _EachFieldOptions(rawValue: 1)) { name, offset, fieldType, _ in
-            if let kind = fieldType as? any PersistedField.Type {
-                var property = String(cString: name)
+        for field in StoredFields.of(type) {
+            if let kind = field.type as? any PersistedField.Type {
+                var property = field.name
                 if property.hasPrefix("_") { property.removeFirst() }
-                found.append((property, offset, kind))
+                found.append((property, field.offset, kind))
             } else {
                 otherFields += 1
             }
-            return true
         }
         let baseFields = Self.objectBaseFieldCount
         let prototype = type.init()
@@ -201,14 +198,7 @@ enum SchemaDiscovery {
     }
 
     /// Number of stored fields `ObjectBase` itself declares.
-    private static let objectBaseFieldCount: Int = {
-        var count = 0
-        _ = _forEachField(of: ObjectBase.self, options: _EachFieldOptions(rawValue: 1)) { _, _, _, _ in
-            count += 1
-            return true
-        }
-        return count
-    }()
+    private static let objectBaseFieldCount = StoredFields.of(ObjectBase.self).count
 }
 
 /// The process-wide cache of class layouts.
@@ -232,10 +222,10 @@ private final class LayoutCache: @unchecked Sendable {
 
 #if OBJDB_INTERNAL_CHECKS
 extension SchemaDiscovery {
-    /// Internal check of the field offsets `_forEachField` gave against `Mirror`, the slow way to
-    /// the same fields: the `@Persisted` fields in the same order, and each value read through its
-    /// offset equal to the wrapper's value `Mirror` finds (for plain values; a collection's or
-    /// link's description would name object identities).
+    /// Internal check of the field offsets `_forEachField` gave (``StoredFields``) against
+    /// `Mirror`, the slow way to the same fields: the `@Persisted` fields in the same order, and
+    /// each value read through its offset equal to the wrapper's value `Mirror` finds (for plain
+    /// values; a collection's or link's description would name object identities).
     static func checkAgainstMirror(_ prototype: ObjectBase, _ fields: [FieldLayout]) {
         var chain: [Mirror] = []
         var mirror: Mirror? = Mirror(reflecting: prototype)

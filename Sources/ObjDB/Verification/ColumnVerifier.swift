@@ -82,23 +82,12 @@ enum ColumnVerifier {
         return nil
     }
 
-    /// What is wrong with a map column, or `nil`: keys and values well formed, as many of each,
-    /// the keys strings in ascending byte order without repeats.
+    /// What is wrong with a map column, or `nil`: the map itself (``MapView/checked(_:)``), then
+    /// its values.
     static func mapProblem(_ bytes: UnsafeRawBufferPointer, _ property: StoredProperty) -> String? {
-        guard bytes.count >= 4 else { return "the map's encoding is damaged" }
-        let keysLength = Int(bytes.u32(0))
-        guard let keyBytes = bytes.slice(4, keysLength), let valueBytes = bytes.slice(4 + keysLength, bytes.count - 4 - keysLength),
-            let count = SequenceView.wellFormedCount(keyBytes), SequenceView.wellFormedCount(valueBytes) == count
-        else { return "the map's encoding is damaged" }
-        let keys = SequenceView(keyBytes)
-        var previous: UnsafeRawBufferPointer?
-        for i in 0..<count {
-            guard case .value(let key) = keys.element(i),
-                String(validating: key.bindMemory(to: UInt8.self), as: UTF8.self) != nil
-            else { return "key \(i) of the map is not a string" }
-            if let previous, compareBytes(previous, key) >= 0 { return "the map's keys are not in ascending order" }
-            previous = key
+        switch MapView.checked(bytes) {
+        case .failure(let damage): "\(damage)"
+        case .success(let map): elementsProblem(map.values, property, distinct: false)
         }
-        return elementsProblem(SequenceView(valueBytes), property, distinct: false)
     }
 }

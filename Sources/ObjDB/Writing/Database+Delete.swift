@@ -141,11 +141,9 @@ extension Database {
         case .map:
             let map = MapView(read)
             let kept = (0..<map.count).filter { StoredElement(map.values.element($0)) != removed }
-            var keys: [UInt8] = []
-            kept.map { StoredElement(map.keys.element($0)) }.appendEncoded(to: &keys)
-            bytes.appendLittleEndian(UInt64(keys.count), count: 4)
-            bytes.append(contentsOf: keys)
-            kept.map { StoredElement(map.values.element($0)) }.appendEncoded(to: &bytes)
+            MapFormat.appendMap(
+                keys: kept.map { StoredElement(map.keys.element($0)) }, values: kept.map { StoredElement(map.values.element($0)) },
+                to: &bytes)
         }
         return bytes
     }

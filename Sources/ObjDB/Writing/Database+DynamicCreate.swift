@@ -204,12 +204,16 @@ extension Database {
                 var seen = Set<StoredElement>()
                 elements = elements.filter { seen.insert($0).inserted }
             }
-            return PendingCollection.encoded(elements, mapKeys: nil)
+            var bytes: [UInt8] = []
+            elements.appendEncoded(to: &bytes)
+            return bytes
         case .map:
             guard let entries = unwrapAny(value) as? [String: Any?] else { throw collectionMismatch(value, info, column: column) }
             let sorted = entries.map { (key: Array($0.key.utf8), value: $0.value) }.sorted { $0.key.lexicographicallyPrecedes($1.key) }
             let values = try sorted.map { try storedElement($0.value, info, column: column, update: update, context) }
-            return PendingCollection.encoded(values, mapKeys: sorted.map(\.key))
+            var bytes: [UInt8] = []
+            MapFormat.appendMap(keys: sorted.map { StoredElement(bytes: $0.key) }, values: values, to: &bytes)
+            return bytes
         }
     }
 

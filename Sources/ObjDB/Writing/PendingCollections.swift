@@ -88,28 +88,13 @@ final class PendingCollection {
 
     /// The column bytes.
     func encoded() -> [UInt8] {
-        Self.encoded(elements, mapKeys: info.columnKinds[column] == .map ? mapKeys : nil)
-    }
-
-    /// The column bytes of a list or set of `elements`, or, with `mapKeys` (UTF-8, ascending
-    /// bytewise, parallel to `elements`), of a map.
-    static func encoded(_ elements: [StoredElement], mapKeys: [[UInt8]]?) -> [UInt8] {
         var bytes: [UInt8] = []
-        if let mapKeys {
-            var keys: [UInt8] = []
-            mapKeys.map { StoredElement(bytes: $0) }.appendEncoded(to: &keys)
-            bytes.appendLittleEndian(UInt64(keys.count), count: 4)
-            bytes.append(contentsOf: keys)
+        if info.columnKinds[column] == .map {
+            MapFormat.appendMap(keys: mapKeys.map { StoredElement(bytes: $0) }, values: elements, to: &bytes)
+        } else {
+            elements.appendEncoded(to: &bytes)
         }
-        elements.appendEncoded(to: &bytes)
         return bytes
-    }
-}
-
-extension StoredElement {
-    /// The element holding `bytes`.
-    init(bytes: [UInt8]) {
-        self = bytes.withUnsafeBytes { StoredElement(bytes: $0) }
     }
 }
 

@@ -128,8 +128,8 @@ extension Results {
             // Classes with plain stored properties are never reused, since those would carry
             // values from one object to the next.
             let recycles = recyclesObjects
-            // `_objdbIsOnlyReference` compares its answer with the runtime's under the internal checks.
-            if recycles, var object = recycled.take(), ObjectBase._objdbIsOnlyReference(&object), object._objdbHasInfo(info) {
+            // `isOnlyReference` compares its answer with the runtime's under the internal checks.
+            if recycles, var object = recycled.take(), ReferenceCountWord.isOnlyReference(&object), object._objdbHasInfo(info) {
                 database.reattach(object, key: key, row: row)
                 recycled = object
                 return object

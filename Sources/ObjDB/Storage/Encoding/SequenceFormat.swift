@@ -1,11 +1,10 @@
 import Foundation
 
-/// The encoding of a collection column (see `Docs/FileFormat.md`): the elements of a list or
-/// set, or the keys or values of a map.
+/// The encoding of a list or set column, and of a map's keys and values (``MapFormat``); see
+/// `Docs/FileFormat.md`.
 ///
 /// ```
 /// sequence := flags:UInt8  count:UInt32LE  nulls:ceil(count/8) bytes  ends:count × W bytes  data
-/// map      := keysLength:UInt32LE  keys:sequence (keysLength bytes)  values:sequence
 /// ```
 ///
 /// It is the row layout with a 32-bit count: element `i` spans `data[ends[i-1] ..< ends[i]]`, so
@@ -15,8 +14,6 @@ enum SequenceFormat {
     static let fixedHeaderSize = 5
     /// The encoding of an empty sequence.
     static let empty: [UInt8] = [0, 0, 0, 0, 0]
-    /// The encoding of an empty map: two empty sequences.
-    static let emptyMap: [UInt8] = [5, 0, 0, 0] + empty + empty
 
     /// Header size for `count` elements with offsets of `width` bytes.
     static func headerSize(count: Int, width: Int) -> Int {
@@ -49,17 +46,6 @@ enum SequenceFormat {
         for i in 0..<count {
             if case .value(let bytes) = element(i) { sink.append(bytes: bytes) }
         }
-    }
-
-    /// Appends a map: its keys sequence (length-prefixed), then its values sequence.
-    static func appendMap<Sink: ByteSink>(
-        count: Int, key: (Int) -> ColumnRead, value: (Int) -> ColumnRead, to sink: inout Sink
-    ) {
-        var keys: [UInt8] = []
-        append(count: count, element: key, to: &keys)
-        sink.appendLittleEndian(UInt64(keys.count), count: 4)
-        keys.withUnsafeBytes { sink.append(bytes: $0) }
-        append(count: count, element: value, to: &sink)
     }
 }
 
@@ -151,56 +137,6 @@ struct SequenceView {
         let stop = end(i, base)
         guard start <= stop, dataStart + stop <= length else { return .absent }
         return .value(UnsafeRawBufferPointer(start: base + dataStart + start, count: stop - start))
-    }
-}
-
-/// A read-only view of an encoded map: its keys and values sequences.
-struct MapView {
-    /// The keys, sorted by their UTF-8 bytes.
-    let keys: SequenceView
-    /// The values, in the order of the keys.
-    let values: SequenceView
-
-    /// Parses a map; damaged bytes give an empty map.
-    init(_ read: ColumnRead) {
-        guard case .value(let bytes) = read, bytes.count >= 4, let base = bytes.baseAddress else {
-            keys = SequenceView(.null)
-            values = SequenceView(.null)
-            return
-        }
-        let keysLength = Int(UInt32(littleEndian: base.loadUnaligned(as: UInt32.self)))
-        guard keysLength <= bytes.count - 4 else {
-            keys = SequenceView(.null)
-            values = SequenceView(.null)
-            return
-        }
-        let keys = SequenceView(UnsafeRawBufferPointer(start: base + 4, count: keysLength))
-        let values = SequenceView(UnsafeRawBufferPointer(start: base + 4 + keysLength, count: bytes.count - 4 - keysLength))
-        // Keys and values must pair up; otherwise the map is damaged.
-        if keys.count == values.count {
-            self.keys = keys
-            self.values = values
-        } else {
-            self.keys = SequenceView(.null)
-            self.values = SequenceView(.null)
-        }
-    }
-
-    /// Number of entries.
-    var count: Int { keys.count }
-
-    /// The position of `key` (UTF-8 bytes) if present, by binary search over the sorted keys.
-    func index(of key: UnsafeRawBufferPointer) -> Int? {
-        var low = 0
-        var high = count
-        while low < high {
-            let middle = (low + high) / 2
-            guard case .value(let candidate) = keys.element(middle) else { return nil }
-            let order = compareBytes(candidate, key)
-            if order == 0 { return middle }
-            if order < 0 { low = middle + 1 } else { high = middle }
-        }
-        return nil
     }
 }
 

@@ -31,6 +31,11 @@ enum StoredElement: Hashable {
         }
     }
 
+    /// The element holding `bytes`.
+    init(bytes: [UInt8]) {
+        self = bytes.withUnsafeBytes { StoredElement(bytes: $0) }
+    }
+
     /// An object key, stored as its 8 native bytes.
     init(objectKey: UInt64) {
         self = .inline(UInt64(littleEndian: objectKey.littleEndian), count: 8)

@@ -8,8 +8,8 @@ import Foundation
 /// number without checking them against the file, so a damaged node can hand out bytes past
 /// the end of the file, and touching them stops the process with `SIGBUS`. Values that may lie
 /// off their leaf page (``mayLieOffPage(_:)``) are checked here before anything reads them:
-/// the start of the memory map is found from the leaf page that holds the value's key (its
-/// address less its page number times the page size, as ``LeafPage`` does), and the value must
+/// the start of the memory map is found from the leaf page that holds the value's key
+/// (``PageFormat/mapStart(ofPageAt:number:pageSize:)``, as for ``LeafPage``), and the value must
 /// end within the file's size. A value that does not is handed out as no bytes, which reads
 /// as a damaged row (reported) while the key, and the walk through the table, stay usable.
 extension Environment {
@@ -28,10 +28,9 @@ extension Environment {
     static func mayLieOffPage(key: UnsafeMutableRawPointer?, value: UnsafeMutableRawPointer?, size: Int, pageSize: Int, sortsDuplicates: Bool) -> Bool {
         let offset = Int(UInt(bitPattern: value) & UInt(pageSize &- 1))
         if offset &+ size > pageSize { return true }
-        guard offset == 16 else { return false }
-        // The key's node header (``PageFormat``) ends with its flags and the key size.
+        guard offset == PageFormat.headerSize else { return false }
         guard sortsDuplicates, let key else { return true }
-        return key.loadUnaligned(fromByteOffset: -4, as: UInt16.self) & PageFormat.NodeFlag.dupData == 0
+        return PageFormat.Node.flags(ofKeyAt: key) & PageFormat.NodeFlag.dupData == 0
     }
 
     /// `value` if it lies within the file (or cannot be checked), else no bytes. `key` is where
@@ -39,13 +38,9 @@ extension Environment {
     /// transaction wrote live in memory of their own and are not checked.
     @inline(never)
     func inFile(key: UnsafeMutableRawPointer?, value: MDB_val) -> MDB_val {
-        guard let key, let start = value.mv_data else { return value }
-        let page = UInt(bitPattern: key) & ~UInt(pageSize - 1)
-        guard let header = UnsafeRawPointer(bitPattern: page) else { return value }
-        let number = header.loadUnaligned(as: UInt.self)
-        let (distance, overflow) = number.multipliedReportingOverflow(by: UInt(pageSize))
-        guard !overflow, distance <= page else { return value }
-        let mapStart = page - distance
+        guard let key, let start = value.mv_data, let page = PageFormat.pageStart(holding: key, pageSize: pageSize),
+            let mapStart = PageFormat.mapStart(ofPageAt: page, number: PageFormat.Header(at: page).number, pageSize: pageSize)
+        else { return value }
         let address = UInt(bitPattern: start)
         // Not in the map: a write transaction's own copy.
         guard address >= mapStart else { return value }

@@ -13,20 +13,9 @@ import Darwin
 /// page directly costs about 15. A scan therefore walks each leaf page itself and uses the
 /// cursor only to move from one page to the next (see ``Cursor/forEachRow(from:through:_:)``).
 ///
-/// The page layout is LMDB 0.9's on-disk format, which is not part of `lmdb.h` (`mdb.c` defines
-/// it, and the format has not changed within 0.9):
-///
-/// | offset | size | field |
-/// |---:|---:|:---|
-/// | 0 | 8 | page number |
-/// | 8 | 2 | padding |
-/// | 10 | 2 | flags (`P_LEAF` = 0x02) |
-/// | 12 | 2 | `lower`: the end of the node offsets, so the node count is `(lower - 16) / 2` |
-/// | 14 | 2 | `upper`: the start of the node area |
-/// | 16 | 2 each | offsets of the nodes from the page start, in key order |
-///
-/// and each node: the value size in two 16-bit halves (low first), 16-bit flags (`F_BIGDATA` =
-/// 0x01 when the value lives on overflow pages), the 16-bit key size, the key, then the value.
+/// The page layout is LMDB 0.9's, which is not part of `lmdb.h`; ``PageFormat`` describes it,
+/// and every offset this type reads comes from there. A node of a table of rows has an 8-byte
+/// key and its value on the page, or (`F_BIGDATA`) on overflow pages.
 ///
 /// Nothing is assumed that is not checked first, and whatever does not check out is left to the
 /// cursor: pages are read in place only in read-only transactions (whose pages all lie in the
@@ -68,30 +57,25 @@ struct LeafPage {
     @inline(__always)
     init?(holding entry: CursorEntry, pageSize: Int) {
         guard entry.key.count == 8, let key = entry.key.baseAddress else { return nil }
-        let node = key - Self.nodeHeader
-        let base = UnsafeRawPointer(bitPattern: UInt(bitPattern: node) & ~UInt(pageSize - 1))
-        guard let base else { return nil }
-        let flags = base.loadUnaligned(fromByteOffset: 10, as: UInt16.self)
-        let lower = Int(base.loadUnaligned(fromByteOffset: 12, as: UInt16.self))
-        let upper = Int(base.loadUnaligned(fromByteOffset: 14, as: UInt16.self))
-        guard flags & Self.leaf != 0, flags & Self.notLeaf == 0,
-            lower >= Self.pageHeader, lower & 1 == 0, lower <= upper, upper <= pageSize
+        let node = key - PageFormat.nodeHeaderSize
+        guard let base = PageFormat.pageStart(holding: node, pageSize: pageSize) else { return nil }
+        let header = PageFormat.Header(at: base)
+        guard header.flags & PageFormat.PageFlag.leaf != 0, header.flags & Self.notLeaf == 0,
+            let count = header.nodeCount(limit: pageSize), count > 0
         else { return nil }
-        let count = (lower - Self.pageHeader) / 2
-        guard count > 0 else { return nil }
         // Pages 0 and 1 are LMDB's meta pages; a page number past the address is not this page's.
-        let number = base.loadUnaligned(as: UInt64.self)
-        let (distance, overflow) = UInt(truncatingIfNeeded: number).multipliedReportingOverflow(by: UInt(pageSize))
-        guard number >= 2, !overflow, distance <= UInt(bitPattern: base) else { return nil }
-        mapStart = UInt(bitPattern: base) - distance
+        guard header.number >= UInt64(PageFormat.metaPages),
+            let mapStart = PageFormat.mapStart(ofPageAt: base, number: header.number, pageSize: pageSize)
+        else { return nil }
+        self.mapStart = mapStart
         self.base = base
         self.size = pageSize
-        self.upper = upper
+        self.upper = header.upper
         self.count = count
         // The node's index: its offset is in the page's table of node offsets.
         let offset = node - base
         var index = 0
-        while index < count, Int(base.loadUnaligned(fromByteOffset: Self.pageHeader + 2 * index, as: UInt16.self)) != offset {
+        while index < count, Int(base.loadUnaligned(fromByteOffset: PageFormat.nodeOffsetSlot(index), as: UInt16.self)) != offset {
             index += 1
         }
         guard index < count else { return nil }
@@ -129,34 +113,28 @@ struct LeafPage {
     func node(at index: Int) -> Node? {
         // Wrapping arithmetic: with `index` below `count`, the entry read lies in the table of
         // node offsets, between the page header and `lower` (checked at `init`).
-        let offset = Int(base.loadUnaligned(fromByteOffset: Self.pageHeader &+ 2 &* index, as: UInt16.self))
-        guard offset >= upper, offset + 2 * Self.nodeHeader <= size else { return nil }
+        let offset = Int(base.loadUnaligned(fromByteOffset: PageFormat.nodeOffsetSlot(index), as: UInt16.self))
+        guard PageFormat.nodeArea(upper: upper, limit: size, holds: offset, length: Self.nodeHeaderAndKey) else { return nil }
         let node = base + offset
-        let header = node.loadUnaligned(as: UInt64.self)
-        let key = node.loadUnaligned(fromByteOffset: Self.nodeHeader, as: UInt64.self)
-        switch header >> 32 {
-        case Self.plainNode:
-            let length = Int(truncatingIfNeeded: header & 0xFFFF_FFFF)
-            guard length <= size - offset - 2 * Self.nodeHeader else { return nil }
-            return .row(key: key, value: UnsafeRawBufferPointer(start: node + 2 * Self.nodeHeader, count: length))
-        case Self.bigNode:
+        let header = PageFormat.Node(at: node)
+        let key = node.loadUnaligned(fromByteOffset: PageFormat.nodeHeaderSize, as: UInt64.self)
+        switch header.shape {
+        case PageFormat.Node.shape(flags: 0, keySize: 8):
+            let length = header.dataSize
+            guard length <= size - offset - Self.nodeHeaderAndKey else { return nil }
+            return .row(key: key, value: UnsafeRawBufferPointer(start: node + Self.nodeHeaderAndKey, count: length))
+        case PageFormat.Node.shape(flags: PageFormat.NodeFlag.bigData, keySize: 8):
             return .big(key: key)
         default:
             return nil
         }
     }
 
-    /// The size of a page header (`PAGEHDRSZ`).
-    private static let pageHeader = 16
-    /// The size of a node header (`NODESIZE`), and of an object key.
-    private static let nodeHeader = 8
-    /// `P_LEAF`.
-    private static let leaf: UInt16 = 0x02
+    /// The size of a node header and an object key: where a row's value starts in its node.
+    private static var nodeHeaderAndKey: Int { PageFormat.nodeHeaderSize + 8 }
     /// `P_BRANCH | P_OVERFLOW | P_META | P_LEAF2 | P_SUBP`.
-    private static let notLeaf: UInt16 = 0x01 | 0x04 | 0x08 | 0x20 | 0x40
-    /// A node's flags and key size (the upper half of its first word) for an 8-byte key and a
-    /// value on the page.
-    private static let plainNode: UInt64 = 8 << 16
-    /// The same with `F_BIGDATA`: the value is on overflow pages.
-    private static let bigNode: UInt64 = 8 << 16 | 0x01
+    private static var notLeaf: UInt16 {
+        PageFormat.PageFlag.branch | PageFormat.PageFlag.overflow | PageFormat.PageFlag.meta | PageFormat.PageFlag.leaf2
+            | PageFormat.PageFlag.subpage
+    }
 }

@@ -243,7 +243,7 @@ final class FileWalk {
             return nil
         }
         report.pagesChecked += 1
-        let stored = bytes.withUnsafeBytes { $0.u64(0) }
+        let stored = bytes.withUnsafeBytes { PageFormat.Header($0)?.number ?? 0 }
         guard stored == number else {
             problem(.page, "Page \(number) carries the number \(stored) in its header", tree: tree, page: number)
             return nil
@@ -261,12 +261,13 @@ final class FileWalk {
             return
         }
         page.withUnsafeBytes { p in
-            let flags = p.u16(10)
+            let header = PageFormat.Header(p)
+            let flags = header?.flags ?? 0
             let isLeafLevel = level == shape.depth
             let expected = isLeafLevel
                 ? PageFormat.PageFlag.leaf | (shape.fixedSize > 0 ? PageFormat.PageFlag.leaf2 : 0)
                 : PageFormat.PageFlag.branch
-            guard flags == expected else {
+            guard let header, flags == expected else {
                 problem(
                     .page,
                     "Page \(number) has flags 0x\(String(flags, radix: 16)) where a \(isLeafLevel ? "leaf" : "branch") page of level \(level) of \(shape.depth) belongs",
@@ -274,7 +275,7 @@ final class FileWalk {
                 incomplete = true
                 return
             }
-            guard let count = nodeCount(p, limit: pageSize, page: number, tree: shape.name) else {
+            guard let count = nodeCount(header, limit: pageSize, page: number, tree: shape.name) else {
                 incomplete = true
                 return
             }
@@ -283,24 +284,22 @@ final class FileWalk {
                 if shape.fixedSize > 0 {
                     walkFixedLeaf(p, count: count, page: number, low: low, high: high, shape, &tally, visit: visit)
                 } else {
-                    walkLeaf(p, count: count, page: number, low: low, high: high, shape, &tally, visit: visit)
+                    walkLeaf(p, header, count: count, page: number, low: low, high: high, shape, &tally, visit: visit)
                 }
             } else {
                 tally.branchPages += 1
-                walkBranch(p, count: count, page: number, level: level, low: low, high: high, shape, &tally, visit: visit)
+                walkBranch(p, header, count: count, page: number, level: level, low: low, high: high, shape, &tally, visit: visit)
             }
         }
     }
 
-    /// The node count from `lower` and `upper`, checked against the page (or sub-page) size.
-    private func nodeCount(_ p: UnsafeRawBufferPointer, limit: Int, page: UInt64, tree: String) -> Int? {
-        let lower = Int(p.u16(12))
-        let upper = Int(p.u16(14))
-        guard lower >= PageFormat.headerSize, lower & 1 == 0, lower <= upper, upper <= limit else {
-            problem(.page, "Page \(page) has impossible bounds (lower \(lower), upper \(upper))", tree: tree, page: page)
+    /// The node count of a page (or sub-page) of `limit` bytes (``PageFormat/Header/nodeCount(limit:)``),
+    /// at least 1.
+    private func nodeCount(_ header: PageFormat.Header, limit: Int, page: UInt64, tree: String) -> Int? {
+        guard let count = header.nodeCount(limit: limit) else {
+            problem(.page, "Page \(page) has impossible bounds (lower \(header.lower), upper \(header.upper))", tree: tree, page: page)
             return nil
         }
-        let count = (lower - PageFormat.headerSize) / 2
         guard count >= 1 else {
             problem(.page, "Page \(page) holds no entries", tree: tree, page: page)
             return nil
@@ -309,14 +308,18 @@ final class FileWalk {
     }
 
     /// The node at `index` of a page or sub-page: its offset, checked to lie in the node area
-    /// with room for its header.
-    private func nodeOffset(_ p: UnsafeRawBufferPointer, _ index: Int, page: UInt64, tree: String) -> Int? {
-        let offset = Int(p.u16(PageFormat.headerSize + 2 * index))
-        guard offset >= Int(p.u16(14)), offset + PageFormat.nodeHeaderSize <= p.count else {
+    /// with room for its header, and its header.
+    private func node(
+        _ p: UnsafeRawBufferPointer, _ header: PageFormat.Header, _ index: Int, page: UInt64, tree: String
+    ) -> (offset: Int, node: PageFormat.Node)? {
+        let offset = Int(p.u16(PageFormat.nodeOffsetSlot(index)))
+        guard PageFormat.nodeArea(upper: header.upper, limit: p.count, holds: offset, length: PageFormat.nodeHeaderSize),
+            let node = PageFormat.Node(p, at: offset)
+        else {
             problem(.page, "Node \(index) of page \(page) lies outside the page's node area (offset \(offset))", tree: tree, page: page)
             return nil
         }
-        return offset
+        return (offset, node)
     }
 
     /// Checks that `key` may be in the tree and comes after `previous` and within `low ..< high`.
@@ -344,7 +347,7 @@ final class FileWalk {
     }
 
     private func walkBranch(
-        _ p: UnsafeRawBufferPointer, count: Int, page: UInt64, level: Int, low: UnsafeRawBufferPointer?, high: UnsafeRawBufferPointer?,
+        _ p: UnsafeRawBufferPointer, _ header: PageFormat.Header, count: Int, page: UInt64, level: Int, low: UnsafeRawBufferPointer?, high: UnsafeRawBufferPointer?,
         _ shape: Shape, _ tally: inout Tally, visit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void
     ) {
         // The keys point into `p`, which stays valid while the children are walked (they are
@@ -354,12 +357,11 @@ final class FileWalk {
         var previous: UnsafeRawBufferPointer?
         let order = shape.isDuplicateTree ? shape.duplicates : shape.keys
         for index in 0..<count {
-            guard let offset = nodeOffset(p, index, page: page, tree: shape.name) else {
+            guard let (offset, node) = node(p, header, index, page: page, tree: shape.name) else {
                 incomplete = true
                 return
             }
-            let size = Int(p.u16(offset + 6))
-            guard let key = p.slice(offset + PageFormat.nodeHeaderSize, size) else {
+            guard let key = p.slice(offset + PageFormat.nodeHeaderSize, node.keySize) else {
                 problem(.page, "The key of node \(index) of branch page \(page) runs past the page", tree: shape.name, page: page)
                 incomplete = true
                 return
@@ -374,8 +376,7 @@ final class FileWalk {
                 }
                 previous = key
             }
-            let child = UInt64(p.u16(offset)) | UInt64(p.u16(offset + 2)) << 16 | UInt64(p.u16(offset + 4)) << 32
-            children.append((child, key))
+            children.append((node.childPage, key))
         }
         for (index, child) in children.enumerated() {
             let childLow = index == 0 ? low : child.key
@@ -391,19 +392,19 @@ final class FileWalk {
     }
 
     private func walkLeaf(
-        _ p: UnsafeRawBufferPointer, count: Int, page: UInt64, low: UnsafeRawBufferPointer?, high: UnsafeRawBufferPointer?,
+        _ p: UnsafeRawBufferPointer, _ header: PageFormat.Header, count: Int, page: UInt64, low: UnsafeRawBufferPointer?, high: UnsafeRawBufferPointer?,
         _ shape: Shape, _ tally: inout Tally, visit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void
     ) {
         var previous: UnsafeRawBufferPointer?
         let order = shape.isDuplicateTree ? shape.duplicates : shape.keys
         for index in 0..<count {
-            guard let offset = nodeOffset(p, index, page: page, tree: shape.name) else {
+            guard let (offset, node) = node(p, header, index, page: page, tree: shape.name) else {
                 incomplete = true
                 return
             }
-            let dataSize = Int(p.u16(offset)) | Int(p.u16(offset + 2)) << 16
-            let flags = p.u16(offset + 4)
-            let keySize = Int(p.u16(offset + 6))
+            let dataSize = node.dataSize
+            let flags = node.flags
+            let keySize = node.keySize
             let keyStart = offset + PageFormat.nodeHeaderSize
             guard let key = p.slice(keyStart, keySize) else {
                 problem(.page, "The key of node \(index) of leaf page \(page) runs past the page", tree: shape.name, page: page)
@@ -489,13 +490,12 @@ final class FileWalk {
         key: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer, page: UInt64, _ shape: Shape, _ tally: inout Tally,
         visit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void
     ) {
-        // `P_DIRTY` (0x10) may be left set on sub-pages.
-        let flags = data.u16(10) & ~0x10
+        let header = PageFormat.Header(data)
+        // `P_DIRTY` may be left set on sub-pages.
+        let flags = (header?.flags ?? 0) & ~PageFormat.PageFlag.dirty
         let expected = PageFormat.PageFlag.leaf | PageFormat.PageFlag.subpage | (shape.dupFixed ? PageFormat.PageFlag.leaf2 : 0)
-        guard data.count >= PageFormat.headerSize, flags == expected,
-            let count = nodeCount(data, limit: data.count, page: page, tree: shape.name)
-        else {
-            if data.count < PageFormat.headerSize || flags != expected {
+        guard let header, flags == expected, let count = nodeCount(header, limit: data.count, page: page, tree: shape.name) else {
+            if header == nil || flags != expected {
                 problem(.page, "A sub-page of duplicates on page \(page) has a damaged header", tree: shape.name, page: page)
             }
             incomplete = true
@@ -505,12 +505,12 @@ final class FileWalk {
         for index in 0..<count {
             let value: UnsafeRawBufferPointer?
             if shape.dupFixed {
-                let size = Int(data.u16(8))
+                let size = Int(header.pad)
                 value = size > 0 ? data.slice(PageFormat.headerSize + index * size, size) : nil
             } else {
-                let offset = Int(data.u16(PageFormat.headerSize + 2 * index))
-                let inNodeArea = offset >= Int(data.u16(14)) && offset + PageFormat.nodeHeaderSize <= data.count
-                value = inNodeArea ? data.slice(offset + PageFormat.nodeHeaderSize, Int(data.u16(offset + 6))) : nil
+                let offset = Int(data.u16(PageFormat.nodeOffsetSlot(index)))
+                let inNodeArea = PageFormat.nodeArea(upper: header.upper, limit: data.count, holds: offset, length: PageFormat.nodeHeaderSize)
+                value = inNodeArea ? PageFormat.Node(data, at: offset).flatMap { data.slice(offset + PageFormat.nodeHeaderSize, $0.keySize) } : nil
             }
             guard let value else {
                 problem(.page, "Duplicate \(index) of a sub-page on page \(page) lies outside it", tree: shape.name, page: page)
@@ -534,7 +534,9 @@ final class FileWalk {
         guard claim(start, count: pages, tree: tree) else { return nil }
         guard let header = readPage(start, tree: tree) else { return nil }
         report.pagesChecked += Int(pages) - 1
-        let (flags, declared) = header.withUnsafeBytes { ($0.u16(10), $0.u32(12)) }
+        let (flags, declared) = header.withUnsafeBytes { bytes in
+            PageFormat.Header(bytes).map { ($0.flags, $0.overflowPageCount) } ?? (0, 0)
+        }
         guard flags == PageFormat.PageFlag.overflow, UInt64(declared) == pages else {
             problem(
                 .page, "Overflow page \(start) has flags 0x\(String(flags, radix: 16)) and \(declared) pages; its value needs \(pages)",
@@ -556,14 +558,14 @@ final class FileWalk {
 
     /// Claims the pages of one record of the free tree: a list of page numbers, its count first.
     private func countFreePages(_ value: UnsafeRawBufferPointer, tree: String, key: UnsafeRawBufferPointer) {
-        let count = value.u64(0)
-        guard value.count >= 8, value.count % 8 == 0, count <= UInt64(value.count / 8 - 1) else {
-            problem(.page, "A free-page record of \(value.count) bytes lists \(count) pages", tree: tree)
+        let list = PageFormat.FreePageList(value)
+        guard list.isWhole else {
+            problem(.page, "A free-page record of \(value.count) bytes lists \(list.count) pages", tree: tree)
             incomplete = true
             return
         }
-        for i in 0..<Int(count) {
-            let page = value.u64(8 * (i + 1))
+        for i in 0..<Int(list.count) {
+            let page = list.page(i)
             guard page >= UInt64(PageFormat.metaPages), page <= meta.lastPage else {
                 problem(.page, "The free list holds page \(page), outside the version's pages 2…\(meta.lastPage)", tree: tree, page: page)
                 incomplete = true
