@@ -193,3 +193,52 @@ extension Catalog {
         return catalog
     }
 }
+
+extension Database {
+    /// Opens the database described by `configuration`, creating the file if needed.
+    ///
+    /// Throws ``ObjDBError`` if the file is not an ObjDB database (``ObjDBError/Code/notAnObjDBFile``),
+    /// was written by a newer version (``ObjDBError/Code/newerFileFormat``), is damaged
+    /// (``ObjDBError/Code/corruptFile``), or its schema differs from the model classes
+    /// (``ObjDBError/Code/migrationRequired``), and refuses settings that cannot work (a
+    /// ``Configuration/maximumSize`` below ``Configuration/minimumMaximumSize``, a
+    /// ``Configuration/fileURL`` that names a directory, …) with
+    /// ``ObjDBError/Code/incompatibleConfiguration``. A file that fails to open is left unchanged.
+    ///
+    /// The database belongs to the isolation domain that opens it (`isolation`, the caller's
+    /// actor by default): commits by other instances and processes are delivered to its
+    /// observers there — on the main queue for the main actor, on the actor's executor for
+    /// another actor; code on the main queue counts as the main actor's. Opened outside any
+    /// actor and off the main queue, it delivers at its own commits, at ``refresh()`` and while
+    /// a `changes` loop of it waits. `nil` opens an instance that belongs to no actor (except on
+    /// the main queue, whose code is the main actor's).
+    /// (Docs/Concurrency.md has the table.)
+    public convenience init(configuration: Configuration, isolation: isolated (any Actor)? = #isolation) throws {
+        try configuration.validate()
+        let path = try configuration.resolvedPath()
+        if configuration.inMemoryIdentifier == nil { try Configuration.checkIsFileOrMissing(path, readOnly: configuration.readOnly) }
+        let opened: OpenedFile
+        do {
+            opened = try OpenedFile.open(path: path, configuration: configuration)
+        } catch let error as ObjDBError where error.code == .migrationRequired && configuration.deleteDatabaseIfMigrationNeeded {
+            guard !EnvironmentRegistry.shared.isOpen(path: path) else {
+                throw ObjDBError(
+                    .fileInUse,
+                    "The schema changed and deleteDatabaseIfMigrationNeeded is set, but the file is still open in this process",
+                    path: path)
+            }
+            _ = try Database.removeFiles(atPath: path)
+            opened = try OpenedFile.open(path: path, configuration: configuration)
+        }
+        self.init(
+            configuration: configuration, path: path, lease: opened.lease, meta: opened.meta,
+            formatVersion: opened.formatVersion, catalog: opened.catalog, frozen: nil)
+        compactionOnLaunch = opened.compaction
+        belong(to: isolation)
+    }
+
+    /// Opens `Configuration.default`.
+    public convenience init() throws {
+        try self.init(configuration: .default)
+    }
+}

@@ -11,7 +11,7 @@ import Foundation
 /// At each point the center moves to the newest version and tells every observer what changed
 /// since the version it pins (``seen``): from this instance's own change set, from the change
 /// log, or, when the log lacks a version, by comparing the two versions.
-final class ObservationCenter {
+final class ObservationCenter: InstanceObservers {
     /// Weak: the database owns the center, and a delivery scheduled on the queue may outlive it.
     private(set) weak var database: Database?
     /// The observers, in registration order.

@@ -32,23 +32,6 @@ extension Database {
         for object in Array(objects) { delete(object) }
     }
 
-    /// Deletes every object of live results, without reading them into objects.
-    public func delete<T: Object>(_ results: Results<T>) {
-        let context = requireWriteForDelete()
-        guard let info = results.classInfo, !context.isDoomed else { return }
-        _ = dooming(context) {
-            try flushPendingWrites(context)
-            if results.query.isPlainTable && !info.hasLinks && incomingLinks(info).isEmpty {
-                try deleting(context) { try deleteAllRows(info, context) }
-                return
-            }
-            let keys = results.objectKeys()
-            try deleting(context) {
-                for key in keys { try deleteObject(info, key: key, context) }
-            }
-        }
-    }
-
     /// Deletes every object of every class. The schema stays.
     public func deleteAll() {
         let context = requireWriteForDelete()
@@ -71,13 +54,13 @@ extension Database {
     /// Runs `body`, a delete, keeping the transaction's record of whether it added or changed
     /// data as it was: the rows a delete rewrites (links to the deleted object removed) do not
     /// make it a transaction that adds or changes data (``WriteContext/addsOrChanges``).
-    private func deleting(_ context: WriteContext, _ body: () throws -> Void) rethrows {
+    func deleting(_ context: WriteContext, _ body: () throws -> Void) rethrows {
         let addsOrChanges = context.addsOrChanges
         defer { context.addsOrChanges = addsOrChanges }
         try body()
     }
 
-    private func requireWriteForDelete() -> WriteContext {
+    func requireWriteForDelete() -> WriteContext {
         guard let context = writeContext else {
             objdbFatal("Database.delete and deleteAll() must be called inside a write transaction; wrap the call in db.write { }")
         }

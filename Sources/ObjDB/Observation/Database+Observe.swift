@@ -69,33 +69,18 @@ extension Database {
     }
 
     /// The observation center, created on first use.
+    /// The observers of this instance, if any were registered (``Database/observers``).
+    var observationCenter: ObservationCenter? {
+        observers.map { unsafeDowncast($0, to: ObservationCenter.self) }
+    }
+
     func observation() -> ObservationCenter {
         if let center = observationCenter { return center }
         objdbPrecondition(
             frozenVersion == nil,
             "observe was called on a frozen database, object or collection; a frozen version never changes, so it has no notifications. Observe the live one (thaw() it)")
         let center = ObservationCenter(database: self, queue: deliveryQueue, actor: deliveryActor)
-        observationCenter = center
+        observers = center
         return center
-    }
-
-    /// The read snapshot of the current version, begun if needed (observers pin it).
-    func pinnedSnapshot() throws -> ReadTransaction {
-        if let snapshot { return snapshot }
-        let snapshot = try ReadTransaction(lease)
-        self.snapshot = snapshot
-        reloadCatalogIfChanged(snapshot.txn)
-        return snapshot
-    }
-
-    /// The version the database reads, if it has begun reading.
-    var currentVersion: Int? { snapshot?.id }
-
-    /// The change log's table, if the file has one yet.
-    func changesTable() throws -> Table? {
-        if let table = changesTableHandle { return table }
-        let table = try environment.existingTable(named: TableName.changes, flags: .objects)
-        changesTableHandle = table
-        return table
     }
 }

@@ -40,8 +40,8 @@ public final class Database {
     /// The last class found by ``classInfo(for:)``: most calls ask for the same class again.
     @exclusivity(unchecked) var lastClassLookup: (type: ObjectIdentifier, info: ClassInfo)?
     /// The cache of the last class whose every object ``objects(_:)`` handed out (see
-    /// ``tableResultsCache(_:)``).
-    @exclusivity(unchecked) var lastTableResultsCache: (type: ObjectIdentifier, cache: ResultsCache)?
+    /// ``tableResultsCache(_:)``): the query layer's, held here without knowing its type.
+    @exclusivity(unchecked) var lastTableResultsCache: (type: ObjectIdentifier, cache: AnyObject)?
     /// The read snapshot, when not in a write transaction; begun lazily.
     @exclusivity(unchecked) var snapshot: ReadTransaction?
     /// The write transaction in progress.
@@ -97,8 +97,10 @@ public final class Database {
     /// The environment of the file.
     var environment: Environment { lease.environment }
 
-    /// The observers of this instance; created by the first `observe`.
-    @exclusivity(unchecked) var observationCenter: ObservationCenter?
+    /// The observers of this instance, created by the first `observe` (Observation's
+    /// `ObservationCenter`): told of this instance's commits and refreshes through
+    /// ``InstanceObservers``, without the instance knowing what they are.
+    @exclusivity(unchecked) var observers: (any InstanceObservers)?
     /// Whether deliveries move the database to new versions by themselves (``autorefresh``).
     @exclusivity(unchecked) var refreshesAutomatically = true
     /// Where notifications run between the owner's calls: the main queue for a database opened
@@ -122,48 +124,6 @@ public final class Database {
     /// The pinned form of this live instance's current version, while anything frozen uses it:
     /// everything frozen at one version shares it.
     @exclusivity(unchecked) weak var frozenCurrentVersion: FrozenVersion?
-
-    /// Opens the database described by `configuration`, creating the file if needed.
-    ///
-    /// Throws ``ObjDBError`` if the file is not an ObjDB database (``ObjDBError/Code/notAnObjDBFile``),
-    /// was written by a newer version (``ObjDBError/Code/newerFileFormat``), is damaged
-    /// (``ObjDBError/Code/corruptFile``), or its schema differs from the model classes
-    /// (``ObjDBError/Code/migrationRequired``), and refuses settings that cannot work (a
-    /// ``Configuration/maximumSize`` below ``Configuration/minimumMaximumSize``, a
-    /// ``Configuration/fileURL`` that names a directory, …) with
-    /// ``ObjDBError/Code/incompatibleConfiguration``. A file that fails to open is left unchanged.
-    ///
-    /// The database belongs to the isolation domain that opens it (`isolation`, the caller's
-    /// actor by default): commits by other instances and processes are delivered to its
-    /// observers there — on the main queue for the main actor, on the actor's executor for
-    /// another actor; code on the main queue counts as the main actor's. Opened outside any
-    /// actor and off the main queue, it delivers at its own commits, at ``refresh()`` and while
-    /// a `changes` loop of it waits. `nil` opens an instance that belongs to no actor (except on
-    /// the main queue, whose code is the main actor's).
-    /// (Docs/Concurrency.md has the table.)
-    public convenience init(configuration: Configuration, isolation: isolated (any Actor)? = #isolation) throws {
-        try configuration.validate()
-        let path = try configuration.resolvedPath()
-        if configuration.inMemoryIdentifier == nil { try Configuration.checkIsFileOrMissing(path, readOnly: configuration.readOnly) }
-        let opened: OpenedFile
-        do {
-            opened = try OpenedFile.open(path: path, configuration: configuration)
-        } catch let error as ObjDBError where error.code == .migrationRequired && configuration.deleteDatabaseIfMigrationNeeded {
-            guard !EnvironmentRegistry.shared.isOpen(path: path) else {
-                throw ObjDBError(
-                    .fileInUse,
-                    "The schema changed and deleteDatabaseIfMigrationNeeded is set, but the file is still open in this process",
-                    path: path)
-            }
-            _ = try Database.removeFiles(atPath: path)
-            opened = try OpenedFile.open(path: path, configuration: configuration)
-        }
-        self.init(
-            configuration: configuration, path: path, lease: opened.lease, meta: opened.meta,
-            formatVersion: opened.formatVersion, catalog: opened.catalog, frozen: nil)
-        compactionOnLaunch = opened.compaction
-        belong(to: isolation)
-    }
 
     /// An instance on a file another instance opened: a frozen view of `frozen`'s version, or
     /// (`frozen` `nil`) a live instance that begins at the newest version.
@@ -195,11 +155,6 @@ public final class Database {
         if let context = IsolationContext(isolation) { LiveInstances.shared.register(self, context: context) }
     }
 
-    /// Opens `Configuration.default`.
-    public convenience init() throws {
-        try self.init(configuration: .default)
-    }
-
     deinit {
         // Before the memory goes: the registry does not retain its instances.
         if isRegisteredLive { LiveInstances.shared.remove(Unmanaged.passUnretained(self).toOpaque(), path: path) }
@@ -224,16 +179,16 @@ public final class Database {
     /// notification callback, and on a frozen database, which reads its version for ever.
     @discardableResult
     public func refresh() -> Bool {
-        guard frozenVersion == nil, writeContext == nil, !(observationCenter?.isDelivering ?? false) else { return false }
+        guard frozenVersion == nil, writeContext == nil, !(observers?.isDelivering ?? false) else { return false }
         let latest = environment.lastCommittedTransactionID()
         if let snapshot, snapshot.id == latest {
-            observationCenter?.catchUpIfBehind()
+            observers?.catchUpIfBehind()
             return false
         }
         snapshot = nil
         generation &+= 1
         if let txn = readableTxn() { reloadCatalogIfChanged(txn) }
-        observationCenter?.didRefresh()
+        observers?.didRefresh()
         return true
     }
 
