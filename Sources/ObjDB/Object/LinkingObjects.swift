@@ -91,24 +91,11 @@ final class LinkingKeysCache {
     var keys: [UInt64]?
 }
 
-/// A type that `@Persisted(originProperty:)` accepts: ``LinkingObjects``.
-public protocol _LinkingObjectsValue: _Persistable {
-    /// Linking objects through `originProperty`.
-    init(_originProperty: String)
-}
-
-extension LinkingObjects: _LinkingObjectsValue {
-    /// Linking objects through `originProperty`.
-    public init(_originProperty: String) {
-        self.init(fromType: Origin.self, property: _originProperty)
-    }
-}
-
-extension Persisted where Value: _LinkingObjectsValue {
+extension Persisted {
     /// Linking objects: `@Persisted(originProperty: "dogs") var owners: LinkingObjects<Person>`.
     @inlinable
-    public init(originProperty: String) {
-        self.init(wrappedValue: Value(_originProperty: originProperty))
+    public init<Origin>(originProperty: String) where Value == LinkingObjects<Origin> {
+        self.init(wrappedValue: LinkingObjects(fromType: Origin.self, property: originProperty))
     }
 }
 
