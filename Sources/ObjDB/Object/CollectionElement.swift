@@ -1,14 +1,3 @@
-/// A type that can be an element of a ``List`` or ``MutableSet``, or a value of a ``Map``: every
-/// persistable value type, its `Optional`, and model classes (``Object``, ``EmbeddedObject``).
-///
-/// ObjDB provides the conformances; the underscored requirements are its internals.
-public protocol _CollectionElement: _Persistable {
-    /// Encodes `value` as a stored collection element.
-    static func _objdbWriteElement(_ value: Self, to writer: inout _ObjDBElementWriter)
-    /// Decodes a stored collection element; `nil` if the bytes do not fit the type.
-    static func _objdbReadElement(_ reader: _ObjDBElementReader) -> Self?
-}
-
 /// Where a collection element is encoded. ObjDB's internals.
 public struct _ObjDBElementWriter {
     /// Scratch space for the encoding.
@@ -39,7 +28,7 @@ public struct _ObjDBElementReader {
     let target: ClassInfo?
 }
 
-extension _CollectionElement {
+extension CollectionElementType {
     /// The column encoding of the value.
     public static func _objdbWriteElement(_ value: Self, to writer: inout _ObjDBElementWriter) {
         writer.encode(value)
@@ -55,7 +44,7 @@ extension _CollectionElement {
     }
 }
 
-extension Optional: _CollectionElement where Wrapped: _PersistableNonOptional {
+extension Optional: CollectionElementType where Wrapped: NonOptionalPersistableType {
     /// `nil` as a null element, else the wrapped type's encoding.
     public static func _objdbWriteElement(_ value: Self, to writer: inout _ObjDBElementWriter) {
         guard let value else {

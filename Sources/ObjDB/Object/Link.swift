@@ -1,12 +1,12 @@
 /// A type that holds links: a model class, an optional one, or a collection of them. It lets
 /// `@Persisted(deleteRule:)` apply to links only.
-public protocol _LinkValue: _Persistable {}
+public protocol _LinkValue: PersistableType {}
 
 extension Optional: _LinkValue where Wrapped: ObjectBase {}
 
 /// Model classes are the values of links: `@Persisted var owner: Person?` (to-one links must be
 /// optional), and the elements of `List<Dog>`, `MutableSet<Dog>` and `Map<String, Dog?>`.
-extension ObjectBase: _PersistableNonOptional, _LinkValue {
+extension ObjectBase: NonOptionalPersistableType, _LinkValue {
     /// `.object`.
     public static var _objdbPropertyType: PropertyType { .object }
 

@@ -99,7 +99,7 @@ extension Persisted {
     }
 }
 
-extension LinkingObjects: _Persistable {
+extension LinkingObjects: PersistableType {
     /// `.linkingObjects`.
     public static var _objdbPropertyType: PropertyType { .linkingObjects }
     /// An unmanaged, empty value without an origin property.
@@ -128,7 +128,7 @@ extension LinkingObjects: _Persistable {
 }
 
 extension LinkingObjects: RelationshipValue {
-    static var elementType: any _Persistable.Type { Origin.self }
+    static var elementType: any PersistableType.Type { Origin.self }
     static var isLinkingObjects: Bool { true }
 
     static func originProperty(at field: UnsafeRawPointer) -> String? {

@@ -6,7 +6,7 @@ extension List: SequenceCollection {
     func replaceAll(with elements: [Element]) { replaceSubrange(0..<count, with: elements) }
 }
 
-extension List: _Persistable {
+extension List: PersistableType {
     /// The element's stored type.
     public static var _objdbPropertyType: PropertyType { Element._objdbPropertyType }
     /// Whether the elements are optional.
@@ -34,7 +34,7 @@ extension List: _Persistable {
 
 extension List: RelationshipValue {
     static var collectionKind: CollectionKind? { .list }
-    static var elementType: any _Persistable.Type { Element.self }
+    static var elementType: any PersistableType.Type { Element.self }
 
     static func heldObjects(at field: UnsafeRawPointer) -> [ObjectBase] {
         heldObjects(field.assumingMemoryBound(to: Self.self).pointee)

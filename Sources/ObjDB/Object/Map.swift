@@ -1,8 +1,3 @@
-/// A type that can be the key of a ``Map``: `String`.
-public protocol _MapKey: _PersistableNonOptional, Hashable {}
-
-extension String: _MapKey {}
-
 /// A property mapping `String` keys to values (`Map<String, Double>`) or to objects
 /// (`Map<String, Dog?>`).
 ///
@@ -229,7 +224,7 @@ public final class Map<Key: MapKeyType, Value: CollectionElementType>: RandomAcc
     var entriesArray: [(key: Key, value: Value)] { map { $0 } }
 }
 
-extension Map: _Persistable {
+extension Map: PersistableType {
     /// The value's stored type.
     public static var _objdbPropertyType: PropertyType { Value._objdbPropertyType }
     /// Whether the values are optional.
@@ -299,7 +294,7 @@ extension Map: _Persistable {
 
 extension Map: RelationshipValue {
     static var collectionKind: CollectionKind? { .map }
-    static var elementType: any _Persistable.Type { Value.self }
+    static var elementType: any PersistableType.Type { Value.self }
 
     static func heldObjects(at field: UnsafeRawPointer) -> [ObjectBase] {
         var writer = _ObjDBElementWriter()

@@ -193,7 +193,7 @@ extension MutableSet: SequenceCollection {
     }
 }
 
-extension MutableSet: _Persistable {
+extension MutableSet: PersistableType {
     /// The element's stored type.
     public static var _objdbPropertyType: PropertyType { Element._objdbPropertyType }
     /// Whether the elements are optional.
@@ -221,7 +221,7 @@ extension MutableSet: _Persistable {
 
 extension MutableSet: RelationshipValue {
     static var collectionKind: CollectionKind? { .set }
-    static var elementType: any _Persistable.Type { Element.self }
+    static var elementType: any PersistableType.Type { Element.self }
 
     static func heldObjects(at field: UnsafeRawPointer) -> [ObjectBase] {
         heldObjects(field.assumingMemoryBound(to: MutableSet<Element>.self).pointee)
@@ -243,7 +243,7 @@ extension MutableSet: _LinkValue where Element: ObjectBase {}
 extension CollectionHome {
     /// The stored form of `element` for looking it up: `nil` for an object this collection cannot
     /// hold (unmanaged, or of another database), which is never found.
-    func lookupElement<E: _CollectionElement>(_ element: E) -> StoredElement? {
+    func lookupElement<E: CollectionElementType>(_ element: E) -> StoredElement? {
         var writer = _ObjDBElementWriter()
         E._objdbWriteElement(element, to: &writer)
         guard let object = writer.object else { return writer.element }

@@ -162,7 +162,7 @@ final class ObjectIdGenerator: @unchecked Sendable {
     }
 }
 
-extension ObjectId: _PersistableNonOptional, _PrimaryKey {
+extension ObjectId: NonOptionalPersistableType, PrimaryKeyType {
     /// `.objectId`.
     public static var _objdbPropertyType: PropertyType { .objectId }
     /// A newly generated identifier.

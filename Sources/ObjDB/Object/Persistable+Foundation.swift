@@ -1,6 +1,6 @@
 import Foundation
 
-extension String: _PersistableNonOptional, _PrimaryKey {
+extension String: NonOptionalPersistableType, PrimaryKeyType {
     /// `.string`.
     public static var _objdbPropertyType: PropertyType { .string }
     /// The empty string.
@@ -26,7 +26,7 @@ extension String: _PersistableNonOptional, _PrimaryKey {
     }
 }
 
-extension Data: _PersistableNonOptional {
+extension Data: NonOptionalPersistableType {
     /// `.data`.
     public static var _objdbPropertyType: PropertyType { .data }
     /// Empty data.
@@ -48,7 +48,7 @@ extension Data: _PersistableNonOptional {
     }
 }
 
-extension Date: _PersistableNonOptional, _Indexable {
+extension Date: NonOptionalPersistableType, IndexableType {
     /// `.date`.
     public static var _objdbPropertyType: PropertyType { .date }
     /// `Date(timeIntervalSinceReferenceDate: 0)`.
@@ -67,7 +67,7 @@ extension Date: _PersistableNonOptional, _Indexable {
     public static func _objdbConvert(_ value: Any) -> Date? { value as? Date }
 }
 
-extension UUID: _PersistableNonOptional, _PrimaryKey {
+extension UUID: NonOptionalPersistableType, PrimaryKeyType {
     /// `.uuid`.
     public static var _objdbPropertyType: PropertyType { .uuid }
     /// A new random UUID.
@@ -94,7 +94,7 @@ extension UUID: _PersistableNonOptional, _PrimaryKey {
     }
 }
 
-extension Decimal: _PersistableNonOptional {
+extension Decimal: NonOptionalPersistableType {
     /// `.decimal`.
     public static var _objdbPropertyType: PropertyType { .decimal }
     /// Zero.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Integers of every width persist as `.int` in the compact integer column form.
-extension _Persistable where Self: FixedWidthInteger & SignedInteger {
+extension PersistableType where Self: FixedWidthInteger & SignedInteger {
     /// `.int`.
     public static var _objdbPropertyType: PropertyType { .int }
     /// The type's width.
@@ -36,13 +36,13 @@ extension _Persistable where Self: FixedWidthInteger & SignedInteger {
     }
 }
 
-extension Int: _PersistableNonOptional, _PrimaryKey {}
-extension Int8: _PersistableNonOptional, _PrimaryKey {}
-extension Int16: _PersistableNonOptional, _PrimaryKey {}
-extension Int32: _PersistableNonOptional, _PrimaryKey {}
-extension Int64: _PersistableNonOptional, _PrimaryKey {}
+extension Int: NonOptionalPersistableType, PrimaryKeyType {}
+extension Int8: NonOptionalPersistableType, PrimaryKeyType {}
+extension Int16: NonOptionalPersistableType, PrimaryKeyType {}
+extension Int32: NonOptionalPersistableType, PrimaryKeyType {}
+extension Int64: NonOptionalPersistableType, PrimaryKeyType {}
 
-extension Bool: _PersistableNonOptional, _Indexable {
+extension Bool: NonOptionalPersistableType, IndexableType {
     /// `.bool`.
     public static var _objdbPropertyType: PropertyType { .bool }
     /// `false`.
@@ -59,7 +59,7 @@ extension Bool: _PersistableNonOptional, _Indexable {
     public static func _objdbConvert(_ value: Any) -> Bool? { value as? Bool }
 }
 
-extension Double: _PersistableNonOptional {
+extension Double: NonOptionalPersistableType {
     /// `.double`.
     public static var _objdbPropertyType: PropertyType { .double }
     /// Zero.
@@ -83,7 +83,7 @@ extension Double: _PersistableNonOptional {
     }
 }
 
-extension Float: _PersistableNonOptional {
+extension Float: NonOptionalPersistableType {
     /// `.float`.
     public static var _objdbPropertyType: PropertyType { .float }
     /// Zero.

@@ -1,67 +1,6 @@
 import Foundation
 
-/// A type a `@Persisted` property can hold.
-///
-/// ObjDB provides the conformances: `Bool`, every `Int` width, `Float`, `Double`, `String`,
-/// `Data`, `Date`, `UUID`, `Decimal`, ``ObjectId``, every ``PersistableEnum``, and `Optional`
-/// of each. Do not conform your own types; the underscored requirements are ObjDB's internals.
-public protocol _Persistable {
-    /// The stored type.
-    static var _objdbPropertyType: PropertyType { get }
-    /// Whether the type is an `Optional`.
-    static var _objdbIsOptional: Bool { get }
-    /// The integer width in bits; 0 for other types.
-    static var _objdbBitWidth: Int { get }
-    /// The value of a property declared without one, such as `@Persisted var id: ObjectId`.
-    static func _objdbDefaultValue() -> Self
-    /// Appends the value's column bytes; returns `false` (appending nothing) for `nil`.
-    func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool
-    /// Decodes column bytes (`nil` for a null column); `nil` when the bytes do not fit the type.
-    static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Self?
-    /// Converts a loosely typed value (dictionary or key-value coding); `nil` when it does not fit.
-    static func _objdbConvert(_ value: Any) -> Self?
-    /// The value boxed for key-value coding; `nil` for `nil`.
-    var _objdbAnyValue: Any? { get }
-    /// Reads column `column` of a managed object.
-    static func _objdbGet(_ object: ObjectBase, _ column: Int) -> Self
-    /// Writes column `column` of a managed object.
-    static func _objdbSet(_ object: ObjectBase, _ column: Int, _ value: Self)
-    /// The model class of a link (an object, or an optional object); `nil` for other types.
-    static var _objdbObjectType: ObjectBase.Type? { get }
-    /// The value of a (non-optional) integer type as an `Int64`; `nil` for other types. Lets a
-    /// primary-key lookup build its key directly.
-    var _objdbInteger: Int64? { get }
-    /// Encodes the value stored at `field` (the inside of a `@Persisted` wrapper of this type).
-    static func _objdbEncodeField(at field: UnsafeRawPointer, into bytes: inout _ObjDBBytes) -> Bool
-    /// The value stored at `field`, boxed.
-    static func _objdbFieldValue(at field: UnsafeRawPointer) -> Any?
-    /// Converts `value` and stores it at `field`; `false` if it does not fit.
-    static func _objdbSetField(at field: UnsafeMutableRawPointer, to value: Any?) -> Bool
-    /// Decodes column bytes and boxes the value; `nil` for bytes that do not fit.
-    static func _objdbDecodedAnyValue(_ bytes: UnsafeRawBufferPointer) -> Any?
-    /// Converts a loosely typed value (`nil` only for optional types), boxed; `nil` when it does
-    /// not fit.
-    static func _objdbConverted(_ value: Any?) -> (any _Persistable)?
-}
-
-/// A ``_Persistable`` type that is not an `Optional`; `Optional` of it is persistable too.
-public protocol _PersistableNonOptional: _CollectionElement {
-    /// Reads column `column` of a managed object as `Optional<Self>`: what an optional property
-    /// of this type reads. Links (optional objects) override it.
-    static func _objdbGetOptional(_ object: ObjectBase, _ column: Int) -> Self?
-    /// Writes `Optional<Self>` to column `column` of a managed object.
-    static func _objdbSetOptional(_ object: ObjectBase, _ column: Int, _ value: Self?)
-}
-
-/// A ``_Persistable`` type that can be indexed: integers, `Bool`, `String`, `Date`, `UUID`,
-/// ``ObjectId``, enums of those, and their optionals.
-public protocol _Indexable: _Persistable {}
-
-/// A ``_Persistable`` type that can be a primary key: integers, `String`, `UUID`, ``ObjectId``,
-/// and their optionals.
-public protocol _PrimaryKey: _Indexable {}
-
-extension _Persistable {
+extension PersistableType {
     /// Non-optional by default.
     public static var _objdbIsOptional: Bool { false }
 
@@ -118,7 +57,7 @@ extension _Persistable {
     }
 
     /// Converts and boxes; specialized per type like ``_objdbDecodedAnyValue(_:)``.
-    public static func _objdbConverted(_ value: Any?) -> (any _Persistable)? {
+    public static func _objdbConverted(_ value: Any?) -> (any PersistableType)? {
         convert(value, to: Self.self)
     }
 
@@ -165,7 +104,7 @@ func convert<T: PersistableType>(_ value: Any?, to type: T.Type) -> T? {
     return T._objdbConvert(value)
 }
 
-extension Optional: _Persistable where Wrapped: _PersistableNonOptional {
+extension Optional: PersistableType where Wrapped: NonOptionalPersistableType {
     /// The wrapped type's stored type.
     public static var _objdbPropertyType: PropertyType { Wrapped._objdbPropertyType }
     /// Always `true`.
@@ -213,9 +152,9 @@ extension Optional: _Persistable where Wrapped: _PersistableNonOptional {
     public var _objdbAnyValue: Any? { self.flatMap { $0._objdbAnyValue } }
 }
 
-extension Optional: _PrimaryKey where Wrapped: _PrimaryKey & _PersistableNonOptional {}
+extension Optional: PrimaryKeyType where Wrapped: PrimaryKeyType & NonOptionalPersistableType {}
 
-extension _PersistableNonOptional {
+extension NonOptionalPersistableType {
     /// Decodes an optional column: `nil` for a null column.
     @inlinable
     public static func _objdbGetOptional(_ object: ObjectBase, _ column: Int) -> Self? {
@@ -236,4 +175,4 @@ extension _PersistableNonOptional {
         object._objdbWrite(column) { value?._objdbEncode(into: &$0) ?? false }
     }
 }
-extension Optional: _Indexable where Wrapped: _Indexable & _PersistableNonOptional {}
+extension Optional: IndexableType where Wrapped: IndexableType & NonOptionalPersistableType {}

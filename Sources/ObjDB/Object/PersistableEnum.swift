@@ -10,8 +10,8 @@
 ///
 /// The raw value must be a `String` or an integer. A stored raw value that matches no case (for
 /// example written by a newer version of the app) reads as the property's declared default.
-public protocol PersistableEnum: _PersistableNonOptional, _Indexable, RawRepresentable, CaseIterable
-where RawValue: _PersistableNonOptional & _Indexable {}
+public protocol PersistableEnum: NonOptionalPersistableType, IndexableType, RawRepresentable, CaseIterable
+where RawValue: NonOptionalPersistableType & IndexableType {}
 
 extension PersistableEnum {
     /// The raw value's stored type.

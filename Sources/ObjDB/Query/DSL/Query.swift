@@ -283,7 +283,7 @@ extension Query {
     }
 }
 
-extension Query where Value: _Persistable {
+extension Query where Value: PersistableType {
     /// Equal (for a collection path: some element is equal).
     public static func == (lhs: Query<Value>, rhs: Value) -> Query<Bool> { lhs.compare(.equal, rhs) }
 

@@ -1,4 +1,4 @@
-/// Where a `_Persistable` value writes its column bytes. ObjDB's internals: it wraps a scratch
+/// Where a `PersistableType` value writes its column bytes. ObjDB's internals: it wraps a scratch
 /// buffer owned by the database, so that encoding a value is a bounds check and a store, with
 /// no copy-on-write checks.
 public struct _ObjDBBytes {
