@@ -195,26 +195,26 @@ extension MutableSet: SequenceCollection {
 
 extension MutableSet: PersistableType {
     /// The element's stored type.
-    public static var _objdbPropertyType: PropertyType { Element._objdbPropertyType }
+    @_spi(Implementation) public static var _objdbPropertyType: PropertyType { Element._objdbPropertyType }
     /// Whether the elements are optional.
-    public static var _objdbIsOptional: Bool { Element._objdbIsOptional }
+    @_spi(Implementation) public static var _objdbIsOptional: Bool { Element._objdbIsOptional }
     /// The element's integer width.
-    public static var _objdbBitWidth: Int { Element._objdbBitWidth }
+    @_spi(Implementation) public static var _objdbBitWidth: Int { Element._objdbBitWidth }
     /// An empty set.
-    public static func _objdbDefaultValue() -> MutableSet<Element> { MutableSet() }
+    @_spi(Implementation) public static func _objdbDefaultValue() -> MutableSet<Element> { MutableSet() }
     /// The sequence encoding of the elements.
-    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool { MutableSet.encodeUnmanaged(self, into: &bytes) }
+    @_spi(Implementation) public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool { MutableSet.encodeUnmanaged(self, into: &bytes) }
     /// Sets are not decoded from bytes alone.
-    public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> MutableSet<Element>? { nil }
+    @_spi(Implementation) public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> MutableSet<Element>? { nil }
     /// A set, or an array of convertible elements, as a new unmanaged set.
-    public static func _objdbConvert(_ value: Any) -> MutableSet<Element>? { converted(value) }
+    @_spi(Implementation) public static func _objdbConvert(_ value: Any) -> MutableSet<Element>? { converted(value) }
     /// The managed set of the property.
-    public static func _objdbGet(_ object: ObjectBase, _ column: Int) -> MutableSet<Element> {
+    @_spi(Implementation) public static func _objdbGet(_ object: ObjectBase, _ column: Int) -> MutableSet<Element> {
         if object._objdbDatabase == nil { object._objdbRecordProbe(column) }
         return MutableSet(home: CollectionHome(parent: object, column: column))
     }
     /// Replaces the stored elements with those of `value`.
-    public static func _objdbSet(_ object: ObjectBase, _ column: Int, _ value: MutableSet<Element>) {
+    @_spi(Implementation) public static func _objdbSet(_ object: ObjectBase, _ column: Int, _ value: MutableSet<Element>) {
         assign(value, to: object, column: column)
     }
 }

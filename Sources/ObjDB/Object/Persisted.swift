@@ -141,7 +141,7 @@ extension Persisted where Value == Date {
     /// A maintained date with the type's default (2001-01-01 00:00 UTC) until it is stamped.
     @inlinable
     public init(_ timestamp: PersistedTimestamp) {
-        self.init(wrappedValue: Date._objdbDefaultValue(), timestamp)
+        self.init(wrappedValue: Date(timeIntervalSinceReferenceDate: 0), timestamp)   // Date's default value
     }
 }
 
