@@ -20,7 +20,7 @@ import Foundation
 //   `_ObjDBBytes` in `Storage/Encoding/ObjDBBytes.swift`) are public with them.
 //
 // `_LinkValue` is the constraint that limits `@Persisted(deleteRule:)` to links. Docs/Architecture.md
-// counts what stays public ("Objects").
+// ("The public surface") counts what stays public; Docs/Decisions/0044 says why.
 
 // MARK: Types that public signatures name
 
