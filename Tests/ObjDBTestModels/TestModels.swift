@@ -160,3 +160,26 @@ public final class MigratingPlainItemV1: Object {
     @Persisted public var total: String = ""
     @Persisted public var tag: String = "new"
 }
+
+/// Enums in collections, collections of the other value types, and properties declared without
+/// a default or with each option: what an app's module compiles against the value protocols
+/// without seeing their internals (the `Implementation` SPI of `PersistableTypes.swift`).
+public final class CollectionTypes: Object {
+    @Persisted(primaryKey: true, autoIncrement: true) public var id: Int = 0
+    @Persisted public var kinds: List<Kind>
+    @Persisted public var optLevels: List<Level?>
+    @Persisted public var levelSet: MutableSet<Level>
+    @Persisted public var kindsByName: Map<String, Kind?>
+    @Persisted public var dates: List<Date>
+    @Persisted public var decimals: MutableSet<Decimal>
+    @Persisted public var uuids: Map<String, UUID>
+    @Persisted public var objectIds: List<ObjectId?>
+    @Persisted public var blobs: List<Data>
+    @Persisted(indexed: true) public var level: Level
+    @Persisted(unique: true) public var code: String?
+    @Persisted public var optKind: Kind?
+    @Persisted public var objectId: ObjectId
+    @Persisted(.createdAt) public var created: Date
+    @Persisted(.modifiedAt) public var modified: Date
+    @Persisted(deleteRule: .cascade) public var petsByName: Map<String, Pet?>
+}

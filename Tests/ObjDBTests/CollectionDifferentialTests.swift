@@ -118,7 +118,7 @@ private func randomElements<E>(_ rng: inout SeededRandom, upTo limit: Int, _ mak
 
 /// Applies one random operation to `list` and to `model` alike; returns its description and
 /// whether the values it returned agreed.
-private func randomListOp<E: _CollectionElement>(
+private func randomListOp<E: CollectionElementType>(
     _ list: List<E>, _ model: inout [E], _ rng: inout SeededRandom, maxCount: Int = 60,
     same: (E, E) -> Bool, make: (inout SeededRandom) -> E
 ) -> (op: String, ok: Bool) {
@@ -212,7 +212,7 @@ private func randomListOp<E: _CollectionElement>(
 }
 
 /// `nil` if `list` holds exactly `model` (count, every element, `isEmpty`), else what differs.
-private func listMismatch<E: _CollectionElement>(_ list: List<E>, _ model: [E], same: (E, E) -> Bool) -> String? {
+private func listMismatch<E: CollectionElementType>(_ list: List<E>, _ model: [E], same: (E, E) -> Bool) -> String? {
     let actual = Array(list)
     let count = list.count
     if count == model.count && actual.count == model.count && list.isEmpty == model.isEmpty

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ObjDB
+@testable @_spi(Implementation) import ObjDB
 import ObjDBTestModels
 
 /// Frozen databases, objects and collections. Cases follow realm-swift's

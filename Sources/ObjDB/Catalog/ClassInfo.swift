@@ -70,7 +70,7 @@ final class ClassInfo {
     let columnWords: [(offset: Int, column: Int)]
     /// Per column, how to encode it from an unmanaged instance of the model class: the byte
     /// offset of the wrapper's value and its type; `nil` type for a column the model lacks.
-    let encodePlan: ContiguousArray<(valueOffset: Int, valueType: (any _Persistable.Type)?, relationship: (any RelationshipValue.Type)?)>
+    let encodePlan: ContiguousArray<(valueOffset: Int, valueType: (any PersistableType.Type)?, relationship: (any RelationshipValue.Type)?)>
     /// Whether the model class has links or collections, which `add` handles as a graph.
     let hasRelationshipFields: Bool
     /// How each column is stored.
@@ -111,7 +111,7 @@ final class ClassInfo {
     let singleColumns: [[Int]]
     /// Per column, the Swift type stored in it: the model's where it has the property, else
     /// the type the stored property describes (found once: reading by name asks for it).
-    let columnTypes: [any _Persistable.Type]
+    let columnTypes: [any PersistableType.Type]
 
     /// The compound unique keys (``ObjectBase/uniqueKeys``) as columns; the first column of each
     /// is indexed, which the check reads for candidates.
@@ -215,7 +215,7 @@ final class ClassInfo {
     }
 
     /// The Swift type stored in a column.
-    func valueType(column: Int) -> any _Persistable.Type { columnTypes[column] }
+    func valueType(column: Int) -> any PersistableType.Type { columnTypes[column] }
 
     /// The declared default of a column's property (the type's zero value without a model class).
     func defaultValue(column: Int) -> Any? {
@@ -247,7 +247,7 @@ final class ClassInfo {
     }
 
     /// `value` as the Swift type of `column`; ``ObjDBError/Code/typeMismatch`` if it does not fit.
-    func converted(_ value: Any?, column: Int) throws -> any _Persistable {
+    func converted(_ value: Any?, column: Int) throws -> any PersistableType {
         let type = valueType(column: column)
         guard let converted = type._objdbConverted(value) else {
             throw ObjDBError.typeMismatch(value, expected: stored.properties[column].property, className: name, valueType: type)
@@ -256,7 +256,7 @@ final class ClassInfo {
     }
 }
 
-extension _Persistable {
+extension PersistableType {
     /// The boxed value of a column read, or `nil` for null or undecodable bytes.
     static func anyValue(from read: ColumnRead) -> Any? {
         switch read {
@@ -268,8 +268,8 @@ extension _Persistable {
 
 extension Property {
     /// The Swift type that holds this property when no model class is at hand.
-    var swiftType: any _Persistable.Type {
-        let base: any _PersistableNonOptional.Type
+    var swiftType: any PersistableType.Type {
+        let base: any NonOptionalPersistableType.Type
         switch type {
         case .bool: base = Bool.self
         case .int:
@@ -295,9 +295,9 @@ extension Property {
     }
 }
 
-extension _PersistableNonOptional {
+extension NonOptionalPersistableType {
     /// `Optional<Self>`.
-    static var optionalType: any _Persistable.Type { Optional<Self>.self }
+    static var optionalType: any PersistableType.Type { Optional<Self>.self }
 }
 
 /// A cache that a layer above the catalog keeps per class (``ClassInfo/queryCache``), derived

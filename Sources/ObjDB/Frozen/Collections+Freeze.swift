@@ -57,14 +57,14 @@ extension Results: _ObjDBFreezable {
     public var isFrozen: Bool { database.isFrozen }
 
     /// ObjDB's own: the collection as a frozen source (see ``_ObjDBFreezable``).
-    public var _objdbFrozenSource: _FrozenSource {
+    @_spi(Implementation) public var _objdbFrozenSource: _FrozenSource {
         let version = database.pinnedVersion()
         // Keys already evaluated for this version are the frozen results' keys.
         return _FrozenSource(version: version, home: .results(FrozenQuery(query)), keys: FrozenKeys(cachedKeys))
     }
 
     /// ObjDB's own: the collection a frozen source names, read in `database`.
-    public static func _objdbLive(_ source: _FrozenSource, in database: Database) -> Results? {
+    @_spi(Implementation) public static func _objdbLive(_ source: _FrozenSource, in database: Database) -> Results? {
         guard case .results(let frozen) = source.home, let query = frozen.query(in: database) else { return nil }
         let results = Results(database: database, query: query)
         if database.isFrozen, let keys = source.keys?.keys {
@@ -75,7 +75,7 @@ extension Results: _ObjDBFreezable {
     }
 
     /// ObjDB's own: keeps what a read through a frozen view evaluated.
-    public func _objdbDidRead(_ source: _FrozenSource) {
+    @_spi(Implementation) public func _objdbDidRead(_ source: _FrozenSource) {
         guard let shared = source.keys, let keys = cachedKeys else { return }
         shared.keys = keys
     }
@@ -83,7 +83,7 @@ extension Results: _ObjDBFreezable {
 
 extension Results: _ObjDBQueryableCollection {
     /// The results themselves.
-    public var _results: Results<Element> { self }
+    @_spi(Implementation) public var _results: Results<Element> { self }
 }
 
 extension List: _ObjDBFreezable {
@@ -91,10 +91,10 @@ extension List: _ObjDBFreezable {
     public var isFrozen: Bool { database?.isFrozen ?? false }
 
     /// ObjDB's own: the collection as a frozen source (see ``_ObjDBFreezable``).
-    public var _objdbFrozenSource: _FrozenSource { CollectionHome.toFreeze(home, "List").frozenSource }
+    @_spi(Implementation) public var _objdbFrozenSource: _FrozenSource { CollectionHome.toFreeze(home, "List").frozenSource }
 
     /// ObjDB's own: the collection a frozen source names, read in `database`.
-    public static func _objdbLive(_ source: _FrozenSource, in database: Database) -> List? {
+    @_spi(Implementation) public static func _objdbLive(_ source: _FrozenSource, in database: Database) -> List? {
         CollectionHome.resolve(source, in: database).map { List(home: $0) }
     }
 }
@@ -104,10 +104,10 @@ extension MutableSet: _ObjDBFreezable {
     public var isFrozen: Bool { database?.isFrozen ?? false }
 
     /// ObjDB's own: the collection as a frozen source (see ``_ObjDBFreezable``).
-    public var _objdbFrozenSource: _FrozenSource { CollectionHome.toFreeze(home, "MutableSet").frozenSource }
+    @_spi(Implementation) public var _objdbFrozenSource: _FrozenSource { CollectionHome.toFreeze(home, "MutableSet").frozenSource }
 
     /// ObjDB's own: the collection a frozen source names, read in `database`.
-    public static func _objdbLive(_ source: _FrozenSource, in database: Database) -> MutableSet? {
+    @_spi(Implementation) public static func _objdbLive(_ source: _FrozenSource, in database: Database) -> MutableSet? {
         CollectionHome.resolve(source, in: database).map { MutableSet(home: $0) }
     }
 }
@@ -117,10 +117,10 @@ extension Map: _ObjDBFreezable {
     public var isFrozen: Bool { database?.isFrozen ?? false }
 
     /// ObjDB's own: the collection as a frozen source (see ``_ObjDBFreezable``).
-    public var _objdbFrozenSource: _FrozenSource { CollectionHome.toFreeze(backing.home, "Map").frozenSource }
+    @_spi(Implementation) public var _objdbFrozenSource: _FrozenSource { CollectionHome.toFreeze(backing.home, "Map").frozenSource }
 
     /// ObjDB's own: the collection a frozen source names, read in `database`.
-    public static func _objdbLive(_ source: _FrozenSource, in database: Database) -> Map? {
+    @_spi(Implementation) public static func _objdbLive(_ source: _FrozenSource, in database: Database) -> Map? {
         CollectionHome.resolve(source, in: database).map { Map(home: $0) }
     }
 }
@@ -130,7 +130,7 @@ extension LinkingObjects: _ObjDBFreezable {
     public var isFrozen: Bool { target?._objdbDatabase?.isFrozen ?? false }
 
     /// ObjDB's own: the collection as a frozen source (see ``_ObjDBFreezable``).
-    public var _objdbFrozenSource: _FrozenSource {
+    @_spi(Implementation) public var _objdbFrozenSource: _FrozenSource {
         guard let target, let database = target._objdbDatabase else {
             objdbFatal("freeze() was called on the LinkingObjects of an unmanaged object; only those of a stored object can be frozen")
         }
@@ -139,7 +139,7 @@ extension LinkingObjects: _ObjDBFreezable {
     }
 
     /// ObjDB's own: the collection a frozen source names, read in `database`.
-    public static func _objdbLive(_ source: _FrozenSource, in database: Database) -> LinkingObjects? {
+    @_spi(Implementation) public static func _objdbLive(_ source: _FrozenSource, in database: Database) -> LinkingObjects? {
         guard case .linkingObjects(let target, let property) = source.home, let object = target.resolve(in: database) else {
             return nil
         }

@@ -4,17 +4,17 @@ public protocol _ObjDBFreezable: RandomAccessCollection where Index == Int {
     /// Whether the collection reads a frozen database.
     var isFrozen: Bool { get }
     /// The collection as a frozen source, pinning the version its database reads now.
-    var _objdbFrozenSource: _FrozenSource { get }
+    @_spi(Implementation) var _objdbFrozenSource: _FrozenSource { get }
     /// The collection `source` names, read in `database` (a frozen view of the source's version,
     /// or a live instance when thawing); `nil` if the object it belongs to does not exist there.
-    static func _objdbLive(_ source: _FrozenSource, in database: Database) -> Self?
+    @_spi(Implementation) static func _objdbLive(_ source: _FrozenSource, in database: Database) -> Self?
     /// Called after a read through a frozen view: keeps what the read evaluated for the next one.
-    func _objdbDidRead(_ source: _FrozenSource)
+    @_spi(Implementation) func _objdbDidRead(_ source: _FrozenSource)
 }
 
 extension _ObjDBFreezable {
     /// ObjDB's own: keeps what a read through a frozen view evaluated.
-    public func _objdbDidRead(_ source: _FrozenSource) {}
+    @_spi(Implementation) public func _objdbDidRead(_ source: _FrozenSource) {}
 }
 
 /// An immutable, `Sendable` snapshot of a collection: every read shows the version it was

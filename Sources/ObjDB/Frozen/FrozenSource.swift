@@ -1,9 +1,10 @@
 import Foundation
 
 /// What a frozen collection reads, in a form that holds no object and no `Database`: its
-/// pinned version and where its elements are. Public only so that ``_ObjDBFreezable`` can name
-/// it; its contents are internal.
-public struct _FrozenSource: Sendable {
+/// pinned version and where its elements are. Public (in the `Implementation` SPI, which apps do
+/// not see) only so that the requirements of ``_ObjDBFreezable`` can name it; its contents are
+/// internal.
+@_spi(Implementation) public struct _FrozenSource: Sendable {
     /// The pinned version.
     let version: FrozenVersion
     /// Where the elements are.

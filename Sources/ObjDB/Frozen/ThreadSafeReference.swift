@@ -2,14 +2,15 @@
 /// ``Results``. Its requirements are ObjDB's own.
 public protocol ThreadConfined {
     /// What a reference to this thing records.
-    var _objdbReferenceTarget: _ReferenceTarget { get }
+    @_spi(Implementation) var _objdbReferenceTarget: _ReferenceTarget { get }
     /// The thing `target` names, in `database`'s current version; `nil` if it no longer exists.
-    static func _objdbResolve(_ target: _ReferenceTarget, in database: Database) -> Self?
+    @_spi(Implementation) static func _objdbResolve(_ target: _ReferenceTarget, in database: Database) -> Self?
 }
 
 /// What a ``ThreadSafeReference`` names: a stored object or a query, by class names and keys,
-/// with the file and the version it was made at. Public only for ``ThreadConfined``.
-public struct _ReferenceTarget: Sendable {
+/// with the file and the version it was made at. Public (in the `Implementation` SPI, which apps
+/// do not see) only so that the requirements of ``ThreadConfined`` can name it.
+@_spi(Implementation) public struct _ReferenceTarget: Sendable {
     enum Kind: Sendable {
         case object(FrozenObject)
         case results(FrozenQuery)
@@ -78,7 +79,7 @@ extension Database {
 
 extension ObjectBase: ThreadConfined {
     /// ObjDB's own: what a ``ThreadSafeReference`` to this records.
-    public var _objdbReferenceTarget: _ReferenceTarget {
+    @_spi(Implementation) public var _objdbReferenceTarget: _ReferenceTarget {
         guard let database = _objdbDatabase, _objdbInfo != nil else {
             objdbFatal("ThreadSafeReference(to:) was given an unmanaged \(Self.className); only objects stored in a database can be referenced. Add it first, or send a copy of its values")
         }
@@ -87,7 +88,7 @@ extension ObjectBase: ThreadConfined {
     }
 
     /// ObjDB's own: what a ``ThreadSafeReference`` names, in `database`.
-    public static func _objdbResolve(_ target: _ReferenceTarget, in database: Database) -> Self? {
+    @_spi(Implementation) public static func _objdbResolve(_ target: _ReferenceTarget, in database: Database) -> Self? {
         guard case .object(let object) = target.kind else { return nil }
         return database.resolveObject(self, className: object.className, key: object.key)
     }
@@ -95,10 +96,10 @@ extension ObjectBase: ThreadConfined {
 
 extension Results: ThreadConfined {
     /// ObjDB's own: what a ``ThreadSafeReference`` to this records.
-    public var _objdbReferenceTarget: _ReferenceTarget { _ReferenceTarget(database, .results(FrozenQuery(query))) }
+    @_spi(Implementation) public var _objdbReferenceTarget: _ReferenceTarget { _ReferenceTarget(database, .results(FrozenQuery(query))) }
 
     /// ObjDB's own: what a ``ThreadSafeReference`` names, in `database`.
-    public static func _objdbResolve(_ target: _ReferenceTarget, in database: Database) -> Results? {
+    @_spi(Implementation) public static func _objdbResolve(_ target: _ReferenceTarget, in database: Database) -> Results? {
         guard case .results(let frozen) = target.kind, let query = frozen.query(in: database) else { return nil }
         return Results(database: database, query: query)
     }

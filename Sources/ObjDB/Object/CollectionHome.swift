@@ -54,7 +54,7 @@ struct CollectionHome {
 
     /// The stored form of `value` as an element of this collection; an unmanaged object is
     /// added first. `nil` if that failed (the transaction is then doomed).
-    func storedElement<Element: _CollectionElement>(_ value: Element, _ context: WriteContext, _ pending: PendingCollection) -> StoredElement? {
+    func storedElement<Element: CollectionElementType>(_ value: Element, _ context: WriteContext, _ pending: PendingCollection) -> StoredElement? {
         var writer = _ObjDBElementWriter(context.value)
         Element._objdbWriteElement(value, to: &writer)
         guard let object = writer.object else { return writer.element }
@@ -118,7 +118,7 @@ enum ElementIdentity: Hashable {
 
     /// The identity of `value`, encoded through `writer` (reuse one across a loop: each new
     /// writer allocates its scratch buffer).
-    init<Element: _CollectionElement>(_ value: Element, _ writer: inout _ObjDBElementWriter) {
+    init<Element: CollectionElementType>(_ value: Element, _ writer: inout _ObjDBElementWriter) {
         Element._objdbWriteElement(value, to: &writer)
         if let object = writer.object {
             if let info = object._objdbInfo {
@@ -134,12 +134,12 @@ enum ElementIdentity: Hashable {
 
 extension CollectionHome {
     /// Decodes one element; a damaged element reads as the type's default.
-    func decode<E: _CollectionElement>(_ read: ColumnRead, target: ClassInfo?, as type: E.Type) -> E {
+    func decode<E: CollectionElementType>(_ read: ColumnRead, target: ClassInfo?, as type: E.Type) -> E {
         E._objdbReadElement(reader(read, target: target)) ?? E._objdbDefaultValue()
     }
 
     /// The element at `position` of a list or set.
-    func element<E: _CollectionElement>(at position: Int, as type: E.Type) -> E {
+    func element<E: CollectionElementType>(at position: Int, as type: E.Type) -> E {
         let target = E._objdbObjectType != nil ? self.target : nil
         if let pending {
             objdbPrecondition(pending.elements.indices.contains(position), "Index \(position) out of range 0..<\(pending.elements.count) of '\(propertyName)'")
@@ -151,7 +151,7 @@ extension CollectionHome {
     }
 
     /// Every element of a list or set, in order.
-    func elements<E: _CollectionElement>(as type: E.Type) -> [E] {
+    func elements<E: CollectionElementType>(as type: E.Type) -> [E] {
         let target = E._objdbObjectType != nil ? self.target : nil
         if let pending { return pending.elements.map { $0.withRead { decode($0, target: target, as: type) } } }
         let view = SequenceView(stored)
@@ -159,10 +159,10 @@ extension CollectionHome {
     }
 }
 
-/// The `_Persistable` and relationship behaviour shared by ``List`` and ``MutableSet``: both
+/// The `PersistableType` and relationship behaviour shared by ``List`` and ``MutableSet``: both
 /// store a sequence of elements.
 protocol SequenceCollection: AnyObject {
-    associatedtype Element: _CollectionElement
+    associatedtype Element: CollectionElementType
     /// The collection kind.
     static var kind: CollectionKind { get }
     /// An empty unmanaged collection.

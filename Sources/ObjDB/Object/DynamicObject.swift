@@ -60,7 +60,7 @@ extension Database {
 
 extension Property {
     /// The Swift type of one element of a collection (the property's type for a single value).
-    var elementSwiftType: any _Persistable.Type {
+    var elementSwiftType: any PersistableType.Type {
         Property(name: name, type: type, isOptional: isOptional, bitWidth: bitWidth).swiftType
     }
 }

@@ -1,34 +1,30 @@
-/// A type that holds links: a model class, an optional one, or a collection of them. It lets
-/// `@Persisted(deleteRule:)` apply to links only.
-public protocol _LinkValue: _Persistable {}
-
 extension Optional: _LinkValue where Wrapped: ObjectBase {}
 
 /// Model classes are the values of links: `@Persisted var owner: Person?` (to-one links must be
 /// optional), and the elements of `List<Dog>`, `MutableSet<Dog>` and `Map<String, Dog?>`.
-extension ObjectBase: _PersistableNonOptional, _LinkValue {
+extension ObjectBase: NonOptionalPersistableType, _LinkValue {
     /// `.object`.
-    public static var _objdbPropertyType: PropertyType { .object }
+    @_spi(Implementation) public static var _objdbPropertyType: PropertyType { .object }
 
     /// The class itself.
-    public static var _objdbObjectType: ObjectBase.Type? { self }
+    @_spi(Implementation) public static var _objdbObjectType: ObjectBase.Type? { self }
 
     /// A new unmanaged object.
-    public static func _objdbDefaultValue() -> Self { Self() }
+    @_spi(Implementation) public static func _objdbDefaultValue() -> Self { Self() }
 
     /// The object key of a managed object; nothing for an unmanaged one (it is added first).
-    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
+    @_spi(Implementation) public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
         guard _objdbDatabase != nil else { return false }
         bytes.appendLittleEndian(_objdbKey, count: 8)
         return true
     }
 
     /// Objects are not decoded from bytes alone; see ``_objdbReadElement(_:)``.
-    public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Self? { nil }
+    @_spi(Implementation) public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Self? { nil }
 
     /// An object of this class, or a `[String: Any]` dictionary of property values from which
     /// a new unmanaged object is made (as `create(_:value:)` does).
-    public static func _objdbConvert(_ value: Any) -> Self? {
+    @_spi(Implementation) public static func _objdbConvert(_ value: Any) -> Self? {
         if let object = value as? Self { return object }
         // try?: `nil` is the answer of a conversion that does not apply (an invalid model class,
         // an unknown key); the caller reports the type mismatch.
@@ -42,7 +38,7 @@ extension ObjectBase: _PersistableNonOptional, _LinkValue {
     }
 
     /// The linked object.
-    public static func _objdbGetOptional(_ object: ObjectBase, _ column: Int) -> Self? {
+    @_spi(Implementation) public static func _objdbGetOptional(_ object: ObjectBase, _ column: Int) -> Self? {
         guard let database = object._objdbDatabase else {
             object._objdbRecordProbe(column)
             return nil
@@ -51,18 +47,18 @@ extension ObjectBase: _PersistableNonOptional, _LinkValue {
     }
 
     /// Links to `value`, adding it first if it is unmanaged.
-    public static func _objdbSetOptional(_ object: ObjectBase, _ column: Int, _ value: ObjectBase?) {
+    @_spi(Implementation) public static func _objdbSetOptional(_ object: ObjectBase, _ column: Int, _ value: ObjectBase?) {
         object._objdbDatabase.unsafelyUnwrapped.setLink(of: object, column: column, to: value)
     }
 
     /// The object key; the collection adds an unmanaged object first.
-    public static func _objdbWriteElement(_ value: ObjectBase, to writer: inout _ObjDBElementWriter) {
+    @_spi(Implementation) public static func _objdbWriteElement(_ value: ObjectBase, to writer: inout _ObjDBElementWriter) {
         writer.object = value
         writer.element = value._objdbDatabase == nil ? .null : StoredElement(objectKey: value._objdbKey)
     }
 
     /// The object with the stored key.
-    public static func _objdbReadElement(_ reader: _ObjDBElementReader) -> Self? {
+    @_spi(Implementation) public static func _objdbReadElement(_ reader: _ObjDBElementReader) -> Self? {
         guard case .value(let bytes) = reader.read, bytes.count == 8, let database = reader.database,
             let target = reader.target
         else { return nil }

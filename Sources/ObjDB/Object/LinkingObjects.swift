@@ -91,42 +91,29 @@ final class LinkingKeysCache {
     var keys: [UInt64]?
 }
 
-/// A type that `@Persisted(originProperty:)` accepts: ``LinkingObjects``.
-public protocol _LinkingObjectsValue: _Persistable {
-    /// Linking objects through `originProperty`.
-    init(_originProperty: String)
-}
-
-extension LinkingObjects: _LinkingObjectsValue {
-    /// Linking objects through `originProperty`.
-    public init(_originProperty: String) {
-        self.init(fromType: Origin.self, property: _originProperty)
-    }
-}
-
-extension Persisted where Value: _LinkingObjectsValue {
+extension Persisted {
     /// Linking objects: `@Persisted(originProperty: "dogs") var owners: LinkingObjects<Person>`.
     @inlinable
-    public init(originProperty: String) {
-        self.init(wrappedValue: Value(_originProperty: originProperty))
+    public init<Origin>(originProperty: String) where Value == LinkingObjects<Origin> {
+        self.init(wrappedValue: LinkingObjects(fromType: Origin.self, property: originProperty))
     }
 }
 
-extension LinkingObjects: _Persistable {
+extension LinkingObjects: PersistableType {
     /// `.linkingObjects`.
-    public static var _objdbPropertyType: PropertyType { .linkingObjects }
+    @_spi(Implementation) public static var _objdbPropertyType: PropertyType { .linkingObjects }
     /// An unmanaged, empty value without an origin property.
-    public static func _objdbDefaultValue() -> LinkingObjects<Origin> { LinkingObjects(fromType: Origin.self, property: "") }
+    @_spi(Implementation) public static func _objdbDefaultValue() -> LinkingObjects<Origin> { LinkingObjects(fromType: Origin.self, property: "") }
     /// Linking objects have no column.
-    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool { false }
+    @_spi(Implementation) public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool { false }
     /// Linking objects have no column.
-    public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> LinkingObjects<Origin>? { nil }
+    @_spi(Implementation) public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> LinkingObjects<Origin>? { nil }
     /// Linking objects cannot be assigned.
-    public static func _objdbConvert(_ value: Any) -> LinkingObjects<Origin>? { value as? LinkingObjects<Origin> }
+    @_spi(Implementation) public static func _objdbConvert(_ value: Any) -> LinkingObjects<Origin>? { value as? LinkingObjects<Origin> }
 
     /// The linking objects of a managed object (`column` numbers the class's computed properties
     /// after its stored columns).
-    public static func _objdbGet(_ object: ObjectBase, _ column: Int) -> LinkingObjects<Origin> {
+    @_spi(Implementation) public static func _objdbGet(_ object: ObjectBase, _ column: Int) -> LinkingObjects<Origin> {
         if object._objdbDatabase == nil { object._objdbRecordProbe(column) }
         guard let info = object._objdbInfo, column >= info.columnCount, column - info.columnCount < info.computed.count,
             let origin = info.computed[column - info.columnCount].origin
@@ -135,13 +122,13 @@ extension LinkingObjects: _Persistable {
     }
 
     /// Linking objects are read-only; assigning them is a programmer error.
-    public static func _objdbSet(_ object: ObjectBase, _ column: Int, _ value: LinkingObjects<Origin>) {
+    @_spi(Implementation) public static func _objdbSet(_ object: ObjectBase, _ column: Int, _ value: LinkingObjects<Origin>) {
         objdbFatal("LinkingObjects are computed from links and cannot be assigned")
     }
 }
 
 extension LinkingObjects: RelationshipValue {
-    static var elementType: any _Persistable.Type { Origin.self }
+    static var elementType: any PersistableType.Type { Origin.self }
     static var isLinkingObjects: Bool { true }
 
     static func originProperty(at field: UnsafeRawPointer) -> String? {

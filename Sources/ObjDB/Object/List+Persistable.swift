@@ -6,35 +6,35 @@ extension List: SequenceCollection {
     func replaceAll(with elements: [Element]) { replaceSubrange(0..<count, with: elements) }
 }
 
-extension List: _Persistable {
+extension List: PersistableType {
     /// The element's stored type.
-    public static var _objdbPropertyType: PropertyType { Element._objdbPropertyType }
+    @_spi(Implementation) public static var _objdbPropertyType: PropertyType { Element._objdbPropertyType }
     /// Whether the elements are optional.
-    public static var _objdbIsOptional: Bool { Element._objdbIsOptional }
+    @_spi(Implementation) public static var _objdbIsOptional: Bool { Element._objdbIsOptional }
     /// The element's integer width.
-    public static var _objdbBitWidth: Int { Element._objdbBitWidth }
+    @_spi(Implementation) public static var _objdbBitWidth: Int { Element._objdbBitWidth }
     /// An empty list.
-    public static func _objdbDefaultValue() -> List<Element> { List() }
+    @_spi(Implementation) public static func _objdbDefaultValue() -> List<Element> { List() }
     /// The sequence encoding of the elements.
-    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool { List.encodeUnmanaged(self, into: &bytes) }
+    @_spi(Implementation) public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool { List.encodeUnmanaged(self, into: &bytes) }
     /// Lists are not decoded from bytes alone.
-    public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> List<Element>? { nil }
+    @_spi(Implementation) public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> List<Element>? { nil }
     /// A list, or an array of convertible elements, as a new unmanaged list.
-    public static func _objdbConvert(_ value: Any) -> List<Element>? { converted(value) }
+    @_spi(Implementation) public static func _objdbConvert(_ value: Any) -> List<Element>? { converted(value) }
     /// The managed list of the property.
-    public static func _objdbGet(_ object: ObjectBase, _ column: Int) -> List<Element> {
+    @_spi(Implementation) public static func _objdbGet(_ object: ObjectBase, _ column: Int) -> List<Element> {
         if object._objdbDatabase == nil { object._objdbRecordProbe(column) }
         return List(home: CollectionHome(parent: object, column: column))
     }
     /// Replaces the stored elements with those of `value`.
-    public static func _objdbSet(_ object: ObjectBase, _ column: Int, _ value: List<Element>) {
+    @_spi(Implementation) public static func _objdbSet(_ object: ObjectBase, _ column: Int, _ value: List<Element>) {
         assign(value, to: object, column: column)
     }
 }
 
 extension List: RelationshipValue {
     static var collectionKind: CollectionKind? { .list }
-    static var elementType: any _Persistable.Type { Element.self }
+    static var elementType: any PersistableType.Type { Element.self }
 
     static func heldObjects(at field: UnsafeRawPointer) -> [ObjectBase] {
         heldObjects(field.assumingMemoryBound(to: Self.self).pointee)

@@ -1,8 +1,3 @@
-/// A type that can be the key of a ``Map``: `String`.
-public protocol _MapKey: _PersistableNonOptional, Hashable {}
-
-extension String: _MapKey {}
-
 /// A property mapping `String` keys to values (`Map<String, Double>`) or to objects
 /// (`Map<String, Dog?>`).
 ///
@@ -229,24 +224,24 @@ public final class Map<Key: MapKeyType, Value: CollectionElementType>: RandomAcc
     var entriesArray: [(key: Key, value: Value)] { map { $0 } }
 }
 
-extension Map: _Persistable {
+extension Map: PersistableType {
     /// The value's stored type.
-    public static var _objdbPropertyType: PropertyType { Value._objdbPropertyType }
+    @_spi(Implementation) public static var _objdbPropertyType: PropertyType { Value._objdbPropertyType }
     /// Whether the values are optional.
-    public static var _objdbIsOptional: Bool { Value._objdbIsOptional }
+    @_spi(Implementation) public static var _objdbIsOptional: Bool { Value._objdbIsOptional }
     /// The value's integer width.
-    public static var _objdbBitWidth: Int { Value._objdbBitWidth }
+    @_spi(Implementation) public static var _objdbBitWidth: Int { Value._objdbBitWidth }
     /// An empty map.
-    public static func _objdbDefaultValue() -> Map<Key, Value> { Map() }
+    @_spi(Implementation) public static func _objdbDefaultValue() -> Map<Key, Value> { Map() }
 
     /// The map encoding of the entries.
-    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool { Self.encodeUnmanaged(self, into: &bytes) }
+    @_spi(Implementation) public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool { Self.encodeUnmanaged(self, into: &bytes) }
 
     /// Maps are not decoded from bytes alone.
-    public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Map<Key, Value>? { nil }
+    @_spi(Implementation) public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Map<Key, Value>? { nil }
 
     /// A map, or a `[String: Any]` dictionary of convertible values, as a new unmanaged map.
-    public static func _objdbConvert(_ value: Any) -> Map<Key, Value>? {
+    @_spi(Implementation) public static func _objdbConvert(_ value: Any) -> Map<Key, Value>? {
         let entries: [(Key, Any?)]
         if let same = value as? Map<Key, Value> {
             entries = same.entriesArray.map { ($0.key, $0.value) }
@@ -264,13 +259,13 @@ extension Map: _Persistable {
     }
 
     /// The managed map of the property.
-    public static func _objdbGet(_ object: ObjectBase, _ column: Int) -> Map<Key, Value> {
+    @_spi(Implementation) public static func _objdbGet(_ object: ObjectBase, _ column: Int) -> Map<Key, Value> {
         if object._objdbDatabase == nil { object._objdbRecordProbe(column) }
         return Map(home: CollectionHome(parent: object, column: column))
     }
 
     /// Replaces the stored entries with those of `value`.
-    public static func _objdbSet(_ object: ObjectBase, _ column: Int, _ value: Map<Key, Value>) {
+    @_spi(Implementation) public static func _objdbSet(_ object: ObjectBase, _ column: Int, _ value: Map<Key, Value>) {
         let target = Map(home: CollectionHome(parent: object, column: column))
         if case .managed(let home) = value.backing, case .managed(let targetHome) = target.backing, home.isSame(as: targetHome) { return }
         let entries = value.entriesArray
@@ -295,7 +290,7 @@ extension Map: _Persistable {
 
 extension Map: RelationshipValue {
     static var collectionKind: CollectionKind? { .map }
-    static var elementType: any _Persistable.Type { Value.self }
+    static var elementType: any PersistableType.Type { Value.self }
 
     static func heldObjects(at field: UnsafeRawPointer) -> [ObjectBase] {
         var writer = _ObjDBElementWriter()

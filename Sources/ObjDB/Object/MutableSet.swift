@@ -193,35 +193,35 @@ extension MutableSet: SequenceCollection {
     }
 }
 
-extension MutableSet: _Persistable {
+extension MutableSet: PersistableType {
     /// The element's stored type.
-    public static var _objdbPropertyType: PropertyType { Element._objdbPropertyType }
+    @_spi(Implementation) public static var _objdbPropertyType: PropertyType { Element._objdbPropertyType }
     /// Whether the elements are optional.
-    public static var _objdbIsOptional: Bool { Element._objdbIsOptional }
+    @_spi(Implementation) public static var _objdbIsOptional: Bool { Element._objdbIsOptional }
     /// The element's integer width.
-    public static var _objdbBitWidth: Int { Element._objdbBitWidth }
+    @_spi(Implementation) public static var _objdbBitWidth: Int { Element._objdbBitWidth }
     /// An empty set.
-    public static func _objdbDefaultValue() -> MutableSet<Element> { MutableSet() }
+    @_spi(Implementation) public static func _objdbDefaultValue() -> MutableSet<Element> { MutableSet() }
     /// The sequence encoding of the elements.
-    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool { MutableSet.encodeUnmanaged(self, into: &bytes) }
+    @_spi(Implementation) public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool { MutableSet.encodeUnmanaged(self, into: &bytes) }
     /// Sets are not decoded from bytes alone.
-    public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> MutableSet<Element>? { nil }
+    @_spi(Implementation) public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> MutableSet<Element>? { nil }
     /// A set, or an array of convertible elements, as a new unmanaged set.
-    public static func _objdbConvert(_ value: Any) -> MutableSet<Element>? { converted(value) }
+    @_spi(Implementation) public static func _objdbConvert(_ value: Any) -> MutableSet<Element>? { converted(value) }
     /// The managed set of the property.
-    public static func _objdbGet(_ object: ObjectBase, _ column: Int) -> MutableSet<Element> {
+    @_spi(Implementation) public static func _objdbGet(_ object: ObjectBase, _ column: Int) -> MutableSet<Element> {
         if object._objdbDatabase == nil { object._objdbRecordProbe(column) }
         return MutableSet(home: CollectionHome(parent: object, column: column))
     }
     /// Replaces the stored elements with those of `value`.
-    public static func _objdbSet(_ object: ObjectBase, _ column: Int, _ value: MutableSet<Element>) {
+    @_spi(Implementation) public static func _objdbSet(_ object: ObjectBase, _ column: Int, _ value: MutableSet<Element>) {
         assign(value, to: object, column: column)
     }
 }
 
 extension MutableSet: RelationshipValue {
     static var collectionKind: CollectionKind? { .set }
-    static var elementType: any _Persistable.Type { Element.self }
+    static var elementType: any PersistableType.Type { Element.self }
 
     static func heldObjects(at field: UnsafeRawPointer) -> [ObjectBase] {
         heldObjects(field.assumingMemoryBound(to: MutableSet<Element>.self).pointee)
@@ -243,7 +243,7 @@ extension MutableSet: _LinkValue where Element: ObjectBase {}
 extension CollectionHome {
     /// The stored form of `element` for looking it up: `nil` for an object this collection cannot
     /// hold (unmanaged, or of another database), which is never found.
-    func lookupElement<E: _CollectionElement>(_ element: E) -> StoredElement? {
+    func lookupElement<E: CollectionElementType>(_ element: E) -> StoredElement? {
         var writer = _ObjDBElementWriter()
         E._objdbWriteElement(element, to: &writer)
         guard let object = writer.object else { return writer.element }

@@ -139,7 +139,7 @@ extension ClassInfo {
     /// For a link, collection or linking-objects property of the model class: its Swift type and
     /// its column (a pseudo-column after the stored ones for linking objects); `nil` for other
     /// properties. Throws ``ObjDBError/Code/unknownProperty`` for a name the class lacks.
-    func relationshipField(named name: String) throws -> (any _Persistable.Type, Int)? {
+    func relationshipField(named name: String) throws -> (any PersistableType.Type, Int)? {
         // try?: a name that is not a field of the model is not a relationship field.
         guard let layout, let field = try? layout.field(named: name), field.relationship != nil else {
             if stored.column(of: name) == nil && !computed.contains(where: { $0.name == name }) {

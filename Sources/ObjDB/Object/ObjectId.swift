@@ -162,21 +162,21 @@ final class ObjectIdGenerator: @unchecked Sendable {
     }
 }
 
-extension ObjectId: _PersistableNonOptional, _PrimaryKey {
+extension ObjectId: NonOptionalPersistableType, PrimaryKeyType {
     /// `.objectId`.
-    public static var _objdbPropertyType: PropertyType { .objectId }
+    @_spi(Implementation) public static var _objdbPropertyType: PropertyType { .objectId }
     /// A newly generated identifier.
-    public static func _objdbDefaultValue() -> ObjectId { .generate() }
+    @_spi(Implementation) public static func _objdbDefaultValue() -> ObjectId { .generate() }
     /// The 12 bytes.
-    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
+    @_spi(Implementation) public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
         withUnsafeBytes(of: high.bigEndian) { bytes.append(bytes: $0) }
         withUnsafeBytes(of: low.bigEndian) { bytes.append(bytes: $0) }
         return true
     }
     /// 12 bytes.
-    public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> ObjectId? { bytes.flatMap { ObjectId(bytes: $0) } }
+    @_spi(Implementation) public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> ObjectId? { bytes.flatMap { ObjectId(bytes: $0) } }
     /// An `ObjectId`, or a `String` in its hexadecimal form.
-    public static func _objdbConvert(_ value: Any) -> ObjectId? {
+    @_spi(Implementation) public static func _objdbConvert(_ value: Any) -> ObjectId? {
         switch value {
         case let v as ObjectId: v
         case let v as String: ObjectId(string: v)

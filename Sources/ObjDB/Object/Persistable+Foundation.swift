@@ -1,23 +1,23 @@
 import Foundation
 
-extension String: _PersistableNonOptional, _PrimaryKey {
+extension String: NonOptionalPersistableType, PrimaryKeyType {
     /// `.string`.
-    public static var _objdbPropertyType: PropertyType { .string }
+    @_spi(Implementation) public static var _objdbPropertyType: PropertyType { .string }
     /// The empty string.
-    public static func _objdbDefaultValue() -> String { "" }
+    @_spi(Implementation) public static func _objdbDefaultValue() -> String { "" }
     /// The UTF-8 bytes.
-    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
+    @_spi(Implementation) public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
         var copy = self
         copy.withUTF8 { bytes.append(bytes: UnsafeRawBufferPointer($0)) }
         return true
     }
     /// Invalid UTF-8 is repaired with U+FFFD rather than rejected.
     @inlinable
-    public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> String? {
+    @_spi(Implementation) public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> String? {
         bytes.map { String(decoding: $0, as: UTF8.self) }
     }
     /// A `String` or `Substring`.
-    public static func _objdbConvert(_ value: Any) -> String? {
+    @_spi(Implementation) public static func _objdbConvert(_ value: Any) -> String? {
         switch value {
         case let v as String: v
         case let v as Substring: String(v)
@@ -26,20 +26,20 @@ extension String: _PersistableNonOptional, _PrimaryKey {
     }
 }
 
-extension Data: _PersistableNonOptional {
+extension Data: NonOptionalPersistableType {
     /// `.data`.
-    public static var _objdbPropertyType: PropertyType { .data }
+    @_spi(Implementation) public static var _objdbPropertyType: PropertyType { .data }
     /// Empty data.
-    public static func _objdbDefaultValue() -> Data { Data() }
+    @_spi(Implementation) public static func _objdbDefaultValue() -> Data { Data() }
     /// The bytes as they are.
-    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
+    @_spi(Implementation) public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
         withUnsafeBytes { bytes.append(bytes: $0) }
         return true
     }
     /// The bytes as they are.
-    public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Data? { bytes.map { Data($0) } }
+    @_spi(Implementation) public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Data? { bytes.map { Data($0) } }
     /// `Data` or `[UInt8]`.
-    public static func _objdbConvert(_ value: Any) -> Data? {
+    @_spi(Implementation) public static func _objdbConvert(_ value: Any) -> Data? {
         switch value {
         case let v as Data: v
         case let v as [UInt8]: Data(v)
@@ -48,44 +48,44 @@ extension Data: _PersistableNonOptional {
     }
 }
 
-extension Date: _PersistableNonOptional, _Indexable {
+extension Date: NonOptionalPersistableType, IndexableType {
     /// `.date`.
-    public static var _objdbPropertyType: PropertyType { .date }
+    @_spi(Implementation) public static var _objdbPropertyType: PropertyType { .date }
     /// `Date(timeIntervalSinceReferenceDate: 0)`.
-    public static func _objdbDefaultValue() -> Date { Date(timeIntervalSinceReferenceDate: 0) }
+    @_spi(Implementation) public static func _objdbDefaultValue() -> Date { Date(timeIntervalSinceReferenceDate: 0) }
     /// Seconds since 2001-01-01 00:00 UTC as a `Double`: every `Date` round-trips exactly.
-    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
+    @_spi(Implementation) public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
         ColumnCodec.appendDouble(timeIntervalSinceReferenceDate, to: &bytes)
         return true
     }
     /// Seconds since 2001-01-01 00:00 UTC.
     @inlinable
-    public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Date? {
+    @_spi(Implementation) public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Date? {
         bytes.flatMap(ColumnCodec.double).map(Date.init(timeIntervalSinceReferenceDate:))
     }
     /// Only a `Date` converts.
-    public static func _objdbConvert(_ value: Any) -> Date? { value as? Date }
+    @_spi(Implementation) public static func _objdbConvert(_ value: Any) -> Date? { value as? Date }
 }
 
-extension UUID: _PersistableNonOptional, _PrimaryKey {
+extension UUID: NonOptionalPersistableType, PrimaryKeyType {
     /// `.uuid`.
-    public static var _objdbPropertyType: PropertyType { .uuid }
+    @_spi(Implementation) public static var _objdbPropertyType: PropertyType { .uuid }
     /// A new random UUID.
-    public static func _objdbDefaultValue() -> UUID { UUID() }
+    @_spi(Implementation) public static func _objdbDefaultValue() -> UUID { UUID() }
     /// The 16 bytes in RFC 4122 order.
-    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
+    @_spi(Implementation) public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
         withUnsafeBytes(of: uuid) { bytes.append(bytes: $0) }
         return true
     }
     /// 16 bytes.
-    public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> UUID? {
+    @_spi(Implementation) public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> UUID? {
         guard let bytes, bytes.count == 16 else { return nil }
         var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &value) { $0.copyMemory(from: bytes) }
         return UUID(uuid: value)
     }
     /// A `UUID`, or a `String` in UUID form.
-    public static func _objdbConvert(_ value: Any) -> UUID? {
+    @_spi(Implementation) public static func _objdbConvert(_ value: Any) -> UUID? {
         switch value {
         case let v as UUID: v
         case let v as String: UUID(uuidString: v)
@@ -94,27 +94,27 @@ extension UUID: _PersistableNonOptional, _PrimaryKey {
     }
 }
 
-extension Decimal: _PersistableNonOptional {
+extension Decimal: NonOptionalPersistableType {
     /// `.decimal`.
-    public static var _objdbPropertyType: PropertyType { .decimal }
+    @_spi(Implementation) public static var _objdbPropertyType: PropertyType { .decimal }
     /// Zero.
-    public static func _objdbDefaultValue() -> Decimal { 0 }
+    @_spi(Implementation) public static func _objdbDefaultValue() -> Decimal { 0 }
     /// The canonical decimal string (`"NaN"` for NaN), which round-trips every `Decimal` exactly
     /// and reads the same on every platform.
-    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
+    @_spi(Implementation) public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
         var text = isNaN ? "NaN" : description
         text.withUTF8 { bytes.append(bytes: UnsafeRawBufferPointer($0)) }
         return true
     }
     /// Parses the canonical string.
-    public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Decimal? {
+    @_spi(Implementation) public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Decimal? {
         guard let bytes else { return nil }
         let text = String(decoding: bytes, as: UTF8.self)
         if text == "NaN" { return .nan }
         return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
     }
     /// A `Decimal`, integer, finite `Double` (NaN converts to NaN), or numeric `String`.
-    public static func _objdbConvert(_ value: Any) -> Decimal? {
+    @_spi(Implementation) public static func _objdbConvert(_ value: Any) -> Decimal? {
         switch value {
         case let v as Decimal: v
         case let v as Int: Decimal(v)

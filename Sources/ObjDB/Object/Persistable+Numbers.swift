@@ -1,31 +1,31 @@
 import Foundation
 
 /// Integers of every width persist as `.int` in the compact integer column form.
-extension _Persistable where Self: FixedWidthInteger & SignedInteger {
+extension PersistableType where Self: FixedWidthInteger & SignedInteger {
     /// `.int`.
-    public static var _objdbPropertyType: PropertyType { .int }
+    @_spi(Implementation) public static var _objdbPropertyType: PropertyType { .int }
     /// The type's width.
-    public static var _objdbBitWidth: Int { Self.bitWidth }
+    @_spi(Implementation) public static var _objdbBitWidth: Int { Self.bitWidth }
     /// Zero.
-    public static func _objdbDefaultValue() -> Self { 0 }
+    @_spi(Implementation) public static func _objdbDefaultValue() -> Self { 0 }
     /// The value itself.
-    public var _objdbInteger: Int64? { Int64(self) }
+    @_spi(Implementation) public var _objdbInteger: Int64? { Int64(self) }
 
     /// The shortest little-endian form.
-    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
+    @_spi(Implementation) public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
         ColumnCodec.appendInteger(Int64(self), to: &bytes)
         return true
     }
 
     /// Values written for a wider type are clamped to this one's range.
     @inlinable @inline(__always)
-    public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Self? {
+    @_spi(Implementation) public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Self? {
         guard let bytes, let value = ColumnCodec.integer(bytes) else { return nil }
         return Self(clamping: value)
     }
 
     /// Any integer that fits, or a `Double` with an integral value that fits.
-    public static func _objdbConvert(_ value: Any) -> Self? {
+    @_spi(Implementation) public static func _objdbConvert(_ value: Any) -> Self? {
         switch value {
         case let v as Self: v
         case let v as any BinaryInteger: Self(exactly: v)
@@ -36,44 +36,44 @@ extension _Persistable where Self: FixedWidthInteger & SignedInteger {
     }
 }
 
-extension Int: _PersistableNonOptional, _PrimaryKey {}
-extension Int8: _PersistableNonOptional, _PrimaryKey {}
-extension Int16: _PersistableNonOptional, _PrimaryKey {}
-extension Int32: _PersistableNonOptional, _PrimaryKey {}
-extension Int64: _PersistableNonOptional, _PrimaryKey {}
+extension Int: NonOptionalPersistableType, PrimaryKeyType {}
+extension Int8: NonOptionalPersistableType, PrimaryKeyType {}
+extension Int16: NonOptionalPersistableType, PrimaryKeyType {}
+extension Int32: NonOptionalPersistableType, PrimaryKeyType {}
+extension Int64: NonOptionalPersistableType, PrimaryKeyType {}
 
-extension Bool: _PersistableNonOptional, _Indexable {
+extension Bool: NonOptionalPersistableType, IndexableType {
     /// `.bool`.
-    public static var _objdbPropertyType: PropertyType { .bool }
+    @_spi(Implementation) public static var _objdbPropertyType: PropertyType { .bool }
     /// `false`.
-    public static func _objdbDefaultValue() -> Bool { false }
+    @_spi(Implementation) public static func _objdbDefaultValue() -> Bool { false }
     /// One byte, 0 or 1.
-    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
+    @_spi(Implementation) public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
         bytes.append(self ? 1 : 0)
         return true
     }
     /// Any non-zero byte is `true`.
     @inlinable
-    public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Bool? { bytes.flatMap(ColumnCodec.bool) }
+    @_spi(Implementation) public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Bool? { bytes.flatMap(ColumnCodec.bool) }
     /// Only a `Bool` converts.
-    public static func _objdbConvert(_ value: Any) -> Bool? { value as? Bool }
+    @_spi(Implementation) public static func _objdbConvert(_ value: Any) -> Bool? { value as? Bool }
 }
 
-extension Double: _PersistableNonOptional {
+extension Double: NonOptionalPersistableType {
     /// `.double`.
-    public static var _objdbPropertyType: PropertyType { .double }
+    @_spi(Implementation) public static var _objdbPropertyType: PropertyType { .double }
     /// Zero.
-    public static func _objdbDefaultValue() -> Double { 0 }
+    @_spi(Implementation) public static func _objdbDefaultValue() -> Double { 0 }
     /// 8 little-endian bytes.
-    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
+    @_spi(Implementation) public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
         ColumnCodec.appendDouble(self, to: &bytes)
         return true
     }
     /// 8 little-endian bytes.
     @inlinable
-    public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Double? { bytes.flatMap(ColumnCodec.double) }
+    @_spi(Implementation) public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Double? { bytes.flatMap(ColumnCodec.double) }
     /// A `Double`, `Float` or integer.
-    public static func _objdbConvert(_ value: Any) -> Double? {
+    @_spi(Implementation) public static func _objdbConvert(_ value: Any) -> Double? {
         switch value {
         case let v as Double: v
         case let v as Float: Double(v)
@@ -83,21 +83,21 @@ extension Double: _PersistableNonOptional {
     }
 }
 
-extension Float: _PersistableNonOptional {
+extension Float: NonOptionalPersistableType {
     /// `.float`.
-    public static var _objdbPropertyType: PropertyType { .float }
+    @_spi(Implementation) public static var _objdbPropertyType: PropertyType { .float }
     /// Zero.
-    public static func _objdbDefaultValue() -> Float { 0 }
+    @_spi(Implementation) public static func _objdbDefaultValue() -> Float { 0 }
     /// 4 little-endian bytes.
-    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
+    @_spi(Implementation) public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
         ColumnCodec.appendFloat(self, to: &bytes)
         return true
     }
     /// 4 little-endian bytes.
     @inlinable
-    public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Float? { bytes.flatMap(ColumnCodec.float) }
+    @_spi(Implementation) public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Float? { bytes.flatMap(ColumnCodec.float) }
     /// A `Float`, `Double` (rounded) or integer.
-    public static func _objdbConvert(_ value: Any) -> Float? {
+    @_spi(Implementation) public static func _objdbConvert(_ value: Any) -> Float? {
         switch value {
         case let v as Float: v
         case let v as Double: Float(v)

@@ -1,133 +1,15 @@
 import Foundation
 
-/// A type a `@Persisted` property can hold.
-///
-/// ObjDB provides the conformances: `Bool`, every `Int` width, `Float`, `Double`, `String`,
-/// `Data`, `Date`, `UUID`, `Decimal`, ``ObjectId``, every ``PersistableEnum``, and `Optional`
-/// of each. Do not conform your own types; the underscored requirements are ObjDB's internals.
-public protocol _Persistable {
-    /// The stored type.
-    static var _objdbPropertyType: PropertyType { get }
-    /// Whether the type is an `Optional`.
-    static var _objdbIsOptional: Bool { get }
-    /// The integer width in bits; 0 for other types.
-    static var _objdbBitWidth: Int { get }
-    /// The value of a property declared without one, such as `@Persisted var id: ObjectId`.
-    static func _objdbDefaultValue() -> Self
-    /// Appends the value's column bytes; returns `false` (appending nothing) for `nil`.
-    func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool
-    /// Decodes column bytes (`nil` for a null column); `nil` when the bytes do not fit the type.
-    static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Self?
-    /// Converts a loosely typed value (dictionary or key-value coding); `nil` when it does not fit.
-    static func _objdbConvert(_ value: Any) -> Self?
-    /// The value boxed for key-value coding; `nil` for `nil`.
-    var _objdbAnyValue: Any? { get }
-    /// Reads column `column` of a managed object.
-    static func _objdbGet(_ object: ObjectBase, _ column: Int) -> Self
-    /// Writes column `column` of a managed object.
-    static func _objdbSet(_ object: ObjectBase, _ column: Int, _ value: Self)
-    /// The model class of a link (an object, or an optional object); `nil` for other types.
-    static var _objdbObjectType: ObjectBase.Type? { get }
-    /// The value of a (non-optional) integer type as an `Int64`; `nil` for other types. Lets a
-    /// primary-key lookup build its key directly.
-    var _objdbInteger: Int64? { get }
-    /// Encodes the value stored at `field` (the inside of a `@Persisted` wrapper of this type).
-    static func _objdbEncodeField(at field: UnsafeRawPointer, into bytes: inout _ObjDBBytes) -> Bool
-    /// The value stored at `field`, boxed.
-    static func _objdbFieldValue(at field: UnsafeRawPointer) -> Any?
-    /// Converts `value` and stores it at `field`; `false` if it does not fit.
-    static func _objdbSetField(at field: UnsafeMutableRawPointer, to value: Any?) -> Bool
-    /// Decodes column bytes and boxes the value; `nil` for bytes that do not fit.
-    static func _objdbDecodedAnyValue(_ bytes: UnsafeRawBufferPointer) -> Any?
-    /// Converts a loosely typed value (`nil` only for optional types), boxed; `nil` when it does
-    /// not fit.
-    static func _objdbConverted(_ value: Any?) -> (any _Persistable)?
-}
+// The value protocols' defaults that ObjDB's own conformances use, loose-value conversion, and
+// `Optional`'s conformances; witnesses are in the `Implementation` SPI (see
+// `Persistable+Implementation.swift` for what cannot be).
 
-/// A ``_Persistable`` type that is not an `Optional`; `Optional` of it is persistable too.
-public protocol _PersistableNonOptional: _CollectionElement {
-    /// Reads column `column` of a managed object as `Optional<Self>`: what an optional property
-    /// of this type reads. Links (optional objects) override it.
-    static func _objdbGetOptional(_ object: ObjectBase, _ column: Int) -> Self?
-    /// Writes `Optional<Self>` to column `column` of a managed object.
-    static func _objdbSetOptional(_ object: ObjectBase, _ column: Int, _ value: Self?)
-}
-
-/// A ``_Persistable`` type that can be indexed: integers, `Bool`, `String`, `Date`, `UUID`,
-/// ``ObjectId``, enums of those, and their optionals.
-public protocol _Indexable: _Persistable {}
-
-/// A ``_Persistable`` type that can be a primary key: integers, `String`, `UUID`, ``ObjectId``,
-/// and their optionals.
-public protocol _PrimaryKey: _Indexable {}
-
-extension _Persistable {
-    /// Non-optional by default.
-    public static var _objdbIsOptional: Bool { false }
-
+extension PersistableType {
     /// Not an integer by default.
-    public static var _objdbBitWidth: Int { 0 }
-
-    /// Not a link by default.
-    public static var _objdbObjectType: ObjectBase.Type? { nil }
-
-    /// Not an integer by default.
-    public var _objdbInteger: Int64? { nil }
+    @_spi(Implementation) public static var _objdbBitWidth: Int { 0 }
 
     /// The value itself.
-    public var _objdbAnyValue: Any? { self }
-
-    /// Decodes the column from the object's cached row; a missing or damaged column reads as
-    /// the property's declared default.
-    @inlinable
-    public static func _objdbGet(_ object: ObjectBase, _ column: Int) -> Self {
-        switch object._objdbRead(column) {
-        case .value(let bytes):
-            if let value = _objdbDecode(bytes) { return value }
-            object._objdbReportUndecodable(column, as: Self.self)
-        case .null:
-            if let value = _objdbDecode(nil) { return value }
-            object._objdbReportUndecodable(column, as: Self.self)
-        case .absent:
-            break
-        }
-        return object._objdbFallback(column, as: Self.self)
-    }
-
-    /// Encodes the value and writes it through the object's database.
-    public static func _objdbSet(_ object: ObjectBase, _ column: Int, _ value: Self) {
-        object._objdbWrite(column) { value._objdbEncode(into: &$0) }
-    }
-
-    /// Encodes the value at `field`. Implemented on the value type, so that each concrete type
-    /// gets its own specialized code and no wrapper metadata is looked up per call.
-    public static func _objdbEncodeField(at field: UnsafeRawPointer, into bytes: inout _ObjDBBytes) -> Bool {
-        field.assumingMemoryBound(to: Self.self).pointee._objdbEncode(into: &bytes)
-    }
-
-    /// The value at `field`, boxed.
-    public static func _objdbFieldValue(at field: UnsafeRawPointer) -> Any? {
-        field.assumingMemoryBound(to: Self.self).pointee._objdbAnyValue
-    }
-
-    /// Decodes and boxes. A requirement implemented here, so that each concrete type gets its own
-    /// specialized code: dynamic access (`object["name"]`) reaches it through the column's type
-    /// alone, and a generic call per read would look up `Optional<Self>` metadata every time.
-    public static func _objdbDecodedAnyValue(_ bytes: UnsafeRawBufferPointer) -> Any? {
-        _objdbDecode(bytes)?._objdbAnyValue
-    }
-
-    /// Converts and boxes; specialized per type like ``_objdbDecodedAnyValue(_:)``.
-    public static func _objdbConverted(_ value: Any?) -> (any _Persistable)? {
-        convert(value, to: Self.self)
-    }
-
-    /// Converts and stores a value at `field`.
-    public static func _objdbSetField(at field: UnsafeMutableRawPointer, to value: Any?) -> Bool {
-        guard let converted = convert(value, to: Self.self) else { return false }
-        field.assumingMemoryBound(to: Self.self).pointee = converted
-        return true
-    }
+    @_spi(Implementation) public var _objdbAnyValue: Any? { self }
 }
 
 /// Unwraps values that are `Optional`s boxed in `Any`.
@@ -165,18 +47,18 @@ func convert<T: PersistableType>(_ value: Any?, to type: T.Type) -> T? {
     return T._objdbConvert(value)
 }
 
-extension Optional: _Persistable where Wrapped: _PersistableNonOptional {
+extension Optional: PersistableType where Wrapped: NonOptionalPersistableType {
     /// The wrapped type's stored type.
-    public static var _objdbPropertyType: PropertyType { Wrapped._objdbPropertyType }
+    @_spi(Implementation) public static var _objdbPropertyType: PropertyType { Wrapped._objdbPropertyType }
     /// Always `true`.
-    public static var _objdbIsOptional: Bool { true }
+    @_spi(Implementation) public static var _objdbIsOptional: Bool { true }
     /// The wrapped type's width.
-    public static var _objdbBitWidth: Int { Wrapped._objdbBitWidth }
+    @_spi(Implementation) public static var _objdbBitWidth: Int { Wrapped._objdbBitWidth }
     /// `nil`.
-    public static func _objdbDefaultValue() -> Self { nil }
+    @_spi(Implementation) public static func _objdbDefaultValue() -> Self { nil }
 
     /// Encodes the wrapped value, or nothing for `nil`.
-    public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
+    @_spi(Implementation) public func _objdbEncode(into bytes: inout _ObjDBBytes) -> Bool {
         switch self {
         case .some(let value): value._objdbEncode(into: &bytes)
         case .none: false
@@ -185,55 +67,52 @@ extension Optional: _Persistable where Wrapped: _PersistableNonOptional {
 
     /// The wrapped type's reading of an optional column.
     @inlinable
-    public static func _objdbGet(_ object: ObjectBase, _ column: Int) -> Self {
+    @_spi(Implementation) public static func _objdbGet(_ object: ObjectBase, _ column: Int) -> Self {
         Wrapped._objdbGetOptional(object, column)
     }
 
     /// The wrapped type's writing of an optional column.
-    public static func _objdbSet(_ object: ObjectBase, _ column: Int, _ value: Self) {
+    @_spi(Implementation) public static func _objdbSet(_ object: ObjectBase, _ column: Int, _ value: Self) {
         Wrapped._objdbSetOptional(object, column, value)
     }
 
     /// The wrapped type's model class, for optional links.
-    public static var _objdbObjectType: ObjectBase.Type? { Wrapped._objdbObjectType }
+    @_spi(Implementation) public static var _objdbObjectType: ObjectBase.Type? { Wrapped._objdbObjectType }
 
     /// `nil` for a null column, else the wrapped type's decoding.
-    public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Self? {
+    @_spi(Implementation) public static func _objdbDecode(_ bytes: UnsafeRawBufferPointer?) -> Self? {
         guard let bytes else { return .some(nil) }
         return Wrapped._objdbDecode(bytes).map { .some($0) }
     }
 
     /// `nil` and `NSNull` convert to `nil`.
-    public static func _objdbConvert(_ value: Any) -> Self? {
+    @_spi(Implementation) public static func _objdbConvert(_ value: Any) -> Self? {
         guard let unwrapped = unwrapAny(value) else { return .some(nil) }
         return Wrapped._objdbConvert(unwrapped).map { .some($0) }
     }
 
     /// The wrapped value, or `nil`.
-    public var _objdbAnyValue: Any? { self.flatMap { $0._objdbAnyValue } }
+    @_spi(Implementation) public var _objdbAnyValue: Any? { self.flatMap { $0._objdbAnyValue } }
 }
 
-extension Optional: _PrimaryKey where Wrapped: _PrimaryKey & _PersistableNonOptional {}
+extension Optional: PrimaryKeyType where Wrapped: PrimaryKeyType & NonOptionalPersistableType {}
 
-extension _PersistableNonOptional {
-    /// Decodes an optional column: `nil` for a null column.
-    @inlinable
-    public static func _objdbGetOptional(_ object: ObjectBase, _ column: Int) -> Self? {
-        switch object._objdbRead(column) {
-        case .value(let bytes):
-            if let value = _objdbDecode(bytes) { return value }
-            object._objdbReportUndecodable(column, as: Self.self)
-        case .null:
-            return nil
-        case .absent:
-            break
+extension Optional: IndexableType where Wrapped: IndexableType & NonOptionalPersistableType {}
+
+extension Optional: CollectionElementType where Wrapped: NonOptionalPersistableType {
+    /// `nil` as a null element, else the wrapped type's encoding.
+    @_spi(Implementation) public static func _objdbWriteElement(_ value: Self, to writer: inout _ObjDBElementWriter) {
+        guard let value else {
+            writer.object = nil
+            writer.element = .null
+            return
         }
-        return object._objdbFallback(column, as: Optional<Self>.self)
+        Wrapped._objdbWriteElement(value, to: &writer)
     }
 
-    /// Encodes an optional value (`nil` as a null column) and writes it.
-    public static func _objdbSetOptional(_ object: ObjectBase, _ column: Int, _ value: Self?) {
-        object._objdbWrite(column) { value?._objdbEncode(into: &$0) ?? false }
+    /// `nil` for a null element, else the wrapped type's decoding.
+    @_spi(Implementation) public static func _objdbReadElement(_ reader: _ObjDBElementReader) -> Self? {
+        if case .null = reader.read { return .some(nil) }
+        return Wrapped._objdbReadElement(reader).map { .some($0) }
     }
 }
-extension Optional: _Indexable where Wrapped: _Indexable & _PersistableNonOptional {}

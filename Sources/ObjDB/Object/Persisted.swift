@@ -141,7 +141,7 @@ extension Persisted where Value == Date {
     /// A maintained date with the type's default (2001-01-01 00:00 UTC) until it is stamped.
     @inlinable
     public init(_ timestamp: PersistedTimestamp) {
-        self.init(wrappedValue: Date._objdbDefaultValue(), timestamp)
+        self.init(wrappedValue: Date(timeIntervalSinceReferenceDate: 0), timestamp)   // Date's default value
     }
 }
 
@@ -217,11 +217,11 @@ enum PersistedOptions {
 /// What schema discovery needs to know about a `@Persisted` field, from its type alone.
 ///
 /// Discovery finds each field's type with reflection and casts it to this protocol; after that,
-/// values are reached by byte offset through the value type's own `_Persistable` methods, so no
+/// values are reached by byte offset through the value type's own `PersistableType` methods, so no
 /// key path, `Mirror` or wrapper metadata is needed per object.
 protocol PersistedField {
     /// The type stored in the field.
-    static var valueType: any _Persistable.Type { get }
+    static var valueType: any PersistableType.Type { get }
     /// Offset of `_column` inside the wrapper.
     static var columnOffset: Int { get }
     /// Offset of `_value` inside the wrapper.
@@ -231,7 +231,7 @@ protocol PersistedField {
 }
 
 extension Persisted: PersistedField {
-    static var valueType: any _Persistable.Type { Value.self }
+    static var valueType: any PersistableType.Type { Value.self }
 
     static var columnOffset: Int {
         guard let offset = MemoryLayout<Persisted<Value>>.offset(of: \Persisted<Value>._column) else {

@@ -1,10 +1,10 @@
 /// What a relationship property type — a link, a collection, linking objects — tells schema
-/// discovery and `add`, beyond what ``_Persistable`` says about plain values.
+/// discovery and `add`, beyond what ``PersistableType`` says about plain values.
 protocol RelationshipValue {
     /// The collection the type is, if any.
     static var collectionKind: CollectionKind? { get }
     /// The element type (a map's value type); for a to-one link, the type itself.
-    static var elementType: any _Persistable.Type { get }
+    static var elementType: any PersistableType.Type { get }
     /// Whether the type is ``LinkingObjects`` (computed, no column).
     static var isLinkingObjects: Bool { get }
     /// For linking objects: the origin property named by the value at `field` (the declared default).
@@ -28,7 +28,7 @@ extension RelationshipValue {
 }
 
 extension Optional: RelationshipValue where Wrapped: ObjectBase {
-    static var elementType: any _Persistable.Type { Self.self }
+    static var elementType: any PersistableType.Type { Self.self }
 
     static func heldObjects(at field: UnsafeRawPointer) -> [ObjectBase] {
         field.assumingMemoryBound(to: Self.self).pointee.map { [$0] } ?? []
@@ -48,7 +48,7 @@ extension Optional: RelationshipValue where Wrapped: ObjectBase {
 /// A property whose type is a model class without `?`: to-one links must be optional, which
 /// schema validation reports.
 extension ObjectBase: RelationshipValue {
-    static var elementType: any _Persistable.Type { Self.self }
+    static var elementType: any PersistableType.Type { Self.self }
 
     static func heldObjects(at field: UnsafeRawPointer) -> [ObjectBase] {
         [field.assumingMemoryBound(to: ObjectBase.self).pointee]

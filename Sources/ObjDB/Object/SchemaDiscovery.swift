@@ -12,8 +12,8 @@ struct FieldLayout: @unchecked Sendable {
     let columnWordOffset: Int
     /// Byte offset of the wrapper's `_value` in an instance.
     let valueOffset: Int
-    /// The type stored in the field; its `_Persistable` methods read and write the value.
-    let valueType: any _Persistable.Type
+    /// The type stored in the field; its `PersistableType` methods read and write the value.
+    let valueType: any PersistableType.Type
     /// For links, collections and linking objects: the relationship behaviour of the type.
     let relationship: (any RelationshipValue.Type)?
 
@@ -160,7 +160,7 @@ enum SchemaDiscovery {
 
     /// The description of one field.
     private static func describe(
-        _ name: String, _ valueType: any _Persistable.Type, _ relationship: (any RelationshipValue.Type)?,
+        _ name: String, _ valueType: any PersistableType.Type, _ relationship: (any RelationshipValue.Type)?,
         options: UInt8, value: UnsafeRawPointer
     ) -> Property {
         let element = relationship?.elementType ?? valueType
@@ -248,7 +248,7 @@ extension SchemaDiscovery {
         for (field, mirror) in zip(fields, mirrored) where field.relationship == nil {
             internalCheck(
                 String(describing: field.value(in: prototype))
-                    == String(describing: (mirror.value as? any _Persistable).flatMap { $0._objdbAnyValue }),
+                    == String(describing: (mirror.value as? any PersistableType).flatMap { $0._objdbAnyValue }),
                 "the default of \(type(of: prototype)).\(field.name) read at its offset is not the value Mirror finds")
         }
     }

@@ -320,7 +320,7 @@ extension Database {
 extension ClassInfo {
     /// The Swift type of one element (a map's value) of collection column `column`: the model's
     /// where this process has the property (an enum, say), else the stored type's.
-    func elementType(column: Int) -> any _Persistable.Type {
+    func elementType(column: Int) -> any PersistableType.Type {
         if let layout, fieldOfColumn[column] >= 0, let relationship = layout.fields[fieldOfColumn[column]].relationship {
             return relationship.elementType
         }

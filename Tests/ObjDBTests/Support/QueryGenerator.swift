@@ -777,7 +777,7 @@ enum QDDSL {
     // MARK: Typed comparisons
 
     /// `==`, `!=`, `<`, `<=`, `>`, `>=`, `BETWEEN` and `IN` on a property of a comparable type.
-    static func ordered<T: _Persistable & _QueryComparable>(
+    static func ordered<T: PersistableType & _QueryComparable>(
         _ q: Query<T>, _ c: QDComparison, _ full: (QDValue) -> T?, _ base: (QDValue) -> T._QueryBase?
     ) -> Query<Bool>? {
         guard !c.caseInsensitive, !c.diacriticInsensitive else { return nil }
@@ -801,7 +801,7 @@ enum QDDSL {
     }
 
     /// Comparisons on a string property, with the string operators and their options.
-    static func text<T: _Persistable & _QueryComparable>(
+    static func text<T: PersistableType & _QueryComparable>(
         _ q: Query<T>, _ c: QDComparison, _ full: (QDValue) -> T?
     ) -> Query<Bool>? where T._QueryBase == String {
         var options: StringOptions = []

@@ -1,5 +1,5 @@
 import Foundation
-import ObjDB
+@_spi(Implementation) import ObjDB
 import ObjDBTestModels
 
 /// How far one fuzzed predicate got.

@@ -121,17 +121,14 @@ extension Query where Value: ObjectBase {
 /// `Optional` of a model class, so queries can go through to-one links.
 public protocol _QueryOptionalObject {
     /// The model class.
-    associatedtype _QueryWrapped: ObjectBase
+    associatedtype Wrapped: ObjectBase
 }
 
-extension Optional: _QueryOptionalObject where Wrapped: ObjectBase {
-    /// The model class.
-    public typealias _QueryWrapped = Wrapped
-}
+extension Optional: _QueryOptionalObject where Wrapped: ObjectBase {}
 
 extension Query where Value: _QueryOptionalObject {
     /// A property of the linked object; a `nil` link reads as `nil`.
-    public subscript<V>(dynamicMember keyPath: KeyPath<Value._QueryWrapped, V>) -> Query<V> {
+    public subscript<V>(dynamicMember keyPath: KeyPath<Value.Wrapped, V>) -> Query<V> {
         member(keyPath)
     }
 }
@@ -145,22 +142,22 @@ public protocol _QueryCollection {
 
 extension List: _QueryCollection {
     /// The element type.
-    public typealias _QueryElement = Element
+    @_spi(Implementation) public typealias _QueryElement = Element
 }
 
 extension MutableSet: _QueryCollection {
     /// The element type.
-    public typealias _QueryElement = Element
+    @_spi(Implementation) public typealias _QueryElement = Element
 }
 
 extension Map: _QueryCollection {
     /// The value type.
-    public typealias _QueryElement = Value
+    @_spi(Implementation) public typealias _QueryElement = Value
 }
 
 extension LinkingObjects: _QueryCollection {
     /// The origin class.
-    public typealias _QueryElement = Origin
+    @_spi(Implementation) public typealias _QueryElement = Origin
 }
 
 extension Query where Value: _QueryCollection {
@@ -204,7 +201,7 @@ extension Query where Value: _QueryCollection, Value._QueryElement: ObjectBase {
     }
 }
 
-extension Query where Value: _QueryCollection, Value._QueryElement: _QueryNumeric {
+extension Query where Value: _QueryCollection, Value._QueryElement: AddableType {
     /// The smallest element.
     public var min: Query<Value._QueryElement> { Query<Value._QueryElement>(node: .aggregate(path, .min, nil)) }
     /// The largest element.
@@ -228,33 +225,30 @@ public struct QuerySubquery {
 
 /// Numbers, dates, strings and identifiers: the types with `<` in queries.
 public protocol _QueryComparable {
-    /// The non-optional type.
-    associatedtype _QueryBase: Comparable & _Persistable
+    /// The non-optional type: the type itself, or the type an `Optional` wraps.
+    associatedtype _QueryBase: Comparable & PersistableType = Self
 }
 
-/// Numbers: the types with `sum` and `avg` in queries.
-public protocol _QueryNumeric {}
+/// A number type `sum(of:)` and `average(of:)` add up, and that has `sum` and `avg` in queries:
+/// every integer width, `Float`, `Double` and `Decimal`, and their optionals (Realm's name for it).
+public protocol AddableType {}
 
-/// A number type `sum(of:)` and `average(of:)` add up: every integer width, `Float`, `Double` and
-/// `Decimal` (Realm's name for it).
-public typealias AddableType = _QueryNumeric
-
-extension Int: _QueryComparable, _QueryNumeric { public typealias _QueryBase = Int }
-extension Int8: _QueryComparable, _QueryNumeric { public typealias _QueryBase = Int8 }
-extension Int16: _QueryComparable, _QueryNumeric { public typealias _QueryBase = Int16 }
-extension Int32: _QueryComparable, _QueryNumeric { public typealias _QueryBase = Int32 }
-extension Int64: _QueryComparable, _QueryNumeric { public typealias _QueryBase = Int64 }
-extension Float: _QueryComparable, _QueryNumeric { public typealias _QueryBase = Float }
-extension Double: _QueryComparable, _QueryNumeric { public typealias _QueryBase = Double }
-extension Decimal: _QueryComparable, _QueryNumeric { public typealias _QueryBase = Decimal }
-extension Date: _QueryComparable { public typealias _QueryBase = Date }
-extension String: _QueryComparable { public typealias _QueryBase = String }
-extension ObjectId: _QueryComparable { public typealias _QueryBase = ObjectId }
+extension Int: _QueryComparable, AddableType {}
+extension Int8: _QueryComparable, AddableType {}
+extension Int16: _QueryComparable, AddableType {}
+extension Int32: _QueryComparable, AddableType {}
+extension Int64: _QueryComparable, AddableType {}
+extension Float: _QueryComparable, AddableType {}
+extension Double: _QueryComparable, AddableType {}
+extension Decimal: _QueryComparable, AddableType {}
+extension Date: _QueryComparable {}
+extension String: _QueryComparable {}
+extension ObjectId: _QueryComparable {}
 extension Optional: _QueryComparable where Wrapped: _QueryComparable {
     /// The wrapped type's base.
-    public typealias _QueryBase = Wrapped._QueryBase
+    @_spi(Implementation) public typealias _QueryBase = Wrapped._QueryBase
 }
-extension Optional: _QueryNumeric where Wrapped: _QueryNumeric {}
+extension Optional: AddableType where Wrapped: AddableType {}
 
 extension Query {
     /// `self op value` as a predicate.
@@ -289,7 +283,7 @@ extension Query {
     }
 }
 
-extension Query where Value: _Persistable {
+extension Query where Value: PersistableType {
     /// Equal (for a collection path: some element is equal).
     public static func == (lhs: Query<Value>, rhs: Value) -> Query<Bool> { lhs.compare(.equal, rhs) }
 

@@ -11,7 +11,7 @@ public protocol _ObjDBQueryableCollection {
     /// The model class of the elements.
     associatedtype _QueryObject: ObjectBase
     /// The elements as live results, in the collection's order.
-    var _results: Results<_QueryObject> { get }
+    @_spi(Implementation) var _results: Results<_QueryObject> { get }
 }
 
 extension _ObjDBQueryableCollection {
@@ -86,7 +86,7 @@ extension CollectionHome {
 
 extension List: _ObjDBQueryableCollection where Element: ObjectBase {
     /// The elements as live results, in list order (an element listed twice appears twice).
-    public var _results: Results<Element> {
+    @_spi(Implementation) public var _results: Results<Element> {
         guard let home else { objdbFatal("Only a managed List can be queried; add its object to a database first") }
         return home.results(Element.self)
     }
@@ -94,7 +94,7 @@ extension List: _ObjDBQueryableCollection where Element: ObjectBase {
 
 extension MutableSet: _ObjDBQueryableCollection where Element: ObjectBase {
     /// The elements as live results, in insertion order.
-    public var _results: Results<Element> {
+    @_spi(Implementation) public var _results: Results<Element> {
         guard let home else { objdbFatal("Only a managed MutableSet can be queried; add its object to a database first") }
         return home.results(Element.self)
     }
@@ -102,7 +102,7 @@ extension MutableSet: _ObjDBQueryableCollection where Element: ObjectBase {
 
 extension LinkingObjects: _ObjDBQueryableCollection {
     /// The linking objects as live results, in object-key order; empty for an unmanaged object.
-    public var _results: Results<Origin> {
+    @_spi(Implementation) public var _results: Results<Origin> {
         guard let target, let database = target._objdbDatabase else {
             objdbFatal("Only the linking objects of a managed object can be queried")
         }

@@ -1,6 +1,7 @@
-/// Where a `_Persistable` value writes its column bytes. ObjDB's internals: it wraps a scratch
+/// Where a `PersistableType` value writes its column bytes. ObjDB's internals: it wraps a scratch
 /// buffer owned by the database, so that encoding a value is a bounds check and a store, with
-/// no copy-on-write checks.
+/// no copy-on-write checks. Public only because witnesses an app's enums use name it (see
+/// `Object/Persistable+Implementation.swift`); its contents are internal.
 public struct _ObjDBBytes {
     /// The buffer appended to.
     let buffer: ScratchBuffer
