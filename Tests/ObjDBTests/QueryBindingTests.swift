@@ -50,8 +50,8 @@ struct QueryBindingTests {
         }
     }
 
-    /// The key paths the query layer keeps for `info` (``BoundPathCache``).
-    func paths(_ info: ClassInfo) -> [BoundPath?] { info.boundPaths?.paths ?? [] }
+    /// The key paths the query layer keeps for `info` (``ClassInfo/queryPaths``).
+    func paths(_ info: ClassInfo) -> [BoundPath?] { info.queryPaths.indices.map { info.boundPath(column: $0) } }
 
     @Test func theBoundPathIsKeptPerClassAndReused() throws {
         let db = try filled()

@@ -93,12 +93,13 @@ final class ClassInfo {
     /// Where integer primary keys are likely stored: lets a lookup by primary key skip the
     /// primary-key table while objects were added in key order.
     @exclusivity(unchecked) var keyDistance = KeyDistanceHint()
-    /// What the query layer keeps for this class (its bound key paths, which depend on `stored`
-    /// alone): installed from above, so that the catalog knows nothing of queries.
-    @exclusivity(unchecked) var queryCache: (any ClassDerivedCache)?
+    /// Per column, what the query layer derived from the stored property and keeps for next
+    /// time (its bound key path, which depends on `stored` alone): held here without its type,
+    /// so that the catalog knows nothing of queries.
+    @exclusivity(unchecked) var queryPaths: [AnyObject?]
     /// Whether the instances of a frozen version share this information, reading it from
     /// several threads at once: then nothing writes its hints (``keyDistance``,
-    /// ``queryCache``) after it was built.
+    /// ``queryPaths``) after it was built.
     let isShared: Bool
     /// The property names, in column order, for finding a column by name without copying
     /// properties.
@@ -154,6 +155,7 @@ final class ClassInfo {
         createdAtColumns = properties.indices.filter { properties[$0].timestamp == .createdAt }
         modifiedAtColumns = properties.indices.filter { properties[$0].timestamp == .modifiedAt }
         columnNames = properties.map(\.name)
+        queryPaths = Array(repeating: nil, count: properties.count)
         singleColumns = properties.indices.map { [$0] }
         var slots: [KeySlot] = []
         if let column = primaryKeyColumn, let table = tables.primaryKeys {
@@ -300,20 +302,13 @@ extension NonOptionalPersistableType {
     static var optionalType: any PersistableType.Type { Optional<Self>.self }
 }
 
-/// A cache that a layer above the catalog keeps per class (``ClassInfo/queryCache``), derived
-/// from the stored class alone.
-protocol ClassDerivedCache: AnyObject {
-    /// A copy for another ``ClassInfo`` of the same stored class, which then fills it alone.
-    func copy() -> any ClassDerivedCache
-}
-
 extension ClassInfo {
     /// The same class with hints of its own: ``isShared`` for a frozen version's instances,
     /// else for one live instance.
     func copy(shared: Bool) -> ClassInfo {
         let copy = ClassInfo(stored: stored, tables: tables, layout: layout, isShared: shared)
         copy.keyDistance = keyDistance
-        copy.queryCache = queryCache?.copy()
+        copy.queryPaths = queryPaths
         return copy
     }
 }

@@ -303,10 +303,9 @@ struct PredicateBinder {
         guard keyPath.variable == nil, keyPath.components.count == 1, let info = rootInfo ?? infoLookup(rootClass),
             let column = info.columnNames.firstIndex(of: keyPath.components[0])
         else { return try bindSteps(keyPath) }
-        let cache = info.boundPaths
-        if let path = cache?.paths[column] { return path }
+        if let path = info.boundPath(column: column) { return path }
         let path = try bindSteps(keyPath)
-        if let cache, !info.isShared, path.steps.count == 1, path.steps[0].kind == .column(.value) { cache.paths[column] = path }
+        if path.steps.count == 1, path.steps[0].kind == .column(.value) { info.keep(path, column: column) }
         return path
     }
 
