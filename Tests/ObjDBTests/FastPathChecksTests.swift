@@ -69,6 +69,20 @@ struct FastPathChecksTests {
         #expect(message.contains("Internal check failed: incremental results"), "\(message)")
     }
 
+    @Test func aWrongSortedIncrementalUpdateIsCaughtByTheInternalCheck() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            setenv("OBJDB_BREAK_FAST_PATHS", "incrementalSortedResults", 1)
+            let directory = TemporaryDirectory()
+            let db = try FastPathChecksTests.populate(directory)
+            let token = db.objects(Person.self).sorted(by: \.id).observe { _ in }
+            db.refresh()
+            try db.write { try db.add(person(1_000, "new", age: 60)) }
+            withExtendedLifetime(token) {}
+        }
+        let message = result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
+        #expect(message.contains("Internal check failed: incremental results"), "\(message)")
+    }
+
     /// With every fast path switched off, every query gives what it gives with them on, and
     /// the internal checks (which compare the plan's answer with the reference interpreter)
     /// pass too.
@@ -94,7 +108,7 @@ struct FastPathChecksTests {
         #expect(FastPaths(names: "nonsense,rowKernels") == .rowKernels)
         #expect(FastPaths(names: "") == [])
         #expect(FastPaths(names: "fusedMigrations") == .fusedMigrations)
-        #expect(FastPaths.named.count == 10)
+        #expect(FastPaths.named.count == 11)
     }
 
     /// The checks run in this test process, and an application turns them off (or on) with

@@ -11,7 +11,8 @@ import ObjDB
 ///   peer is a `ValueObservation` of the same request, scheduled on a serial queue, with the
 ///   commits made through the same `DatabasePool`. Timed from just before the write begins
 ///   (durability without fsync on both sides, so a flush does not hide the notification) to
-///   the callback that reports it.
+///   the callback that reports it. The same, in process, with the results sorted by `id` (the
+///   renamed person stays in place) and by `name` (it moves), and GRDB's peer ordered by `id`.
 /// - The change log's cost: N inserts in one transaction and single-object commits, without and
 ///   with a filtered-results observer on the committing instance (delivered at each commit).
 /// - An idle observer: CPU time of the whole process while nothing commits.
@@ -61,13 +62,16 @@ enum NotificationRun {
         return config
     }
 
-    /// Observes the people with `age > 50` on a queue of their own, returning once the initial
-    /// call came; `update` gets the results and the modifications of each update.
+    /// Observes the people with `age > 50` (sorted by the property `sort`, if any) on a queue of
+    /// their own, returning once the initial call came; `update` gets the results and the
+    /// modifications of each update.
     static func observeAdults(
-        _ db: ObjDB.Database, update: @escaping @Sendable (Results<ObjDBPerson>, [Int]) -> Void
+        _ db: ObjDB.Database, sort: String? = nil, update: @escaping @Sendable (Results<ObjDBPerson>, [Int]) -> Void
     ) throws -> NotificationToken {
         let initial = DispatchSemaphore(value: 0)
-        let token = try db.objects(ObjDBPerson.self).filter("age > 50").observe(on: DispatchQueue(label: "observer")) { change in
+        var adults = db.objects(ObjDBPerson.self).where { $0.age > 50 }
+        if let sort { adults = adults.sorted(by: [SortDescriptor(keyPath: sort)]) }
+        let token = adults.observe(on: DispatchQueue(label: "observer")) { change in
             switch change {
             case .initial: initial.signal()
             case .update(let results, _, _, let modifications): update(results, modifications)
@@ -81,15 +85,16 @@ enum NotificationRun {
     /// The ids of the people the observed query holds.
     static func observedIDs(_ people: [PersonData]) -> [Int] { people.filter { $0.age > 50 }.map(\.id) }
 
-    /// ObjDB, commits by another instance in this process.
-    static func objdbInProcess(_ people: [PersonData], commits: Int) throws -> [UInt64] {
+    /// ObjDB, commits by another instance in this process; the observed results sorted by the
+    /// property `sort`, if any (by `id`, the renamed person stays in place; by `name`, it moves).
+    static func objdbInProcess(_ people: [PersonData], commits: Int, sort: String? = nil) throws -> [UInt64] {
         let directory = try TempDirectory()
         defer { directory.remove() }
         let config = noSyncConfiguration(directory)
         let writer = try ObjDB.Database(configuration: config)
         try fill(writer, people)
         let samples = Samples()
-        let token = try observeAdults(writer) { _, _ in samples.record() }
+        let token = try observeAdults(writer, sort: sort) { _, _ in samples.record() }
         let ids = observedIDs(people)
         for i in 0..<commits {
             samples.start()
@@ -100,8 +105,8 @@ enum NotificationRun {
         return samples.all
     }
 
-    /// GRDB's `ValueObservation` of the same request.
-    static func grdbInProcess(_ people: [PersonData], commits: Int) throws -> [UInt64] {
+    /// GRDB's `ValueObservation` of the same request (ordered by `id` when `sorted`).
+    static func grdbInProcess(_ people: [PersonData], commits: Int, sorted: Bool = false) throws -> [UInt64] {
         let directory = try TempDirectory()
         defer { directory.remove() }
         var config = GRDB.Configuration()
@@ -117,7 +122,8 @@ enum NotificationRun {
         // more than once for the initial value).
         let expected = Expected()
         let observation = ValueObservation.tracking { db in
-            try GRDBPerson.filter(Column("age") > 50).fetchAll(db)
+            let adults = GRDBPerson.filter(Column("age") > 50)
+            return try (sorted ? adults.order(Column("id")) : adults).fetchAll(db)
         }
         let cancellable = observation.start(
             in: pool, scheduling: .async(onQueue: DispatchQueue(label: "grdb observer")),
@@ -238,11 +244,15 @@ enum NotificationRun {
     static func run(n: Int, commits: Int, repetitions: Int, idleSeconds: Double) throws -> String {
         let people = Dataset.people(count: n)
         var objdb: [UInt64] = [], grdb: [UInt64] = [], crossProcess: [UInt64] = []
+        var byID: [UInt64] = [], byName: [UInt64] = [], grdbByID: [UInt64] = []
         var plain: [(UInt64, UInt64)] = [], observed: [(UInt64, UInt64)] = []
         for repetition in 0..<repetitions {
             objdb += try objdbInProcess(people, commits: commits)
             grdb += try grdbInProcess(people, commits: max(10, commits / 10))
             crossProcess += try objdbCrossProcess(people, commits: commits)
+            byID += try objdbInProcess(people, commits: commits, sort: "id")
+            byName += try objdbInProcess(people, commits: commits, sort: "name")
+            grdbByID += try grdbInProcess(people, commits: max(10, commits / 10), sorted: true)
             // Realm's scenario: 5,000 single-object commits, with and without an observer.
             plain.append(try logCost(people, commits: 5_000, observed: false))
             observed.append(try logCost(people, commits: 5_000, observed: true))
@@ -255,6 +265,10 @@ enum NotificationRun {
         latency.append(["ObjDB, another instance in this process", String(objdb.count), ms(percentile(objdb, 0.5)), ms(percentile(objdb, 0.99)), fixed(ratio, 0) + "×"])
         latency.append(["ObjDB, another process", String(crossProcess.count), ms(percentile(crossProcess, 0.5)), ms(percentile(crossProcess, 0.99)), "—"])
         latency.append(["GRDB `ValueObservation`, same pool", String(grdb.count), ms(percentile(grdb, 0.5)), ms(percentile(grdb, 0.99)), "—"])
+        let sortedRatio = percentile(grdbByID, 0.5) / percentile(byID, 0.5)
+        latency.append(["ObjDB sorted by id (the renamed person stays in place)", String(byID.count), ms(percentile(byID, 0.5)), ms(percentile(byID, 0.99)), fixed(sortedRatio, 0) + "×"])
+        latency.append(["ObjDB sorted by name (the renamed person moves)", String(byName.count), ms(percentile(byName, 0.5)), ms(percentile(byName, 0.99)), "—"])
+        latency.append(["GRDB `ValueObservation` ordered by id", String(grdbByID.count), ms(percentile(grdbByID, 0.5)), ms(percentile(grdbByID, 0.99)), "—"])
 
         var cost = MarkdownTable(headers: ["Change log", "insert \(formatCount(n)) (1 txn) ms", "5,000 single-object commits ms"])
         cost.append(["no observer", ms(median(plain.map(\.0))), ms(median(plain.map(\.1)))])

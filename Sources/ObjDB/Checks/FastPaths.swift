@@ -50,6 +50,10 @@ struct FastPaths: OptionSet, Sendable {
     /// key's first entry with one `mdb_get` (``QueryPlanner/firstKeyOfPointLookup(_:txn:limit:)``)
     /// rather than through a cursor.
     static let indexPointLookups = FastPaths(rawValue: 1 << 9)
+    /// Observed results sorted by columns of their class, whose filter reads each object's own
+    /// row, place the objects a commit changed by binary search (``IncrementalSortedKeys``)
+    /// rather than evaluating and sorting again.
+    static let incrementalSortedResults = FastPaths(rawValue: 1 << 10)
 
     /// Every fast path, with the name `OBJDB_DISABLE_FAST_PATHS` knows it by.
     static let named: [(name: String, path: FastPaths)] = [
@@ -57,7 +61,7 @@ struct FastPaths: OptionSet, Sendable {
         ("branchFreeScans", .branchFreeScans), ("parallelScans", .parallelScans),
         ("objectRecycling", .objectRecycling), ("groupedIndexWrites", .groupedIndexWrites),
         ("incrementalResults", .incrementalResults), ("fusedMigrations", .fusedMigrations),
-        ("indexPointLookups", .indexPointLookups),
+        ("indexPointLookups", .indexPointLookups), ("incrementalSortedResults", .incrementalSortedResults),
     ]
 
     /// Every fast path.

@@ -53,8 +53,35 @@ struct CollectionDiff: Equatable, Sendable {
         return diff
     }
 
-    /// Any order.
+    /// Any order: the objects in both middles found by hashing the keys.
     private static func reordered(_ old: [UInt64], _ new: [UInt64], modified: [UInt64]) -> CollectionDiff {
+        reordered(old, new, modified: modified) { prefix, oldEnd, newEnd in
+            var newPosition: [UInt64: Int] = [:]
+            newPosition.reserveCapacity(newEnd - prefix)
+            for index in prefix..<newEnd { newPosition[new[index]] = index - prefix }
+            var survivors = Survivors()
+            for index in prefix..<oldEnd {
+                if let position = newPosition[old[index]] {
+                    survivors.old.append(index - prefix)
+                    survivors.new.append(position)
+                }
+            }
+            return survivors
+        }
+    }
+
+    /// The objects in both middles (what is left between the common prefix and suffix): for
+    /// each, in old order, its offset in the old middle and in the new one.
+    struct Survivors {
+        var old: [Int] = []
+        var new: [Int] = []
+    }
+
+    /// Any order, given a way to find the objects in both middles (`survivors(prefix, oldEnd,
+    /// newEnd)` for the middles `old[prefix..<oldEnd]` and `new[prefix..<newEnd]`).
+    static func reordered(
+        _ old: [UInt64], _ new: [UInt64], modified: [UInt64], survivors find: (Int, Int, Int) -> Survivors
+    ) -> CollectionDiff {
         var prefix = 0
         while prefix < old.count && prefix < new.count && old[prefix] == new[prefix] { prefix += 1 }
         var suffix = 0
@@ -63,42 +90,34 @@ struct CollectionDiff: Equatable, Sendable {
         {
             suffix += 1
         }
-        let oldMiddle = old[prefix..<(old.count - suffix)]
-        let newMiddle = new[prefix..<(new.count - suffix)]
+        let oldEnd = old.count - suffix, newEnd = new.count - suffix
         var stays = [Bool](repeating: true, count: old.count)
         var diff = CollectionDiff()
-        if !oldMiddle.isEmpty || !newMiddle.isEmpty {
-            var newPosition: [UInt64: Int] = [:]
-            newPosition.reserveCapacity(newMiddle.count)
-            for (index, key) in newMiddle.enumerated() { newPosition[key] = index }
-            let inOld = Set(oldMiddle)
+        if prefix < oldEnd || prefix < newEnd {
+            let survivors = find(prefix, oldEnd, newEnd)
             // Survivors numbered in their new order; their old order as those numbers.
-            var rankAt = [Int](repeating: -1, count: newMiddle.count)
+            var survives = [Bool](repeating: false, count: newEnd - prefix)
+            for position in survivors.new { survives[position] = true }
+            var rankAt = [Int](repeating: -1, count: newEnd - prefix)
             var rank = 0
-            for (index, key) in newMiddle.enumerated() where inOld.contains(key) {
-                rankAt[index] = rank
+            for position in survives.indices where survives[position] {
+                rankAt[position] = rank
                 rank += 1
             }
-            var survivors: [Int] = []  // old positions in the middle
-            var ranks: [Int] = []
-            var survivorModified: [Bool] = []
-            for (offset, key) in oldMiddle.enumerated() {
-                if let position = newPosition[key] {
-                    survivors.append(offset)
-                    ranks.append(rankAt[position])
-                    survivorModified.append(sortedContains(modified, key))
-                }
-            }
+            let ranks = survivors.new.map { rankAt[$0] }
+            let survivorModified = survivors.old.map { !modified.isEmpty && sortedContains(modified, old[prefix + $0]) }
             let kept = keptInPlace(ranks, modified: survivorModified)
-            var keptKeys = Set<UInt64>()
-            for (index, offset) in survivors.enumerated() where kept[index] { keptKeys.insert(oldMiddle[prefix + offset]) }
-            for (offset, key) in oldMiddle.enumerated() where !keptKeys.contains(key) {
+            var keptOld = [Bool](repeating: false, count: oldEnd - prefix)
+            var keptNew = [Bool](repeating: false, count: newEnd - prefix)
+            for index in kept.indices where kept[index] {
+                keptOld[survivors.old[index]] = true
+                keptNew[survivors.new[index]] = true
+            }
+            for offset in keptOld.indices where !keptOld[offset] {
                 diff.deletions.append(prefix + offset)
                 stays[prefix + offset] = false
             }
-            for (offset, key) in newMiddle.enumerated() where !keptKeys.contains(key) {
-                diff.insertions.append(prefix + offset)
-            }
+            for offset in keptNew.indices where !keptNew[offset] { diff.insertions.append(prefix + offset) }
         }
         if !modified.isEmpty {
             for (index, key) in old.enumerated() where stays[index] && sortedContains(modified, key) {

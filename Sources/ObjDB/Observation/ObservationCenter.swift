@@ -176,7 +176,7 @@ final class ObservationCenter: InstanceObservers {
                 after: oldVersion, through: newVersion, table: database.changesTable(), txn: newSnapshot.txn)
         }
         let delivery = Delivery(
-            changes: changes, old: old?.txn, isLocal: local != nil && changes != nil, database: database)
+            changes: changes, old: old?.txn, newVersion: newSnapshot.id, isLocal: local != nil && changes != nil, database: database)
         for observer in observers where !observer.control.isCancelled {
             if observer.needsInitial {
                 observer.deliverInitial()
@@ -206,6 +206,9 @@ struct Delivery {
     let changes: ChangeSet?
     /// The version the observers saw, while it is pinned.
     let old: Txn?
+    /// The version the changes lead to. A callback that writes moves the database past it
+    /// while the round goes on; the next round tells the rest.
+    let newVersion: Int
     /// Whether the changes are this instance's own commit (old values are not reported).
     let isLocal: Bool
     let database: Database

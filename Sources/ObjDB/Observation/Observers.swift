@@ -81,14 +81,17 @@ final class ResultsObserver<Element: ObjectBase>: Observer {
         block.value?(.update(results, deletions: diff.deletions, insertions: diff.insertions, modifications: diff.modifications))
     }
 
-    /// The new keys and the diff from the change set alone (``IncrementalKeys``), when the
-    /// results and the delivery allow it: a change set without schema changes, results whose
-    /// filter reads the row alone, and no watched link into a class the commit changed.
+    /// The new keys and the diff from the change set alone (``IncrementalKeys`` in key order,
+    /// ``IncrementalSortedKeys`` sorted), when the results and the delivery allow it: a change
+    /// set without schema changes that leads to the version read, results whose filter reads the
+    /// row alone, and no watched link into a class the commit changed.
     private func incrementalUpdate(
         _ old: [UInt64], _ results: Results<Element>, _ info: ClassInfo, _ check: ModificationCheck, _ txn: Txn
     ) -> (keys: [UInt64], diff: CollectionDiff)? {
-        guard FastPaths.enabled.contains(.incrementalResults), let changes = check.delivery.changes, !changes.schemaChanged,
-            let rowTest = results.ownRowTest()
+        // The changes lead to the version read: not so for the observers after one whose
+        // callback wrote, in the same round.
+        guard !FastPaths.enabled.isDisjoint(with: [.incrementalResults, .incrementalSortedResults]),
+            let changes = check.delivery.changes, !changes.schemaChanged, txn.id == check.delivery.newVersion
         else { return nil }
         let watch = self.watch
         let database = results.database
@@ -97,17 +100,32 @@ final class ResultsObserver<Element: ObjectBase>: Observer {
         }
         guard !linksTouched else { return nil }
         let change = changes[info.classID]
-        guard let update = IncrementalKeys.update(
-            old, change, rowTest: rowTest, table: info.objectsTable, txn: txn,
-            isModified: { key in change.modifiedColumns(of: key).map { watch.counts($0) } ?? false })
-        else { return nil }
+        let update: (keys: [UInt64], diff: CollectionDiff)
+        if let rowTest = results.ownRowTest() {
+            guard FastPaths.enabled.contains(.incrementalResults) else { return nil }
+            guard let unsorted = IncrementalKeys.update(
+                old, change, rowTest: rowTest, table: info.objectsTable, txn: txn,
+                isModified: { key in change.modifiedColumns(of: key).map { watch.counts($0) } ?? false })
+            else { return nil }
+            update = unsorted
+        } else if FastPaths.enabled.contains(.incrementalSortedResults), let sorted = results.ownRowSort(),
+            let oldTxn = check.delivery.old
+        {
+            // The listed modifications are all (the guards above): those the observer watches.
+            let modified = change.modified.compactMap { key, columns in watch.counts(columns) ? key : nil }.sorted()
+            guard let sorted = IncrementalSortedKeys.update(
+                old, change, rowTest: sorted.rowTest, order: sorted.order, table: info.objectsTable, oldTxn: oldTxn, newTxn: txn,
+                modified: modified)
+            else { return nil }
+            update = sorted
+        } else {
+            return nil
+        }
         #if OBJDB_INTERNAL_CHECKS
         if internalChecksEnabled {
             let evaluated = results.evaluateKeys(limitOverride: nil)
             internalCheck(update.keys == evaluated, "incremental results: keys \(update.keys) but the evaluation gives \(evaluated)")
-            let survivors = Self.survivors(old, evaluated, inKeyOrder: true)
-            let modified = check.modified(survivors, info, watch)
-            let diff = CollectionDiff.between(old, evaluated, inKeyOrder: true, modified: modified)
+            let diff = Self.diff(old, evaluated, check, info, watch)
             internalCheck(update.diff == diff, "incremental results: diff \(update.diff) but the full diff is \(diff)")
         }
         #endif
