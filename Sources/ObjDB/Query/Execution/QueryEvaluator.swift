@@ -284,6 +284,11 @@ struct QueryEvaluator {
     private func apply(
         _ op: QueryOperator, _ value: QueryScalar, _ other: QueryScalar, _ options: QueryStringOptions, _ type: PropertyType
     ) -> Bool {
+        #if OBJDB_INTERNAL_CHECKS
+        if op == .contains, options.contains(.caseInsensitive), InjectedFaults.active.contains(.foldedContains) {
+            return apply(op, value, other, options.subtracting(.caseInsensitive), type)  // for the check's own test
+        }
+        #endif
         let folding = options.subtracting(.rightUnfolded)
         if op == .contains, type == .data, folding.contains(.caseInsensitive), other.isNull {
             // Realm's rule, kept for ported queries: data CONTAINS[c] nil holds for every value but
@@ -311,7 +316,11 @@ struct QueryEvaluator {
             if value.isNull || other.isNull { return value.isNull && other.isNull && (op == .lessOrEqual || op == .greaterOrEqual) }
             guard let order = QueryOrder.compare(value, other) else { return false }
             switch op {
-            case .less: return order < 0
+            case .less:
+                #if OBJDB_INTERNAL_CHECKS
+                if InjectedFaults.active.contains(.lessIsLessOrEqual) { return order <= 0 }  // for the check's own test
+                #endif
+                return order < 0
             case .lessOrEqual: return order <= 0
             case .greater: return order > 0
             default: return order >= 0
