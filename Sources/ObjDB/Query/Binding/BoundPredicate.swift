@@ -34,11 +34,21 @@ final class BoundComparison {
     let type: PropertyType
     /// For a left side that is one value column of the object: the column (the fast path).
     let simpleColumn: Int?
-    /// For `SUBQUERY(…).@count`: the subquery's predicate compiled once (``QueryEvaluator/compileForms(_:)``),
-    /// when the first row is tested. The general test runs on one thread only.
-    var compiledSubquery: QueryEvaluator.Compiled?
-    /// The same for a `SUBQUERY(…).@count` on the right side.
-    var compiledRightSubquery: QueryEvaluator.Compiled?
+    /// For `SUBQUERY(…).@count` on the left side, or inside arithmetic there: the subquery's
+    /// predicate compiled once (``QueryEvaluator/compileForms(_:)``), when the first row is
+    /// tested. The general test runs on one thread only.
+    var compiledSubquery: CompiledSubqueries?
+    /// The same for the right side.
+    var compiledRightSubquery: CompiledSubqueries?
+
+    /// The compiled predicates of the subqueries of one side.
+    enum CompiledSubqueries {
+        /// The one subquery that is the side.
+        case one(QueryEvaluator.Compiled)
+        /// Each subquery inside the side's arithmetic, by the path it counts (bound for that
+        /// subquery alone).
+        case byPath([ObjectIdentifier: QueryEvaluator.Compiled])
+    }
 
     /// For `IN` on a list of constants without string options: the constants as a hash set,
     /// built when the first row is tested (an `IN` that an index answers tests none).

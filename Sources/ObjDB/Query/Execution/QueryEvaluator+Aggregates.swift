@@ -48,7 +48,11 @@ extension QueryEvaluator {
         case .count: return .int(count)
         case .sum:
             switch path.leafType {
-            case .int: return .int(intSum)
+            case .int:
+                #if OBJDB_INTERNAL_CHECKS
+                if InjectedFaults.active.contains(.sumOffByOne) { return .int(intSum &+ 1) }  // for the check's own test
+                #endif
+                return .int(intSum)
             case .decimal: return .decimal(decimalSum)
             default: return .double(doubleSum)
             }

@@ -99,33 +99,11 @@ struct QueryEvaluator {
         }
     }
 
-    /// Whether the object `key` with row `row` matches: the reference interpreter, which walks the
-    /// predicate for every row and compares every value through ``QueryScalar``, never through a
-    /// ``ColumnTest`` or a compiled closure. Queries do not run it; the differential tests and the
-    /// internal checks compare the compiled forms and the row kernels with it.
-    func matches(_ predicate: BoundPredicate, key: UInt64, row: RowView) -> Bool {
-        switch predicate {
-        case .constant(let value):
-            return value
-        case .and(let operands):
-            for operand in operands where !matches(operand, key: key, row: row) { return false }
-            return true
-        case .or(let operands):
-            for operand in operands where matches(operand, key: key, row: row) { return true }
-            return false
-        case .not(let operand):
-            return !matches(operand, key: key, row: row)
-        case .comparison(let comparison):
-            return evaluate(comparison, key: key, row: row, reference: true)
-        }
-    }
-
     // MARK: Comparisons
 
     /// Whether comparison `c` holds for the object `key` with row `row`. The compiled forms call
-    /// it for comparisons that are not column tests; the reference interpreter (`reference`)
-    /// for every comparison, and then evaluates subqueries with itself too.
-    func evaluate(_ c: BoundComparison, key: UInt64, row: RowView, reference: Bool = false) -> Bool {
+    /// it for comparisons that are not column tests.
+    func evaluate(_ c: BoundComparison, key: UInt64, row: RowView) -> Bool {
         if let column = c.simpleColumn { return test(c, QueryScalar(row.column(column), c.type), key: key, row: row) }
         switch c.left {
         case .path(let path):
@@ -150,10 +128,9 @@ struct QueryEvaluator {
                 test(c, aggregateValue(path, aggregate, groupKey, groupRow), key: key, row: row)
             }
         case .subqueryCount(let path, let inner):
-            let count = subqueryCount(path, inner, key, row, reference ? nil : c, right: false)
-            return test(c, .int(count), key: key, row: row)
+            return test(c, .int(subqueryCount(path, inner, key, row, c, right: false)), key: key, row: row)
         case .arithmetic:
-            return test(c, number(c.left, key, row), key: key, row: row)
+            return test(c, number(c.left, c, right: false, key, row), key: key, row: row)
         case .constant, .list:
             return false
         }
@@ -223,13 +200,13 @@ struct QueryEvaluator {
         case .subqueryCount(let path, let inner):
             return apply(c.op, value, .int(subqueryCount(path, inner, key, row, c, right: true)), c.options, c.type)
         case .arithmetic:
-            return apply(c.op, value, number(c.right, key, row), c.options, c.type)
+            return apply(c.op, value, number(c.right, c, right: true, key, row), c.options, c.type)
         }
     }
 
-    /// The value of an arithmetic operand for the object `key`, as a `Double`; null when a side
-    /// is nil. (SUBQUERY counts in arithmetic use the reference interpreter.)
-    private func number(_ operand: BoundOperand, _ key: UInt64, _ row: RowView) -> QueryScalar {
+    /// The value of an arithmetic operand on the left (or `right`) side of `c` for the object
+    /// `key`, as a `Double`; null when a side is nil.
+    private func number(_ operand: BoundOperand, _ c: BoundComparison, right side: Bool, _ key: UInt64, _ row: RowView) -> QueryScalar {
         func double(_ scalar: QueryScalar) -> Double? {
             switch scalar {
             case .int(let v): Double(v)
@@ -240,7 +217,9 @@ struct QueryEvaluator {
         }
         switch operand {
         case .arithmetic(let op, let left, let right):
-            guard let x = double(number(left, key, row)), let y = double(number(right, key, row)) else { return .null }
+            guard let x = double(number(left, c, right: side, key, row)), let y = double(number(right, c, right: side, key, row)) else {
+                return .null
+            }
             return .double(QueryArithmetic.apply(op, x, y))
         case .constant(let constant):
             return constant.withScalar { double($0).map(QueryScalar.double) ?? .null }
@@ -254,28 +233,20 @@ struct QueryEvaluator {
             }
             return double(value).map(QueryScalar.double) ?? .null
         case .subqueryCount(let path, let inner):
-            return .double(Double(subqueryCount(path, inner, key, row, nil, right: false)))
+            return .double(Double(subqueryCount(path, inner, key, row, c, right: side, inArithmetic: true)))
         case .list:
             return .null
         }
     }
 
     /// The number of objects of the collection `path` reaches from the object `key` that match
-    /// `inner`. With `cache`, the predicate is compiled once and kept in the comparison (one
-    /// slot per side); without, the reference interpreter evaluates it.
-    private func subqueryCount(_ path: BoundPath, _ inner: BoundPredicate, _ key: UInt64, _ row: RowView, _ cache: BoundComparison?, right: Bool) -> Int64 {
+    /// `inner`, the predicate of a subquery on the left (or `right`) side of `c`, alone or
+    /// `inArithmetic`.
+    private func subqueryCount(
+        _ path: BoundPath, _ inner: BoundPredicate, _ key: UInt64, _ row: RowView, _ c: BoundComparison, right: Bool, inArithmetic: Bool = false
+    ) -> Int64 {
         guard let element = path.leafInfo else { return 0 }
-        let compiled: Compiled
-        if let cache {
-            if let existing = right ? cache.compiledRightSubquery : cache.compiledSubquery {
-                compiled = existing
-            } else {
-                compiled = Self.compileForms(inner).compiled
-                if right { cache.compiledRightSubquery = compiled } else { cache.compiledSubquery = compiled }
-            }
-        } else {
-            compiled = { evaluator, key, row in evaluator.matches(inner, key: key, row: row) }
-        }
+        let compiled = compiledSubquery(path, inner, c, right: right, inArithmetic: inArithmetic)
         var count: Int64 = 0
         _ = walk(path, 0, key, row) { read in
             if case .value(let bytes) = read, bytes.count == 8 {
@@ -287,11 +258,37 @@ struct QueryEvaluator {
         return count
     }
 
+    /// The predicate `inner` of the subquery counting `path` on the left (or `right`) side of `c`,
+    /// compiled when the first row is tested and kept in the side's slot: alone, or by path among
+    /// the subqueries in the side's arithmetic.
+    private func compiledSubquery(_ path: BoundPath, _ inner: BoundPredicate, _ c: BoundComparison, right: Bool, inArithmetic: Bool) -> Compiled {
+        let slot = right ? c.compiledRightSubquery : c.compiledSubquery
+        if case .one(let compiled)? = slot { return compiled }
+        if case .byPath(let compiled)? = slot, let found = compiled[ObjectIdentifier(path)] { return found }
+        let compiled = Self.compileForms(inner).compiled
+        let filled: BoundComparison.CompiledSubqueries
+        if inArithmetic {
+            var byPath: [ObjectIdentifier: Compiled] = [:]
+            if case .byPath(let existing)? = slot { byPath = existing }
+            byPath[ObjectIdentifier(path)] = compiled
+            filled = .byPath(byPath)
+        } else {
+            filled = .one(compiled)
+        }
+        if right { c.compiledRightSubquery = filled } else { c.compiledSubquery = filled }
+        return compiled
+    }
+
     /// `value op other`. String constants arrive folded for the options; `.rightUnfolded` says
     /// the right side is a column value that still needs folding.
     private func apply(
         _ op: QueryOperator, _ value: QueryScalar, _ other: QueryScalar, _ options: QueryStringOptions, _ type: PropertyType
     ) -> Bool {
+        #if OBJDB_INTERNAL_CHECKS
+        if op == .contains, options.contains(.caseInsensitive), InjectedFaults.active.contains(.foldedContains) {
+            return apply(op, value, other, options.subtracting(.caseInsensitive), type)  // for the check's own test
+        }
+        #endif
         let folding = options.subtracting(.rightUnfolded)
         if op == .contains, type == .data, folding.contains(.caseInsensitive), other.isNull {
             // Realm's rule, kept for ported queries: data CONTAINS[c] nil holds for every value but
@@ -319,7 +316,11 @@ struct QueryEvaluator {
             if value.isNull || other.isNull { return value.isNull && other.isNull && (op == .lessOrEqual || op == .greaterOrEqual) }
             guard let order = QueryOrder.compare(value, other) else { return false }
             switch op {
-            case .less: return order < 0
+            case .less:
+                #if OBJDB_INTERNAL_CHECKS
+                if InjectedFaults.active.contains(.lessIsLessOrEqual) { return order <= 0 }  // for the check's own test
+                #endif
+                return order < 0
             case .lessOrEqual: return order <= 0
             case .greater: return order > 0
             default: return order >= 0

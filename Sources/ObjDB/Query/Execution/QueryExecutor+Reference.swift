@@ -2,11 +2,11 @@
 extension QueryExecutor {
     /// Internal check of a plan's answer against the slow twin of every fast path at once: every
     /// row of the table read with plain cursor steps (or every element of the collection),
-    /// tested by the reference interpreter (``QueryEvaluator/matches(_:key:row:)``), sorted by
-    /// values read again from the rows, then distinct and the limit. Index access, row kernels,
-    /// leaf pages read in place, scans split among threads, branch-free gathering, the first
-    /// matches of a scan that stops early and the best of a sorted prefix all must give exactly
-    /// what it gives.
+    /// filtered, sorted, made distinct and cut to the limit by the reference interpreter
+    /// (``ReferenceInterpreter``), which shares no code with the plan's tests, sorts and
+    /// distinct. Index access, row kernels, the general test, leaf pages read in place, scans
+    /// split among threads, branch-free gathering, the first matches of a scan that stops early
+    /// and the best of a sorted prefix all must give exactly what it gives.
     func checkAgainstReference(_ plan: ExecutionPlan, _ keys: [UInt64]) {
         guard let expected = referenceKeys(plan) else { return }
         guard keys != expected else { return }
@@ -16,8 +16,8 @@ extension QueryExecutor {
             "the plan \"\(plan.description(of: info.name))\" found \(keys.count) objects, the reference interpreter \(expected.count); they differ first at position \(firstDifference)")
     }
 
-    /// What the reference evaluation gives; `nil` when it cannot read the table (the plan's own
-    /// run reported that).
+    /// What the reference interpreter answers; `nil` when the table cannot be read or the
+    /// distinct key paths bound (the plan's own run reported that).
     private func referenceKeys(_ plan: ExecutionPlan) -> [UInt64]? {
         var candidates: [UInt64] = []
         if plan.readsElements {
@@ -32,18 +32,14 @@ extension QueryExecutor {
                 entry = try? cursor.next()
             }
         }
-        var keys = candidates.filter { key in
-            guard let row = evaluator.fetch(info, key) else { return false }
-            return plan.filter.map { evaluator.matches($0, key: key, row: row) } ?? true
+        var distinct: [BoundPath] = []
+        if !plan.distinct.isEmpty {
+            // try?: binding failed for the plan too, which reported it; the check is then skipped.
+            guard let paths = try? distinctPaths(plan.distinct) else { return nil }
+            distinct = paths
         }
-        if !plan.sort.isEmpty {
-            let paths = plan.sort.map { ($0.path, $0.ascending) }
-            let order = QuerySort.order(count: keys.count, sortKeyValues(keys, paths), paths.map(\.1), limit: nil)
-            keys = order.map { keys[$0] }
-        }
-        if !plan.distinct.isEmpty { keys = distinct(keys, plan.distinct) }
-        if let limit = plan.limit, keys.count > limit { keys.removeSubrange(limit...) }
-        return keys
+        let reference = ReferenceInterpreter(txn: txn, failure: evaluator.failure)
+        return reference.answer(candidates, info, filter: plan.filter, sort: plan.sort, distinct: distinct, limit: plan.limit)
     }
 }
 #endif

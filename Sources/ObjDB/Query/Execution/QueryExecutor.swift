@@ -241,22 +241,25 @@ struct QueryExecutor {
 
     /// `keys` without those whose values at `names` equal an earlier key's.
     func distinct(_ keys: [UInt64], _ names: [String]) -> [UInt64] {
-        let binder = PredicateBinder(rootClass: info.name, database: database, rootInfo: info)
-        var paths: [BoundPath] = []
-        for name in names {
-            do {
-                paths.append(try binder.bindPath(QueryKeyPath(components: name.split(separator: ".").map(String.init))))
-            } catch {
-                // Checked when the query was built: failing now means the schema changed since.
-                database.reportReadFailure(error, while: "Binding distinct(by: \(name)) of '\(info.name)'")
-                return keys
-            }
+        let paths: [BoundPath]
+        do {
+            paths = try distinctPaths(names)
+        } catch {
+            // Checked when the query was built: failing now means the schema changed since.
+            database.reportReadFailure(error, while: "Binding distinct(by: \(names.joined(separator: ", "))) of '\(info.name)'")
+            return keys
         }
         var seen = Set<[UInt8]>()
         return keys.filter { key in
             guard let row = evaluator.fetch(info, key) else { return false }
             return seen.insert(identity(of: row, key: key, at: paths)).inserted
         }
+    }
+
+    /// The key paths `names` of `distinct(by:)`, bound.
+    func distinctPaths(_ names: [String]) throws -> [BoundPath] {
+        let binder = PredicateBinder(rootClass: info.name, database: database, rootInfo: info)
+        return try names.map { try binder.bindPath(QueryKeyPath(components: $0.split(separator: ".").map(String.init))) }
     }
 
     /// The bytes that make two objects the same for `distinct`: their values at `paths`, with

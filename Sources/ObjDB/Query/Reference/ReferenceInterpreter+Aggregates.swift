@@ -1,0 +1,97 @@
+import Foundation
+
+/// Aggregates, SUBQUERY counts and arithmetic, computed from the values gathered in arrays.
+extension ReferenceInterpreter {
+    /// The aggregate of one group of `path` (Docs/Queries.md, "Aggregates"): `@count` counts
+    /// every value, nil too; `@sum` of nothing is 0; `@min`, `@max` and `@avg` leave nil out and
+    /// are nil without values. On a to-one path, `@count` (`@size`) is the length of a string or
+    /// data in UTF-8 bytes, 1 for a link to an object, 0 for nil.
+    func aggregateValue(_ path: BoundPath, _ aggregate: QueryAggregate, _ group: StoredObject?) -> ReferenceValue {
+        guard groupStart(path) != nil else {
+            guard let group, let value = values(path, from: group).first else { return .integer(0) }
+            switch value {
+            case .bytes(let bytes): return .integer(Int64(bytes.count))
+            case .object: return .integer(1)
+            default: return .integer(0)
+            }
+        }
+        let all = groupValues(path, group)
+        let present = all.filter { !$0.isNull }
+        switch aggregate {
+        case .count:
+            return .integer(Int64(all.count))
+        case .sum:
+            switch path.leafType {
+            case .int: return .integer(present.reduce(0) { sum, value in sum &+ integer(value) })
+            case .decimal: return .decimal(present.reduce(Decimal(0)) { $0 + decimal($1) })
+            default: return .double(present.reduce(0.0) { $0 + ($1.number ?? 0) })
+            }
+        case .average:
+            if present.isEmpty { return .null }
+            if path.leafType == .decimal { return .decimal(present.reduce(Decimal(0)) { $0 + decimal($1) } / Decimal(present.count)) }
+            return .double(present.reduce(0.0) { $0 + ($1.number ?? 0) } / Double(present.count))
+        case .min, .max:
+            // The first value that no later one beats (a NaN is beaten by nothing).
+            var best: ReferenceValue?
+            for value in present {
+                guard let current = best else {
+                    best = value
+                    continue
+                }
+                if let order = ReferenceValue.order(value, current), aggregate == .min ? order < 0 : order > 0 { best = value }
+            }
+            return best ?? .null
+        }
+    }
+
+    /// An integer value (0 for anything else).
+    private func integer(_ value: ReferenceValue) -> Int64 {
+        if case .integer(let v) = value { return v }
+        return 0
+    }
+
+    /// A decimal value (0 for anything else).
+    private func decimal(_ value: ReferenceValue) -> Decimal {
+        if case .decimal(let v) = value { return v }
+        return 0
+    }
+
+    /// `SUBQUERY(path, $x, inner).@count` for `object`: how many of the objects `path` reaches
+    /// match `inner`.
+    func subqueryCount(_ path: BoundPath, _ inner: BoundPredicate, _ object: StoredObject) -> Int64 {
+        guard let element = path.steps.last?.next else { return 0 }
+        var count: Int64 = 0
+        for case .object(let key) in values(path, from: object) {
+            if let found = fetch(element, key), holds(inner, found) { count += 1 }
+        }
+        return count
+    }
+
+    /// The value of a side of a comparison in arithmetic (Docs/Queries.md, "Arithmetic"), as a
+    /// `Double`; nil when any number in it is nil (or is no number). A key path gives its first
+    /// value, an aggregate its first group's.
+    func number(_ operand: BoundOperand, _ object: StoredObject) -> ReferenceValue {
+        let result: Double?
+        switch operand {
+        case .arithmetic(let op, let left, let right):
+            guard case .double(let x) = number(left, object), case .double(let y) = number(right, object) else { return .null }
+            switch op {
+            case .add: result = x + y
+            case .subtract: result = x - y
+            case .multiply: result = x * y
+            case .divide: result = x / y
+            }
+        case .constant(let constant):
+            result = ReferenceValue(constant).number
+        case .path(let path):
+            result = values(path, from: object).first?.number
+        case .aggregate(let path, let aggregate):
+            result = aggregateValue(path, aggregate, groups(path, object).first ?? nil).number
+        case .subqueryCount(let path, let inner):
+            result = Double(subqueryCount(path, inner, object))
+        case .list:
+            result = nil
+        }
+        return result.map { .double($0) } ?? .null
+    }
+}
