@@ -253,3 +253,26 @@ enum IncrementalSortedKeys {
         return order.values(row)
     }
 }
+
+extension Results {
+    /// For results of a table sorted by columns of the class itself, without distinct or limit,
+    /// whose filter (if any) reads each object's own row alone: the filter as a test of one row
+    /// (`nil` without a filter) and the sort's order; `nil` otherwise. Observers use them to
+    /// update sorted results from a commit's changes (``IncrementalSortedKeys``).
+    func ownRowSort() -> (rowTest: ((RowView) -> Bool)?, order: IncrementalSortedKeys.Order)? {
+        guard case .table = query.source, !query.sort.isEmpty, query.distinct.isEmpty, query.limit == nil, query.later.isEmpty
+        else { return nil }
+        var rowTest: ((RowView) -> Bool)?
+        if query.filter != nil {
+            guard let predicate = boundPredicate(), let test = QueryEvaluator.compileForms(predicate).rowTest else { return nil }
+            rowTest = test
+        }
+        guard let sort = sortPaths(binder()) else { return nil }
+        var columns: [Int] = []
+        for (path, _) in sort {
+            guard let column = path.directValueColumn else { return nil }
+            columns.append(column)
+        }
+        return (rowTest, IncrementalSortedKeys.Order(columns: columns, paths: sort.map(\.0), ascending: sort.map(\.1)))
+    }
+}

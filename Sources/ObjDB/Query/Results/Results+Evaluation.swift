@@ -101,27 +101,6 @@ extension Results {
         return QueryEvaluator.compileForms(predicate).rowTest
     }
 
-    /// For results of a table sorted by columns of the class itself, without distinct or limit,
-    /// whose filter (if any) reads each object's own row alone: the filter as a test of one row
-    /// (`nil` without a filter) and the sort's order; `nil` otherwise. Observers use them to
-    /// update sorted results from a commit's changes (``IncrementalSortedKeys``).
-    func ownRowSort() -> (rowTest: ((RowView) -> Bool)?, order: IncrementalSortedKeys.Order)? {
-        guard case .table = query.source, !query.sort.isEmpty, query.distinct.isEmpty, query.limit == nil, query.later.isEmpty
-        else { return nil }
-        var rowTest: ((RowView) -> Bool)?
-        if query.filter != nil {
-            guard let predicate = boundPredicate(), let test = QueryEvaluator.compileForms(predicate).rowTest else { return nil }
-            rowTest = test
-        }
-        guard let sort = sortPaths(binder()) else { return nil }
-        var columns: [Int] = []
-        for (path, _) in sort {
-            guard let column = path.directValueColumn else { return nil }
-            columns.append(column)
-        }
-        return (rowTest, IncrementalSortedKeys.Order(columns: columns, paths: sort.map(\.0), ascending: sort.map(\.1)))
-    }
-
     /// Makes `keys` the results' keys of the current version, as an evaluation would have.
     func adoptKeys(_ keys: [UInt64]) {
         cache.keys = keys
@@ -184,7 +163,7 @@ extension Results {
 
     /// The sort key paths, bound; `nil` (reported) if one no longer binds or is to-many: it was
     /// checked when the query was built, so the schema changed since.
-    private func sortPaths(_ binder: PredicateBinder, _ descriptors: [SortDescriptor]? = nil) -> [(BoundPath, Bool)]? {
+    func sortPaths(_ binder: PredicateBinder, _ descriptors: [SortDescriptor]? = nil) -> [(BoundPath, Bool)]? {
         var paths: [(BoundPath, Bool)] = []
         for descriptor in descriptors ?? query.sort {
             do {
