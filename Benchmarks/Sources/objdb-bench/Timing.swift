@@ -59,8 +59,15 @@ struct TempDirectory {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 
-    /// Deletes the directory and everything in it.
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
+    /// Deletes the directory and everything in it, unless `OBJDB_BENCH_KEEP` is set (to look
+    /// at the files afterwards, say with `mdb_stat -a -n`).
+    func remove() {
+        if ProcessInfo.processInfo.environment["OBJDB_BENCH_KEEP"] != nil {
+            progress("kept \(path)")
+            return
+        }
+        try? FileManager.default.removeItem(atPath: path)
+    }
 }
 
 /// Writes a progress line to standard error, keeping standard output for the tables.
