@@ -6,9 +6,9 @@ extension Database {
     /// and ``ObjDBError/Code/migrationRequired`` if the stored class differs from the model.
     func classInfo(for type: ObjectBase.Type) throws -> ClassInfo? {
         let id = ObjectIdentifier(type)
-        if let last = lastClassLookup, last.type == id { return last.info }
+        if let last = caches.lastClassLookup, last.type == id { return last.info }
         if let info = catalog.byType[id] {
-            lastClassLookup = (id, info)
+            caches.lastClassLookup = (id, info)
             return info
         }
         let layout = try SchemaDiscovery.layout(of: type)
@@ -33,7 +33,7 @@ extension Database {
                 className: layout.className, path: path)
         }
         let info = ClassInfo(stored: stored.stored, tables: stored.tables, layout: layout)
-        allClassInfos.append(info)
+        caches.allClassInfos.append(info)
         catalog.byName[layout.className] = info
         catalog.byType[ObjectIdentifier(type)] = info
         return info
@@ -57,7 +57,7 @@ extension Database {
     /// - Complexity: O(1): the class used last, else one lookup by type.
     func boundClassInfo(of type: ObjectBase.Type) -> ClassInfo? {
         let id = ObjectIdentifier(type)
-        if let last = lastClassLookup, last.type == id { return last.info }
+        if let last = caches.lastClassLookup, last.type == id { return last.info }
         return catalog.byType[id]
     }
 
@@ -98,13 +98,13 @@ extension Database {
     /// The runtime information of a model class inside a write transaction, creating the class
     /// (its tables and stored schema) or adjusting its indexes as needed.
     func classInfoForWrite(_ type: ObjectBase.Type, _ context: WriteContext) throws -> ClassInfo {
-        if let last = lastClassLookup, last.type == ObjectIdentifier(type), last.info.matchesLayoutIndexes,
+        if let last = caches.lastClassLookup, last.type == ObjectIdentifier(type), last.info.matchesLayoutIndexes,
             !last.info.isDiscarded
         {
             return last.info
         }
         if let info = catalog.byType[ObjectIdentifier(type)], info.matchesLayoutIndexes, !info.isDiscarded {
-            lastClassLookup = (ObjectIdentifier(type), info)
+            caches.lastClassLookup = (ObjectIdentifier(type), info)
             return info
         }
         let existing = try classInfo(for: type)
@@ -117,7 +117,7 @@ extension Database {
         var stored = catalog.stored
         let (storedClass, tables) = try context.storage { txn in try changes.ensure(layout, in: &stored, txn: txn) }
         let info = ClassInfo(stored: storedClass, tables: tables, layout: layout)
-        allClassInfos.append(info)
+        caches.allClassInfos.append(info)
         catalog.stored = stored
         catalog.byName[layout.className] = info
         catalog.byType[ObjectIdentifier(type)] = info
@@ -149,8 +149,8 @@ extension Database {
         catalog = try Catalog.build(
             stored: header.schema, stamp: header.stamp, env: environment, layouts: [],
             configuredTypes: catalog.configuredTypes, reusing: previous)
-        for info in catalog.byName.values where !allClassInfos.contains(where: { $0 === info }) {
-            allClassInfos.append(info)
+        for info in catalog.byName.values where !caches.allClassInfos.contains(where: { $0 === info }) {
+            caches.allClassInfos.append(info)
         }
     }
 }

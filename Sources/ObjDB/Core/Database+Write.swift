@@ -147,9 +147,9 @@ extension Database {
         endWrite(context, committed: true, madeVersion: committed.map { Int(truncatingIfNeeded: $0.version) }, pinned: pinned)
         if let committed {
             ChangeNotifier.committed(path: environment.path, version: committed.version)
-            observers?.didCommit(committed.changes, version: committed.version)
+            notifications.observers?.didCommit(committed.changes, version: committed.version)
         } else {
-            observers?.skipping = []  // a write that changed nothing skips nothing later
+            notifications.observers?.skipping = []  // a write that changed nothing skips nothing later
         }
         if context.onlyDeletes && environment.deletesLeftFileNearLimit() { settleAfterDeletes() }
     }
@@ -231,7 +231,7 @@ extension Database {
     /// As Realm does, observers hear of other commits before a write begins, so that
     /// write(withoutNotifying:) skips only this write's own changes.
     private func refreshBeforeWrite() {
-        if let center = observers, !center.isEmpty, !center.isDelivering { _ = refresh() }
+        if let center = notifications.observers, !center.isEmpty, !center.isDelivering { _ = refresh() }
     }
 
     /// Leaves the write state; on rollback, restores the catalog and discards classes the
@@ -242,7 +242,7 @@ extension Database {
         context.closeCursors()
         var pinned = pinned
         if !committed {
-            observers?.skipping = []
+            notifications.observers?.skipping = []
             pinned = context.transaction.take()?.abort(pinning: lease)
             catalog = context.savedCatalog
             for info in context.createdClasses { info.isDiscarded = true }

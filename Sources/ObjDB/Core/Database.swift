@@ -29,19 +29,11 @@ public final class Database {
     var formatVersion: UInt32
     /// The classes of the file.
     @exclusivity(unchecked) var catalog: Catalog {
-        didSet {
-            lastClassLookup = nil
-            lastTableResultsCache = nil
-            incomingLinkCache = [:]
-        }
+        didSet { caches.forgetDerived() }
     }
-    /// Per class name: the link columns pointing to it (see ``incomingLinks(_:)``).
-    @exclusivity(unchecked) var incomingLinkCache: [String: [(origin: ClassInfo, column: Int)]] = [:]
-    /// The last class found by ``classInfo(for:)``: most calls ask for the same class again.
-    @exclusivity(unchecked) var lastClassLookup: (type: ObjectIdentifier, info: ClassInfo)?
-    /// The cache of the last class whose every object ``objects(_:)`` handed out (see
-    /// ``tableResultsCache(_:)``): the query layer's, held here without knowing its type.
-    @exclusivity(unchecked) var lastTableResultsCache: (type: ObjectIdentifier, cache: AnyObject)?
+    /// What this instance derived from the catalog: class lookups, incoming links, the class
+    /// informations it created.
+    @exclusivity(unchecked) var caches: CatalogCaches
     /// The read snapshot, when not in a write transaction; begun lazily.
     @exclusivity(unchecked) var snapshot: ReadTransaction?
     /// The write transaction in progress.
@@ -83,8 +75,6 @@ public final class Database {
     /// Owns ``generationCell``, so the cell is freed even when `init` throws (a failed open runs
     /// no `deinit`).
     private let generationOwner: GenerationCell
-    /// Every `ClassInfo` this database created, kept alive because objects do not retain theirs.
-    var allClassInfos: [ClassInfo] = []
     /// Scratch buffers for primary-key lookups, reused to avoid an allocation per lookup.
     @exclusivity(unchecked) var lookupValue = _ObjDBBytes(ScratchBuffer(capacity: 512))
     let lookupKey = ScratchBuffer(capacity: 512)
@@ -97,18 +87,8 @@ public final class Database {
     /// The environment of the file.
     var environment: Environment { lease.environment }
 
-    /// The observers of this instance, created by the first `observe` (Observation's
-    /// `ObservationCenter`): told of this instance's commits and refreshes through
-    /// ``InstanceObservers``, without the instance knowing what they are.
-    @exclusivity(unchecked) var observers: (any InstanceObservers)?
-    /// Whether deliveries move the database to new versions by themselves (``autorefresh``).
-    @exclusivity(unchecked) var refreshesAutomatically = true
-    /// Where notifications run between the owner's calls: the main queue for a database opened
-    /// by main-actor code, the queue of `observe(on:)` for the database it opens there.
-    @exclusivity(unchecked) var deliveryQueue: DispatchQueue?
-    /// The actor that opened the database, other than the main actor: notifications of other
-    /// instances' commits are delivered on it. Weak: the actor usually owns the database.
-    @exclusivity(unchecked) weak var deliveryActor: (any Actor)?
+    /// Its observers, and where and how notifications are delivered.
+    @exclusivity(unchecked) var notifications = NotificationState()
     /// The change log's table, once it exists.
     @exclusivity(unchecked) var changesTableHandle: Table?
     /// What ``Configuration/shouldCompactOnLaunch`` led to when this instance opened the file;
@@ -116,14 +96,10 @@ public final class Database {
     public internal(set) var compactionOnLaunch: CompactionOnLaunch?
     /// The version a frozen instance reads, for ever; `nil` for a live instance.
     let frozenVersion: FrozenVersion?
-    /// The frozen view of this live instance's current version, while anything uses it: what
-    /// ``freeze()`` returns again for the same version.
-    @exclusivity(unchecked) weak var frozenView: Database?
+    /// The frozen view and pinned version this live instance shares while anything frozen uses them.
+    @exclusivity(unchecked) var frozen = FrozenViews()
     /// Whether ``LiveInstances`` lists this instance (its `deinit` then removes it).
     @exclusivity(unchecked) var isRegisteredLive = false
-    /// The pinned form of this live instance's current version, while anything frozen uses it:
-    /// everything frozen at one version shares it.
-    @exclusivity(unchecked) weak var frozenCurrentVersion: FrozenVersion?
 
     /// An instance on a file another instance opened: a frozen view of `frozen`'s version, or
     /// (`frozen` `nil`) a live instance that begins at the newest version.
@@ -136,7 +112,7 @@ public final class Database {
         self.configuration = configuration
         self.path = path
         self.lease = lease
-        allClassInfos = Array(catalog.byName.values)
+        caches = CatalogCaches(keeping: Array(catalog.byName.values))
         metaTable = meta
         self.formatVersion = formatVersion
         self.catalog = catalog
@@ -148,9 +124,9 @@ public final class Database {
     /// instances' commits are delivered, and where ``thaw()`` finds it.
     func belong(to isolation: (any Actor)?) {
         if let isolation, isolation !== MainActor.shared {
-            deliveryActor = isolation
+            notifications.actor = isolation
         } else {
-            deliveryQueue = isolation != nil || MainQueue.isCurrent ? .main : nil
+            notifications.queue = isolation != nil || MainQueue.isCurrent ? .main : nil
         }
         if let context = IsolationContext(isolation) { LiveInstances.shared.register(self, context: context) }
     }
@@ -179,16 +155,16 @@ public final class Database {
     /// notification callback, and on a frozen database, which reads its version for ever.
     @discardableResult
     public func refresh() -> Bool {
-        guard frozenVersion == nil, writeContext == nil, !(observers?.isDelivering ?? false) else { return false }
+        guard frozenVersion == nil, writeContext == nil, !(notifications.observers?.isDelivering ?? false) else { return false }
         let latest = environment.lastCommittedTransactionID()
         if let snapshot, snapshot.id == latest {
-            observers?.catchUpIfBehind()
+            notifications.observers?.catchUpIfBehind()
             return false
         }
         snapshot = nil
         generation &+= 1
         if let txn = readableTxn() { reloadCatalogIfChanged(txn) }
-        observers?.didRefresh()
+        notifications.observers?.didRefresh()
         return true
     }
 

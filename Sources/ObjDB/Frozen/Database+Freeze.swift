@@ -24,19 +24,19 @@ extension Database {
         objdbPrecondition(
             writeContext == nil,
             "freeze() was called inside a write transaction; its uncommitted changes belong to no version. Freeze after commitWrite() (or before beginWrite())")
-        if let view = frozenView, let version = view.frozenVersion, version.id == snapshot?.id { return view }
+        if let view = frozen.view, let version = view.frozenVersion, version.id == snapshot?.id { return view }
         // Without a snapshot (every reader slot taken, reported as a read failure) the frozen
         // database reads as empty, as this one does.
         _ = readableTxn()
         let version: FrozenVersion
-        if let pinned = frozenCurrentVersion, let snapshot, pinned.id == snapshot.id {
+        if let pinned = frozen.version, let snapshot, pinned.id == snapshot.id {
             version = pinned
         } else {
             version = FrozenVersion(self, transaction: snapshot)
-            frozenCurrentVersion = version
+            frozen.version = version
         }
         let view = version.makeView()
-        frozenView = view
+        frozen.view = view
         return view
     }
 

@@ -87,7 +87,7 @@ final class ChangePump {
 
     /// `nil` for a database that delivers on a queue or an actor of its own, and for a frozen one.
     init?(_ database: Database) {
-        guard database.frozenVersion == nil, database.deliveryQueue == nil, database.deliveryActor == nil else { return nil }
+        guard database.frozenVersion == nil, database.notifications.queue == nil, database.notifications.actor == nil else { return nil }
         self.database = database
     }
 

@@ -32,8 +32,8 @@ extension Database {
     /// the newest version by themselves (the default). When off, observers are called at
     /// ``refresh()`` only, and database observers get ``Notification/refreshRequired``.
     public var autorefresh: Bool {
-        get { refreshesAutomatically }
-        set { refreshesAutomatically = newValue }
+        get { notifications.refreshesAutomatically }
+        set { notifications.refreshesAutomatically = newValue }
     }
 
     /// Runs `block` in a write transaction and commits it without notifying the observers of
@@ -71,7 +71,7 @@ extension Database {
     /// The observation center, created on first use.
     /// The observers of this instance, if any were registered (``Database/observers``).
     var observationCenter: ObservationCenter? {
-        observers.map { unsafeDowncast($0, to: ObservationCenter.self) }
+        notifications.observers.map { unsafeDowncast($0, to: ObservationCenter.self) }
     }
 
     func observation() -> ObservationCenter {
@@ -79,8 +79,8 @@ extension Database {
         objdbPrecondition(
             frozenVersion == nil,
             "observe was called on a frozen database, object or collection; a frozen version never changes, so it has no notifications. Observe the live one (thaw() it)")
-        let center = ObservationCenter(database: self, queue: deliveryQueue, actor: deliveryActor)
-        observers = center
+        let center = ObservationCenter(database: self, queue: notifications.queue, actor: notifications.actor)
+        notifications.observers = center
         return center
     }
 }

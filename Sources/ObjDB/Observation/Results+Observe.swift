@@ -81,7 +81,7 @@ enum QueueObservation {
                 let database = try Database(configuration: configuration)
                 // The queue's instance serves this observation alone: thaw() never hands it out.
                 LiveInstances.shared.unregister(database)
-                database.deliveryQueue = queue
+                database.notifications.queue = queue
                 database.observation().add(try make(database, control))
             } catch {
                 control.cancel()

@@ -16,14 +16,14 @@ extension Database {
 
     /// The link columns of every class that point to objects of `info`'s class.
     func incomingLinks(_ info: ClassInfo) -> [(origin: ClassInfo, column: Int)] {
-        if let cached = incomingLinkCache[info.name] { return cached }
+        if let cached = caches.incomingLinks[info.name] { return cached }
         var found: [(ClassInfo, Int)] = []
         for origin in catalog.byName.values.sorted(by: { $0.classID < $1.classID }) where !origin.isDiscarded {
             for column in origin.linkColumns where origin.linkTargets[column] == info.name {
                 found.append((origin, column))
             }
         }
-        incomingLinkCache[info.name] = found
+        caches.incomingLinks[info.name] = found
         return found
     }
 

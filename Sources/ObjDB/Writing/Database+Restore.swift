@@ -61,7 +61,7 @@ extension Database {
         catalog.stored = stored
         for (storedClass, tables) in created {
             let info = ClassInfo(stored: storedClass, tables: tables, layout: nil)
-            allClassInfos.append(info)
+            caches.allClassInfos.append(info)
             catalog.byName[storedClass.name] = info
             context.createdClasses.append(info)
         }

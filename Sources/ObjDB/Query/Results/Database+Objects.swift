@@ -23,9 +23,9 @@ extension Database {
     /// class are asked for or the schema changes.
     func tableResultsCache(_ type: ObjectBase.Type) -> ResultsCache {
         let id = ObjectIdentifier(type)
-        if let last = lastTableResultsCache, last.type == id { return unsafeDowncast(last.cache, to: ResultsCache.self) }
+        if let last = caches.lastTableResultsCache, last.type == id { return unsafeDowncast(last.cache, to: ResultsCache.self) }
         let cache = ResultsCache()
-        if !isFrozen { lastTableResultsCache = (id, cache) }
+        if !isFrozen { caches.lastTableResultsCache = (id, cache) }
         return cache
     }
 }
