@@ -30,36 +30,3 @@ extension WriteContext {
         schemaChanged || upgradedFormat || classes.contains { $0?.hasChanges ?? false }
     }
 }
-
-extension ClassChanges {
-    /// Whether the transaction inserted, deleted or wrote an object of the class.
-    var hasChanges: Bool {
-        nextKey > firstNewKey || cleared || !deletions.isEmpty || !deletedNewKeys.isEmpty || hasModifications
-    }
-
-    /// The changes of the class as the log keeps them.
-    var changeSet: ClassChangeSet {
-        var change = ClassChangeSet()
-        // Keys handed out by this transaction: every one of them may name an object now (a key
-        // whose insert failed names none, which observers find when they read it).
-        let firstKept = max(firstNewKey, clearedBelowKey ?? firstNewKey)
-        if nextKey > firstKept {
-            var inserted = KeyRanges()
-            inserted.append(firstKept...(nextKey - 1))
-            change.inserted = deletedNewKeys.isEmpty ? inserted : inserted.subtracting(KeyRanges(deletedNewKeys))
-        }
-        if cleared {
-            // Every object that existed before is gone.
-            if firstNewKey > 0 { change.deleted.append(0...(firstNewKey - 1)) }
-            return change
-        }
-        change.deleted = KeyRanges(deletions)
-        let (perObject, columns) = modificationSummary(limit: ChangeLog.listedModificationsLimit)
-        if let perObject {
-            change.modified = perObject
-        } else {
-            change.unlistedModifications = columns
-        }
-        return change
-    }
-}
