@@ -140,7 +140,7 @@ struct DatabaseInsertCursorTests {
         // written, could be) is refused by the append and stored by the search after it.
         try db.write {
             let context = try #require(db.writeContext)
-            db.encodeUnmanaged(person(200, "again"), info, into: context.row)
+            db.encodeUnmanaged(person(200, "again"), info, into: context.scratch.row)
             let inserted = try db.insertNew(info, key: freed, context)
             #expect(inserted.key == freed)
         }

@@ -240,7 +240,7 @@ enum MigrationRun {
             // Appended through the table's insert cursor: keys come in ascending order.
             _ = try context.withInsertCursor(info.objectsTable, txn) { cursor in
                 try appendRewritten(
-                    key, old.checkedRow(oldInfo, key: key, current.value), info, change, defaults, building: context.row, through: cursor,
+                    key, old.checkedRow(oldInfo, key: key, current.value), info, change, defaults, building: context.scratch.row, through: cursor,
                     path: new.path)
             }
             processed += 1
@@ -388,14 +388,14 @@ enum MigrationRun {
             let key = current.objectKey
             let value = old.checkedRow(oldInfo, key: key, current.value).column(source)
             if let row = new.fetchRow(info, key: key) {
-                context.row.reset()
+                context.scratch.row.reset()
                 for column in 0..<info.columnCount {
                     if column != target {
-                        context.row.append(row.column(column))
+                        context.scratch.row.append(row.column(column))
                     } else if case .null = value, !now.optional {
-                        new.appendDefault(info, column: column, to: context.row)
+                        new.appendDefault(info, column: column, to: context.scratch.row)
                     } else {
-                        context.row.append(value)
+                        context.scratch.row.append(value)
                     }
                 }
                 _ = try new.replaceRow(info, key: key, old: row, changed: [target], context)
@@ -475,8 +475,8 @@ extension Database {
             throw ObjDBError(.unknownClass, "Migration.create: no class '\(className)' in the new schema", className: className, path: path)
         }
         try flushPendingCollections(context)
-        context.row.reset()
-        for column in 0..<info.columnCount { appendDefault(info, column: column, to: context.row) }
+        context.scratch.row.reset()
+        for column in 0..<info.columnCount { appendDefault(info, column: column, to: context.scratch.row) }
         let (key, row) = try insertRow(info, context)
         let object = materialize(DynamicObject.self, info, key: key, row: row)
         do {

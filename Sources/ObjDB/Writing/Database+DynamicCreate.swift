@@ -112,7 +112,7 @@ extension Database {
             encoded[column] = try encodeColumn(value, info, column: column, update: update, context)
             isGiven[column] = true
         }
-        let row = context.row
+        let row = context.scratch.row
         func appendGiven(_ column: Int) -> Bool {
             guard isGiven[column] else { return false }
             encoded[column].withOptionalBytes { row.append(raw: $0) }
@@ -180,7 +180,7 @@ extension Database {
     private func objectKey(_ info: ClassInfo, primaryKey bytes: [UInt8]?, _ context: WriteContext) throws -> UInt64? {
         let txn = try context.requireTxn()
         return try bytes.withOptionalBytes { raw in
-            try objectKey(forPrimaryKey: raw.map { .value($0) } ?? .null, info, txn: txn, scratch: context.key)
+            try objectKey(forPrimaryKey: raw.map { .value($0) } ?? .null, info, txn: txn, scratch: context.scratch.key)
         }
     }
 

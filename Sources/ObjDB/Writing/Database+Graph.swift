@@ -32,8 +32,8 @@ extension Database {
             var primaryKey: [UInt8]?
             if update != .error, let column = info.primaryKeyColumn {
                 // Links are not encoded yet (their targets have no keys): only the key column counts.
-                encodeUnmanaged(object, info, into: context.row)
-                primaryKey = context.row.withColumns { read in
+                encodeUnmanaged(object, info, into: context.scratch.row)
+                primaryKey = context.scratch.row.withColumns { read in
                     if case .value(let bytes) = read(column) { return [1] + Array(bytes) } else { return [0] }
                 }
                 existing = try primaryKey.flatMap { assigned[info.classID]?[$0] } ?? existingKey(info, context)
@@ -47,7 +47,7 @@ extension Database {
             plans.append((object, info, existing != nil))
         }
         for plan in plans {
-            encodeUnmanaged(plan.object, plan.info, into: context.row)
+            encodeUnmanaged(plan.object, plan.info, into: context.scratch.row)
             if plan.existing {
                 let row = try updateRow(plan.info, key: plan.object._objdbKey, policy: update, context)
                 plan.object._objdbRow = row

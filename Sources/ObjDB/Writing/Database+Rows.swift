@@ -150,7 +150,7 @@ extension Database {
         row.appendDefault(info.encodedDefault(column: column))
     }
 
-    /// Inserts `context.row` as a new object and returns its key and stored row.
+    /// Inserts `context.scratch.row` as a new object and returns its key and stored row.
     ///
     /// With `uniquePrimaryKey`, the primary-key entry is written first and only if the key is
     /// free; otherwise ``PrimaryKeyTaken`` is thrown before anything else is written.
@@ -158,16 +158,17 @@ extension Database {
         _ info: ClassInfo, _ context: WriteContext, uniquePrimaryKey: Bool = false, key preallocated: UInt64? = nil
     ) throws -> (key: UInt64, row: RowView) {
         context.addsOrChanges = true
+        let builder = context.scratch.row
         let result = try context.storage { txn -> (UInt64, RowView) in
             let changes = try classChanges(info, context, txn)
             let key = try preallocated ?? changes.allocateKey()
             if info.hasMaintainedColumns { try fillMaintainedColumns(info, changes, context, txn) }
             try updateKeys(
-                info, key: key, old: nil, new: context.row, columns: nil, context, txn: txn,
+                info, key: key, old: nil, new: builder, columns: nil, context, txn: txn,
                 uniquePrimaryKey: uniquePrimaryKey)
-            if info.hasLinks { _ = try updateBacklinks(info, key: key, old: nil, new: context.row, columns: nil, context, txn: txn) }
+            if info.hasLinks { _ = try updateBacklinks(info, key: key, old: nil, new: builder, columns: nil, context, txn: txn) }
             // Reserve the row last: the returned pointer is valid until the next write.
-            let size = context.row.encodedSize
+            let size = builder.encodedSize
             let table = info.tables.objects
             // Keys are handed out in ascending order, so a new row goes after the last one. A key
             // below it (one handed out before a later row was written; no path does that today)
@@ -181,7 +182,7 @@ extension Database {
                     .corruptFile, "Object key \(key) of class '\(info.name)' is already in use; the file's key counter is damaged",
                     className: info.name, key: "\(key)", path: path)
             }
-            context.row.write(into: space)
+            builder.write(into: space)
             RowChecksum.seal(space, key: key)
             recordUndo(context, .inserted(info, key: key))
             return (key, RowView(UnsafeRawBufferPointer(space)) ?? .damaged)
@@ -209,14 +210,15 @@ extension Database {
         generation &+= 1
     }
 
-    /// Replaces the row of `key` (currently `old`) with `context.row`, updating the indexes of
-    /// `changed` columns. Returns the stored row.
+    /// Replaces the row of `key` (currently `old`) with `context.scratch.row`, updating the
+    /// indexes of `changed` columns. Returns the stored row.
     func replaceRow(_ info: ClassInfo, key: UInt64, old: RowView, changed: [Int], _ context: WriteContext) throws -> RowView {
         context.addsOrChanges = true
+        let builder = context.scratch.row
         let row = try context.storage { txn -> RowView in
-            let orphans = try prepareReplacement(info, key: key, old: old, new: context.row, changed: changed, context, txn)
-            return try storeReplacement(info, key: key, size: context.row.encodedSize, orphans: orphans, context, txn) {
-                context.row.write(into: $0)
+            let orphans = try prepareReplacement(info, key: key, old: old, new: builder, changed: changed, context, txn)
+            return try storeReplacement(info, key: key, size: builder.encodedSize, orphans: orphans, context, txn) {
+                builder.write(into: $0)
             }
         }
         generation &+= 1
@@ -334,9 +336,10 @@ extension Database {
         _ info: ClassInfo, key: UInt64, old: RowView?, new: New?, columns: [Int]?,
         _ context: WriteContext, txn: Txn, uniquePrimaryKey: Bool = false
     ) throws {
-        context.keyUpdates.reset()
+        let updates = context.scratch.keyUpdates
+        updates.reset()
         // The buffer is taken once: each access through the context would retain it.
-        var buffer = context.keyUpdates.bytes
+        var buffer = updates.bytes
         // Unique values are looked at only in classes that have them.
         let uniqueConstraints = info.hasUniqueConstraints
         var checksUnique = false
@@ -354,22 +357,22 @@ extension Database {
                 context.primaryKeysToRebuild.insert(info.classID)
                 continue
             }
-            if let oldRange { context.keyUpdates.append(.init(table: slot.table, range: oldRange, add: false, isPrimary: slot.isPrimary)) }
+            if let oldRange { updates.append(.init(table: slot.table, range: oldRange, add: false, isPrimary: slot.isPrimary)) }
             if let newRange {
                 var unique: Int?
                 if uniqueConstraints, slot.isUnique, let new, case .value = new.column(column) {
                     unique = column
                     checksUnique = true
                 }
-                context.keyUpdates.append(.init(table: slot.table, range: newRange, add: true, isPrimary: slot.isPrimary, uniqueColumn: unique))
+                updates.append(.init(table: slot.table, range: newRange, add: true, isPrimary: slot.isPrimary, uniqueColumn: unique))
             }
         }
         if !info.compoundKeys.isEmpty, let new { try checkCompoundKeys(info, key: key, new: new, columns: columns, context, txn) }
-        guard context.keyUpdates.count > 0 else { return }
+        guard updates.count > 0 else { return }
         // Unique values are checked before anything is written: a refused write leaves the
         // tables as they were (the savepoint of a failed add restores rows, not entries).
         if checksUnique {
-            for entry in context.keyUpdates.entries {
+            for entry in updates.entries {
                 guard let column = entry.uniqueColumn, let new else { continue }
                 if let holder = try objectHolding(buffer.bytes(entry.range), in: entry.table, other: key, full: new.column(column), info, column: column, txn) {
                     throw uniqueViolation(info, column: column, holder: holder, txn)
@@ -380,15 +383,15 @@ extension Database {
         try withUnsafeBytes(of: &objectKey) { value in
             // Entries logged for later must be in the tables before this object's are deleted:
             // one of them may be the entry to delete.
-            if context.pendingIndex.mayHoldEntries(of: key), context.keyUpdates.entries.contains(where: { !$0.add }) {
+            if context.pendingIndex.mayHoldEntries(of: key), updates.entries.contains(where: { !$0.add }) {
                 try flushPendingIndexEntries(context, txn)
             }
-            for entry in context.keyUpdates.entries where !entry.add {
+            for entry in updates.entries where !entry.add {
                 // Through the table's insert cursor too: the put of the new value that usually
                 // follows then starts from where this entry was.
                 _ = try context.withInsertCursor(entry.table, txn) { try $0.delete(key: buffer.bytes(entry.range), value: value) }
             }
-            for entry in context.keyUpdates.entries where entry.add {
+            for entry in updates.entries where entry.add {
                 if entry.uniqueColumn != nil {
                     // A unique value (checked above): written at once, so that the next check sees it.
                     _ = try context.withInsertCursor(entry.table, txn) { try $0.put(key: buffer.bytes(entry.range), value: value) }
@@ -535,9 +538,9 @@ extension Database {
         // A doomed transaction ignores writes; commitWrite() reports why.
         guard !context.isDoomed, context.txn != nil else { return }
         guard let old = object._objdbCurrentRow() else { object._objdbInvalidatedAccess() }
-        context.value.buffer.reset()
-        let isValue = encode(&context.value)
-        let value = context.value.buffer.bytes
+        context.scratch.value.buffer.reset()
+        let isValue = encode(&context.scratch.value)
+        let value = context.scratch.value.buffer.bytes
         let unchanged = old.column(column).sameContent(as: isValue ? .value(value) : .null)
         if unchanged { return }
         if column == info.primaryKeyColumn && !context.isMigration {
@@ -562,7 +565,7 @@ extension Database {
         if let value, case .value(let oldBytes) = old.column(column), oldBytes.count == value.count,
             let oldStart = oldBytes.baseAddress
         {
-            let patch = context.patch
+            let patch = context.scratch.patch
             patch.reset()
             patch.append(bytes: old.bytes)
             patch.overwrite(at: oldStart - old.base, with: value)
@@ -570,10 +573,10 @@ extension Database {
                 return try replaceRow(info, key: key, old: old, encoded: new, changed: info.singleColumns[column], context)
             }
         }
-        context.row.reset()
-        appendColumns(of: old, info, to: context.row) { c in
+        context.scratch.row.reset()
+        appendColumns(of: old, info, to: context.scratch.row) { c in
             guard c == column else { return false }
-            context.row.append(raw: value)
+            context.scratch.row.append(raw: value)
             return true
         }
         return try replaceRow(info, key: key, old: old, changed: info.singleColumns[column], context)

@@ -49,12 +49,8 @@ final class WriteContext {
         stampBytes = bytes.array
         return bytes.array
     }
-    /// Scratch buffers, reused by every operation of the transaction.
-    let row = RowBuilder()
-    let key = ScratchBuffer()
-    @exclusivity(unchecked) var value = _ObjDBBytes(ScratchBuffer(capacity: 256))
-    let patch = ScratchBuffer(capacity: 256)
-    let keyUpdates = KeyUpdates()
+    /// The scratch buffers every row write of the transaction reuses.
+    let scratch = WriteScratch()
     /// Secondary-index entries not written yet (see ``PendingIndexEntries``).
     let pendingIndex = PendingIndexEntries()
     /// Steps of the active savepoints (see ``Database/withSavepoint(_:_:)``), oldest first.
