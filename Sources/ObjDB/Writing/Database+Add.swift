@@ -64,7 +64,7 @@ extension Database {
             if let existing = try existingKey(info, context) {
                 let row = try updateRow(info, key: existing, policy: update, context)
                 attach(object, info, key: existing, row: row)
-                recordUndo(context, .attached(object))
+                context.undo.record(.attached(object))
                 return false
             }
         }
@@ -115,7 +115,7 @@ extension Database {
     private func attachInserted(_ object: ObjectBase, _ info: ClassInfo, key: UInt64, row: RowView, _ context: WriteContext) {
         attach(object, info, key: key, row: row)
         object._objdbInsertSerial = writeSerial
-        recordUndo(context, .attached(object))
+        context.undo.record(.attached(object))
     }
 
     /// The error for a primary key that is taken, naming the key from `context.scratch.row`.
@@ -241,7 +241,7 @@ extension Database {
         for column in 0..<info.columnCount { context.scratch.row.append(newRow.column(column)) }
         let row = try updateRow(info, key: existing, policy: update, context)
         attach(object, info, key: existing, row: row)
-        recordUndo(context, .attached(object))
+        context.undo.record(.attached(object))
         return object
     }
 

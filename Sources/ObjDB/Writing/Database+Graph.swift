@@ -43,7 +43,7 @@ extension Database {
             let key = try existing ?? classChanges(info, context, txn).allocateKey()
             if let primaryKey { assigned[info.classID, default: [:]][primaryKey] = key }
             attach(object, info, key: key, row: nil)
-            recordUndo(context, .attached(object))
+            context.undo.record(.attached(object))
             plans.append((object, info, existing != nil))
         }
         for plan in plans {

@@ -184,7 +184,7 @@ extension Database {
             }
             builder.write(into: space)
             RowChecksum.seal(space, key: key)
-            recordUndo(context, .inserted(info, key: key))
+            context.undo.record(.inserted(info, key: key))
             return (key, RowView(UnsafeRawBufferPointer(space)) ?? .damaged)
         }
         generation &+= 1
@@ -246,7 +246,7 @@ extension Database {
         _ info: ClassInfo, key: UInt64, old: RowView, new: New, changed: [Int],
         _ context: WriteContext, _ txn: Txn
     ) throws -> [(ClassInfo, UInt64)] {
-        recordUndo(context, .replaced(info, key: key, row: Array(old.bytes)))
+        context.undo.record(.replaced(info, key: key, row: Array(old.bytes)))
         let changes = try classChanges(info, context, txn)
         changes.modified(key, columns: changed)
         if !context.writesBackCollections {
@@ -297,7 +297,7 @@ extension Database {
         let existed = try context.storage { txn -> Bool in
             guard let bytes = try txn.get(info.tables.objects, key: key) else { return false }
             let old = RowView(bytes) ?? .damaged
-            recordUndo(context, .deleted(info, key: key, row: Array(bytes)))
+            context.undo.record(.deleted(info, key: key, row: Array(bytes)))
             // Everything `old` says is read before the first write.
             let links = backlinkChanges(info, old: old, new: RowView?.none, columns: nil)
             try updateKeys(info, key: key, old: old, new: RowView?.none, columns: nil, context, txn: txn)
@@ -319,7 +319,7 @@ extension Database {
             var entry = try cursor.first()
             while let current = entry {
                 let key = current.objectKey
-                recordUndo(context, .deleted(info, key: key, row: Array(current.value)))
+                context.undo.record(.deleted(info, key: key, row: Array(current.value)))
                 try updateKeys(info, key: key, old: RowView(current.value) ?? .damaged, new: RowView?.none, columns: nil, context, txn: txn)
                 try cursor.deleteCurrent()
                 changes.deleted(key)

@@ -1,15 +1,3 @@
-/// One row-level change made inside a savepoint, with what it takes to undo it.
-enum UndoStep {
-    /// A row was inserted: undo by deleting it.
-    case inserted(ClassInfo, key: UInt64)
-    /// A row was replaced: undo by writing the old bytes back.
-    case replaced(ClassInfo, key: UInt64, row: [UInt8])
-    /// A row was deleted: undo by inserting the old bytes again under the same key.
-    case deleted(ClassInfo, key: UInt64, row: [UInt8])
-    /// An unmanaged object became managed: undo by making it unmanaged again.
-    case attached(ObjectBase)
-}
-
 extension Database {
     /// Runs `body` so that it either completes or leaves the transaction as it found it.
     ///
@@ -21,15 +9,16 @@ extension Database {
     /// If undoing itself fails (LMDB refused a write), the transaction is doomed and
     /// ``commitWrite()`` rolls it back entirely.
     func withSavepoint<R>(_ context: WriteContext, _ body: () throws -> R) throws -> R {
-        let start = context.undo.count
-        context.savepointDepth += 1
+        let log = context.undo
+        let start = log.steps.count
+        log.depth += 1
         defer {
-            context.savepointDepth -= 1
-            if context.savepointDepth == 0 {
+            log.depth -= 1
+            if log.depth == 0 {
                 // Nothing can be undone any more: the objects attached for good let go of their
                 // unmanaged links and collections.
-                for case .attached(let object) in context.undo { releaseUnmanagedRelationships(of: object) }
-                context.undo.removeAll(keepingCapacity: true)
+                for case .attached(let object) in log.steps { releaseUnmanagedRelationships(of: object) }
+                log.steps.removeAll(keepingCapacity: true)
             }
         }
         do {
@@ -40,20 +29,14 @@ extension Database {
         }
     }
 
-    /// Records a step if a savepoint is active.
-    @inline(__always)
-    func recordUndo(_ context: WriteContext, _ step: @autoclosure () -> UndoStep) {
-        if context.savepointDepth > 0 { context.undo.append(step()) }
-    }
-
     /// Undoes the steps recorded after position `start`, newest first.
     private func undo(_ context: WriteContext, back start: Int) {
-        let steps = context.undo[start...].reversed()
-        context.undo.removeSubrange(start...)
+        let log = context.undo
+        let steps = log.removeSteps(from: start)
         // Undoing must not record new steps.
-        let depth = context.savepointDepth
-        context.savepointDepth = 0
-        defer { context.savepointDepth = depth }
+        let depth = log.depth
+        log.depth = 0
+        defer { log.depth = depth }
         for step in steps {
             switch step {
             case .attached(let object):

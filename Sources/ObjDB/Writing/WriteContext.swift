@@ -53,10 +53,8 @@ final class WriteContext {
     let scratch = WriteScratch()
     /// Secondary-index entries not written yet (see ``PendingIndexEntries``).
     let pendingIndex = PendingIndexEntries()
-    /// Steps of the active savepoints (see ``Database/withSavepoint(_:_:)``), oldest first.
-    @exclusivity(unchecked) var undo: [UndoStep] = []
-    /// Number of nested savepoints; steps are recorded only while it is positive.
-    @exclusivity(unchecked) var savepointDepth = 0
+    /// The undo log of the active savepoints.
+    let undo = UndoLog()
     /// A migration's transaction, until the migration commits or rolls back: primary-key
     /// entries are not written as objects change (two objects may share a key until the
     /// migration block returns; the classes whose entries are stale are listed in
