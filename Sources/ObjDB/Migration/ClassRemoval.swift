@@ -51,7 +51,7 @@ enum ClassRemoval {
                 try FileMeta.delete(txn, new.metaTable, FileMeta.Key.autoIncrement(info.classID))
                 // What the transaction did to the class is not logged, nor its counter written.
                 if Int(info.classID) < context.classes.count { context.classes[Int(info.classID)] = nil }
-                context.primaryKeysToRebuild.remove(info.classID)
+                context.pending.primaryKeysToRebuild.remove(info.classID)
             }
         }
         var catalog = new.catalog

@@ -431,7 +431,7 @@ enum MigrationRun {
     private static func rebuildPrimaryKeys(
         _ catalog: Catalog, _ plan: Plan, _ context: WriteContext, path: String
     ) throws {
-        let classes = context.primaryKeysToRebuild.union(plan.newPrimaryKeys)
+        let classes = context.pending.primaryKeysToRebuild.union(plan.newPrimaryKeys)
         try context.storage { txn in
             for info in catalog.byName.values where classes.contains(info.classID) {
                 guard let column = info.primaryKeyColumn, let table = info.primaryKeyTable else { continue }

@@ -36,7 +36,7 @@ extension Database {
     public func deleteAll() {
         let context = requireWriteForDelete()
         guard !context.isDoomed else { return }
-        context.pending.removeAll()
+        context.pending.collections.removeAll()
         for info in catalog.byName.values where !info.isDiscarded {
             // try?: a failure dooms the transaction (`storage` records it), and commitWrite() throws it.
             let emptied: Void? = try? context.storage { txn in

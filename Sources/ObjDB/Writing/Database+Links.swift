@@ -91,7 +91,7 @@ extension Database {
     func isOwned(_ info: ClassInfo, key: UInt64, _ context: WriteContext) throws -> Bool {
         if try hasIncomingLinks(info, key: key, context) { return true }
         let element = StoredElement(objectKey: key)
-        return context.pending.values.contains { pending in
+        return context.pending.collections.values.contains { pending in
             pending.info.linkTargets[pending.column] == info.name && pending.elements.contains(element)
         }
     }

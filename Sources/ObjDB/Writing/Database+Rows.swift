@@ -249,11 +249,11 @@ extension Database {
         context.undo.record(.replaced(info, key: key, row: Array(old.bytes)))
         let changes = try classChanges(info, context, txn)
         changes.modified(key, columns: changed)
-        if !context.writesBackCollections {
+        if !context.pending.writesBackCollections {
             // A collection written another way than by its pending copy: its recorded edits no
             // longer describe it, and its notifications compare versions.
             for column in changed where info.columnKinds[column] != .value && info.columnKinds[column] != .link {
-                context.dropListEdits(CollectionSlot(classID: info.classID, key: key, column: column))
+                context.pending.dropListEdits(CollectionSlot(classID: info.classID, key: key, column: column))
             }
         }
         // Everything `old` says is read before the first write.
@@ -354,7 +354,7 @@ extension Database {
             if let new { newRange = encodeKey(new.column(column), kind: slot.kind, into: &buffer) }
             if let oldRange, let newRange, sameBytes(buffer.bytes(oldRange), buffer.bytes(newRange)) { continue }
             if slot.isPrimary && context.isMigration {
-                context.primaryKeysToRebuild.insert(info.classID)
+                context.pending.primaryKeysToRebuild.insert(info.classID)
                 continue
             }
             if let oldRange { updates.append(.init(table: slot.table, range: oldRange, add: false, isPrimary: slot.isPrimary)) }
@@ -379,11 +379,12 @@ extension Database {
                 }
             }
         }
+        let pending = context.pending
         var objectKey = key
         try withUnsafeBytes(of: &objectKey) { value in
             // Entries logged for later must be in the tables before this object's are deleted:
             // one of them may be the entry to delete.
-            if context.pendingIndex.mayHoldEntries(of: key), updates.entries.contains(where: { !$0.add }) {
+            if pending.index.mayHoldEntries(of: key), updates.entries.contains(where: { !$0.add }) {
                 try flushPendingIndexEntries(context, txn)
             }
             for entry in updates.entries where !entry.add {
@@ -399,8 +400,8 @@ extension Database {
                 }
                 // Secondary-index entries are written later, grouped (see `PendingIndexEntries`).
                 if !entry.isPrimary {
-                    if context.groupsIndexWrites {
-                        context.pendingIndex.add(entry.table, key: buffer.bytes(entry.range), objectKey: key)
+                    if pending.groupsIndexWrites {
+                        pending.index.add(entry.table, key: buffer.bytes(entry.range), objectKey: key)
                     } else {
                         _ = try context.withInsertCursor(entry.table, txn) { try $0.put(key: buffer.bytes(entry.range), value: value) }
                     }
@@ -419,11 +420,12 @@ extension Database {
     /// Writes the secondary-index entries logged in `context` (see ``PendingIndexEntries``),
     /// each key's object keys in one `MDB_MULTIPLE` put through the table's insert cursor.
     func flushPendingIndexEntries(_ context: WriteContext, _ txn: Txn) throws {
-        guard !context.pendingIndex.isEmpty else { return }
-        try context.pendingIndex.forEachGroup { table, key, objectKeys in
+        let index = context.pending.index
+        guard !index.isEmpty else { return }
+        try index.forEachGroup { table, key, objectKeys in
             try context.withInsertCursor(table, txn) { try $0.putAll(key: key, objectKeys: objectKeys) }
         }
-        context.pendingIndex.removeAll()
+        index.removeAll()
     }
 
     /// The transaction's record of a class, loading its key counter on first use. Keys increase

@@ -51,10 +51,10 @@ final class WriteContext {
     }
     /// The scratch buffers every row write of the transaction reuses.
     let scratch = WriteScratch()
-    /// Secondary-index entries not written yet (see ``PendingIndexEntries``).
-    let pendingIndex = PendingIndexEntries()
     /// The undo log of the active savepoints.
     let undo = UndoLog()
+    /// What the transaction keeps in memory to write later.
+    let pending = PendingWrites()
     /// A migration's transaction, until the migration commits or rolls back: primary-key
     /// entries are not written as objects change (two objects may share a key until the
     /// migration block returns; the classes whose entries are stale are listed in
@@ -62,48 +62,6 @@ final class WriteContext {
     /// fails the migration instead of stopping the program; and the block may not commit or
     /// cancel the transaction itself.
     @exclusivity(unchecked) var isMigration = false
-    /// Whether new secondary-index entries are logged and written grouped (the fast path
-    /// ``FastPaths/groupedIndexWrites``), read once: a static's lazy initializer is checked
-    /// at every access.
-    let groupsIndexWrites = FastPaths.enabled.contains(.groupedIndexWrites)
-    /// The classes (by id) whose primary-key table a migration must rebuild.
-    @exclusivity(unchecked) var primaryKeysToRebuild: Set<UInt32> = []
-    /// Collection columns changed through managed collections and not yet written back.
-    @exclusivity(unchecked) var pending: [CollectionSlot: PendingCollection] = [:]
-    /// The edits each list went through in this transaction by `List`'s methods, for
-    /// notifications (``ListEdit``), as its pending copies were written back.
-    @exclusivity(unchecked) private(set) var listEdits: [CollectionSlot: [ListEdit]] = [:]
-    /// The lists whose edits passed ``ListEdit/limit``: their notifications compare versions.
-    @exclusivity(unchecked) private var overflowedLists: Set<CollectionSlot> = []
-
-    /// Set while pending collections are written back: list writes made then are the ones their
-    /// edits describe.
-    @exclusivity(unchecked) var writesBackCollections = false
-
-    /// Forgets the edits of the list `slot` for the rest of the transaction: it was written
-    /// another way, and its notifications compare versions.
-    func dropListEdits(_ slot: CollectionSlot) {
-        guard !overflowedLists.contains(slot) else { return }
-        listEdits[slot] = nil
-        overflowedLists.insert(slot)
-    }
-
-    /// Adds the edits of a pending copy of the list `slot` written back.
-    func addListEdits(_ slot: CollectionSlot, _ edits: [ListEdit], overflowed: Bool) {
-        guard !overflowedLists.contains(slot) else { return }
-        var all = listEdits[slot] ?? []
-        for edit in edits where !ListEdit.append(edit, to: &all) {
-            listEdits[slot] = nil
-            overflowedLists.insert(slot)
-            return
-        }
-        if overflowed {
-            listEdits[slot] = nil
-            overflowedLists.insert(slot)
-        } else {
-            listEdits[slot] = all
-        }
-    }
 
     init(transaction: consuming WriteTransaction, catalog: Catalog) {
         txn = transaction.txn

@@ -16,7 +16,7 @@ extension WriteContext {
     /// The edits of the lists of class `classID` whose objects existed before and still do.
     private func listEdits(ofClass classID: UInt32, _ change: ClassChangeSet) -> [UInt64: [Int: [ListEdit]]] {
         var result: [UInt64: [Int: [ListEdit]]] = [:]
-        for (slot, edits) in listEdits where slot.classID == classID {
+        for (slot, edits) in pending.listEdits where slot.classID == classID {
             // Only lists the commit wrote (a list edited back to what it was is not written).
             guard !edits.isEmpty, change.modified[slot.key]?.contains(slot.column) == true else { continue }
             result[slot.key, default: [:]][slot.column] = edits
