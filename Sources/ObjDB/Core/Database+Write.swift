@@ -127,8 +127,8 @@ extension Database {
                 try flush(context, txn)
                 // The change log's entry, in the same transaction (a transaction that wrote
                 // nothing makes no version and leaves none).
-                if context.hasChanges {
-                    let changes = context.changeSet
+                if context.changes.hasChanges {
+                    let changes = context.changes.changeSet(listEdits: context.pending.listEdits)
                     let version = UInt64(truncatingIfNeeded: txn.id)
                     try ChangeLog.record(changes, id: version, in: txn)
                     committed = (changes, version)
@@ -138,11 +138,11 @@ extension Database {
             guard let transaction = context.transaction.take() else {
                 throw ObjDBError(.notInWriteTransaction, "The write transaction has ended", path: path)
             }
-            pinned = try transaction.commit(mayUseReserve: context.onlyDeletes, pinning: lease)
+            pinned = try transaction.commit(mayUseReserve: context.changes.onlyDeletes, pinning: lease)
         } catch {
             endWrite(context, committed: false)
             let failure = Self.objdbError(error, path: path)
-            throw environment.explainFullMap(failure, onlyDeletes: context.onlyDeletes)
+            throw environment.explainFullMap(failure, onlyDeletes: context.changes.onlyDeletes)
         }
         endWrite(context, committed: true, madeVersion: committed.map { Int(truncatingIfNeeded: $0.version) }, pinned: pinned)
         if let committed {
@@ -151,7 +151,7 @@ extension Database {
         } else {
             notifications.observers?.skipping = []  // a write that changed nothing skips nothing later
         }
-        if context.onlyDeletes && environment.deletesLeftFileNearLimit() { settleAfterDeletes() }
+        if context.changes.onlyDeletes && environment.deletesLeftFileNearLimit() { settleAfterDeletes() }
     }
 
     /// Rolls back the write transaction: nothing it did is kept. Objects it added become
@@ -248,17 +248,17 @@ extension Database {
             for info in context.createdClasses { info.isDiscarded = true }
             // The keys this transaction handed out were not stored: keep this process from
             // handing them out again, and invalidate the objects it added.
-            for (classID, changes) in context.classes.enumerated() {
+            for (classID, changes) in context.changes.classes.enumerated() {
                 guard let changes, changes.nextKey > changes.firstNewKey else { continue }
                 environment.raiseCounterFloor(UInt32(classID), to: changes.nextKey)
                 rolledBackWrites.insert(writeSerial)
             }
         } else {
-            if context.schemaChanged {
+            if context.changes.schemaChanged {
                 catalog.stamp += 1
                 formatVersion = max(formatVersion, FileMeta.requiredFormat(for: catalog.stored))
             }
-            if context.upgradedFormat { formatVersion = FileMeta.currentFormat }
+            if context.changes.upgradedFormat { formatVersion = FileMeta.currentFormat }
         }
         writeContext = nil
         generation &+= 1
@@ -293,7 +293,7 @@ extension Database {
     /// checksums); the meta records are sealed with their checksum whenever one changed.
     private func flush(_ context: WriteContext, _ txn: Txn) throws {
         var metaChanged = false
-        for (classID, changes) in context.classes.enumerated() {
+        for (classID, changes) in context.changes.classes.enumerated() {
             guard let changes else { continue }
             if let next = changes.nextAutoID, next != changes.loadedAutoID {
                 try FileMeta.writeUInt64(txn, metaTable, FileMeta.Key.autoIncrement(UInt32(classID)), UInt64(bitPattern: Int64(next)))
@@ -303,12 +303,12 @@ extension Database {
             try FileMeta.writeUInt64(txn, metaTable, FileMeta.Key.nextKey(UInt32(classID)), changes.nextKey)
             metaChanged = true
         }
-        if context.schemaChanged {
+        if context.changes.schemaChanged {
             try FileMeta.writeSchema(txn, metaTable, catalog.stored, stamp: catalog.stamp + 1)
             metaChanged = true
         }
         if formatVersion < FileMeta.currentFormat, try FileMeta.upgradeFormat(txn, metaTable) {
-            context.upgradedFormat = true
+            context.changes.upgradedFormat = true
             metaChanged = true
         }
         if metaChanged { try FileMeta.seal(txn, metaTable) }

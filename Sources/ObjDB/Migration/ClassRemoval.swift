@@ -50,7 +50,7 @@ enum ClassRemoval {
                 try FileMeta.delete(txn, new.metaTable, FileMeta.Key.nextKey(info.classID))
                 try FileMeta.delete(txn, new.metaTable, FileMeta.Key.autoIncrement(info.classID))
                 // What the transaction did to the class is not logged, nor its counter written.
-                if Int(info.classID) < context.classes.count { context.classes[Int(info.classID)] = nil }
+                context.changes.forget(info.classID)
                 context.pending.primaryKeysToRebuild.remove(info.classID)
             }
         }
@@ -62,6 +62,6 @@ enum ClassRemoval {
             info.isDiscarded = true
         }
         new.catalog = catalog
-        context.schemaChanged = true
+        context.changes.schemaChanged = true
     }
 }

@@ -58,7 +58,7 @@ enum MigrationRun {
             catalog: catalog, frozen: nil)
         let context = WriteContext(transaction: write, catalog: catalog)
         context.isMigration = true
-        context.schemaChanged = true
+        context.changes.schemaChanged = true
         new.writeSerial &+= 1
         new.writeContext = context
         new.generation &+= 1

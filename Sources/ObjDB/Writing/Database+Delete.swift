@@ -53,10 +53,10 @@ extension Database {
 
     /// Runs `body`, a delete, keeping the transaction's record of whether it added or changed
     /// data as it was: the rows a delete rewrites (links to the deleted object removed) do not
-    /// make it a transaction that adds or changes data (``WriteContext/addsOrChanges``).
+    /// make it a transaction that adds or changes data (``TransactionChanges/addsOrChanges``).
     func deleting(_ context: WriteContext, _ body: () throws -> Void) rethrows {
-        let addsOrChanges = context.addsOrChanges
-        defer { context.addsOrChanges = addsOrChanges }
+        let addsOrChanges = context.changes.addsOrChanges
+        defer { context.changes.addsOrChanges = addsOrChanges }
         try body()
     }
 

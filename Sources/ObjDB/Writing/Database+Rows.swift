@@ -157,7 +157,7 @@ extension Database {
     func insertRow(
         _ info: ClassInfo, _ context: WriteContext, uniquePrimaryKey: Bool = false, key preallocated: UInt64? = nil
     ) throws -> (key: UInt64, row: RowView) {
-        context.addsOrChanges = true
+        context.changes.addsOrChanges = true
         let builder = context.scratch.row
         let result = try context.storage { txn -> (UInt64, RowView) in
             let changes = try classChanges(info, context, txn)
@@ -194,7 +194,7 @@ extension Database {
     /// Inserts the encoded row `new` under `key`, a key the class handed out before (undoing a
     /// delete).
     func reinsertRow(_ info: ClassInfo, key: UInt64, encoded new: RowView, _ context: WriteContext) throws {
-        context.addsOrChanges = true
+        context.changes.addsOrChanges = true
         try context.storage { txn in
             try updateKeys(info, key: key, old: nil, new: new, columns: nil, context, txn: txn)
             if info.hasLinks { _ = try updateBacklinks(info, key: key, old: nil, new: new, columns: nil, context, txn: txn) }
@@ -213,7 +213,7 @@ extension Database {
     /// Replaces the row of `key` (currently `old`) with `context.scratch.row`, updating the
     /// indexes of `changed` columns. Returns the stored row.
     func replaceRow(_ info: ClassInfo, key: UInt64, old: RowView, changed: [Int], _ context: WriteContext) throws -> RowView {
-        context.addsOrChanges = true
+        context.changes.addsOrChanges = true
         let builder = context.scratch.row
         let row = try context.storage { txn -> RowView in
             let orphans = try prepareReplacement(info, key: key, old: old, new: builder, changed: changed, context, txn)
@@ -228,7 +228,7 @@ extension Database {
     /// Replaces the row of `key` (currently `old`) with the encoded row `new`, updating the indexes
     /// of `changed` columns. Returns the stored row.
     func replaceRow(_ info: ClassInfo, key: UInt64, old: RowView, encoded new: RowView, changed: [Int], _ context: WriteContext) throws -> RowView {
-        context.addsOrChanges = true
+        context.changes.addsOrChanges = true
         let row = try context.storage { txn -> RowView in
             let orphans = try prepareReplacement(info, key: key, old: old, new: new, changed: changed, context, txn)
             return try storeReplacement(info, key: key, size: new.length, orphans: orphans, context, txn) {
@@ -433,14 +433,14 @@ extension Database {
     /// Inlined: every row write asks for it, and after the first it is one array load.
     @inline(__always)
     func classChanges(_ info: ClassInfo, _ context: WriteContext, _ txn: Txn) throws -> ClassChanges {
-        if let existing = context.changes(forClass: info.classID) { return existing }
+        if let existing = context.changes.ofClass(info.classID) { return existing }
         return try loadClassChanges(info, context, txn)
     }
 
     /// ``classChanges(_:_:_:)`` the first time in the transaction: the key counter is read.
     @inline(never)
     private func loadClassChanges(_ info: ClassInfo, _ context: WriteContext, _ txn: Txn) throws -> ClassChanges {
-        try context.changes(for: info) {
+        try context.changes.ofClass(info) {
             var next = try FileMeta.readUInt64(txn, metaTable, FileMeta.Key.nextKey(info.classID)) ?? 1
             let cursor = try Cursor(txn, info.tables.objects)
             // A key at the top of the range (only a damaged file has one) leaves no key to allocate.

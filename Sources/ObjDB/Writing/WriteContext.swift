@@ -21,19 +21,6 @@ final class WriteContext {
     let savedCatalog: Catalog
     /// Classes whose tables this transaction created.
     var createdClasses: [ClassInfo] = []
-    /// Whether the stored schema changed and must be written at commit.
-    var schemaChanged = false
-    /// Whether the commit raised the file's format to ``FileMeta/currentFormat``.
-    var upgradedFormat = false
-    /// Whether the transaction inserted or rewrote a row other than as part of a delete (which
-    /// rewrites the rows that linked to the deleted object). A transaction that did neither, nor
-    /// changed the schema, only deletes: it may use the room kept beyond `maximumSize` for
-    /// deletes (``SpaceReserve``). Row writes set it; deletes restore it when they finish.
-    @exclusivity(unchecked) var addsOrChanges = false
-    /// Whether the transaction only deletes (see ``addsOrChanges``).
-    var onlyDeletes: Bool { !addsOrChanges && !schemaChanged }
-    /// Per class id: the key counter and what the transaction changed, created on first use.
-    @exclusivity(unchecked) var classes: [ClassChanges?] = []
     /// Cursors of iterators walking tables during the transaction; closed before it ends,
     /// because LMDB frees write cursors itself at commit and abort.
     @exclusivity(unchecked) var cursors: [WriteWalk] = []
@@ -55,6 +42,8 @@ final class WriteContext {
     let undo = UndoLog()
     /// What the transaction keeps in memory to write later.
     let pending = PendingWrites()
+    /// What the transaction changed so far: the commit's ``ChangeSet`` and key counters.
+    let changes = TransactionChanges()
     /// A migration's transaction, until the migration commits or rolls back: primary-key
     /// entries are not written as objects change (two objects may share a key until the
     /// migration block returns; the classes whose entries are stale are listed in
@@ -82,21 +71,6 @@ final class WriteContext {
         self.failure = failure
         isDoomed = true
         savedCatalog = catalog
-    }
-
-    /// What the transaction did to a class so far, if anything.
-    func changes(forClass classID: UInt32) -> ClassChanges? {
-        Int(classID) < classes.count ? classes[Int(classID)] : nil
-    }
-
-    /// The changes record of a class, loading its key counter on first use.
-    func changes(for info: ClassInfo, loadingCounter load: () throws -> UInt64) rethrows -> ClassChanges {
-        let index = Int(info.classID)
-        if index < classes.count, let existing = classes[index] { return existing }
-        if index >= classes.count { classes.append(contentsOf: repeatElement(nil, count: index + 1 - classes.count)) }
-        let created = ClassChanges(nextKey: try load())
-        classes[index] = created
-        return created
     }
 
     /// Reserves `count` bytes for the row of `key` through an iterator cursor that sits on it,
@@ -177,7 +151,7 @@ final class WriteContext {
         do {
             return try body(txn)
         } catch let error as ObjDBError where error.lmdbCode != nil {
-            let explained = txn.environment.explainFullMap(error, onlyDeletes: onlyDeletes)
+            let explained = txn.environment.explainFullMap(error, onlyDeletes: changes.onlyDeletes)
             failure = explained
             throw explained
         }
