@@ -3,7 +3,7 @@ import Testing
 @testable import ObjDB
 import ObjDBTestModels
 
-/// Inserts go through cursors a write transaction keeps open (``WriteContext/insertCursor(_:_:)``);
+/// Inserts go through cursors a write transaction keeps open (``OpenTransaction/insertCursor(_:_:)``);
 /// these tests mix them with every other kind of write in one transaction and check the result
 /// against a plain dictionary.
 struct DatabaseInsertCursorTests {

@@ -73,7 +73,7 @@ extension Database {
     /// process's ``WriterGate``.
     private func performWrite<Result>(gateEntered: Bool, _ block: () throws -> Result) throws -> Result {
         let context = startWrite(gateEntered: gateEntered)
-        if let failure = context.failure {
+        if let failure = context.transaction.failure {
             endWrite(context, committed: false)
             throw failure
         }
@@ -115,7 +115,7 @@ extension Database {
         objdbPrecondition(
             !context.isMigration,
             "commitWrite() was called inside a migration block; the migration commits by itself when the block returns")
-        if let failure = context.failure {
+        if let failure = context.transaction.failure {
             endWrite(context, committed: false)
             throw failure
         }
@@ -134,8 +134,8 @@ extension Database {
                     committed = (changes, version)
                 }
             }
-            context.closeCursors()
-            guard let transaction = context.transaction.take() else {
+            context.transaction.closeCursors()
+            guard let transaction = context.transaction.handle.take() else {
                 throw ObjDBError(.notInWriteTransaction, "The write transaction has ended", path: path)
             }
             pinned = try transaction.commit(mayUseReserve: context.changes.onlyDeletes, pinning: lease)
@@ -178,7 +178,7 @@ extension Database {
                 .notInWriteTransaction, "\(operation()) must be called inside a write transaction (db.write { … })",
                 path: path)
         }
-        if let failure = context.failure { throw failure }
+        if let failure = context.transaction.failure { throw failure }
         return context
     }
 
@@ -218,8 +218,8 @@ extension Database {
                 context = WriteContext(failure: Self.objdbError(error, path: path), catalog: catalog)
             }
             // Another instance may have added classes since this one last looked.
-            if let txn = context.txn {
-                do { try reloadCatalogIfChanged(in: txn) } catch { context.failure = Self.objdbError(error, path: path) }
+            if let txn = context.transaction.txn {
+                do { try reloadCatalogIfChanged(in: txn) } catch { context.transaction.doom(Self.objdbError(error, path: path)) }
             }
         }
         writeSerial &+= 1
@@ -239,11 +239,11 @@ extension Database {
     /// `madeVersion`: the version a commit made (`nil` when it changed nothing or rolled back);
     /// `pinned`: the snapshot the commit began of it.
     private func endWrite(_ context: WriteContext, committed: Bool, madeVersion: Int? = nil, pinned: ReadTransaction? = nil) {
-        context.closeCursors()
+        context.transaction.closeCursors()
         var pinned = pinned
         if !committed {
             notifications.observers?.skipping = []
-            pinned = context.transaction.take()?.abort(pinning: lease)
+            pinned = context.transaction.handle.take()?.abort(pinning: lease)
             catalog = context.savedCatalog
             for info in context.createdClasses { info.isDiscarded = true }
             // The keys this transaction handed out were not stored: keep this process from
@@ -262,7 +262,7 @@ extension Database {
         }
         writeContext = nil
         generation &+= 1
-        pinVersionAfterWrite(pinned, expected: madeVersion ?? context.baseVersion)
+        pinVersionAfterWrite(pinned, expected: madeVersion ?? context.transaction.baseVersion)
     }
 
     /// Keeps the instance at the version its write made (or, after a rollback, the one it began

@@ -110,7 +110,7 @@ public final class Migration {
             entry = try cursor.next()
         }
         if fused != nil { try rewrites.completeFused() }
-        try new.writeContext?.failure.map { throw $0 }
+        try new.writeContext?.transaction.failure.map { throw $0 }
     }
 
     /// Moves the values of property `oldName` of the old objects of `className` into property
@@ -165,10 +165,8 @@ public final class Migration {
 
     /// A cursor over the new objects of `info`, registered with the write transaction.
     private func newWalk(_ info: ClassInfo?) throws -> WriteWalk? {
-        guard let info, let context = new.writeContext, let txn = context.txn else { return nil }
-        let walk = WriteWalk(cursor: try Cursor(txn, info.objectsTable), table: info.objectsTable, context: context)
-        context.register(walk)
-        return walk
+        guard let info, let context = new.writeContext, let txn = context.transaction.txn else { return nil }
+        return context.transaction.walk(info.objectsTable, with: try Cursor(txn, info.objectsTable))
     }
 
     /// The new object of `key`, found through `walk` when it can be. Keys ascend: once the walk

@@ -71,7 +71,7 @@ enum MigrationRun {
                 throw BlockThrew(error: error)
             }
             try rewrites.performAll()
-            if let failure = migration.failures.first ?? context.failure { throw failure }
+            if let failure = migration.failures.first ?? context.transaction.failure { throw failure }
             try new.flushPendingWrites(context)
             // Classes the block emptied that no model declares leave the file.
             let models = Set(layouts.map(\.className))
@@ -215,7 +215,7 @@ enum MigrationRun {
             // A rewrite that stopped half-way (the class's table emptied, part of its rows
             // written) must fail the migration even if the block catches the error: recorded as
             // the transaction's failure, which the migration throws when the block returns.
-            if context.failure == nil { context.failure = Database.objdbError(error, path: new.path) }
+            context.transaction.doom(Database.objdbError(error, path: new.path))
             throw error
         }
         new.generation &+= 1
@@ -238,7 +238,7 @@ enum MigrationRun {
         while let current = entry {
             let key = current.objectKey
             // Appended through the table's insert cursor: keys come in ascending order.
-            _ = try context.withInsertCursor(info.objectsTable, txn) { cursor in
+            _ = try context.transaction.withInsertCursor(info.objectsTable, txn) { cursor in
                 try appendRewritten(
                     key, old.checkedRow(oldInfo, key: key, current.value), info, change, defaults, building: context.scratch.row, through: cursor,
                     path: new.path)
@@ -351,7 +351,7 @@ enum MigrationRun {
             for target in Database.linkedKeys(row.column(column), kind: kind) { links.append((target, origin)) }
             entry = try cursor.next()
         }
-        try context.withInsertCursor(table, txn) { cursor in
+        try context.transaction.withInsertCursor(table, txn) { cursor in
             for var link in links {
                 _ = try withUnsafeBytes(of: &link.target) { key in
                     try withUnsafeBytes(of: &link.origin) { try cursor.put(key: key, value: $0) }
@@ -481,7 +481,7 @@ extension Database {
         let object = materialize(DynamicObject.self, info, key: key, row: row)
         do {
             for (name, value) in value { try object.setValue(value, forKey: name) }
-            if let failure = context.failure { throw failure }
+            if let failure = context.transaction.failure { throw failure }
         } catch {
             delete(object)  // a create that fails leaves nothing
             throw error

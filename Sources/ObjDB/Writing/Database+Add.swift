@@ -76,7 +76,7 @@ extension Database {
     /// The key of the stored object whose primary key is the one in `context.scratch.row`, if any.
     func existingKey(_ info: ClassInfo, _ context: WriteContext) throws -> UInt64? {
         guard let column = info.primaryKeyColumn else { return nil }
-        let txn = try context.requireTxn()
+        let txn = try context.transaction.requireTxn()
         return try context.scratch.row.withColumns { read in
             try objectKey(forPrimaryKey: read(column), info, txn: txn, scratch: context.scratch.key)
         }
@@ -195,7 +195,7 @@ extension Database {
                 className: info.name, propertyName: info.stored.properties[pkColumn].name, path: path)
         }
         encodeUnmanaged(object, info, into: context.scratch.row)
-        let txn = try context.requireTxn()
+        let txn = try context.transaction.requireTxn()
         let existing = try context.scratch.row.withColumns { read in
             try objectKey(forPrimaryKey: read(pkColumn), info, txn: txn, scratch: context.scratch.key)
         }

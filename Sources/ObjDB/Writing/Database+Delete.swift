@@ -19,7 +19,7 @@ extension Database {
         objdbPrecondition(
             owner === self,
             "Database.delete was given a \(info.name) that belongs to another Database instance; delete it through that instance, or look it up in this one (db.object(ofType:forPrimaryKey:))")
-        guard !context.isDoomed, !info.isDiscarded else { return }
+        guard !context.transaction.isDoomed, !info.isDiscarded else { return }
         object._objdbSettleInsert()
         _ = dooming(context) {
             try flushPendingWrites(context)
@@ -35,7 +35,7 @@ extension Database {
     /// Deletes every object of every class. The schema stays.
     public func deleteAll() {
         let context = requireWriteForDelete()
-        guard !context.isDoomed else { return }
+        guard !context.transaction.isDoomed else { return }
         context.pending.collections.removeAll()
         for info in catalog.byName.values where !info.isDiscarded {
             // try?: a failure dooms the transaction (`storage` records it), and commitWrite() throws it.
@@ -80,7 +80,7 @@ extension Database {
         }
         var queue: [(ClassInfo, UInt64)] = [(info, key)]
         while let (info, key) = queue.popLast() {
-            let txn = try context.requireTxn()
+            let txn = try context.transaction.requireTxn()
             guard let bytes = try txn.get(info.objectsTable, key: key) else { continue }
             let row = RowView(bytes) ?? .damaged
             var cascade: [(ClassInfo, UInt64)] = []
@@ -101,7 +101,7 @@ extension Database {
     private func unlinkIncoming(_ info: ClassInfo, key: UInt64, _ context: WriteContext) throws {
         for (origin, column) in incomingLinks(info) {
             guard let table = origin.tables.backlinks[column] else { continue }
-            let txn = try context.requireTxn()
+            let txn = try context.transaction.requireTxn()
             for originKey in try txn.objectKeys(table, under: key) {
                 guard let old = fetchRow(origin, key: originKey) else { continue }
                 let kind = origin.columnKinds[column]

@@ -73,7 +73,7 @@ extension Database {
     func setRelationshipColumn(of object: ObjectBase, column: Int, to value: Any?) throws {
         guard let info = object._objdbInfo else { return }
         guard let context = writeContext else { cannotWrite("\(info.name).\(info.stored.properties[column].name)") }
-        _ = try context.requireTxn()
+        _ = try context.transaction.requireTxn()
         guard object._objdbCurrentRow() != nil else { object._objdbInvalidatedAccess() }
         // A pending copy of the column would be written back over this value later.
         try flushPendingCollections(context)
@@ -178,7 +178,7 @@ extension Database {
 
     /// The key of the object of `info` whose encoded primary key is `bytes`, if one exists.
     private func objectKey(_ info: ClassInfo, primaryKey bytes: [UInt8]?, _ context: WriteContext) throws -> UInt64? {
-        let txn = try context.requireTxn()
+        let txn = try context.transaction.requireTxn()
         return try bytes.withOptionalBytes { raw in
             try objectKey(forPrimaryKey: raw.map { .value($0) } ?? .null, info, txn: txn, scratch: context.scratch.key)
         }

@@ -27,7 +27,7 @@ extension Database {
         var assigned: [UInt32: [[UInt8]: UInt64]] = [:]
         for (position, object) in objects.enumerated() {
             let info = try classInfoForWrite(type(of: object), context)
-            let txn = try context.requireTxn()
+            let txn = try context.transaction.requireTxn()
             var existing: UInt64?
             var primaryKey: [UInt8]?
             if update != .error, let column = info.primaryKeyColumn {

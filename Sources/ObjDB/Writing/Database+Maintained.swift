@@ -30,7 +30,7 @@ extension Database {
                     defaultBytes.withUnsafeBytes { read(column).sameContent(as: .value($0)) }
                 } ?? read(column).isNull
             }
-            if isDefault { replacements.append((column, context.timestamp)) }
+            if isDefault { replacements.append((column, context.transaction.timestamp)) }
         }
         if !replacements.isEmpty { context.scratch.row.replaceColumns(replacements) }
     }
@@ -67,7 +67,7 @@ extension Database {
     func writeColumnStamped(
         _ info: ClassInfo, key: UInt64, old: RowView, column: Int, value: UnsafeRawBufferPointer?, _ context: WriteContext
     ) throws -> RowView {
-        let stamp = context.timestamp
+        let stamp = context.transaction.timestamp
         var changed = [column]
         context.scratch.row.reset()
         stamp.withUnsafeBytes { stampBytes in
@@ -115,7 +115,7 @@ extension Database {
             Set(info.modifiedAtColumns.filter { !old.column($0).sameContent(as: read($0)) })
         }
         guard changed.contains(where: { !explicit.contains($0) && !info.modifiedAtColumns.contains($0) }) else { return changed }
-        let stamp = context.timestamp
+        let stamp = context.transaction.timestamp
         let stamped = info.modifiedAtColumns.filter { !explicit.contains($0) }
         context.scratch.row.replaceColumns(stamped.map { ($0, stamp) })
         return Array(Set(changed).union(stamped)).sorted()

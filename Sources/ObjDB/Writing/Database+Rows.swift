@@ -173,7 +173,7 @@ extension Database {
             // Keys are handed out in ascending order, so a new row goes after the last one. A key
             // below it (one handed out before a later row was written; no path does that today)
             // is refused by the append and takes the search.
-            let space = try context.withInsertCursor(table, txn) { cursor in
+            let space = try context.transaction.withInsertCursor(table, txn) { cursor in
                 try cursor.reserve(key: key, count: size, flags: [.noOverwrite, .append])
                     ?? cursor.reserve(key: key, count: size, flags: .noOverwrite)
             }
@@ -269,7 +269,7 @@ extension Database {
         _ info: ClassInfo, key: UInt64, size: Int, orphans: [(ClassInfo, UInt64)], _ context: WriteContext, _ txn: Txn,
         write: (UnsafeMutableRawBufferPointer) -> Void
     ) throws -> RowView {
-        guard let space = try context.reserveThroughCursor(info.objectsTable, key: key, count: size)
+        guard let space = try context.transaction.reserveThroughCursor(info.objectsTable, key: key, count: size)
             ?? txn.reserve(info.objectsTable, key: key, count: size)
         else {
             throw ObjDBError(.storage, "Could not overwrite the row of '\(info.name)' \(key)", path: path)
@@ -380,6 +380,7 @@ extension Database {
             }
         }
         let pending = context.pending
+        let transaction = context.transaction
         var objectKey = key
         try withUnsafeBytes(of: &objectKey) { value in
             // Entries logged for later must be in the tables before this object's are deleted:
@@ -390,12 +391,12 @@ extension Database {
             for entry in updates.entries where !entry.add {
                 // Through the table's insert cursor too: the put of the new value that usually
                 // follows then starts from where this entry was.
-                _ = try context.withInsertCursor(entry.table, txn) { try $0.delete(key: buffer.bytes(entry.range), value: value) }
+                _ = try transaction.withInsertCursor(entry.table, txn) { try $0.delete(key: buffer.bytes(entry.range), value: value) }
             }
             for entry in updates.entries where entry.add {
                 if entry.uniqueColumn != nil {
                     // A unique value (checked above): written at once, so that the next check sees it.
-                    _ = try context.withInsertCursor(entry.table, txn) { try $0.put(key: buffer.bytes(entry.range), value: value) }
+                    _ = try transaction.withInsertCursor(entry.table, txn) { try $0.put(key: buffer.bytes(entry.range), value: value) }
                     continue
                 }
                 // Secondary-index entries are written later, grouped (see `PendingIndexEntries`).
@@ -403,13 +404,13 @@ extension Database {
                     if pending.groupsIndexWrites {
                         pending.index.add(entry.table, key: buffer.bytes(entry.range), objectKey: key)
                     } else {
-                        _ = try context.withInsertCursor(entry.table, txn) { try $0.put(key: buffer.bytes(entry.range), value: value) }
+                        _ = try transaction.withInsertCursor(entry.table, txn) { try $0.put(key: buffer.bytes(entry.range), value: value) }
                     }
                     continue
                 }
                 // The primary-key entry, first; `.noOverwrite` refuses a taken key. Through the
                 // table's insert cursor: primary keys that grow need no search from the root.
-                let stored = try context.withInsertCursor(entry.table, txn) {
+                let stored = try transaction.withInsertCursor(entry.table, txn) {
                     try $0.put(key: buffer.bytes(entry.range), value: value, flags: uniquePrimaryKey ? .noOverwrite : [])
                 }
                 if !stored && uniquePrimaryKey { throw PrimaryKeyTaken() }
@@ -423,7 +424,7 @@ extension Database {
         let index = context.pending.index
         guard !index.isEmpty else { return }
         try index.forEachGroup { table, key, objectKeys in
-            try context.withInsertCursor(table, txn) { try $0.putAll(key: key, objectKeys: objectKeys) }
+            try context.transaction.withInsertCursor(table, txn) { try $0.putAll(key: key, objectKeys: objectKeys) }
         }
         index.removeAll()
     }
@@ -519,7 +520,7 @@ extension Database {
         do {
             return try body()
         } catch {
-            if !context.isDoomed { context.failure = Self.objdbError(error, path: path) }
+            context.transaction.doom(Self.objdbError(error, path: path))
             return nil
         }
     }
@@ -538,7 +539,7 @@ extension Database {
         guard let info = object._objdbInfo else { return }
         guard let context = writeContext else { cannotWrite("\(info.name).\(info.stored.properties[column].name)") }
         // A doomed transaction ignores writes; commitWrite() reports why.
-        guard !context.isDoomed, context.txn != nil else { return }
+        guard context.transaction.acceptsWrites else { return }
         guard let old = object._objdbCurrentRow() else { object._objdbInvalidatedAccess() }
         context.scratch.value.buffer.reset()
         let isValue = encode(&context.scratch.value)

@@ -1,159 +1,55 @@
-import Foundation
-
-/// The state of one write transaction of a ``Database``.
+/// One write transaction of a ``Database``: the parts it is made of, and what it restores if
+/// it rolls back. Each part holds one concern, and the code that uses a concern goes through
+/// its part:
+///
+/// - ``transaction``: LMDB's transaction, its failure, its cursors (``OpenTransaction``);
+/// - ``undo``: the steps of the active savepoints (``UndoLog``);
+/// - ``pending``: what is written later — buffered collections, logged index entries, list
+///   edits (``PendingWrites``);
+/// - ``changes``: the key counters and what the transaction changed, the commit's
+///   ``ChangeSet`` (``TransactionChanges``);
+/// - ``scratch``: the buffers every row write reuses (``WriteScratch``).
+///
+/// The parts are constants: code borrows them from the context without a retain.
 final class WriteContext {
-    /// The LMDB transaction; `nil` if it could not be begun (see ``failure``) or after it ended.
-    var transaction: WriteTransaction?
-    /// A view of ``transaction`` for operations.
-    let txn: Txn?
-    /// An error that dooms the transaction: LMDB refuses further operations after a failed
-    /// write (for example a full map). Every later write throws it and commit rolls back.
-    @exclusivity(unchecked) var failure: ObjDBError? {
-        didSet { isDoomed = failure != nil }
-    }
-    /// Whether ``failure`` is set. Kept apart so that the check every write makes reads one
-    /// `Bool` instead of copying the optional error.
-    @exclusivity(unchecked) private(set) var isDoomed = false
-    /// The version the transaction began on (LMDB numbers a write transaction one past it);
-    /// `nil` if it could not be begun.
-    let baseVersion: Int?
-    /// The catalog before the transaction, restored if it rolls back.
-    let savedCatalog: Catalog
-    /// Classes whose tables this transaction created.
-    var createdClasses: [ClassInfo] = []
-    /// Cursors of iterators walking tables during the transaction; closed before it ends,
-    /// because LMDB frees write cursors itself at commit and abort.
-    @exclusivity(unchecked) var cursors: [WriteWalk] = []
-    /// The insert cursors (see ``insertCursor(_:_:)``), one per table.
-    @exclusivity(unchecked) private var insertWalks: [WriteWalk] = []
-    /// The transaction's one clock reading for maintained dates, encoded, taken on first use.
-    private var stampBytes: [UInt8]?
-    /// The encoded date every `createdAt`/`modifiedAt` property written by this transaction gets.
-    var timestamp: [UInt8] {
-        if let stampBytes { return stampBytes }
-        var bytes = _ObjDBBytes()
-        _ = Date()._objdbEncode(into: &bytes)
-        stampBytes = bytes.array
-        return bytes.array
-    }
-    /// The scratch buffers every row write of the transaction reuses.
-    let scratch = WriteScratch()
+    /// The LMDB transaction, its failure and its cursors.
+    let transaction: OpenTransaction
     /// The undo log of the active savepoints.
     let undo = UndoLog()
     /// What the transaction keeps in memory to write later.
     let pending = PendingWrites()
     /// What the transaction changed so far: the commit's ``ChangeSet`` and key counters.
     let changes = TransactionChanges()
+    /// The scratch buffers every row write of the transaction reuses.
+    let scratch = WriteScratch()
+    /// The catalog before the transaction, restored if it rolls back.
+    let savedCatalog: Catalog
+    /// Classes whose tables this transaction created, discarded if it rolls back.
+    var createdClasses: [ClassInfo] = []
     /// A migration's transaction, until the migration commits or rolls back: primary-key
     /// entries are not written as objects change (two objects may share a key until the
     /// migration block returns; the classes whose entries are stale are listed in
-    /// ``primaryKeysToRebuild`` and rebuilt, and checked, at the end); a wrong value set by name
-    /// fails the migration instead of stopping the program; and the block may not commit or
-    /// cancel the transaction itself.
+    /// ``PendingWrites/primaryKeysToRebuild`` and rebuilt, and checked, at the end); a wrong
+    /// value set by name fails the migration instead of stopping the program; and the block may
+    /// not commit or cancel the transaction itself.
     @exclusivity(unchecked) var isMigration = false
 
+    /// The context of the write transaction `transaction`, begun on `catalog`.
     init(transaction: consuming WriteTransaction, catalog: Catalog) {
-        txn = transaction.txn
-        baseVersion = transaction.txn.id - 1
-        self.transaction = consume transaction
+        self.transaction = OpenTransaction(transaction)
         savedCatalog = catalog
     }
 
-    /// A context dropped without ending its transaction (its database was released inside a
-    /// write) closes its cursors first: the transaction's abort frees them in LMDB.
-    deinit { closeCursors() }
-
-    /// A context for a write transaction that could not begin.
+    /// A context for a write transaction that could not begin, for `failure`.
     init(failure: ObjDBError, catalog: Catalog) {
-        transaction = nil
-        txn = nil
-        baseVersion = nil
-        self.failure = failure
-        isDoomed = true
+        transaction = OpenTransaction(failure: failure)
         savedCatalog = catalog
     }
 
-    /// Reserves `count` bytes for the row of `key` through an iterator cursor that sits on it,
-    /// which saves the B-tree search of a plain put; `nil` if no cursor is there.
-    func reserveThroughCursor(_ table: Table, key: UInt64, count: Int) throws -> UnsafeMutableRawBufferPointer? {
-        for walk in cursors {
-            guard walk.isOpen, walk.table == table,
-                let current = try walk.cursor?.current(), current.objectKey == key
-            else { continue }
-            return try walk.cursor?.reserve(key: key, count: count, flags: .current)
-        }
-        return nil
-    }
-
-    /// Adds the cursor of an iterator, first closing those no iterator holds any more (loops
-    /// that finished or stopped early): LMDB adjusts every open cursor of a table on each write,
-    /// and row writes look for a cursor to write through, so the list must not grow with every
-    /// loop of a long transaction.
-    func register(_ walk: WriteWalk) {
-        var kept: [WriteWalk] = []
-        while var candidate = cursors.popLast() {
-            if isKnownUniquelyReferenced(&candidate) {
-                candidate.close()
-            } else {
-                kept.append(candidate)
-            }
-        }
-        kept.append(walk)
-        cursors = kept
-    }
-
-    /// Closes every cursor of the transaction.
-    func closeCursors() {
-        for walk in cursors { walk.close() }
-        cursors.removeAll()
-        for walk in insertWalks { walk.close() }
-        insertWalks.removeAll()
-    }
-
-    /// The cursor inserts into `table` go through, opened on first use and kept until the
-    /// transaction ends (``closeCursors()`` closes it first). Left on the entry it
-    /// wrote last, it makes inserts of ascending keys — new objects, primary keys that grow —
-    /// skip LMDB's search from the root. LMDB keeps a transaction's open cursors valid through
-    /// every other write, so the position is never stale: another write only moves it.
-    ///
-    /// Returned unretained, to use at once through `_withUnsafeGuaranteedRef`: the context keeps
-    /// the walk until ``closeCursors()``, which no put or reserve through it can reach. This
-    /// saves a retain and a release per key and row written (3 per insert).
-    func insertCursor(_ table: Table, _ txn: Txn) throws -> Unmanaged<WriteWalk> {
-        for index in insertWalks.indices {
-            let walk = Unmanaged.passUnretained(insertWalks[index])
-            if walk._withUnsafeGuaranteedRef({ $0.table == table && $0.isOpen }) { return walk }
-        }
-        let walk = WriteWalk(cursor: try Cursor(txn, table), table: table, context: self)
-        insertWalks.append(walk)
-        return Unmanaged.passUnretained(walk)
-    }
-
-    /// Runs `body` with the insert cursor of `table` (``insertCursor(_:_:)``).
-    /// - Throws: ``ObjDBError/Code/notInWriteTransaction`` if the cursor is closed (the
-    ///   transaction ended); what `body` throws.
+    /// Runs a storage operation (``OpenTransaction/storage(onlyDeletes:_:)``): an error from
+    /// LMDB dooms the transaction, explained by whether it only deletes so far.
     @inline(__always)
-    func withInsertCursor<R>(_ table: Table, _ txn: Txn, _ body: (borrowing Cursor) throws -> R) throws -> R {
-        try insertCursor(table, txn)._withUnsafeGuaranteedRef { walk in try walk.withCursor(path: txn.environment.path, body) }
-    }
-
-    /// The transaction, or the error that doomed it.
-    func requireTxn() throws -> Txn {
-        if isDoomed, let failure { throw failure }
-        guard let txn else { throw ObjDBError(.notInWriteTransaction, "The write transaction has ended") }
-        return txn
-    }
-
-    /// Runs a storage operation. An error that came from LMDB dooms the transaction (LMDB
-    /// accepts nothing but an abort after a failed write); other errors do not.
     func storage<R>(_ body: (Txn) throws -> R) throws -> R {
-        let txn = try requireTxn()
-        do {
-            return try body(txn)
-        } catch let error as ObjDBError where error.lmdbCode != nil {
-            let explained = txn.environment.explainFullMap(error, onlyDeletes: changes.onlyDeletes)
-            failure = explained
-            throw explained
-        }
+        try transaction.storage(onlyDeletes: changes.onlyDeletes, body)
     }
 }
