@@ -55,7 +55,7 @@ struct CollectionHome {
     /// The stored form of `value` as an element of this collection; an unmanaged object is
     /// added first. `nil` if that failed (the transaction is then doomed).
     func storedElement<Element: CollectionElementType>(_ value: Element, _ context: WriteContext, _ pending: PendingCollection) -> StoredElement? {
-        var writer = _ObjDBElementWriter(context.scratch.value)
+        var writer = _ObjDBElementWriter(context.value)
         Element._objdbWriteElement(value, to: &writer)
         guard let object = writer.object else { return writer.element }
         let database = self.database

@@ -158,17 +158,16 @@ extension Database {
         _ info: ClassInfo, _ context: WriteContext, uniquePrimaryKey: Bool = false, key preallocated: UInt64? = nil
     ) throws -> (key: UInt64, row: RowView) {
         context.changes.addsOrChanges = true
-        let builder = context.scratch.row
         let result = try context.storage { txn -> (UInt64, RowView) in
             let changes = try classChanges(info, context, txn)
             let key = try preallocated ?? changes.allocateKey()
             if info.hasMaintainedColumns { try fillMaintainedColumns(info, changes, context, txn) }
             try updateKeys(
-                info, key: key, old: nil, new: builder, columns: nil, context, txn: txn,
+                info, key: key, old: nil, new: context.scratch.row, columns: nil, context, txn: txn,
                 uniquePrimaryKey: uniquePrimaryKey)
-            if info.hasLinks { _ = try updateBacklinks(info, key: key, old: nil, new: builder, columns: nil, context, txn: txn) }
+            if info.hasLinks { _ = try updateBacklinks(info, key: key, old: nil, new: context.scratch.row, columns: nil, context, txn: txn) }
             // Reserve the row last: the returned pointer is valid until the next write.
-            let size = builder.encodedSize
+            let size = context.scratch.row.encodedSize
             let table = info.tables.objects
             // Keys are handed out in ascending order, so a new row goes after the last one. A key
             // below it (one handed out before a later row was written; no path does that today)
@@ -182,7 +181,7 @@ extension Database {
                     .corruptFile, "Object key \(key) of class '\(info.name)' is already in use; the file's key counter is damaged",
                     className: info.name, key: "\(key)", path: path)
             }
-            builder.write(into: space)
+            context.scratch.row.write(into: space)
             RowChecksum.seal(space, key: key)
             context.undo.record(.inserted(info, key: key))
             return (key, RowView(UnsafeRawBufferPointer(space)) ?? .damaged)
@@ -214,11 +213,10 @@ extension Database {
     /// indexes of `changed` columns. Returns the stored row.
     func replaceRow(_ info: ClassInfo, key: UInt64, old: RowView, changed: [Int], _ context: WriteContext) throws -> RowView {
         context.changes.addsOrChanges = true
-        let builder = context.scratch.row
         let row = try context.storage { txn -> RowView in
-            let orphans = try prepareReplacement(info, key: key, old: old, new: builder, changed: changed, context, txn)
-            return try storeReplacement(info, key: key, size: builder.encodedSize, orphans: orphans, context, txn) {
-                builder.write(into: $0)
+            let orphans = try prepareReplacement(info, key: key, old: old, new: context.scratch.row, changed: changed, context, txn)
+            return try storeReplacement(info, key: key, size: context.scratch.row.encodedSize, orphans: orphans, context, txn) {
+                context.scratch.row.write(into: $0)
             }
         }
         generation &+= 1
@@ -336,10 +334,10 @@ extension Database {
         _ info: ClassInfo, key: UInt64, old: RowView?, new: New?, columns: [Int]?,
         _ context: WriteContext, txn: Txn, uniquePrimaryKey: Bool = false
     ) throws {
-        let updates = context.scratch.keyUpdates
-        updates.reset()
+        // The parts are reached through the context each time: a local of one would be retained.
+        context.scratch.keyUpdates.reset()
         // The buffer is taken once: each access through the context would retain it.
-        var buffer = updates.bytes
+        var buffer = context.scratch.keyUpdates.bytes
         // Unique values are looked at only in classes that have them.
         let uniqueConstraints = info.hasUniqueConstraints
         var checksUnique = false
@@ -357,60 +355,58 @@ extension Database {
                 context.pending.primaryKeysToRebuild.insert(info.classID)
                 continue
             }
-            if let oldRange { updates.append(.init(table: slot.table, range: oldRange, add: false, isPrimary: slot.isPrimary)) }
+            if let oldRange { context.scratch.keyUpdates.append(.init(table: slot.table, range: oldRange, add: false, isPrimary: slot.isPrimary)) }
             if let newRange {
                 var unique: Int?
                 if uniqueConstraints, slot.isUnique, let new, case .value = new.column(column) {
                     unique = column
                     checksUnique = true
                 }
-                updates.append(.init(table: slot.table, range: newRange, add: true, isPrimary: slot.isPrimary, uniqueColumn: unique))
+                context.scratch.keyUpdates.append(.init(table: slot.table, range: newRange, add: true, isPrimary: slot.isPrimary, uniqueColumn: unique))
             }
         }
         if !info.compoundKeys.isEmpty, let new { try checkCompoundKeys(info, key: key, new: new, columns: columns, context, txn) }
-        guard updates.count > 0 else { return }
+        guard context.scratch.keyUpdates.count > 0 else { return }
         // Unique values are checked before anything is written: a refused write leaves the
         // tables as they were (the savepoint of a failed add restores rows, not entries).
         if checksUnique {
-            for entry in updates.entries {
+            for entry in context.scratch.keyUpdates.entries {
                 guard let column = entry.uniqueColumn, let new else { continue }
                 if let holder = try objectHolding(buffer.bytes(entry.range), in: entry.table, other: key, full: new.column(column), info, column: column, txn) {
                     throw uniqueViolation(info, column: column, holder: holder, txn)
                 }
             }
         }
-        let pending = context.pending
-        let transaction = context.transaction
         var objectKey = key
         try withUnsafeBytes(of: &objectKey) { value in
             // Entries logged for later must be in the tables before this object's are deleted:
             // one of them may be the entry to delete.
-            if pending.index.mayHoldEntries(of: key), updates.entries.contains(where: { !$0.add }) {
+            if context.pending.index.mayHoldEntries(of: key), context.scratch.keyUpdates.entries.contains(where: { !$0.add }) {
                 try flushPendingIndexEntries(context, txn)
             }
-            for entry in updates.entries where !entry.add {
+            for entry in context.scratch.keyUpdates.entries where !entry.add {
                 // Through the table's insert cursor too: the put of the new value that usually
                 // follows then starts from where this entry was.
-                _ = try transaction.withInsertCursor(entry.table, txn) { try $0.delete(key: buffer.bytes(entry.range), value: value) }
+                _ = try context.transaction.withInsertCursor(entry.table, txn) { try $0.delete(key: buffer.bytes(entry.range), value: value) }
             }
-            for entry in updates.entries where entry.add {
+            for entry in context.scratch.keyUpdates.entries where entry.add {
                 if entry.uniqueColumn != nil {
                     // A unique value (checked above): written at once, so that the next check sees it.
-                    _ = try transaction.withInsertCursor(entry.table, txn) { try $0.put(key: buffer.bytes(entry.range), value: value) }
+                    _ = try context.transaction.withInsertCursor(entry.table, txn) { try $0.put(key: buffer.bytes(entry.range), value: value) }
                     continue
                 }
                 // Secondary-index entries are written later, grouped (see `PendingIndexEntries`).
                 if !entry.isPrimary {
-                    if pending.groupsIndexWrites {
-                        pending.index.add(entry.table, key: buffer.bytes(entry.range), objectKey: key)
+                    if context.pending.groupsIndexWrites {
+                        context.pending.index.add(entry.table, key: buffer.bytes(entry.range), objectKey: key)
                     } else {
-                        _ = try transaction.withInsertCursor(entry.table, txn) { try $0.put(key: buffer.bytes(entry.range), value: value) }
+                        _ = try context.transaction.withInsertCursor(entry.table, txn) { try $0.put(key: buffer.bytes(entry.range), value: value) }
                     }
                     continue
                 }
                 // The primary-key entry, first; `.noOverwrite` refuses a taken key. Through the
                 // table's insert cursor: primary keys that grow need no search from the root.
-                let stored = try transaction.withInsertCursor(entry.table, txn) {
+                let stored = try context.transaction.withInsertCursor(entry.table, txn) {
                     try $0.put(key: buffer.bytes(entry.range), value: value, flags: uniquePrimaryKey ? .noOverwrite : [])
                 }
                 if !stored && uniquePrimaryKey { throw PrimaryKeyTaken() }
@@ -541,9 +537,9 @@ extension Database {
         // A doomed transaction ignores writes; commitWrite() reports why.
         guard context.transaction.acceptsWrites else { return }
         guard let old = object._objdbCurrentRow() else { object._objdbInvalidatedAccess() }
-        context.scratch.value.buffer.reset()
-        let isValue = encode(&context.scratch.value)
-        let value = context.scratch.value.buffer.bytes
+        context.value.buffer.reset()
+        let isValue = encode(&context.value)
+        let value = context.value.buffer.bytes
         let unchanged = old.column(column).sameContent(as: isValue ? .value(value) : .null)
         if unchanged { return }
         if column == info.primaryKeyColumn && !context.isMigration {

@@ -9,16 +9,15 @@ extension Database {
     /// If undoing itself fails (LMDB refused a write), the transaction is doomed and
     /// ``commitWrite()`` rolls it back entirely.
     func withSavepoint<R>(_ context: WriteContext, _ body: () throws -> R) throws -> R {
-        let log = context.undo
-        let start = log.steps.count
-        log.depth += 1
+        let start = context.undo.steps.count
+        context.undo.depth += 1
         defer {
-            log.depth -= 1
-            if log.depth == 0 {
+            context.undo.depth -= 1
+            if context.undo.depth == 0 {
                 // Nothing can be undone any more: the objects attached for good let go of their
                 // unmanaged links and collections.
-                for case .attached(let object) in log.steps { releaseUnmanagedRelationships(of: object) }
-                log.steps.removeAll(keepingCapacity: true)
+                for case .attached(let object) in context.undo.steps { releaseUnmanagedRelationships(of: object) }
+                context.undo.steps.removeAll(keepingCapacity: true)
             }
         }
         do {
@@ -31,12 +30,11 @@ extension Database {
 
     /// Undoes the steps recorded after position `start`, newest first.
     private func undo(_ context: WriteContext, back start: Int) {
-        let log = context.undo
-        let steps = log.removeSteps(from: start)
+        let steps = context.undo.removeSteps(from: start)
         // Undoing must not record new steps.
-        let depth = log.depth
-        log.depth = 0
-        defer { log.depth = depth }
+        let depth = context.undo.depth
+        context.undo.depth = 0
+        defer { context.undo.depth = depth }
         for step in steps {
             switch step {
             case .attached(let object):

@@ -11,21 +11,22 @@ enum UndoStep {
 }
 
 /// The undo log of a write transaction's savepoints (``Database/withSavepoint(_:_:)``): the
-/// steps recorded while one is active, which a savepoint that fails replays backwards.
-final class UndoLog {
+/// steps recorded while one is active, which a savepoint that fails replays backwards. Stored
+/// in place in the ``WriteContext``, as a variable: the context allocates no log of its own.
+struct UndoLog {
     /// Steps of the active savepoints, oldest first.
-    @exclusivity(unchecked) var steps: [UndoStep] = []
+    var steps: [UndoStep] = []
     /// Number of nested savepoints; steps are recorded only while it is positive.
-    @exclusivity(unchecked) var depth = 0
+    var depth = 0
 
     /// Records a step if a savepoint is active; `step` is not evaluated otherwise.
     @inline(__always)
-    func record(_ step: @autoclosure () -> UndoStep) {
+    mutating func record(_ step: @autoclosure () -> UndoStep) {
         if depth > 0 { steps.append(step()) }
     }
 
     /// Removes the steps recorded from position `start` on and returns them, newest first.
-    func removeSteps(from start: Int) -> [UndoStep] {
+    mutating func removeSteps(from start: Int) -> [UndoStep] {
         let removed = Array(steps[start...].reversed())
         steps.removeSubrange(start...)
         return removed

@@ -10,18 +10,24 @@
 ///   ``ChangeSet`` (``TransactionChanges``);
 /// - ``scratch``: the buffers every row write reuses (``WriteScratch``).
 ///
-/// The parts are constants: code borrows them from the context without a retain.
+/// Code reaches a part through the context (`context.undo.record(…)`), which borrows it without
+/// a retain; a local copy of a part would be retained and released. The parts that are values
+/// (``undo``, ``changes``, ``scratch``) are stored in place: a transaction allocates only the
+/// parts that are classes.
 final class WriteContext {
     /// The LMDB transaction, its failure and its cursors.
     let transaction: OpenTransaction
     /// The undo log of the active savepoints.
-    let undo = UndoLog()
+    @exclusivity(unchecked) var undo = UndoLog()
     /// What the transaction keeps in memory to write later.
     let pending = PendingWrites()
     /// What the transaction changed so far: the commit's ``ChangeSet`` and key counters.
-    let changes = TransactionChanges()
+    @exclusivity(unchecked) var changes = TransactionChanges()
     /// The scratch buffers every row write of the transaction reuses.
     let scratch = WriteScratch()
+    /// The one encoded value of a property setter or a collection element, beside ``scratch``
+    /// because it is handed out `inout`: a variable of the context, passed without a copy.
+    @exclusivity(unchecked) var value = _ObjDBBytes(ScratchBuffer(capacity: 256))
     /// The catalog before the transaction, restored if it rolls back.
     let savedCatalog: Catalog
     /// Classes whose tables this transaction created, discarded if it rolls back.

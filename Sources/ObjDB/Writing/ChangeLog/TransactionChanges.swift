@@ -2,9 +2,11 @@
 /// inserted, deleted and wrote (``ClassChanges``); whether the stored schema changed or the
 /// file's format was raised; whether it added or changed data at all. At commit it becomes the
 /// ``ChangeSet`` logged in the file and told to observers, and its counters go to `meta`.
-final class TransactionChanges {
+/// Stored in place in the ``WriteContext``, as a variable: the context allocates no record of
+/// its own.
+struct TransactionChanges {
     /// Per class id: the key counter and what the transaction changed, created on first use.
-    @exclusivity(unchecked) private(set) var classes: [ClassChanges?] = []
+    private(set) var classes: [ClassChanges?] = []
     /// Whether the stored schema changed and must be written at commit.
     var schemaChanged = false
     /// Whether the commit raised the file's format to ``FileMeta/currentFormat``.
@@ -13,7 +15,7 @@ final class TransactionChanges {
     /// rewrites the rows that linked to the deleted object). A transaction that did neither, nor
     /// changed the schema, only deletes: it may use the room kept beyond `maximumSize` for
     /// deletes (``SpaceReserve``). Row writes set it; deletes restore it when they finish.
-    @exclusivity(unchecked) var addsOrChanges = false
+    var addsOrChanges = false
 
     /// Whether the transaction only deletes (see ``addsOrChanges``).
     var onlyDeletes: Bool { !addsOrChanges && !schemaChanged }
@@ -25,7 +27,7 @@ final class TransactionChanges {
     }
 
     /// The record of a class, created with the key counter `load` reads on first use.
-    func ofClass(_ info: ClassInfo, loadingCounter load: () throws -> UInt64) rethrows -> ClassChanges {
+    mutating func ofClass(_ info: ClassInfo, loadingCounter load: () throws -> UInt64) rethrows -> ClassChanges {
         let index = Int(info.classID)
         if index < classes.count, let existing = classes[index] { return existing }
         if index >= classes.count { classes.append(contentsOf: repeatElement(nil, count: index + 1 - classes.count)) }
@@ -36,7 +38,7 @@ final class TransactionChanges {
 
     /// Forgets what the transaction did to a class whose data a migration removed: it is not
     /// logged, nor its counter written.
-    func forget(_ classID: UInt32) {
+    mutating func forget(_ classID: UInt32) {
         if Int(classID) < classes.count { classes[Int(classID)] = nil }
     }
 
