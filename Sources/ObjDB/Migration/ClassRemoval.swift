@@ -13,7 +13,7 @@ enum ClassRemoval {
     /// property whose origin it is).
     static func removable(_ emptied: [String], models: Set<String>, in new: Database) -> [ClassInfo] {
         var leaving = emptied.compactMap { name -> ClassInfo? in
-            guard !models.contains(name), let info = new.classInfo(named: name), new.objectCount(info) == 0 else { return nil }
+            guard !models.contains(name), let info = new.classInfo(named: name), new.rows.count(info) == 0 else { return nil }
             return info
         }
         // A class that stays may link to a leaving one, and keep it; that one may keep another.

@@ -108,7 +108,7 @@ final class FusedRewrite {
                 var entry = try lastKey.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
                 if let current = entry, current.objectKey == lastKey { entry = try cursor.next() }
                 while let current = entry {
-                    _ = try appendRow(current.objectKey, old.checkedRow(oldInfo, key: current.objectKey, current.value))
+                    _ = try appendRow(current.objectKey, old.rows.checked(oldInfo, key: current.objectKey, current.value))
                     entry = try cursor.next()
                 }
                 try MigrationRun.updateTables(info, change, context, txn)

@@ -93,7 +93,7 @@ public final class Migration {
         var positioned = false
         while let current = entry {
             let key = current.objectKey
-            let oldRow = old.checkedRow(oldInfo, key: key, current.value)
+            let oldRow = old.rows.checked(oldInfo, key: key, current.value)
             let oldObject = old.materialize(DynamicObject.self, oldInfo, key: key, row: oldRow)
             let newObject: DynamicObject?
             if let fused, !fused.isComplete {
@@ -178,7 +178,7 @@ public final class Migration {
             if entry?.objectKey != key { entry = try walk.cursor?.seek(atLeast: key) }
             positioned = entry != nil
             if let entry, entry.objectKey == key {
-                return new.materialize(DynamicObject.self, info, key: key, row: new.checkedRow(info, key: key, entry.value))
+                return new.materialize(DynamicObject.self, info, key: key, row: new.rows.checked(info, key: key, entry.value))
             }
         }
         return new.object(DynamicObject.self, info, key: key)

@@ -240,7 +240,7 @@ enum MigrationRun {
             // Appended through the table's insert cursor: keys come in ascending order.
             _ = try context.transaction.withInsertCursor(info.objectsTable, txn) { cursor in
                 try appendRewritten(
-                    key, old.checkedRow(oldInfo, key: key, current.value), info, change, defaults, building: context.scratch.row, through: cursor,
+                    key, old.rows.checked(oldInfo, key: key, current.value), info, change, defaults, building: context.scratch.row, through: cursor,
                     path: new.path)
             }
             processed += 1
@@ -386,8 +386,8 @@ enum MigrationRun {
         var entry = try cursor.first()
         while let current = entry {
             let key = current.objectKey
-            let value = old.checkedRow(oldInfo, key: key, current.value).column(source)
-            if let row = new.fetchRow(info, key: key) {
+            let value = old.rows.checked(oldInfo, key: key, current.value).column(source)
+            if let row = new.rows.fetch(info, key: key) {
                 context.scratch.row.reset()
                 for column in 0..<info.columnCount {
                     if column != target {

@@ -78,7 +78,7 @@ extension Database {
         guard let column = info.primaryKeyColumn else { return nil }
         let txn = try context.transaction.requireTxn()
         return try context.scratch.row.withColumns { read in
-            try objectKey(forPrimaryKey: read(column), info, txn: txn, scratch: context.scratch.key)
+            try RowReader.objectKey(forPrimaryKey: read(column), info, txn: txn, scratch: context.scratch.key)
         }
     }
 
@@ -197,9 +197,9 @@ extension Database {
         encodeUnmanaged(object, info, into: context.scratch.row)
         let txn = try context.transaction.requireTxn()
         let existing = try context.scratch.row.withColumns { read in
-            try objectKey(forPrimaryKey: read(pkColumn), info, txn: txn, scratch: context.scratch.key)
+            try RowReader.objectKey(forPrimaryKey: read(pkColumn), info, txn: txn, scratch: context.scratch.key)
         }
-        guard let existing, fetchRow(info, key: existing) != nil else {
+        guard let existing, rows.fetch(info, key: existing) != nil else {
             try addObject(object, update: update, context)
             return object
         }
@@ -222,7 +222,7 @@ extension Database {
             }
         }
         encodeUnmanaged(object, info, into: context.scratch.row)
-        guard let old = fetchRow(info, key: existing) else {
+        guard let old = rows.fetch(info, key: existing) else {
             throw ObjDBError(.objectInvalidated, "The object to update disappeared", className: info.name, path: path)
         }
         // Update only the given properties: start from the stored row.

@@ -103,7 +103,7 @@ extension Database {
             guard let table = origin.tables.backlinks[column] else { continue }
             let txn = try context.transaction.requireTxn()
             for originKey in try txn.objectKeys(table, under: key) {
-                guard let old = fetchRow(origin, key: originKey) else { continue }
+                guard let old = rows.fetch(origin, key: originKey) else { continue }
                 let kind = origin.columnKinds[column]
                 let value = Self.column(old.column(column), kind: kind, without: key)
                 _ = try value.withUnsafeBytesOrNil { try writeColumn(origin, key: originKey, old: old, column: column, value: $0, context) }

@@ -31,7 +31,7 @@ extension Database {
 
     /// The object of class `info` with key `key` as an instance of `type`, or `nil` if it does not exist.
     func object<T: ObjectBase>(_ type: T.Type, _ info: ClassInfo, key: UInt64) -> T? {
-        guard let row = fetchRow(info, key: key) else { return nil }
+        guard let row = rows.fetch(info, key: key) else { return nil }
         return materialize(type, info, key: key, row: row)
     }
 

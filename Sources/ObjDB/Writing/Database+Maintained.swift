@@ -44,7 +44,7 @@ extension Database {
         var next = stored.map { Int(Int64(bitPattern: $0)) } ?? 1
         if let table = info.primaryKeyTable, let column = info.autoIncrementColumn,
             let last = try Cursor(txn, table).last(),
-            let bytes = try txn.get(info.objectsTable, key: last.valueObjectKey), let row = RowView(bytes),
+            let row = try RowReader.parsed(info, key: last.valueObjectKey, txn: txn),
             let top = Int.anyValue(from: row.column(column)) as? Int
         {
             next = max(next, top == .max ? .max : top + 1)

@@ -184,7 +184,7 @@ extension Database {
                 .invalidValue, "'\(info.name).\(name)' holds embedded \(target.name) objects, which are given whole, not by key",
                 className: info.name, propertyName: name, path: path)
         }
-        if fetchRow(target, key: link.key) != nil { return link.key }
+        if rows.fetch(target, key: link.key) != nil { return link.key }
         let next = try context.storage { txn in try classChanges(target, context, txn) }.nextKey
         guard link.key >= next, link.key > 0, link.key < .max else {
             throw ObjDBError(

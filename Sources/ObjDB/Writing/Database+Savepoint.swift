@@ -43,7 +43,7 @@ extension Database {
                 _ = dooming(context) { try deleteRow(info, key: key, context) }
             case .replaced(let info, let key, let bytes):
                 _ = dooming(context) {
-                    guard let current = fetchRow(info, key: key) else { return }
+                    guard let current = rows.fetch(info, key: key) else { return }
                     try bytes.withUnsafeBytes { raw in
                         let old = RowView(raw) ?? .damaged
                         _ = try replaceRow(info, key: key, old: current, encoded: old, changed: Array(0..<info.columnCount), context)

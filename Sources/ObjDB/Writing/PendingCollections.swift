@@ -135,7 +135,7 @@ extension Database {
                     CollectionSlot(classID: collection.info.classID, key: collection.key, column: collection.column), collection.edits,
                     overflowed: collection.editsOverflowed)
             }
-            if let old = fetchRow(collection.info, key: collection.key) {
+            if let old = rows.fetch(collection.info, key: collection.key) {
                 let bytes = collection.encoded()
                 _ = try bytes.withUnsafeBytes { value -> RowView in
                     if old.column(collection.column).sameContent(as: .value(value)) { return old }

@@ -6,7 +6,7 @@
 struct WriteScratch {
     /// The row being built: a new object's, or the replacement of a stored row.
     let row = RowBuilder()
-    /// The encoded primary key of a lookup (``Database/objectKey(forPrimaryKey:_:txn:scratch:)``).
+    /// The encoded primary key of a lookup (``RowReader/objectKey(forPrimaryKey:_:txn:scratch:)``).
     let key = ScratchBuffer()
     /// A stored row with one column's bytes overwritten in place, when the new value has the
     /// old one's size (``Database/writeColumn(_:key:old:column:value:_:)``).

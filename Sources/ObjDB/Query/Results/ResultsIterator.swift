@@ -84,7 +84,7 @@ extension Results {
                 }
                 let current = walk
                 if let entry = reporting({ try current?.cursor?.seek(exactly: key) }) {
-                    return produce(key, database.checkedRow(info, key: key, entry.value), info)
+                    return produce(key, database.rows.checked(info, key: key, entry.value), info)
                 }
             }
             return finish()
@@ -116,7 +116,7 @@ extension Results {
             guard let row else { return finish() }
             if let lastKey, row.key <= lastKey { return finish() }
             lastKey = row.key
-            return produce(row.key, database.checkedRow(info, key: row.key, row.bytes), info)
+            return produce(row.key, database.rows.checked(info, key: row.key, row.bytes), info)
         }
 
         /// The object of `key`, whose row is `row`.
