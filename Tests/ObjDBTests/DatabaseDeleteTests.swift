@@ -117,7 +117,7 @@ struct ChangeTrackingTests {
         try db.add(added)
         added.name = "changed after insert"            // not a modification: the object is new
         let info = try #require(try db.classInfo(for: Person.self))
-        let changes = try #require(db.writeContext?.changes(forClass: info.classID))
+        let changes = try #require(db.writeContext?.changes.ofClass(info.classID))
         #expect(changes.isNew(added._objdbKey) && !changes.isNew(existingKey))
         #expect(changes.deletions.count == 1)
         #expect(Array(changes.modifications.keys) == [existingKey])

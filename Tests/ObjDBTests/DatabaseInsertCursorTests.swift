@@ -3,7 +3,7 @@ import Testing
 @testable import ObjDB
 import ObjDBTestModels
 
-/// Inserts go through cursors a write transaction keeps open (``WriteContext/insertCursor(_:_:)``);
+/// Inserts go through cursors a write transaction keeps open (``OpenTransaction/insertCursor(_:_:)``);
 /// these tests mix them with every other kind of write in one transaction and check the result
 /// against a plain dictionary.
 struct DatabaseInsertCursorTests {
@@ -140,7 +140,7 @@ struct DatabaseInsertCursorTests {
         // written, could be) is refused by the append and stored by the search after it.
         try db.write {
             let context = try #require(db.writeContext)
-            db.encodeUnmanaged(person(200, "again"), info, into: context.row)
+            db.encodeUnmanaged(person(200, "again"), info, into: context.scratch.row)
             let inserted = try db.insertNew(info, key: freed, context)
             #expect(inserted.key == freed)
         }

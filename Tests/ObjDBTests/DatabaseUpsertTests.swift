@@ -50,7 +50,7 @@ struct DatabaseUpsertTests {
         db.beginWrite()
         let update = person(1, "Ann", age: 31)
         try db.add(update, update: .modified)
-        let changes = try #require(db.writeContext?.classes.compactMap { $0 }.first)
+        let changes = try #require(db.writeContext?.changes.classes.compactMap { $0 }.first)
         #expect(changes.modifications.count == 1)
         let columns = try #require(changes.modifications.values.first)
         let ageColumn = try #require(db.schema["Person"]?.properties.firstIndex { $0.name == "age" })
@@ -67,7 +67,7 @@ struct DatabaseUpsertTests {
         let before = db.lastCommittedTransactionID
         db.beginWrite()
         try db.add(person(1, "Ann", age: 30), update: .all)
-        let columns = try #require(db.writeContext?.classes.compactMap { $0 }.first?.modifications.values.first)
+        let columns = try #require(db.writeContext?.changes.classes.compactMap { $0 }.first?.modifications.values.first)
         #expect(columns.count == db.schema["Person"]?.properties.count)
         try db.commitWrite()
         #expect(db.lastCommittedTransactionID == before + 1)

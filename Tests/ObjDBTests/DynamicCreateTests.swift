@@ -217,7 +217,7 @@ struct DynamicCreateTests {
 
         db.beginWrite()
         let updated = try db.createDynamicObject("Owner", value: ["id": 1, "tags": ["b", "c"]], update: .modified)
-        let columns = try #require(db.writeContext?.classes.compactMap { $0 }.first?.modifications.values.first)
+        let columns = try #require(db.writeContext?.changes.classes.compactMap { $0 }.first?.modifications.values.first)
         let tagsColumn = try #require(db.schema["Owner"]?.properties.firstIndex { $0.name == "tags" })
         #expect(columns.columns == [tagsColumn])
         try db.commitWrite()
@@ -227,7 +227,7 @@ struct DynamicCreateTests {
 
         db.beginWrite()
         try db.createDynamicObject("Owner", value: ["id": 1, "name": "Bea"], update: .all)
-        let all = try #require(db.writeContext?.classes.compactMap { $0 }.first?.modifications.values.first)
+        let all = try #require(db.writeContext?.changes.classes.compactMap { $0 }.first?.modifications.values.first)
         #expect(all.count == db.schema["Owner"]?.properties.count)
         try db.createDynamicObject("Owner", value: ["id": 2, "name": "Cy"], update: .modified)   // absent: inserted
         try db.commitWrite()

@@ -140,7 +140,7 @@ struct FileErrorTests {
             var bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
             if round % 2 == 0, length > 3 { bytes[0] = 0; bytes[1] = 33; bytes[2] = 0 }   // plausible header
             try db.write {
-                let txn = try #require(db.writeContext?.txn)
+                let txn = try #require(db.writeContext?.transaction.txn)
                 try bytes.withUnsafeBytes { _ = try txn.put(info.tables.objects, key: object._objdbKey, value: $0) }
                 db.generation &+= 1
             }

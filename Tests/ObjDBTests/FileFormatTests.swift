@@ -116,7 +116,7 @@ struct RelationshipFileFormatTests {
             try db.write { try db.add(person(1, "Ann")) }
             // Pretend an older ObjDB wrote it.
             try db.write {
-                let txn = try #require(db.writeContext?.txn)
+                let txn = try #require(db.writeContext?.transaction.txn)
                 try FileMeta.put(txn, db.metaTable, "format", [1, 0, 0, 0])
                 try FileMeta.seal(txn, db.metaTable)
             }

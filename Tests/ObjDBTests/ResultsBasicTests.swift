@@ -78,7 +78,7 @@ struct ResultsBasicTests {
                 for _ in db.objects(Person.self) { break }  // stops early
                 outer.name = "Seen \(outer.id)"
                 // The outer loop's cursor and the last inner one (not yet pruned) at most.
-                #expect(context.cursors.count <= 2)
+                #expect(context.transaction.iteratorWalks.count <= 2)
             }
         }
         #expect(outerSeen == 20)

@@ -93,7 +93,7 @@ struct StoredRowTests {
         let key = object._objdbKey
         // Change one byte of the string ("héllo" → "hállo") and keep the old checksum.
         try db.write {
-            let txn = try #require(db.writeContext?.txn)
+            let txn = try #require(db.writeContext?.transaction.txn)
             var bytes = Array(try #require(try txn.get(info.tables.objects, key: key)))
             let at = try #require(bytes.indices.dropLast().first { bytes[$0] == 0xC3 && bytes[$0 + 1] == 0xA9 })  // "é"
             bytes[at + 1] = 0xA1
@@ -109,7 +109,7 @@ struct StoredRowTests {
         #expect(failures.errors.contains { $0.code == .corruptFile && $0.className == "AllTypes" && $0.message.contains("checksum") }, "\(failures.errors)")
 
         try db.write {
-            let txn = try #require(db.writeContext?.txn)
+            let txn = try #require(db.writeContext?.transaction.txn)
             try [UInt8](repeating: 0xFF, count: 2).withUnsafeBytes { _ = try txn.put(info.tables.objects, key: key, value: $0) }
         }
         let error = try #require(throws: ObjDBError.self) {

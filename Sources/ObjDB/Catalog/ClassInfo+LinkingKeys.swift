@@ -20,7 +20,7 @@ extension ClassInfo {
         keys.reserveCapacity(origins.count)
         for origin in origins {
             var links = 1
-            if let bytes = try txn.get(objectsTable, key: origin), let row = RowView(bytes) {
+            if let row = try RowReader.parsed(self, key: origin, txn: txn) {
                 links = max(1, Self.links(to: target, in: row.column(column), kind: kind))
             }
             for _ in 0..<links { keys.append(origin) }

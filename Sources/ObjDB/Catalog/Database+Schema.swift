@@ -122,7 +122,7 @@ extension Database {
         catalog.byName[layout.className] = info
         catalog.byType[ObjectIdentifier(type)] = info
         context.createdClasses.append(info)
-        context.schemaChanged = context.schemaChanged || changes.any
+        if changes.any { context.changes.schemaChanged = true }
         // The classes it links to exist as soon as it does (their objects' linking objects and
         // deletes need the backlink tables).
         for linked in layout.linkedTypes { _ = try classInfoForWrite(linked, context) }

@@ -19,11 +19,11 @@ extension Database {
         let scratch = ScratchBuffer(capacity: 512)
         let found = lookingUp(info) {
             if let encoded {
-                return try encoded.withUnsafeBytes { try objectKey(forPrimaryKey: .value($0), info, txn: txn, scratch: scratch) }
+                return try encoded.withUnsafeBytes { try RowReader.objectKey(forPrimaryKey: .value($0), info, txn: txn, scratch: scratch) }
             }
-            return try objectKey(forPrimaryKey: .null, info, txn: txn, scratch: scratch)
+            return try RowReader.objectKey(forPrimaryKey: .null, info, txn: txn, scratch: scratch)
         }
-        guard let found, let row = fetchRow(info, key: found) else { return nil }
+        guard let found, let row = rows.fetch(info, key: found) else { return nil }
         return materialize(type, info, key: found, row: row)
     }
 
@@ -44,7 +44,7 @@ extension Database {
             // Objects added in key order: the row at the guessed key is the object if it holds
             // the key (primary keys are unique), and the primary-key table is not searched.
             if let guess = info.keyDistance.guess(integer) {
-                if let row = fetchRow(info, key: guess, txn: txn),
+                if let row = rows.fetch(info, key: guess, txn: txn),
                     Self.primaryKey(of: row, info) == integer || FastPaths.broken.contains(.keyGuesses)
                 {
                     if !info.isShared { info.keyDistance.confirm() }
@@ -52,7 +52,7 @@ extension Database {
                     if internalChecksEnabled {
                         var encoded = KeyEncoding.IntegerKey(integer)
                         // try?: an error is a disagreement, reported by the check below.
-                        let stored = withUnsafeBytes(of: &encoded) { try? objectKey(forWholePrimaryKey: $0, table, txn: txn) }
+                        let stored = withUnsafeBytes(of: &encoded) { try? RowReader.objectKey(forWholePrimaryKey: $0, table, txn: txn) }
                         internalCheck(stored == guess, "the guessed object key \(guess) of '\(info.name)' primary key \(integer) is not the primary-key table's \(String(describing: stored))")
                     }
                     #endif
@@ -62,16 +62,16 @@ extension Database {
             }
             // An integer's key is 9 bytes, built here without the column form in between.
             var encoded = KeyEncoding.IntegerKey(integer)
-            found = lookingUp(info) { try withUnsafeBytes(of: &encoded) { try objectKey(forWholePrimaryKey: $0, table, txn: txn) } }
+            found = lookingUp(info) { try withUnsafeBytes(of: &encoded) { try RowReader.objectKey(forWholePrimaryKey: $0, table, txn: txn) } }
             if let found, !info.isShared { info.keyDistance.learn(integer, at: found) }
         } else {
             lookupValue.buffer.reset()
             let isValue = key._objdbEncode(into: &lookupValue)
             let buffer = lookupValue.buffer.bytes
-            found = lookingUp(info) { try objectKey(forPrimaryKey: isValue ? .value(buffer) : .null, info, txn: txn, scratch: lookupKey) }
+            found = lookingUp(info) { try RowReader.objectKey(forPrimaryKey: isValue ? .value(buffer) : .null, info, txn: txn, scratch: lookupKey) }
         }
         // A key was found, so the class is not discarded.
-        guard let found, let row = fetchRow(info, key: found, txn: txn) else { return nil }
+        guard let found, let row = rows.fetch(info, key: found, txn: txn) else { return nil }
         return materialize(type, info, key: found, row: row)
     }
 

@@ -73,7 +73,7 @@ extension Database {
     /// process's ``WriterGate``.
     private func performWrite<Result>(gateEntered: Bool, _ block: () throws -> Result) throws -> Result {
         let context = startWrite(gateEntered: gateEntered)
-        if let failure = context.failure {
+        if let failure = context.transaction.failure {
             endWrite(context, committed: false)
             throw failure
         }
@@ -115,7 +115,7 @@ extension Database {
         objdbPrecondition(
             !context.isMigration,
             "commitWrite() was called inside a migration block; the migration commits by itself when the block returns")
-        if let failure = context.failure {
+        if let failure = context.transaction.failure {
             endWrite(context, committed: false)
             throw failure
         }
@@ -127,22 +127,22 @@ extension Database {
                 try flush(context, txn)
                 // The change log's entry, in the same transaction (a transaction that wrote
                 // nothing makes no version and leaves none).
-                if context.hasChanges {
-                    let changes = context.changeSet
+                if context.changes.hasChanges {
+                    let changes = context.changes.changeSet(listEdits: context.pending.listEdits)
                     let version = UInt64(truncatingIfNeeded: txn.id)
                     try ChangeLog.record(changes, id: version, in: txn)
                     committed = (changes, version)
                 }
             }
-            context.closeCursors()
-            guard let transaction = context.transaction.take() else {
+            context.transaction.closeCursors()
+            guard let transaction = context.transaction.handle.take() else {
                 throw ObjDBError(.notInWriteTransaction, "The write transaction has ended", path: path)
             }
-            pinned = try transaction.commit(mayUseReserve: context.onlyDeletes, pinning: lease)
+            pinned = try transaction.commit(mayUseReserve: context.changes.onlyDeletes, pinning: lease)
         } catch {
             endWrite(context, committed: false)
             let failure = Self.objdbError(error, path: path)
-            throw environment.explainFullMap(failure, onlyDeletes: context.onlyDeletes)
+            throw environment.explainFullMap(failure, onlyDeletes: context.changes.onlyDeletes)
         }
         endWrite(context, committed: true, madeVersion: committed.map { Int(truncatingIfNeeded: $0.version) }, pinned: pinned)
         if let committed {
@@ -151,7 +151,7 @@ extension Database {
         } else {
             notifications.observers?.skipping = []  // a write that changed nothing skips nothing later
         }
-        if context.onlyDeletes && environment.deletesLeftFileNearLimit() { settleAfterDeletes() }
+        if context.changes.onlyDeletes && environment.deletesLeftFileNearLimit() { settleAfterDeletes() }
     }
 
     /// Rolls back the write transaction: nothing it did is kept. Objects it added become
@@ -178,7 +178,7 @@ extension Database {
                 .notInWriteTransaction, "\(operation()) must be called inside a write transaction (db.write { … })",
                 path: path)
         }
-        if let failure = context.failure { throw failure }
+        if let failure = context.transaction.failure { throw failure }
         return context
     }
 
@@ -218,8 +218,8 @@ extension Database {
                 context = WriteContext(failure: Self.objdbError(error, path: path), catalog: catalog)
             }
             // Another instance may have added classes since this one last looked.
-            if let txn = context.txn {
-                do { try reloadCatalogIfChanged(in: txn) } catch { context.failure = Self.objdbError(error, path: path) }
+            if let txn = context.transaction.txn {
+                do { try reloadCatalogIfChanged(in: txn) } catch { context.transaction.doom(Self.objdbError(error, path: path)) }
             }
         }
         writeSerial &+= 1
@@ -239,30 +239,30 @@ extension Database {
     /// `madeVersion`: the version a commit made (`nil` when it changed nothing or rolled back);
     /// `pinned`: the snapshot the commit began of it.
     private func endWrite(_ context: WriteContext, committed: Bool, madeVersion: Int? = nil, pinned: ReadTransaction? = nil) {
-        context.closeCursors()
+        context.transaction.closeCursors()
         var pinned = pinned
         if !committed {
             notifications.observers?.skipping = []
-            pinned = context.transaction.take()?.abort(pinning: lease)
+            pinned = context.transaction.handle.take()?.abort(pinning: lease)
             catalog = context.savedCatalog
             for info in context.createdClasses { info.isDiscarded = true }
             // The keys this transaction handed out were not stored: keep this process from
             // handing them out again, and invalidate the objects it added.
-            for (classID, changes) in context.classes.enumerated() {
+            for (classID, changes) in context.changes.classes.enumerated() {
                 guard let changes, changes.nextKey > changes.firstNewKey else { continue }
                 environment.raiseCounterFloor(UInt32(classID), to: changes.nextKey)
                 rolledBackWrites.insert(writeSerial)
             }
         } else {
-            if context.schemaChanged {
+            if context.changes.schemaChanged {
                 catalog.stamp += 1
                 formatVersion = max(formatVersion, FileMeta.requiredFormat(for: catalog.stored))
             }
-            if context.upgradedFormat { formatVersion = FileMeta.currentFormat }
+            if context.changes.upgradedFormat { formatVersion = FileMeta.currentFormat }
         }
         writeContext = nil
         generation &+= 1
-        pinVersionAfterWrite(pinned, expected: madeVersion ?? context.baseVersion)
+        pinVersionAfterWrite(pinned, expected: madeVersion ?? context.transaction.baseVersion)
     }
 
     /// Keeps the instance at the version its write made (or, after a rollback, the one it began
@@ -293,7 +293,7 @@ extension Database {
     /// checksums); the meta records are sealed with their checksum whenever one changed.
     private func flush(_ context: WriteContext, _ txn: Txn) throws {
         var metaChanged = false
-        for (classID, changes) in context.classes.enumerated() {
+        for (classID, changes) in context.changes.classes.enumerated() {
             guard let changes else { continue }
             if let next = changes.nextAutoID, next != changes.loadedAutoID {
                 try FileMeta.writeUInt64(txn, metaTable, FileMeta.Key.autoIncrement(UInt32(classID)), UInt64(bitPattern: Int64(next)))
@@ -303,12 +303,12 @@ extension Database {
             try FileMeta.writeUInt64(txn, metaTable, FileMeta.Key.nextKey(UInt32(classID)), changes.nextKey)
             metaChanged = true
         }
-        if context.schemaChanged {
+        if context.changes.schemaChanged {
             try FileMeta.writeSchema(txn, metaTable, catalog.stored, stamp: catalog.stamp + 1)
             metaChanged = true
         }
         if formatVersion < FileMeta.currentFormat, try FileMeta.upgradeFormat(txn, metaTable) {
-            context.upgradedFormat = true
+            context.changes.upgradedFormat = true
             metaChanged = true
         }
         if metaChanged { try FileMeta.seal(txn, metaTable) }

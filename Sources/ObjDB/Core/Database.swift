@@ -175,7 +175,7 @@ public final class Database {
     /// snapshot, begun if needed. `nil` only if a snapshot cannot be begun (every reader slot
     /// taken), which is reported through the read-failure channel.
     func readableTxn() -> Txn? {
-        if let context = writeContext, let txn = context.txn { return txn }
+        if let context = writeContext, let txn = context.transaction.txn { return txn }
         if let snapshot { return snapshot.txn }
         do {
             try checkNotEmptyFrozen()
@@ -190,7 +190,7 @@ public final class Database {
 
     /// Like ``readableTxn()``, but throws the reason when no transaction can be begun.
     func requireReadableTxn() throws -> Txn {
-        if let context = writeContext, let txn = context.txn { return txn }
+        if let context = writeContext, let txn = context.transaction.txn { return txn }
         if let snapshot { return snapshot.txn }
         try checkNotEmptyFrozen()
         let snapshot = try ReadTransaction(lease)

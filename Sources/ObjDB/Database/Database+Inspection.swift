@@ -22,7 +22,7 @@ extension Database {
     @_spi(Inspection)
     public func objectCount(ofClassNamed className: String) -> Int {
         guard let info = catalog.byName[className] else { return 0 }
-        return objectCount(info)
+        return rows.count(info)
     }
 
     /// The LMDB transaction id of the version this instance reads.

@@ -87,7 +87,7 @@ extension Database {
         cursor.forEachRow(from: try cursor.first()) { key, row in
             // Bytes that are not a row come as a row of no bytes, noted in the cursor's failure.
             guard row.length > 0 else { return false }
-            let checked = RowChecksum.admits(row, key: key) ? row : damagedRow(info, key: key, row.bytes)
+            let checked = RowChecksum.admits(row, key: key) ? row : rows.damaged(info, key: key, row.bytes)
             do {
                 try body(StoredRow(objectKey: key, row: checked, info: info, database: self))
             } catch {

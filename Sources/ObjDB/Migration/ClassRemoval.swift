@@ -13,7 +13,7 @@ enum ClassRemoval {
     /// property whose origin it is).
     static func removable(_ emptied: [String], models: Set<String>, in new: Database) -> [ClassInfo] {
         var leaving = emptied.compactMap { name -> ClassInfo? in
-            guard !models.contains(name), let info = new.classInfo(named: name), new.objectCount(info) == 0 else { return nil }
+            guard !models.contains(name), let info = new.classInfo(named: name), new.rows.count(info) == 0 else { return nil }
             return info
         }
         // A class that stays may link to a leaving one, and keep it; that one may keep another.
@@ -50,8 +50,8 @@ enum ClassRemoval {
                 try FileMeta.delete(txn, new.metaTable, FileMeta.Key.nextKey(info.classID))
                 try FileMeta.delete(txn, new.metaTable, FileMeta.Key.autoIncrement(info.classID))
                 // What the transaction did to the class is not logged, nor its counter written.
-                if Int(info.classID) < context.classes.count { context.classes[Int(info.classID)] = nil }
-                context.primaryKeysToRebuild.remove(info.classID)
+                context.changes.forget(info.classID)
+                context.pending.primaryKeysToRebuild.remove(info.classID)
             }
         }
         var catalog = new.catalog
@@ -62,6 +62,6 @@ enum ClassRemoval {
             info.isDiscarded = true
         }
         new.catalog = catalog
-        context.schemaChanged = true
+        context.changes.schemaChanged = true
     }
 }

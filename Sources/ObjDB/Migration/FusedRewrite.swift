@@ -69,7 +69,7 @@ final class FusedRewrite {
             walk = try Self.begin(info, new: new, context: context, complete: complete)
         } catch {
             // The class was taken out of the pending rewrites: the migration must not commit.
-            if context.failure == nil { context.failure = Database.objdbError(error, path: new.path) }
+            context.transaction.doom(Database.objdbError(error, path: new.path))
             throw error
         }
     }
@@ -81,8 +81,7 @@ final class FusedRewrite {
             // table's last key); the block's writes then find it loaded.
             _ = try new.classChanges(info, context, txn)
             try txn.empty(info.objectsTable)
-            let walk = WriteWalk(cursor: try Cursor(txn, info.objectsTable), table: info.objectsTable, context: context)
-            context.register(walk)
+            let walk = context.transaction.walk(info.objectsTable, with: try Cursor(txn, info.objectsTable))
             txn.environment.writerTableGuard = TableGuard(info.objectsTable, hook: complete)
             return walk
         }
@@ -109,7 +108,7 @@ final class FusedRewrite {
                 var entry = try lastKey.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
                 if let current = entry, current.objectKey == lastKey { entry = try cursor.next() }
                 while let current = entry {
-                    _ = try appendRow(current.objectKey, old.checkedRow(oldInfo, key: current.objectKey, current.value))
+                    _ = try appendRow(current.objectKey, old.rows.checked(oldInfo, key: current.objectKey, current.value))
                     entry = try cursor.next()
                 }
                 try MigrationRun.updateTables(info, change, context, txn)
@@ -142,7 +141,7 @@ final class FusedRewrite {
 
     /// `error`, recorded as the write transaction's failure (the first one recorded stays).
     private func failing(_ error: any Error) -> any Error {
-        if context.failure == nil { context.failure = Database.objdbError(error, path: new.path) }
+        context.transaction.doom(Database.objdbError(error, path: new.path))
         return error
     }
 }

@@ -93,7 +93,7 @@ public final class Migration {
         var positioned = false
         while let current = entry {
             let key = current.objectKey
-            let oldRow = old.checkedRow(oldInfo, key: key, current.value)
+            let oldRow = old.rows.checked(oldInfo, key: key, current.value)
             let oldObject = old.materialize(DynamicObject.self, oldInfo, key: key, row: oldRow)
             let newObject: DynamicObject?
             if let fused, !fused.isComplete {
@@ -110,7 +110,7 @@ public final class Migration {
             entry = try cursor.next()
         }
         if fused != nil { try rewrites.completeFused() }
-        try new.writeContext?.failure.map { throw $0 }
+        try new.writeContext?.transaction.failure.map { throw $0 }
     }
 
     /// Moves the values of property `oldName` of the old objects of `className` into property
@@ -165,10 +165,8 @@ public final class Migration {
 
     /// A cursor over the new objects of `info`, registered with the write transaction.
     private func newWalk(_ info: ClassInfo?) throws -> WriteWalk? {
-        guard let info, let context = new.writeContext, let txn = context.txn else { return nil }
-        let walk = WriteWalk(cursor: try Cursor(txn, info.objectsTable), table: info.objectsTable, context: context)
-        context.register(walk)
-        return walk
+        guard let info, let context = new.writeContext, let txn = context.transaction.txn else { return nil }
+        return context.transaction.walk(info.objectsTable, with: try Cursor(txn, info.objectsTable))
     }
 
     /// The new object of `key`, found through `walk` when it can be. Keys ascend: once the walk
@@ -180,7 +178,7 @@ public final class Migration {
             if entry?.objectKey != key { entry = try walk.cursor?.seek(atLeast: key) }
             positioned = entry != nil
             if let entry, entry.objectKey == key {
-                return new.materialize(DynamicObject.self, info, key: key, row: new.checkedRow(info, key: key, entry.value))
+                return new.materialize(DynamicObject.self, info, key: key, row: new.rows.checked(info, key: key, entry.value))
             }
         }
         return new.object(DynamicObject.self, info, key: key)

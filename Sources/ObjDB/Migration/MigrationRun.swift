@@ -58,7 +58,7 @@ enum MigrationRun {
             catalog: catalog, frozen: nil)
         let context = WriteContext(transaction: write, catalog: catalog)
         context.isMigration = true
-        context.schemaChanged = true
+        context.changes.schemaChanged = true
         new.writeSerial &+= 1
         new.writeContext = context
         new.generation &+= 1
@@ -71,7 +71,7 @@ enum MigrationRun {
                 throw BlockThrew(error: error)
             }
             try rewrites.performAll()
-            if let failure = migration.failures.first ?? context.failure { throw failure }
+            if let failure = migration.failures.first ?? context.transaction.failure { throw failure }
             try new.flushPendingWrites(context)
             // Classes the block emptied that no model declares leave the file.
             let models = Set(layouts.map(\.className))
@@ -215,7 +215,7 @@ enum MigrationRun {
             // A rewrite that stopped half-way (the class's table emptied, part of its rows
             // written) must fail the migration even if the block catches the error: recorded as
             // the transaction's failure, which the migration throws when the block returns.
-            if context.failure == nil { context.failure = Database.objdbError(error, path: new.path) }
+            context.transaction.doom(Database.objdbError(error, path: new.path))
             throw error
         }
         new.generation &+= 1
@@ -238,9 +238,9 @@ enum MigrationRun {
         while let current = entry {
             let key = current.objectKey
             // Appended through the table's insert cursor: keys come in ascending order.
-            _ = try context.withInsertCursor(info.objectsTable, txn) { cursor in
+            _ = try context.transaction.withInsertCursor(info.objectsTable, txn) { cursor in
                 try appendRewritten(
-                    key, old.checkedRow(oldInfo, key: key, current.value), info, change, defaults, building: context.row, through: cursor,
+                    key, old.rows.checked(oldInfo, key: key, current.value), info, change, defaults, building: context.scratch.row, through: cursor,
                     path: new.path)
             }
             processed += 1
@@ -351,7 +351,7 @@ enum MigrationRun {
             for target in Database.linkedKeys(row.column(column), kind: kind) { links.append((target, origin)) }
             entry = try cursor.next()
         }
-        try context.withInsertCursor(table, txn) { cursor in
+        try context.transaction.withInsertCursor(table, txn) { cursor in
             for var link in links {
                 _ = try withUnsafeBytes(of: &link.target) { key in
                     try withUnsafeBytes(of: &link.origin) { try cursor.put(key: key, value: $0) }
@@ -386,16 +386,16 @@ enum MigrationRun {
         var entry = try cursor.first()
         while let current = entry {
             let key = current.objectKey
-            let value = old.checkedRow(oldInfo, key: key, current.value).column(source)
-            if let row = new.fetchRow(info, key: key) {
-                context.row.reset()
+            let value = old.rows.checked(oldInfo, key: key, current.value).column(source)
+            if let row = new.rows.fetch(info, key: key) {
+                context.scratch.row.reset()
                 for column in 0..<info.columnCount {
                     if column != target {
-                        context.row.append(row.column(column))
+                        context.scratch.row.append(row.column(column))
                     } else if case .null = value, !now.optional {
-                        new.appendDefault(info, column: column, to: context.row)
+                        new.appendDefault(info, column: column, to: context.scratch.row)
                     } else {
-                        context.row.append(value)
+                        context.scratch.row.append(value)
                     }
                 }
                 _ = try new.replaceRow(info, key: key, old: row, changed: [target], context)
@@ -431,7 +431,7 @@ enum MigrationRun {
     private static func rebuildPrimaryKeys(
         _ catalog: Catalog, _ plan: Plan, _ context: WriteContext, path: String
     ) throws {
-        let classes = context.primaryKeysToRebuild.union(plan.newPrimaryKeys)
+        let classes = context.pending.primaryKeysToRebuild.union(plan.newPrimaryKeys)
         try context.storage { txn in
             for info in catalog.byName.values where classes.contains(info.classID) {
                 guard let column = info.primaryKeyColumn, let table = info.primaryKeyTable else { continue }
@@ -475,13 +475,13 @@ extension Database {
             throw ObjDBError(.unknownClass, "Migration.create: no class '\(className)' in the new schema", className: className, path: path)
         }
         try flushPendingCollections(context)
-        context.row.reset()
-        for column in 0..<info.columnCount { appendDefault(info, column: column, to: context.row) }
+        context.scratch.row.reset()
+        for column in 0..<info.columnCount { appendDefault(info, column: column, to: context.scratch.row) }
         let (key, row) = try insertRow(info, context)
         let object = materialize(DynamicObject.self, info, key: key, row: row)
         do {
             for (name, value) in value { try object.setValue(value, forKey: name) }
-            if let failure = context.failure { throw failure }
+            if let failure = context.transaction.failure { throw failure }
         } catch {
             delete(object)  // a create that fails leaves nothing
             throw error

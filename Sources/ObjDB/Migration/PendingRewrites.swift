@@ -87,7 +87,7 @@ final class PendingRewrites {
         do {
             try completeFused()
         } catch {
-            if context.failure == nil { context.failure = Database.objdbError(error, path: new.path) }
+            context.transaction.doom(Database.objdbError(error, path: new.path))
         }
     }
 }

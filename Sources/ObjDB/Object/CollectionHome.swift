@@ -41,7 +41,7 @@ struct CollectionHome {
     /// outside a write transaction is a programmer error.
     func pendingForWrite() -> (WriteContext, PendingCollection)? {
         guard let context = database.writeContext else { database.cannotWrite(propertyName) }
-        guard !context.isDoomed, context.txn != nil else { return nil }
+        guard context.transaction.acceptsWrites else { return nil }
         guard !isInvalidated else { parent._objdbInvalidatedAccess() }
         // Cached query results over this data are stale from now on.
         database.collectionEpoch &+= 1

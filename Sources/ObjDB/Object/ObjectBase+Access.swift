@@ -48,7 +48,7 @@ extension ObjectBase {
                 // In a migration the value usually comes from the old data: a wrong one fails
                 // the migration (which then changes nothing) instead of stopping the program.
                 if let context = _objdbDatabase?.writeContext, context.isMigration {
-                    if context.failure == nil { context.failure = Database.objdbError(error, path: _objdbDatabase?.path ?? "") }
+                    context.transaction.doom(Database.objdbError(error, path: _objdbDatabase?.path ?? ""))
                     return
                 }
                 objdbFatal("\(error)")

@@ -72,7 +72,7 @@ open class ObjectBase {
             return nil
         }
         _objdbSettleInsert()
-        guard let info = _objdbInfo, let row = database.fetchRow(info, key: _objdbKey) else {
+        guard let info = _objdbInfo, let row = database.rows.fetch(info, key: _objdbKey) else {
             _objdbRow = nil
             _objdbRowGeneration = database.generation
             return nil

@@ -65,7 +65,6 @@ struct ModificationCheck {
     /// The row of `key` in `txn`, if readable.
     private func row(_ info: ClassInfo, _ key: UInt64, in txn: Txn) -> RowView? {
         // try?: an unreadable row counts as absent here; reading the object reports it.
-        guard let bytes = try? txn.get(info.objectsTable, key: key) else { return nil }
-        return RowView(bytes)
+        (try? RowReader.parsed(info, key: key, txn: txn)) ?? nil
     }
 }

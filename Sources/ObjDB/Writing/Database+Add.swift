@@ -58,13 +58,13 @@ extension Database {
         if info.hasRelationshipFields {
             return try addGraph(object, update: update, requirePrimaryKey: requirePrimaryKey, context)
         }
-        encodeUnmanaged(object, info, into: context.row)
+        encodeUnmanaged(object, info, into: context.scratch.row)
         if update != .error, info.primaryKeyColumn != nil || requirePrimaryKey {
             guard info.primaryKeyColumn != nil else { throw missingPrimaryKey(info) }
             if let existing = try existingKey(info, context) {
                 let row = try updateRow(info, key: existing, policy: update, context)
                 attach(object, info, key: existing, row: row)
-                recordUndo(context, .attached(object))
+                context.undo.record(.attached(object))
                 return false
             }
         }
@@ -73,20 +73,20 @@ extension Database {
         return true
     }
 
-    /// The key of the stored object whose primary key is the one in `context.row`, if any.
+    /// The key of the stored object whose primary key is the one in `context.scratch.row`, if any.
     func existingKey(_ info: ClassInfo, _ context: WriteContext) throws -> UInt64? {
         guard let column = info.primaryKeyColumn else { return nil }
-        let txn = try context.requireTxn()
-        return try context.row.withColumns { read in
-            try objectKey(forPrimaryKey: read(column), info, txn: txn, scratch: context.key)
+        let txn = try context.transaction.requireTxn()
+        return try context.scratch.row.withColumns { read in
+            try RowReader.objectKey(forPrimaryKey: read(column), info, txn: txn, scratch: context.scratch.key)
         }
     }
 
-    /// Inserts `context.row` as a new object (under `key`, or a new key), refusing a primary key
+    /// Inserts `context.scratch.row` as a new object (under `key`, or a new key), refusing a primary key
     /// that is taken with ``ObjDBError/Code/primaryKeyExists`` before anything is written.
     func insertNew(_ info: ClassInfo, key: UInt64? = nil, _ context: WriteContext) throws -> (key: UInt64, row: RowView) {
         guard let column = info.primaryKeyColumn else { return try insertRow(info, context, key: key) }
-        let keyLength = context.row.withColumns { read -> Int in
+        let keyLength = context.scratch.row.withColumns { read -> Int in
             if case .value(let bytes) = read(column) { return bytes.count } else { return 0 }
         }
         // A key stored whole is checked by the insert itself (one B-tree search, not two); a
@@ -115,12 +115,12 @@ extension Database {
     private func attachInserted(_ object: ObjectBase, _ info: ClassInfo, key: UInt64, row: RowView, _ context: WriteContext) {
         attach(object, info, key: key, row: row)
         object._objdbInsertSerial = writeSerial
-        recordUndo(context, .attached(object))
+        context.undo.record(.attached(object))
     }
 
-    /// The error for a primary key that is taken, naming the key from `context.row`.
+    /// The error for a primary key that is taken, naming the key from `context.scratch.row`.
     func primaryKeyExists(_ info: ClassInfo, column: Int, _ context: WriteContext) -> ObjDBError {
-        let value = context.row.withColumns { info.valueType(column: column).anyValue(from: $0(column)) }
+        let value = context.scratch.row.withColumns { info.valueType(column: column).anyValue(from: $0(column)) }
         let shown = value.map { "\($0)" } ?? "nil"
         return ObjDBError(
             .primaryKeyExists,
@@ -128,7 +128,7 @@ extension Database {
             className: info.name, propertyName: info.stored.properties[column].name, key: shown, path: path)
     }
 
-    /// Updates the existing object `key` from the full row in `context.row`: with `.modified`
+    /// Updates the existing object `key` from the full row in `context.scratch.row`: with `.modified`
     /// only columns whose bytes differ are written, with `.all` every column is.
     func updateRow(_ info: ClassInfo, key: UInt64, policy: UpdatePolicy, _ context: WriteContext) throws -> RowView {
         guard let bytes = try context.storage({ try $0.get(info.tables.objects, key: key) }) else {
@@ -138,7 +138,7 @@ extension Database {
         }
         let old = RowView(bytes) ?? .damaged
         if info.hasMaintainedDates { keepMaintainedDates(info, old: old, context) }
-        var changed = context.row.withColumns { new in
+        var changed = context.scratch.row.withColumns { new in
             (0..<info.columnCount).filter { policy == .all || !old.column($0).sameContent(as: new($0)) }
         }
         if changed.isEmpty { return old }
@@ -194,12 +194,12 @@ extension Database {
                 "create(_:value:update:) needs the primary key '\(info.stored.properties[pkColumn].name)' in value to find the object to update",
                 className: info.name, propertyName: info.stored.properties[pkColumn].name, path: path)
         }
-        encodeUnmanaged(object, info, into: context.row)
-        let txn = try context.requireTxn()
-        let existing = try context.row.withColumns { read in
-            try objectKey(forPrimaryKey: read(pkColumn), info, txn: txn, scratch: context.key)
+        encodeUnmanaged(object, info, into: context.scratch.row)
+        let txn = try context.transaction.requireTxn()
+        let existing = try context.scratch.row.withColumns { read in
+            try RowReader.objectKey(forPrimaryKey: read(pkColumn), info, txn: txn, scratch: context.scratch.key)
         }
-        guard let existing, fetchRow(info, key: existing) != nil else {
+        guard let existing, rows.fetch(info, key: existing) != nil else {
             try addObject(object, update: update, context)
             return object
         }
@@ -221,13 +221,13 @@ extension Database {
                 try addObject(held, update: update, requirePrimaryKey: false, context)
             }
         }
-        encodeUnmanaged(object, info, into: context.row)
-        guard let old = fetchRow(info, key: existing) else {
+        encodeUnmanaged(object, info, into: context.scratch.row)
+        guard let old = rows.fetch(info, key: existing) else {
             throw ObjDBError(.objectInvalidated, "The object to update disappeared", className: info.name, path: path)
         }
         // Update only the given properties: start from the stored row.
         let given = Set(names.compactMap { info.stored.column(of: $0) })
-        let newRow = context.row.withColumns { new -> RowBuilder in
+        let newRow = context.scratch.row.withColumns { new -> RowBuilder in
             let row = RowBuilder()
             appendColumns(of: old, info, to: row) { column in
                 guard given.contains(column) else { return false }
@@ -237,11 +237,11 @@ extension Database {
             return row
         }
         // Into the context's builder (a constant, so that the hot paths borrow it unretained).
-        context.row.reset()
-        for column in 0..<info.columnCount { context.row.append(newRow.column(column)) }
+        context.scratch.row.reset()
+        for column in 0..<info.columnCount { context.scratch.row.append(newRow.column(column)) }
         let row = try updateRow(info, key: existing, policy: update, context)
         attach(object, info, key: existing, row: row)
-        recordUndo(context, .attached(object))
+        context.undo.record(.attached(object))
         return object
     }
 

@@ -19,7 +19,7 @@ extension Database {
         objdbPrecondition(
             owner === self,
             "Database.delete was given a \(info.name) that belongs to another Database instance; delete it through that instance, or look it up in this one (db.object(ofType:forPrimaryKey:))")
-        guard !context.isDoomed, !info.isDiscarded else { return }
+        guard !context.transaction.isDoomed, !info.isDiscarded else { return }
         object._objdbSettleInsert()
         _ = dooming(context) {
             try flushPendingWrites(context)
@@ -35,8 +35,8 @@ extension Database {
     /// Deletes every object of every class. The schema stays.
     public func deleteAll() {
         let context = requireWriteForDelete()
-        guard !context.isDoomed else { return }
-        context.pending.removeAll()
+        guard !context.transaction.isDoomed else { return }
+        context.pending.collections.removeAll()
         for info in catalog.byName.values where !info.isDiscarded {
             // try?: a failure dooms the transaction (`storage` records it), and commitWrite() throws it.
             let emptied: Void? = try? context.storage { txn in
@@ -53,10 +53,10 @@ extension Database {
 
     /// Runs `body`, a delete, keeping the transaction's record of whether it added or changed
     /// data as it was: the rows a delete rewrites (links to the deleted object removed) do not
-    /// make it a transaction that adds or changes data (``WriteContext/addsOrChanges``).
+    /// make it a transaction that adds or changes data (``TransactionChanges/addsOrChanges``).
     func deleting(_ context: WriteContext, _ body: () throws -> Void) rethrows {
-        let addsOrChanges = context.addsOrChanges
-        defer { context.addsOrChanges = addsOrChanges }
+        let addsOrChanges = context.changes.addsOrChanges
+        defer { context.changes.addsOrChanges = addsOrChanges }
         try body()
     }
 
@@ -80,7 +80,7 @@ extension Database {
         }
         var queue: [(ClassInfo, UInt64)] = [(info, key)]
         while let (info, key) = queue.popLast() {
-            let txn = try context.requireTxn()
+            let txn = try context.transaction.requireTxn()
             guard let bytes = try txn.get(info.objectsTable, key: key) else { continue }
             let row = RowView(bytes) ?? .damaged
             var cascade: [(ClassInfo, UInt64)] = []
@@ -101,9 +101,9 @@ extension Database {
     private func unlinkIncoming(_ info: ClassInfo, key: UInt64, _ context: WriteContext) throws {
         for (origin, column) in incomingLinks(info) {
             guard let table = origin.tables.backlinks[column] else { continue }
-            let txn = try context.requireTxn()
+            let txn = try context.transaction.requireTxn()
             for originKey in try txn.objectKeys(table, under: key) {
-                guard let old = fetchRow(origin, key: originKey) else { continue }
+                guard let old = rows.fetch(origin, key: originKey) else { continue }
                 let kind = origin.columnKinds[column]
                 let value = Self.column(old.column(column), kind: kind, without: key)
                 _ = try value.withUnsafeBytesOrNil { try writeColumn(origin, key: originKey, old: old, column: column, value: $0, context) }

@@ -73,14 +73,14 @@ extension Database {
     func setRelationshipColumn(of object: ObjectBase, column: Int, to value: Any?) throws {
         guard let info = object._objdbInfo else { return }
         guard let context = writeContext else { cannotWrite("\(info.name).\(info.stored.properties[column].name)") }
-        _ = try context.requireTxn()
+        _ = try context.transaction.requireTxn()
         guard object._objdbCurrentRow() != nil else { object._objdbInvalidatedAccess() }
         // A pending copy of the column would be written back over this value later.
         try flushPendingCollections(context)
         let key = object._objdbKey
         let row = try withSavepoint(context) { () -> RowView in
             let bytes = try encodeColumn(value, info, column: column, update: .error, context)
-            guard let old = fetchRow(info, key: key) else { object._objdbInvalidatedAccess() }
+            guard let old = rows.fetch(info, key: key) else { object._objdbInvalidatedAccess() }
             return try bytes.withOptionalBytes { raw in
                 if old.column(column).sameContent(as: raw.map { .value($0) } ?? .null) { return old }
                 return try writeColumn(info, key: key, old: old, column: column, value: raw, context)
@@ -112,7 +112,7 @@ extension Database {
             encoded[column] = try encodeColumn(value, info, column: column, update: update, context)
             isGiven[column] = true
         }
-        let row = context.row
+        let row = context.scratch.row
         func appendGiven(_ column: Int) -> Bool {
             guard isGiven[column] else { return false }
             encoded[column].withOptionalBytes { row.append(raw: $0) }
@@ -128,7 +128,7 @@ extension Database {
             }
             return try insertNew(info, key: try key.map { try restoredKey($0, info, context) }, context)
         }
-        guard let old = fetchRow(info, key: existing) else {
+        guard let old = rows.fetch(info, key: existing) else {
             throw ObjDBError(.objectInvalidated, "The object to update disappeared", className: info.name, path: path)
         }
         appendColumns(of: old, info, to: row, replacing: appendGiven)
@@ -173,14 +173,14 @@ extension Database {
                 className: info.name, propertyName: name, path: path)
         }
         guard let key = try objectKey(info, primaryKey: try info.encode(primaryKey.value, column: column), context) else { return nil }
-        return fetchRow(info, key: key) == nil ? nil : key
+        return rows.fetch(info, key: key) == nil ? nil : key
     }
 
     /// The key of the object of `info` whose encoded primary key is `bytes`, if one exists.
     private func objectKey(_ info: ClassInfo, primaryKey bytes: [UInt8]?, _ context: WriteContext) throws -> UInt64? {
-        let txn = try context.requireTxn()
+        let txn = try context.transaction.requireTxn()
         return try bytes.withOptionalBytes { raw in
-            try objectKey(forPrimaryKey: raw.map { .value($0) } ?? .null, info, txn: txn, scratch: context.key)
+            try RowReader.objectKey(forPrimaryKey: raw.map { .value($0) } ?? .null, info, txn: txn, scratch: context.scratch.key)
         }
     }
 

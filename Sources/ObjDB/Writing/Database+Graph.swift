@@ -27,13 +27,13 @@ extension Database {
         var assigned: [UInt32: [[UInt8]: UInt64]] = [:]
         for (position, object) in objects.enumerated() {
             let info = try classInfoForWrite(type(of: object), context)
-            let txn = try context.requireTxn()
+            let txn = try context.transaction.requireTxn()
             var existing: UInt64?
             var primaryKey: [UInt8]?
             if update != .error, let column = info.primaryKeyColumn {
                 // Links are not encoded yet (their targets have no keys): only the key column counts.
-                encodeUnmanaged(object, info, into: context.row)
-                primaryKey = context.row.withColumns { read in
+                encodeUnmanaged(object, info, into: context.scratch.row)
+                primaryKey = context.scratch.row.withColumns { read in
                     if case .value(let bytes) = read(column) { return [1] + Array(bytes) } else { return [0] }
                 }
                 existing = try primaryKey.flatMap { assigned[info.classID]?[$0] } ?? existingKey(info, context)
@@ -43,11 +43,11 @@ extension Database {
             let key = try existing ?? classChanges(info, context, txn).allocateKey()
             if let primaryKey { assigned[info.classID, default: [:]][primaryKey] = key }
             attach(object, info, key: key, row: nil)
-            recordUndo(context, .attached(object))
+            context.undo.record(.attached(object))
             plans.append((object, info, existing != nil))
         }
         for plan in plans {
-            encodeUnmanaged(plan.object, plan.info, into: context.row)
+            encodeUnmanaged(plan.object, plan.info, into: context.scratch.row)
             if plan.existing {
                 let row = try updateRow(plan.info, key: plan.object._objdbKey, policy: update, context)
                 plan.object._objdbRow = row

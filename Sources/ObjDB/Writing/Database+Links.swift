@@ -31,7 +31,7 @@ extension Database {
 
     /// The object of class `info` with key `key` as an instance of `type`, or `nil` if it does not exist.
     func object<T: ObjectBase>(_ type: T.Type, _ info: ClassInfo, key: UInt64) -> T? {
-        guard let row = fetchRow(info, key: key) else { return nil }
+        guard let row = rows.fetch(info, key: key) else { return nil }
         return materialize(type, info, key: key, row: row)
     }
 
@@ -50,7 +50,7 @@ extension Database {
     func setLink(of object: ObjectBase, column: Int, to value: ObjectBase?) {
         guard let info = object._objdbInfo else { return }
         guard let context = writeContext else { cannotWrite("\(info.name).\(info.stored.properties[column].name)") }
-        guard !context.isDoomed, context.txn != nil else { return }
+        guard context.transaction.acceptsWrites else { return }
         guard let value else {
             setColumn(of: object, column: column) { _ in false }
             return
@@ -91,14 +91,14 @@ extension Database {
     func isOwned(_ info: ClassInfo, key: UInt64, _ context: WriteContext) throws -> Bool {
         if try hasIncomingLinks(info, key: key, context) { return true }
         let element = StoredElement(objectKey: key)
-        return context.pending.values.contains { pending in
+        return context.pending.collections.values.contains { pending in
             pending.info.linkTargets[pending.column] == info.name && pending.elements.contains(element)
         }
     }
 
     /// Whether any link points to the object `key` of `info`.
     func hasIncomingLinks(_ info: ClassInfo, key: UInt64, _ context: WriteContext) throws -> Bool {
-        let txn = try context.requireTxn()
+        let txn = try context.transaction.requireTxn()
         for (origin, column) in incomingLinks(info) {
             guard let table = origin.tables.backlinks[column] else { continue }
             if try withUnsafeBytes(of: key, { try txn.get(table, key: $0) }) != nil { return true }
@@ -161,14 +161,14 @@ extension Database {
 
     /// Writes backlink changes for the row of `key`; returns the embedded objects let go of.
     ///
-    /// Through the write transaction's cursor on each backlink table (``WriteContext/withInsertCursor(_:_:_:)``):
+    /// Through the write transaction's cursor on each backlink table (``OpenTransaction/withInsertCursor(_:_:_:)``):
     /// a put or delete looks at the cursor's page before searching from the root, which
     /// `mdb_put` and `mdb_del` (a new cursor each) cannot.
     func apply(_ changes: BacklinkChanges, key: UInt64, _ context: WriteContext, txn: Txn) throws -> [(ClassInfo, UInt64)] {
         var origin = key
         try withUnsafeBytes(of: &origin) { value in
             for change in changes.tables {
-                try context.withInsertCursor(change.table, txn) { cursor in
+                try context.transaction.withInsertCursor(change.table, txn) { cursor in
                     for var target in change.removed {
                         _ = try withUnsafeBytes(of: &target) { try cursor.delete(key: $0, value: value) }
                     }

@@ -1,13 +1,13 @@
 /// Columns the database fills in itself: auto-increment primary keys and `createdAt` /
 /// `modifiedAt` dates (see `Docs/Models.md`, "Keys and dates the database maintains").
 extension Database {
-    /// Fills the maintained columns of the new row in `context.row` before it is inserted: an
+    /// Fills the maintained columns of the new row in `context.scratch.row` before it is inserted: an
     /// auto-increment key of 0 gets the class's next id (an explicit id moves the counter past
     /// it), and dates left at their declared default get the transaction's stamp.
     func fillMaintainedColumns(_ info: ClassInfo, _ changes: ClassChanges, _ context: WriteContext, _ txn: Txn) throws {
         var replacements: [(column: Int, bytes: [UInt8]?)] = []
         if let column = info.autoIncrementColumn {
-            let given = context.row.withColumns { Int.anyValue(from: $0(column)) as? Int } ?? 0
+            let given = context.scratch.row.withColumns { Int.anyValue(from: $0(column)) as? Int } ?? 0
             var next = try nextAutoIncrementID(info, changes, txn)
             if given == 0 {
                 guard next < .max else {
@@ -25,14 +25,14 @@ extension Database {
             changes.nextAutoID = next
         }
         for column in info.createdAtColumns + info.modifiedAtColumns {
-            let isDefault = context.row.withColumns { read in
+            let isDefault = context.scratch.row.withColumns { read in
                 info.encodedDefault(column: column).map { defaultBytes in
                     defaultBytes.withUnsafeBytes { read(column).sameContent(as: .value($0)) }
                 } ?? read(column).isNull
             }
-            if isDefault { replacements.append((column, context.timestamp)) }
+            if isDefault { replacements.append((column, context.transaction.timestamp)) }
         }
-        if !replacements.isEmpty { context.row.replaceColumns(replacements) }
+        if !replacements.isEmpty { context.scratch.row.replaceColumns(replacements) }
     }
 
     /// The next auto-increment id of a class in this transaction, loaded on first use: the
@@ -44,7 +44,7 @@ extension Database {
         var next = stored.map { Int(Int64(bitPattern: $0)) } ?? 1
         if let table = info.primaryKeyTable, let column = info.autoIncrementColumn,
             let last = try Cursor(txn, table).last(),
-            let bytes = try txn.get(info.objectsTable, key: last.valueObjectKey), let row = RowView(bytes),
+            let row = try RowReader.parsed(info, key: last.valueObjectKey, txn: txn),
             let top = Int.anyValue(from: row.column(column)) as? Int
         {
             next = max(next, top == .max ? .max : top + 1)
@@ -67,17 +67,17 @@ extension Database {
     func writeColumnStamped(
         _ info: ClassInfo, key: UInt64, old: RowView, column: Int, value: UnsafeRawBufferPointer?, _ context: WriteContext
     ) throws -> RowView {
-        let stamp = context.timestamp
+        let stamp = context.transaction.timestamp
         var changed = [column]
-        context.row.reset()
+        context.scratch.row.reset()
         stamp.withUnsafeBytes { stampBytes in
-            appendColumns(of: old, info, to: context.row) { c in
+            appendColumns(of: old, info, to: context.scratch.row) { c in
                 if c == column {
-                    context.row.append(raw: value)
+                    context.scratch.row.append(raw: value)
                     return true
                 }
                 guard info.modifiedAtColumns.contains(c) else { return false }
-                context.row.append(raw: stampBytes)
+                context.scratch.row.append(raw: stampBytes)
                 if !old.column(c).sameContent(as: .value(stampBytes)) { changed.append(c) }
                 return true
             }
@@ -85,14 +85,14 @@ extension Database {
         return try replaceRow(info, key: key, old: old, changed: changed.sorted(), context)
     }
 
-    /// Adjusts the full new row in `context.row` of an upsert of the stored row `old`: dates
+    /// Adjusts the full new row in `context.scratch.row` of an upsert of the stored row `old`: dates
     /// left at their declared default keep their stored value (an unmanaged copy does not
     /// erase them). Call before comparing columns.
     func keepMaintainedDates(_ info: ClassInfo, old: RowView, _ context: WriteContext) {
         guard !context.isMigration else { return }
         var replacements: [(column: Int, bytes: [UInt8]?)] = []
         for column in info.createdAtColumns + info.modifiedAtColumns {
-            let isDefault = context.row.withColumns { read in
+            let isDefault = context.scratch.row.withColumns { read in
                 info.encodedDefault(column: column).map { defaultBytes in
                     defaultBytes.withUnsafeBytes { read(column).sameContent(as: .value($0)) }
                 } ?? read(column).isNull
@@ -104,20 +104,20 @@ extension Database {
             case .absent: continue
             }
         }
-        if !replacements.isEmpty { context.row.replaceColumns(replacements) }
+        if !replacements.isEmpty { context.scratch.row.replaceColumns(replacements) }
     }
 
-    /// Stamps the `modifiedAt` columns of the new row in `context.row` of an update that
+    /// Stamps the `modifiedAt` columns of the new row in `context.scratch.row` of an update that
     /// changes `changed`, unless the update sets them itself; returns the changed columns.
     func stampUpdate(_ info: ClassInfo, old: RowView, changed: [Int], _ context: WriteContext) -> [Int] {
         guard stampsModification(info, context) else { return changed }
-        let explicit = context.row.withColumns { read in
+        let explicit = context.scratch.row.withColumns { read in
             Set(info.modifiedAtColumns.filter { !old.column($0).sameContent(as: read($0)) })
         }
         guard changed.contains(where: { !explicit.contains($0) && !info.modifiedAtColumns.contains($0) }) else { return changed }
-        let stamp = context.timestamp
+        let stamp = context.transaction.timestamp
         let stamped = info.modifiedAtColumns.filter { !explicit.contains($0) }
-        context.row.replaceColumns(stamped.map { ($0, stamp) })
+        context.scratch.row.replaceColumns(stamped.map { ($0, stamp) })
         return Array(Set(changed).union(stamped)).sorted()
     }
 }

@@ -65,7 +65,7 @@ extension Database {
             catalog.byName[storedClass.name] = info
             context.createdClasses.append(info)
         }
-        context.schemaChanged = true
+        context.changes.schemaChanged = true
     }
 
     /// Sets the schema version stored in the file, inside the current write transaction.
@@ -148,7 +148,7 @@ extension Database {
     @_spi(Inspection)
     public func nextObjectKey(ofClassNamed className: String) -> UInt64 {
         guard let info = catalog.byName[className], !info.isDiscarded, let txn = readableTxn() else { return 0 }
-        if let changes = writeContext?.changes(forClass: info.classID) { return changes.nextKey }
+        if let changes = writeContext?.changes.ofClass(info.classID) { return changes.nextKey }
         do {
             var next = try FileMeta.readUInt64(txn, metaTable, FileMeta.Key.nextKey(info.classID)) ?? 1
             let cursor = try Cursor(txn, info.tables.objects)
@@ -184,7 +184,7 @@ extension Database {
                 .invalidValue, "'\(info.name).\(name)' holds embedded \(target.name) objects, which are given whole, not by key",
                 className: info.name, propertyName: name, path: path)
         }
-        if fetchRow(target, key: link.key) != nil { return link.key }
+        if rows.fetch(target, key: link.key) != nil { return link.key }
         let next = try context.storage { txn in try classChanges(target, context, txn) }.nextKey
         guard link.key >= next, link.key > 0, link.key < .max else {
             throw ObjDBError(

@@ -1,15 +1,3 @@
-/// One row-level change made inside a savepoint, with what it takes to undo it.
-enum UndoStep {
-    /// A row was inserted: undo by deleting it.
-    case inserted(ClassInfo, key: UInt64)
-    /// A row was replaced: undo by writing the old bytes back.
-    case replaced(ClassInfo, key: UInt64, row: [UInt8])
-    /// A row was deleted: undo by inserting the old bytes again under the same key.
-    case deleted(ClassInfo, key: UInt64, row: [UInt8])
-    /// An unmanaged object became managed: undo by making it unmanaged again.
-    case attached(ObjectBase)
-}
-
 extension Database {
     /// Runs `body` so that it either completes or leaves the transaction as it found it.
     ///
@@ -21,15 +9,15 @@ extension Database {
     /// If undoing itself fails (LMDB refused a write), the transaction is doomed and
     /// ``commitWrite()`` rolls it back entirely.
     func withSavepoint<R>(_ context: WriteContext, _ body: () throws -> R) throws -> R {
-        let start = context.undo.count
-        context.savepointDepth += 1
+        let start = context.undo.steps.count
+        context.undo.depth += 1
         defer {
-            context.savepointDepth -= 1
-            if context.savepointDepth == 0 {
+            context.undo.depth -= 1
+            if context.undo.depth == 0 {
                 // Nothing can be undone any more: the objects attached for good let go of their
                 // unmanaged links and collections.
-                for case .attached(let object) in context.undo { releaseUnmanagedRelationships(of: object) }
-                context.undo.removeAll(keepingCapacity: true)
+                for case .attached(let object) in context.undo.steps { releaseUnmanagedRelationships(of: object) }
+                context.undo.steps.removeAll(keepingCapacity: true)
             }
         }
         do {
@@ -40,20 +28,13 @@ extension Database {
         }
     }
 
-    /// Records a step if a savepoint is active.
-    @inline(__always)
-    func recordUndo(_ context: WriteContext, _ step: @autoclosure () -> UndoStep) {
-        if context.savepointDepth > 0 { context.undo.append(step()) }
-    }
-
     /// Undoes the steps recorded after position `start`, newest first.
     private func undo(_ context: WriteContext, back start: Int) {
-        let steps = context.undo[start...].reversed()
-        context.undo.removeSubrange(start...)
+        let steps = context.undo.removeSteps(from: start)
         // Undoing must not record new steps.
-        let depth = context.savepointDepth
-        context.savepointDepth = 0
-        defer { context.savepointDepth = depth }
+        let depth = context.undo.depth
+        context.undo.depth = 0
+        defer { context.undo.depth = depth }
         for step in steps {
             switch step {
             case .attached(let object):
@@ -62,7 +43,7 @@ extension Database {
                 _ = dooming(context) { try deleteRow(info, key: key, context) }
             case .replaced(let info, let key, let bytes):
                 _ = dooming(context) {
-                    guard let current = fetchRow(info, key: key) else { return }
+                    guard let current = rows.fetch(info, key: key) else { return }
                     try bytes.withUnsafeBytes { raw in
                         let old = RowView(raw) ?? .damaged
                         _ = try replaceRow(info, key: key, old: current, encoded: old, changed: Array(0..<info.columnCount), context)

@@ -18,7 +18,7 @@ extension Database {
     /// Whether the object `holder` of `info` holds, in each of `columns`, the value `value`
     /// gives for it (compared whole).
     func holds(_ info: ClassInfo, _ holder: UInt64, columns: [Int], _ txn: Txn, _ value: (Int) -> ColumnRead) throws -> Bool {
-        guard let bytes = try txn.get(info.objectsTable, key: holder), let row = RowView(bytes) else { return false }
+        guard let row = try RowReader.parsed(info, key: holder, txn: txn) else { return false }
         return columns.allSatisfy { row.column($0).sameContent(as: value($0)) }
     }
 
@@ -26,7 +26,7 @@ extension Database {
     func uniqueViolation(_ info: ClassInfo, column: Int, holder: UInt64, _ txn: Txn) -> ObjDBError {
         let property = info.stored.properties[column].name
         var value = "the same value"
-        if let bytes = try? txn.get(info.objectsTable, key: holder), let row = RowView(bytes),
+        if let row = try? RowReader.parsed(info, key: holder, txn: txn),
             let held = info.valueType(column: column).anyValue(from: row.column(column))
         {
             value = held is String ? "'\(held)'" : "\(held)"

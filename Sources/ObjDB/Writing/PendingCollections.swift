@@ -104,10 +104,10 @@ extension Database {
     func pendingCollection(_ info: ClassInfo, key: UInt64, column: Int, stored: () -> ColumnRead, create: Bool) -> PendingCollection? {
         guard let context = writeContext else { return nil }
         let slot = CollectionSlot(classID: info.classID, key: key, column: column)
-        if let pending = context.pending[slot] { return pending }
+        if let pending = context.pending.collections[slot] { return pending }
         guard create else { return nil }
         let pending = PendingCollection(info: info, key: key, column: column, stored: stored())
-        context.pending[slot] = pending
+        context.pending.collections[slot] = pending
         return pending
     }
 
@@ -116,7 +116,7 @@ extension Database {
     /// from rows or reads index tables, and at commit.
     func flushPendingWrites(_ context: WriteContext) throws {
         try flushPendingCollections(context)
-        if !context.pendingIndex.isEmpty {
+        if !context.pending.index.isEmpty {
             try context.storage { txn in try flushPendingIndexEntries(context, txn) }
         }
     }
@@ -124,18 +124,18 @@ extension Database {
     /// Writes every pending collection back into its row, leaving logged index entries logged:
     /// before an insert, which reads no index.
     func flushPendingCollections(_ context: WriteContext) throws {
-        guard !context.pending.isEmpty else { return }
-        let pending = context.pending.values.sorted { ($0.info.classID, $0.key, $0.column) < ($1.info.classID, $1.key, $1.column) }
-        context.pending.removeAll()
-        context.writesBackCollections = true
-        defer { context.writesBackCollections = false }
+        guard !context.pending.collections.isEmpty else { return }
+        let pending = context.pending.collections.values.sorted { ($0.info.classID, $0.key, $0.column) < ($1.info.classID, $1.key, $1.column) }
+        context.pending.collections.removeAll()
+        context.pending.writesBackCollections = true
+        defer { context.pending.writesBackCollections = false }
         for collection in pending {
             if collection.editsOverflowed || !collection.edits.isEmpty {
-                context.addListEdits(
+                context.pending.addListEdits(
                     CollectionSlot(classID: collection.info.classID, key: collection.key, column: collection.column), collection.edits,
                     overflowed: collection.editsOverflowed)
             }
-            if let old = fetchRow(collection.info, key: collection.key) {
+            if let old = rows.fetch(collection.info, key: collection.key) {
                 let bytes = collection.encoded()
                 _ = try bytes.withUnsafeBytes { value -> RowView in
                     if old.column(collection.column).sameContent(as: .value(value)) { return old }
@@ -159,7 +159,7 @@ extension Database {
     /// ``flushPendingWrites(_:)`` for the write transaction in progress, if any; an error
     /// dooms it.
     func flushPendingWritesIfWriting() {
-        guard let context = writeContext, !context.pending.isEmpty || !context.pendingIndex.isEmpty else { return }
+        guard let context = writeContext, !context.pending.collections.isEmpty || !context.pending.index.isEmpty else { return }
         _ = dooming(context) { try flushPendingWrites(context) }
     }
 }

@@ -1,437 +1,61 @@
-import Foundation
-
-/// The state of one write transaction of a ``Database``.
+/// One write transaction of a ``Database``: the parts it is made of, and what it restores if
+/// it rolls back. Each part holds one concern, and the code that uses a concern goes through
+/// its part:
+///
+/// - ``transaction``: LMDB's transaction, its failure, its cursors (``OpenTransaction``);
+/// - ``undo``: the steps of the active savepoints (``UndoLog``);
+/// - ``pending``: what is written later — buffered collections, logged index entries, list
+///   edits (``PendingWrites``);
+/// - ``changes``: the key counters and what the transaction changed, the commit's
+///   ``ChangeSet`` (``TransactionChanges``);
+/// - ``scratch``: the buffers every row write reuses (``WriteScratch``).
+///
+/// Code reaches a part through the context (`context.undo.record(…)`), which borrows it without
+/// a retain; a local copy of a part would be retained and released. The parts that are values
+/// (``undo``, ``changes``, ``scratch``) are stored in place: a transaction allocates only the
+/// parts that are classes.
 final class WriteContext {
-    /// The LMDB transaction; `nil` if it could not be begun (see ``failure``) or after it ended.
-    var transaction: WriteTransaction?
-    /// A view of ``transaction`` for operations.
-    let txn: Txn?
-    /// An error that dooms the transaction: LMDB refuses further operations after a failed
-    /// write (for example a full map). Every later write throws it and commit rolls back.
-    @exclusivity(unchecked) var failure: ObjDBError? {
-        didSet { isDoomed = failure != nil }
-    }
-    /// Whether ``failure`` is set. Kept apart so that the check every write makes reads one
-    /// `Bool` instead of copying the optional error.
-    @exclusivity(unchecked) private(set) var isDoomed = false
-    /// The version the transaction began on (LMDB numbers a write transaction one past it);
-    /// `nil` if it could not be begun.
-    let baseVersion: Int?
+    /// The LMDB transaction, its failure and its cursors.
+    let transaction: OpenTransaction
+    /// The undo log of the active savepoints.
+    @exclusivity(unchecked) var undo = UndoLog()
+    /// What the transaction keeps in memory to write later.
+    let pending = PendingWrites()
+    /// What the transaction changed so far: the commit's ``ChangeSet`` and key counters.
+    @exclusivity(unchecked) var changes = TransactionChanges()
+    /// The scratch buffers every row write of the transaction reuses.
+    let scratch = WriteScratch()
+    /// The one encoded value of a property setter or a collection element, beside ``scratch``
+    /// because it is handed out `inout`: a variable of the context, passed without a copy.
+    @exclusivity(unchecked) var value = _ObjDBBytes(ScratchBuffer(capacity: 256))
     /// The catalog before the transaction, restored if it rolls back.
     let savedCatalog: Catalog
-    /// Classes whose tables this transaction created.
+    /// Classes whose tables this transaction created, discarded if it rolls back.
     var createdClasses: [ClassInfo] = []
-    /// Whether the stored schema changed and must be written at commit.
-    var schemaChanged = false
-    /// Whether the commit raised the file's format to ``FileMeta/currentFormat``.
-    var upgradedFormat = false
-    /// Whether the transaction inserted or rewrote a row other than as part of a delete (which
-    /// rewrites the rows that linked to the deleted object). A transaction that did neither, nor
-    /// changed the schema, only deletes: it may use the room kept beyond `maximumSize` for
-    /// deletes (``SpaceReserve``). Row writes set it; deletes restore it when they finish.
-    @exclusivity(unchecked) var addsOrChanges = false
-    /// Whether the transaction only deletes (see ``addsOrChanges``).
-    var onlyDeletes: Bool { !addsOrChanges && !schemaChanged }
-    /// Per class id: the key counter and what the transaction changed, created on first use.
-    @exclusivity(unchecked) var classes: [ClassChanges?] = []
-    /// Cursors of iterators walking tables during the transaction; closed before it ends,
-    /// because LMDB frees write cursors itself at commit and abort.
-    @exclusivity(unchecked) var cursors: [WriteWalk] = []
-    /// The insert cursors (see ``insertCursor(_:_:)``), one per table.
-    @exclusivity(unchecked) private var insertWalks: [WriteWalk] = []
-    /// The transaction's one clock reading for maintained dates, encoded, taken on first use.
-    private var stampBytes: [UInt8]?
-    /// The encoded date every `createdAt`/`modifiedAt` property written by this transaction gets.
-    var timestamp: [UInt8] {
-        if let stampBytes { return stampBytes }
-        var bytes = _ObjDBBytes()
-        _ = Date()._objdbEncode(into: &bytes)
-        stampBytes = bytes.array
-        return bytes.array
-    }
-    /// Scratch buffers, reused by every operation of the transaction.
-    let row = RowBuilder()
-    let key = ScratchBuffer()
-    @exclusivity(unchecked) var value = _ObjDBBytes(ScratchBuffer(capacity: 256))
-    let patch = ScratchBuffer(capacity: 256)
-    let keyUpdates = KeyUpdates()
-    /// Secondary-index entries not written yet (see ``PendingIndexEntries``).
-    let pendingIndex = PendingIndexEntries()
-    /// Steps of the active savepoints (see ``Database/withSavepoint(_:_:)``), oldest first.
-    @exclusivity(unchecked) var undo: [UndoStep] = []
-    /// Number of nested savepoints; steps are recorded only while it is positive.
-    @exclusivity(unchecked) var savepointDepth = 0
     /// A migration's transaction, until the migration commits or rolls back: primary-key
     /// entries are not written as objects change (two objects may share a key until the
     /// migration block returns; the classes whose entries are stale are listed in
-    /// ``primaryKeysToRebuild`` and rebuilt, and checked, at the end); a wrong value set by name
-    /// fails the migration instead of stopping the program; and the block may not commit or
-    /// cancel the transaction itself.
+    /// ``PendingWrites/primaryKeysToRebuild`` and rebuilt, and checked, at the end); a wrong
+    /// value set by name fails the migration instead of stopping the program; and the block may
+    /// not commit or cancel the transaction itself.
     @exclusivity(unchecked) var isMigration = false
-    /// Whether new secondary-index entries are logged and written grouped (the fast path
-    /// ``FastPaths/groupedIndexWrites``), read once: a static's lazy initializer is checked
-    /// at every access.
-    let groupsIndexWrites = FastPaths.enabled.contains(.groupedIndexWrites)
-    /// The classes (by id) whose primary-key table a migration must rebuild.
-    @exclusivity(unchecked) var primaryKeysToRebuild: Set<UInt32> = []
-    /// Collection columns changed through managed collections and not yet written back.
-    @exclusivity(unchecked) var pending: [CollectionSlot: PendingCollection] = [:]
-    /// The edits each list went through in this transaction by `List`'s methods, for
-    /// notifications (``ListEdit``), as its pending copies were written back.
-    @exclusivity(unchecked) private(set) var listEdits: [CollectionSlot: [ListEdit]] = [:]
-    /// The lists whose edits passed ``ListEdit/limit``: their notifications compare versions.
-    @exclusivity(unchecked) private var overflowedLists: Set<CollectionSlot> = []
 
-    /// Set while pending collections are written back: list writes made then are the ones their
-    /// edits describe.
-    @exclusivity(unchecked) var writesBackCollections = false
-
-    /// Forgets the edits of the list `slot` for the rest of the transaction: it was written
-    /// another way, and its notifications compare versions.
-    func dropListEdits(_ slot: CollectionSlot) {
-        guard !overflowedLists.contains(slot) else { return }
-        listEdits[slot] = nil
-        overflowedLists.insert(slot)
-    }
-
-    /// Adds the edits of a pending copy of the list `slot` written back.
-    func addListEdits(_ slot: CollectionSlot, _ edits: [ListEdit], overflowed: Bool) {
-        guard !overflowedLists.contains(slot) else { return }
-        var all = listEdits[slot] ?? []
-        for edit in edits where !ListEdit.append(edit, to: &all) {
-            listEdits[slot] = nil
-            overflowedLists.insert(slot)
-            return
-        }
-        if overflowed {
-            listEdits[slot] = nil
-            overflowedLists.insert(slot)
-        } else {
-            listEdits[slot] = all
-        }
-    }
-
+    /// The context of the write transaction `transaction`, begun on `catalog`.
     init(transaction: consuming WriteTransaction, catalog: Catalog) {
-        txn = transaction.txn
-        baseVersion = transaction.txn.id - 1
-        self.transaction = consume transaction
+        self.transaction = OpenTransaction(transaction)
         savedCatalog = catalog
     }
 
-    /// A context dropped without ending its transaction (its database was released inside a
-    /// write) closes its cursors first: the transaction's abort frees them in LMDB.
-    deinit { closeCursors() }
-
-    /// A context for a write transaction that could not begin.
+    /// A context for a write transaction that could not begin, for `failure`.
     init(failure: ObjDBError, catalog: Catalog) {
-        transaction = nil
-        txn = nil
-        baseVersion = nil
-        self.failure = failure
-        isDoomed = true
+        transaction = OpenTransaction(failure: failure)
         savedCatalog = catalog
     }
 
-    /// What the transaction did to a class so far, if anything.
-    func changes(forClass classID: UInt32) -> ClassChanges? {
-        Int(classID) < classes.count ? classes[Int(classID)] : nil
-    }
-
-    /// The changes record of a class, loading its key counter on first use.
-    func changes(for info: ClassInfo, loadingCounter load: () throws -> UInt64) rethrows -> ClassChanges {
-        let index = Int(info.classID)
-        if index < classes.count, let existing = classes[index] { return existing }
-        if index >= classes.count { classes.append(contentsOf: repeatElement(nil, count: index + 1 - classes.count)) }
-        let created = ClassChanges(nextKey: try load())
-        classes[index] = created
-        return created
-    }
-
-    /// Reserves `count` bytes for the row of `key` through an iterator cursor that sits on it,
-    /// which saves the B-tree search of a plain put; `nil` if no cursor is there.
-    func reserveThroughCursor(_ table: Table, key: UInt64, count: Int) throws -> UnsafeMutableRawBufferPointer? {
-        for walk in cursors {
-            guard walk.isOpen, walk.table == table,
-                let current = try walk.cursor?.current(), current.objectKey == key
-            else { continue }
-            return try walk.cursor?.reserve(key: key, count: count, flags: .current)
-        }
-        return nil
-    }
-
-    /// Adds the cursor of an iterator, first closing those no iterator holds any more (loops
-    /// that finished or stopped early): LMDB adjusts every open cursor of a table on each write,
-    /// and row writes look for a cursor to write through, so the list must not grow with every
-    /// loop of a long transaction.
-    func register(_ walk: WriteWalk) {
-        var kept: [WriteWalk] = []
-        while var candidate = cursors.popLast() {
-            if isKnownUniquelyReferenced(&candidate) {
-                candidate.close()
-            } else {
-                kept.append(candidate)
-            }
-        }
-        kept.append(walk)
-        cursors = kept
-    }
-
-    /// Closes every cursor of the transaction.
-    func closeCursors() {
-        for walk in cursors { walk.close() }
-        cursors.removeAll()
-        for walk in insertWalks { walk.close() }
-        insertWalks.removeAll()
-    }
-
-    /// The cursor inserts into `table` go through, opened on first use and kept until the
-    /// transaction ends (``closeCursors()`` closes it first). Left on the entry it
-    /// wrote last, it makes inserts of ascending keys — new objects, primary keys that grow —
-    /// skip LMDB's search from the root. LMDB keeps a transaction's open cursors valid through
-    /// every other write, so the position is never stale: another write only moves it.
-    ///
-    /// Returned unretained, to use at once through `_withUnsafeGuaranteedRef`: the context keeps
-    /// the walk until ``closeCursors()``, which no put or reserve through it can reach. This
-    /// saves a retain and a release per key and row written (3 per insert).
-    func insertCursor(_ table: Table, _ txn: Txn) throws -> Unmanaged<WriteWalk> {
-        for index in insertWalks.indices {
-            let walk = Unmanaged.passUnretained(insertWalks[index])
-            if walk._withUnsafeGuaranteedRef({ $0.table == table && $0.isOpen }) { return walk }
-        }
-        let walk = WriteWalk(cursor: try Cursor(txn, table), table: table, context: self)
-        insertWalks.append(walk)
-        return Unmanaged.passUnretained(walk)
-    }
-
-    /// Runs `body` with the insert cursor of `table` (``insertCursor(_:_:)``).
-    /// - Throws: ``ObjDBError/Code/notInWriteTransaction`` if the cursor is closed (the
-    ///   transaction ended); what `body` throws.
+    /// Runs a storage operation (``OpenTransaction/storage(onlyDeletes:_:)``): an error from
+    /// LMDB dooms the transaction, explained by whether it only deletes so far.
     @inline(__always)
-    func withInsertCursor<R>(_ table: Table, _ txn: Txn, _ body: (borrowing Cursor) throws -> R) throws -> R {
-        try insertCursor(table, txn)._withUnsafeGuaranteedRef { walk in try walk.withCursor(path: txn.environment.path, body) }
-    }
-
-    /// The transaction, or the error that doomed it.
-    func requireTxn() throws -> Txn {
-        if isDoomed, let failure { throw failure }
-        guard let txn else { throw ObjDBError(.notInWriteTransaction, "The write transaction has ended") }
-        return txn
-    }
-
-    /// Runs a storage operation. An error that came from LMDB dooms the transaction (LMDB
-    /// accepts nothing but an abort after a failed write); other errors do not.
     func storage<R>(_ body: (Txn) throws -> R) throws -> R {
-        let txn = try requireTxn()
-        do {
-            return try body(txn)
-        } catch let error as ObjDBError where error.lmdbCode != nil {
-            let explained = txn.environment.explainFullMap(error, onlyDeletes: onlyDeletes)
-            failure = explained
-            throw explained
-        }
-    }
-}
-
-/// What one write transaction did to one class, and the class's key counter.
-///
-/// Object keys only grow, so every key from ``firstNewKey`` up was inserted by this transaction:
-/// insertions need no bookkeeping per object.
-final class ClassChanges {
-    /// The first key this transaction could allocate.
-    let firstNewKey: UInt64
-    /// The next key to allocate; written to `meta` at commit.
-    @exclusivity(unchecked) var nextKey: UInt64
-    /// Objects that existed before the transaction and were deleted.
-    @exclusivity(unchecked) var deletions: Set<UInt64> = []
-    /// Writes to objects that existed before the transaction, in order: appending is cheaper
-    /// than a dictionary update per write. ``modifications`` merges it. Plain words, so that
-    /// appending and freeing entries is a copy of bytes; columns from 64 up (rare) are logged in
-    /// ``wideModificationLog``.
-    @exclusivity(unchecked) private var modificationLog: [(key: UInt64, low: UInt64)] = []
-    /// Writes to columns from 64 up, as (key, column).
-    @exclusivity(unchecked) private var wideModificationLog: [(key: UInt64, column: Int)] = []
-    /// Whether the class was emptied by `deleteAll()`.
-    var cleared = false {
-        didSet { if cleared { clearedBelowKey = nextKey } }
-    }
-    /// The key counter when the class was last emptied: keys below it that this transaction
-    /// inserted are gone too.
-    private(set) var clearedBelowKey: UInt64?
-    /// Objects this transaction inserted and deleted again.
-    @exclusivity(unchecked) private(set) var deletedNewKeys: Set<UInt64> = []
-
-    /// The next auto-increment primary key, once loaded (see ``Database/nextAutoIncrementID``).
-    @exclusivity(unchecked) var nextAutoID: Int?
-    /// ``nextAutoID`` as loaded, to tell whether it must be written at commit.
-    @exclusivity(unchecked) var loadedAutoID: Int?
-
-    init(nextKey: UInt64) {
-        firstNewKey = nextKey
-        self.nextKey = nextKey
-    }
-
-    /// Whether `key` was inserted by this transaction.
-    func isNew(_ key: UInt64) -> Bool { key >= firstNewKey }
-
-    /// Allocates an object key.
-    ///
-    /// - Throws: ``ObjDBError/Code/corruptFile`` once the counter reaches `UInt64.max`, which
-    ///   only a damaged file can hold (it takes 2^64 inserts); that key is never handed out.
-    func allocateKey() throws -> UInt64 {
-        guard nextKey < .max else {
-            throw ObjDBError(.corruptFile, "No object key is left: the class's key counter is at 2^64 - 1, which only a damaged file reaches")
-        }
-        defer { nextKey += 1 }
-        return nextKey
-    }
-
-    func deleted(_ key: UInt64) {
-        guard !isNew(key) else {
-            deletedNewKeys.insert(key)
-            return
-        }
-        deletions.insert(key)
-    }
-
-    /// Whether the transaction wrote to an object that existed before.
-    var hasModifications: Bool { !modificationLog.isEmpty || !wideModificationLog.isEmpty }
-
-    /// A deleted row was written back (a savepoint undid the delete): the object exists again,
-    /// and may differ in any column from what it was before the transaction.
-    func restored(_ key: UInt64, columnCount: Int) {
-        if isNew(key) {
-            deletedNewKeys.remove(key)
-        } else if deletions.remove(key) != nil {
-            modified(key, columns: 0..<columnCount)
-        }
-    }
-
-    /// The writes to objects that existed before: each object with its columns when there are
-    /// at most `limit` entries, else `nil` and only the union of the columns (cheap: no
-    /// dictionary of every object).
-    func modificationSummary(limit: Int) -> (perObject: [UInt64: ColumnSet]?, columns: ColumnSet) {
-        var union = ColumnSet()
-        if modificationLog.count + wideModificationLog.count > limit {
-            var low: UInt64 = 0
-            for entry in modificationLog { low |= entry.low }
-            union.formUnion(low: low)
-            union.formUnion(wideModificationLog.map(\.column))
-            return (nil, union)
-        }
-        let perObject = modifications
-        for columns in perObject.values { union.formUnion(columns) }
-        return (perObject, union)
-    }
-
-    func modified(_ key: UInt64, columns: some Sequence<Int>) {
-        guard !isNew(key) else { return }
-        var low: UInt64 = 0
-        for column in columns {
-            if column < 64 { low |= 1 << UInt64(column) } else { wideModificationLog.append((key, column)) }
-        }
-        modificationLog.append((key, low))
-    }
-
-    /// Objects that existed before the transaction and still exist, with the columns written.
-    var modifications: [UInt64: ColumnSet] {
-        var merged: [UInt64: ColumnSet] = [:]
-        for entry in modificationLog where !deletions.contains(entry.key) {
-            merged[entry.key, default: ColumnSet()].formUnion(low: entry.low)
-        }
-        for entry in wideModificationLog where !deletions.contains(entry.key) {
-            merged[entry.key, default: ColumnSet()].formUnion(CollectionOfOne(entry.column))
-        }
-        return merged
-    }
-}
-
-/// A set of column numbers, inline for the first 64 columns.
-struct ColumnSet: Equatable, Sendable {
-    private var low: UInt64 = 0
-    private var high: Set<Int> = []
-
-    /// Adds columns.
-    mutating func formUnion(_ columns: some Sequence<Int>) {
-        for column in columns {
-            if column < 64 { low |= 1 << UInt64(column) } else { high.insert(column) }
-        }
-    }
-
-    /// Adds the columns below 64 whose bits are set in `low`.
-    mutating func formUnion(low bits: UInt64) {
-        low |= bits
-    }
-
-    /// Adds the columns of another set.
-    mutating func formUnion(_ other: ColumnSet) {
-        low |= other.low
-        high.formUnion(other.high)
-    }
-
-    /// The columns, ascending.
-    var columns: [Int] { (0..<64).filter { low & (1 << UInt64($0)) != 0 } + high.sorted() }
-
-    /// Number of columns.
-    var count: Int { low.nonzeroBitCount + high.count }
-
-    /// Whether `column` is in the set.
-    func contains(_ column: Int) -> Bool {
-        column < 64 ? low & (1 << UInt64(column)) != 0 : high.contains(column)
-    }
-}
-
-/// Primary-key and index entries to remove and add for one row change, in reusable buffers.
-///
-/// A class over raw memory, owned by one write transaction, like ``ScratchBuffer``: adding and
-/// walking entries retains nothing.
-final class KeyUpdates {
-    /// One entry: its table, its bytes in ``bytes``, whether it is added (else removed), and
-    /// whether the table is the primary-key table.
-    struct Entry {
-        let table: Table
-        let range: Range<Int>
-        let add: Bool
-        let isPrimary: Bool
-        /// For an added entry of a unique column with a non-nil value: the column.
-        var uniqueColumn: Int? = nil
-    }
-
-    /// The encoded keys, concatenated.
-    let bytes = ScratchBuffer()
-    @exclusivity(unchecked) private var storage: UnsafeMutablePointer<Entry>
-    @exclusivity(unchecked) private var capacity = 8
-    /// Number of entries.
-    @exclusivity(unchecked) private(set) var count = 0
-
-    init() {
-        storage = .allocate(capacity: capacity)
-    }
-
-    deinit {
-        storage.deinitialize(count: count)
-        storage.deallocate()
-    }
-
-    /// The entries, in the order they were added.
-    var entries: UnsafeBufferPointer<Entry> { UnsafeBufferPointer(start: storage, count: count) }
-
-    /// Adds an entry.
-    func append(_ entry: Entry) {
-        if count == capacity {
-            let grown = UnsafeMutablePointer<Entry>.allocate(capacity: capacity * 2)
-            grown.moveInitialize(from: storage, count: count)
-            storage.deallocate()
-            storage = grown
-            capacity *= 2
-        }
-        (storage + count).initialize(to: entry)
-        count += 1
-    }
-
-    /// Removes every entry and key, keeping the memory.
-    func reset() {
-        bytes.reset()
-        storage.deinitialize(count: count)
-        count = 0
+        try transaction.storage(onlyDeletes: changes.onlyDeletes, body)
     }
 }

@@ -3,15 +3,16 @@ final class WriteWalk {
     /// The cursor, `nil` once closed.
     @exclusivity(unchecked) var cursor: Cursor?
     /// The transaction the cursor belongs to. Not retained (and not weak, which would slow every
-    /// retain of the context): read it only while ``isOpen``, which the context ends first.
-    unowned(unsafe) let context: WriteContext
+    /// retain of the transaction): read it only while ``isOpen``, which the transaction ends first.
+    unowned(unsafe) let transaction: OpenTransaction
     /// The table the cursor walks.
     let table: Table
 
-    init(cursor: consuming Cursor, table: Table, context: WriteContext) {
+    /// A walk with `cursor` over `table`, a cursor of `transaction`.
+    init(cursor: consuming Cursor, table: Table, transaction: OpenTransaction) {
         self.cursor = consume cursor
         self.table = table
-        self.context = context
+        self.transaction = transaction
     }
 
     /// Whether the cursor is still usable.

@@ -34,7 +34,7 @@ extension Database {
     /// The number of stored objects of a class, by name (embedded classes included).
     func storedCount(_ className: String) -> Int {
         guard let info = classInfo(named: className) else { return 0 }
-        return objectCount(info)
+        return rows.count(info)
     }
 
     /// Every entry of the backlink table of `className.property`: (target key, origin key).

@@ -2,7 +2,7 @@ extension Database {
     /// Deletes every object of live results, without reading them into objects.
     public func delete<T: Object>(_ results: Results<T>) {
         let context = requireWriteForDelete()
-        guard let info = results.classInfo, !context.isDoomed else { return }
+        guard let info = results.classInfo, !context.transaction.isDoomed else { return }
         _ = dooming(context) {
             try flushPendingWrites(context)
             if results.query.isPlainTable && !info.hasLinks && incomingLinks(info).isEmpty {

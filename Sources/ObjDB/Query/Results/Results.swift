@@ -55,7 +55,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
     public var count: Int {
         if query.isPlainTable {
             guard let info = classInfo else { return 0 }
-            return database.objectCount(info)
+            return database.rows.count(info)
         }
         if let keys = cachedKeys { return keys.count }
         if let counted = indexCount() { return counted }
@@ -143,7 +143,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
         guard let info = classInfo, let txn = database.readableTxn() else { return keys }
         do {
             let cursor = try Cursor(txn, info.tables.objects)
-            keys.reserveCapacity(database.objectCount(info))
+            keys.reserveCapacity(database.rows.count(info))
             var entry = try cursor.first()
             while let current = entry {
                 keys.append(current.objectKey)
@@ -160,7 +160,7 @@ public struct Results<Element: ObjectBase>: RandomAccessCollection, CustomString
         do {
             let cursor = try Cursor(txn, info.tables.objects)
             guard let entry = try last ? cursor.last() : cursor.first() else { return nil }
-            return database.materialize(Element.self, info, key: entry.objectKey, row: database.checkedRow(info, key: entry.objectKey, entry.value))
+            return database.materialize(Element.self, info, key: entry.objectKey, row: database.rows.checked(info, key: entry.objectKey, entry.value))
         } catch {
             database.reportReadFailure(error, while: "Reading the \(last ? "last" : "first") object of '\(info.name)'")
             return nil

@@ -84,7 +84,7 @@ extension Results {
                 }
                 let current = walk
                 if let entry = reporting({ try current?.cursor?.seek(exactly: key) }) {
-                    return produce(key, database.checkedRow(info, key: key, entry.value), info)
+                    return produce(key, database.rows.checked(info, key: key, entry.value), info)
                 }
             }
             return finish()
@@ -94,16 +94,15 @@ extension Results {
         /// its cursors), until the transaction ends; a new or closed cursor seeks past the last key.
         private mutating func writeStep(_ info: Unmanaged<ClassInfo>, _ context: WriteContext) -> ObjectBase? {
             // `isOpen` first: a walk is closed before its transaction ends, and only then may
-            // its context be gone.
-            if let walk = writeWalk, walk.isOpen, walk.context === context {
+            // its transaction be gone.
+            if let walk = writeWalk, walk.isOpen, walk.transaction === context.transaction {
                 if let entry = reporting({ try walk.cursor?.next() }), lastKey.map({ entry.objectKey > $0 }) ?? true {
                     return yield((entry.objectKey, entry.value), info)
                 }
             }
             let table = info.takeUnretainedValue().objectsTable
-            guard let txn = context.txn, let cursor = openCursor(txn, table) else { return finish() }
-            let walk = WriteWalk(cursor: cursor, table: table, context: context)
-            context.register(walk)
+            guard let txn = context.transaction.txn, let cursor = openCursor(txn, table) else { return finish() }
+            let walk = context.transaction.walk(table, with: cursor)
             writeWalk = walk
             let after = lastKey
             let entry = reporting { try after.map { try walk.cursor?.seek(atLeast: $0 &+ 1) } ?? walk.cursor?.first() }
@@ -117,7 +116,7 @@ extension Results {
             guard let row else { return finish() }
             if let lastKey, row.key <= lastKey { return finish() }
             lastKey = row.key
-            return produce(row.key, database.checkedRow(info, key: row.key, row.bytes), info)
+            return produce(row.key, database.rows.checked(info, key: row.key, row.bytes), info)
         }
 
         /// The object of `key`, whose row is `row`.
