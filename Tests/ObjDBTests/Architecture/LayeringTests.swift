@@ -24,6 +24,23 @@ import Testing
         var allowed: Set<Upward> = []
     }
 
+    /// The tests of `Sources/ObjDB/X` are in `Tests/ObjDBTests/X`: every test file is in a folder
+    /// named like a source folder (or `Architecture` and `Support`, which test and serve all).
+    @Test func testFoldersMirrorSourceFolders() throws {
+        let manager = FileManager.default
+        let sources = Set(try manager.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources/ObjDB").path))
+        let tests = Self.root.appendingPathComponent("Tests/ObjDBTests")
+        var misplaced: [String] = []
+        for entry in try manager.contentsOfDirectory(atPath: tests.path).sorted() {
+            var isDirectory: ObjCBool = false
+            _ = manager.fileExists(atPath: tests.appendingPathComponent(entry).path, isDirectory: &isDirectory)
+            if !isDirectory.boolValue || !(sources.contains(entry) || ["Architecture", "Support"].contains(entry)) {
+                misplaced.append(entry)
+            }
+        }
+        #expect(misplaced == [], "Tests/ObjDBTests entries that are not a source folder's tests")
+    }
+
     @Test func everyReferenceGoesDownOrIsListed() throws {
         let rules = try Self.rules()
         let sources = try Self.sources()
