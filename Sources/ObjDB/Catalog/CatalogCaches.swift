@@ -1,7 +1,7 @@
 /// What a ``Database`` instance derives from its ``Catalog`` and keeps between calls.
 ///
-/// ``forgetDerived()`` drops what a new catalog makes stale; the class informations stay, since
-/// objects point at theirs without retaining them.
+/// ``forgetDerived()`` drops what a new catalog makes stale; the `ClassInfo` objects stay, since
+/// managed objects point at theirs without retaining them.
 struct CatalogCaches {
     /// Per class name: the link columns pointing to it (see ``Database/incomingLinks(_:)``).
     var incomingLinks: [String: [(origin: ClassInfo, column: Int)]] = [:]
@@ -13,6 +13,7 @@ struct CatalogCaches {
     /// Every `ClassInfo` the instance created, kept alive because objects do not retain theirs.
     var allClassInfos: [ClassInfo]
 
+    /// Empty caches that keep `infos` alive.
     init(keeping infos: [ClassInfo]) { allClassInfos = infos }
 
     /// Forgets what was derived from the previous catalog.

@@ -73,7 +73,9 @@ struct CollectionDiff: Equatable, Sendable {
     /// The objects in both middles (what is left between the common prefix and suffix): for
     /// each, in old order, its offset in the old middle and in the new one.
     struct Survivors {
+        /// Each survivor's offset in the old middle, ascending.
         var old: [Int] = []
+        /// Each survivor's offset in the new middle, in the same order as ``old``.
         var new: [Int] = []
     }
 

@@ -49,7 +49,13 @@ enum IncrementalKeys {
                 } catch {
                     return nil  // evaluating again reports the failure
                 }
-                matches = bytes.flatMap { RowView($0) }.map(rowTest) ?? false
+                if let bytes {
+                    // A damaged row: evaluating again reports it and reads it as the queries do.
+                    guard let row = RowReader.sound(key: key, bytes) else { return nil }
+                    matches = rowTest(row)
+                } else {
+                    matches = false
+                }
             }
             switch (oldIndex, matches) {
             case (let index?, false): removed.append(index)

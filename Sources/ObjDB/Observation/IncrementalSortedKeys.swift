@@ -6,13 +6,11 @@
 /// (``Results/ownRowSort()``). Only the objects the commit inserted, deleted or modified can then
 /// join, leave or move. Each is found in the old keys by a binary search on its sort values in
 /// the old version, and placed in the new keys by a binary search on the new version's; the
-/// others keep their order. A delivery costs O(k log n) row reads for k changed objects among n
-/// results, plus O(n) to copy the keys and diff them, where evaluating again costs the query, a
-/// sort of n values and the diff.
-///
-/// Objects whose sort values equal another's are ordered by how the query reached them (key
-/// order from a table scan, an index's order from an index), which the fast path does not
-/// know: when a changed object ties with a neighbour, the results are evaluated again.
+/// others keep their order. Objects with equal sort values are in ascending key order, as every
+/// evaluation leaves them (its candidates come in key order and the sort is stable, also when
+/// descending), so the key ends every comparison. A delivery costs O(k log n) row reads for k
+/// changed objects among n results, plus a few passes over the n keys to copy and diff them,
+/// where evaluating again costs the query, a sort of n values and the diff.
 ///
 /// Its slow twin is the evaluation: internal checks compare both on every delivery that takes
 /// the fast path, and `OBJDB_DISABLE_FAST_PATHS=incrementalSortedResults` switches it off.
@@ -22,11 +20,14 @@ enum IncrementalSortedKeys {
 
     /// What orders the results: the sort's paths (each one column of the class) and directions.
     struct Order {
+        /// The column of each sort key.
         let columns: [Int]
+        /// The bound path of each sort key, which decodes its column.
         let paths: [BoundPath]
+        /// The direction of each sort key.
         let ascending: [Bool]
 
-        /// The sort values of the row `bytes`.
+        /// The sort values of `row`.
         func values(_ row: RowView) -> [QueryScalar] {
             var values: [QueryScalar] = []
             values.reserveCapacity(columns.count)
@@ -34,13 +35,20 @@ enum IncrementalSortedKeys {
             return values
         }
 
-        /// Whether `a` sorts before (-1), with (0) or after (1) `b`, as the query's sort orders.
-        func compare(_ a: [QueryScalar], _ b: [QueryScalar]) -> Int {
+        /// Whether object `a` (its sort values and key) sorts before (-1) or after (1) object
+        /// `b`, as the query's sort orders them: by the values, then by key ascending. 0 only
+        /// for the same object.
+        func compare(_ a: [QueryScalar], _ aKey: UInt64, _ b: [QueryScalar], _ bKey: UInt64) -> Int {
             for index in a.indices {
                 let c = QueryOrder.sortCompare(a[index], b[index])
                 if c != 0 { return ascending[index] ? c : -c }
             }
-            return 0
+            return aKey < bKey ? -1 : (aKey > bKey ? 1 : 0)
+        }
+
+        /// Whether `a` and `b` are equal sort values (an object whose values did not change stays).
+        func same(_ a: [QueryScalar], _ b: [QueryScalar]) -> Bool {
+            a.indices.allSatisfy { QueryOrder.sortCompare(a[$0], b[$0]) == 0 }
         }
     }
 
@@ -49,15 +57,16 @@ enum IncrementalSortedKeys {
 
     /// The keys after `changes` and their diff from `old` (the keys in `oldTxn`'s version), or
     /// `nil` when the results must be evaluated again: modifications not listed one by one, too
-    /// many changed objects, a changed object tied with a neighbour, or a row that could not be
-    /// read. `modified` lists the changed objects the observer watches, ascending.
+    /// many changed objects, or a row that could not be read or is damaged (the evaluation
+    /// reports it). `watched` tells whether a modification of the given columns counts.
     static func update(
         _ old: [UInt64], _ changes: ClassChangeSet, rowTest: ((RowView) -> Bool)?, order: Order, table: Table,
-        oldTxn: Txn, newTxn: Txn, modified: [UInt64]
+        oldTxn: Txn, newTxn: Txn, watched: (ColumnSet) -> Bool
     ) -> (keys: [UInt64], diff: CollectionDiff)? {
         guard changes.unlistedModifications == nil else { return nil }
         let changed = changes.inserted.count + changes.deleted.count + UInt64(changes.modified.count)
         guard changed <= UInt64(largestChange) else { return nil }
+        let modified = changes.modified.compactMap { key, columns in watched(columns) ? key : nil }.sorted()
         var candidates = changes.inserted.keys + changes.deleted.keys + changes.modified.keys
         candidates.sort()
         do {
@@ -66,22 +75,15 @@ enum IncrementalSortedKeys {
             var previous: UInt64?
             for key in candidates where key != previous {
                 previous = key
-                let before = try oldTxn.get(table, key: key).flatMap(RowView.init).map(order.values)
+                let before = try row(key, table, oldTxn).map(order.values)
                 let oldIndex = try before.flatMap { try index(of: key, values: $0, in: old, order: order, table: table, txn: oldTxn) }
                 var after: [QueryScalar]?
-                if !changes.deleted.contains(key), let row = try newTxn.get(table, key: key).flatMap(RowView.init),
-                    rowTest?(row) ?? true
-                {
+                if !changes.deleted.contains(key), let row = try row(key, table, newTxn), rowTest?(row) ?? true {
                     after = order.values(row)
                 }
                 switch (oldIndex, after) {
                 case (let index?, let values?):
-                    guard let before, order.compare(before, values) != 0 else {
-                        // Stays where it was, unless it ties with a neighbour whose place
-                        // relative to it the query's access decides.
-                        if try tiesWithNeighbour(index, values, old, order, table, oldTxn) { throw GiveUp() }
-                        continue
-                    }
+                    if let before, order.same(before, values) { continue }  // stays where it was
                     added.append(Placed(key: key, values: values, oldIndex: index))
                 case (let index?, nil): gone.append(index)
                 case (nil, let values?): added.append(Placed(key: key, values: values, oldIndex: nil))
@@ -100,20 +102,22 @@ enum IncrementalSortedKeys {
             for (index, key) in old.enumerated() {
                 if next < left.count && left[next] == index { next += 1 } else { base.append(key) }
             }
-            let (inserted, placed) = try insert(added, into: base, order: order, table: table, txn: newTxn)
-            // Broken on purpose for the check's own test (never outside internal checks).
-            let keys = FastPaths.broken.contains(.incrementalSortedResults) ? inserted.reversed() : inserted
+            let (keys, placed) = try insert(added, into: base, order: order, table: table, txn: newTxn)
+            let diff: CollectionDiff
             if ascending(old) && ascending(keys) {
-                return (keys, CollectionDiff.between(old, keys, inKeyOrder: true, modified: modified))
+                diff = CollectionDiff.between(old, keys, inKeyOrder: true, modified: modified)
+            } else {
+                let movedTo = placed.filter { $0.oldIndex != nil }.sorted { $0.oldIndex ?? 0 < $1.oldIndex ?? 0 }
+                let arrived = placed.map(\.newIndex)  // ascending: placed in new order
+                diff = CollectionDiff.reordered(old, keys, modified: modified) { prefix, oldEnd, newEnd in
+                    survivors(prefix, oldEnd, newEnd, left: left, arrived: arrived, moved: movedTo)
+                }
             }
-            let movedTo = placed.filter { $0.oldIndex != nil }.sorted { $0.oldIndex ?? 0 < $1.oldIndex ?? 0 }
-            let arrived = placed.map(\.newIndex)  // ascending: placed in new order
-            let diff = CollectionDiff.reordered(old, keys, modified: modified) { prefix, oldEnd, newEnd in
-                survivors(prefix, oldEnd, newEnd, left: left, arrived: arrived, moved: movedTo)
-            }
+            // Broken on purpose for the check's own test (never outside internal checks).
+            if FastPaths.broken.contains(.incrementalSortedResults) { return (keys.reversed(), diff) }
             return (keys, diff)
         } catch {
-            return nil  // a tie, or a row that could not be read: evaluating again reports a failure
+            return nil  // a row that could not be read or is damaged: evaluating again reports it
         }
     }
 
@@ -165,7 +169,11 @@ enum IncrementalSortedKeys {
                 nextArrived += 1
                 newIndex += 1
             }
-            guard newIndex < newEnd else { break }  // cannot happen: both middles hold the same untouched objects
+            guard newIndex < newEnd else {
+                // Both middles hold the same untouched objects, so this cannot happen.
+                internalCheck(false, "incremental sorted results: more untouched objects in the old middle than in the new")
+                break
+            }
             survivors.old.append(oldIndex - prefix)
             survivors.new.append(newIndex - prefix)
             newIndex += 1
@@ -174,22 +182,15 @@ enum IncrementalSortedKeys {
     }
 
     /// `added` placed in `base` (in `txn`'s sort order) by binary search: the new keys, and each
-    /// object placed with its new index, in new order. Throws on a tie.
+    /// object placed with its new index, in new order.
     private static func insert(
         _ added: [Placed], into base: [UInt64], order: Order, table: Table, txn: Txn
     ) throws -> (keys: [UInt64], placed: [(oldIndex: Int?, newIndex: Int)]) {
         var sorted = added
-        sorted.sort { order.compare($0.values, $1.values) < 0 }
-        for index in sorted.indices.dropFirst() where order.compare(sorted[index - 1].values, sorted[index].values) == 0 {
-            throw GiveUp()
-        }
+        sorted.sort { order.compare($0.values, $0.key, $1.values, $1.key) < 0 }
         var positions: [Int] = []
         for item in sorted {
-            let position = try lowerBound(item.values, in: base, order: order, table: table, txn: txn)
-            if position < base.count, try order.compare(values(of: base[position], order, table, txn), item.values) == 0 {
-                throw GiveUp()
-            }
-            positions.append(position)
+            positions.append(try lowerBound(item.values, item.key, in: base, order: order, table: table, txn: txn))
         }
         var keys: [UInt64] = []
         keys.reserveCapacity(base.count + sorted.count)
@@ -216,41 +217,31 @@ enum IncrementalSortedKeys {
     private static func index(
         of key: UInt64, values: [QueryScalar], in keys: [UInt64], order: Order, table: Table, txn: Txn
     ) throws -> Int? {
-        var index = try lowerBound(values, in: keys, order: order, table: table, txn: txn)
-        while index < keys.count {
-            if keys[index] == key { return index }
-            guard try order.compare(self.values(of: keys[index], order, table, txn), values) == 0 else { return nil }
-            index += 1
-        }
-        return nil
+        let index = try lowerBound(values, key, in: keys, order: order, table: table, txn: txn)
+        return index < keys.count && keys[index] == key ? index : nil
     }
 
-    /// The first position in `keys` whose sort values are not before `values`.
+    /// The first position in `keys` whose object does not sort before the object `key` with
+    /// sort values `values`.
     private static func lowerBound(
-        _ values: [QueryScalar], in keys: [UInt64], order: Order, table: Table, txn: Txn
+        _ values: [QueryScalar], _ key: UInt64, in keys: [UInt64], order: Order, table: Table, txn: Txn
     ) throws -> Int {
         var low = 0, high = keys.count
         while low < high {
             let middle = (low + high) / 2
-            if try order.compare(self.values(of: keys[middle], order, table, txn), values) < 0 { low = middle + 1 } else { high = middle }
+            let other = keys[middle]
+            guard let row = try row(other, table, txn) else { throw GiveUp() }
+            if order.compare(order.values(row), other, values, key) < 0 { low = middle + 1 } else { high = middle }
         }
         return low
     }
 
-    /// Whether the object at `index` of `keys` has a neighbour with the same sort values.
-    private static func tiesWithNeighbour(
-        _ index: Int, _ values: [QueryScalar], _ keys: [UInt64], _ order: Order, _ table: Table, _ txn: Txn
-    ) throws -> Bool {
-        for neighbour in [index - 1, index + 1] where keys.indices.contains(neighbour) {
-            if try order.compare(self.values(of: keys[neighbour], order, table, txn), values) == 0 { return true }
-        }
-        return false
-    }
-
-    /// The sort values of the object `key` in `txn`'s version; throws if its row is missing.
-    private static func values(of key: UInt64, _ order: Order, _ table: Table, _ txn: Txn) throws -> [QueryScalar] {
-        guard let row = try txn.get(table, key: key).flatMap(RowView.init) else { throw GiveUp() }
-        return order.values(row)
+    /// The row of the object `key` in `txn`'s version, `nil` if it does not exist; throws if it
+    /// cannot be read or is damaged (not a row, or not matching its checksum).
+    private static func row(_ key: UInt64, _ table: Table, _ txn: Txn) throws -> RowView? {
+        guard let bytes = try txn.get(table, key: key) else { return nil }
+        guard let row = RowReader.sound(key: key, bytes) else { throw GiveUp() }
+        return row
     }
 }
 

@@ -8,6 +8,10 @@ final class ResultsObserver<Element: ObjectBase>: Observer {
     private let block: LockedBox<(CollectionChange<Results<Element>>) -> Void>
     /// The keys last reported; `nil` before the first call.
     private var keys: [UInt64]?
+    /// The version ``keys`` were read at. A delivery's changes lead from the version the
+    /// observers saw; an observer called after a callback that wrote read a newer one, and must
+    /// be evaluated again rather than updated from those changes (or skipped for their absence).
+    private var keysVersion: Int?
 
     init(
         results: Results<Element>, watch: Watch, block: @escaping (CollectionChange<Results<Element>>) -> Void,
@@ -28,11 +32,15 @@ final class ResultsObserver<Element: ObjectBase>: Observer {
     func deliverInitial() {
         guard let results = held.value else { return }
         keys = results.objectKeys()
+        keysVersion = results.database.readableTxn()?.id
         block.value?(.initial(results))
     }
 
     func catchUp() {
-        if keys != nil, let results = held.value { keys = results.objectKeys() }
+        if keys != nil, let results = held.value {
+            keys = results.objectKeys()
+            keysVersion = results.database.readableTxn()?.id
+        }
     }
 
     func fail(_ error: any Error) {
@@ -49,16 +57,21 @@ final class ResultsObserver<Element: ObjectBase>: Observer {
         do {
             let txn = try results.database.requireReadableTxn()
             check = ModificationCheck(delivery: delivery, new: txn)
-            // Nothing the results read changed: no evaluation, no call.
-            if results.query.filter == nil, case .table = results.query.source, results.query.readsOnlyItsClassBesidesFilter,
-                !check.mayTouch(info, watch)
-            { return }
-            if let changes = delivery.changes, !changes.schemaChanged, changes.isEmpty { return }
-            if let (keys, diff) = incrementalUpdate(old, results, info, check, txn) {
-                results.adoptKeys(keys)
-                self.keys = keys
-                if !diff.isEmpty { report(results, diff) }
-                return
+            defer { keysVersion = txn.id }
+            // The changes lead from the version the keys were read at, and to the one read now:
+            // not so for an observer called after a callback that wrote, in this round or the last.
+            if keysVersion != nil, keysVersion == delivery.old?.id, txn.id == delivery.newVersion {
+                // Nothing the results read changed: no evaluation, no call.
+                if results.query.filter == nil, case .table = results.query.source, results.query.readsOnlyItsClassBesidesFilter,
+                    !check.mayTouch(info, watch)
+                { return }
+                if let changes = delivery.changes, !changes.schemaChanged, changes.isEmpty { return }
+                if let (keys, diff) = incrementalUpdate(old, results, info, check, txn) {
+                    results.adoptKeys(keys)
+                    self.keys = keys
+                    if !diff.isEmpty { report(results, diff) }
+                    return
+                }
             }
             new = results.objectKeys()
         } catch {
@@ -83,15 +96,13 @@ final class ResultsObserver<Element: ObjectBase>: Observer {
 
     /// The new keys and the diff from the change set alone (``IncrementalKeys`` in key order,
     /// ``IncrementalSortedKeys`` sorted), when the results and the delivery allow it: a change
-    /// set without schema changes that leads to the version read, results whose filter reads the
-    /// row alone, and no watched link into a class the commit changed.
+    /// set without schema changes, results whose filter reads the row alone, and no watched link
+    /// into a class the commit changed.
     private func incrementalUpdate(
         _ old: [UInt64], _ results: Results<Element>, _ info: ClassInfo, _ check: ModificationCheck, _ txn: Txn
     ) -> (keys: [UInt64], diff: CollectionDiff)? {
-        // The changes lead to the version read: not so for the observers after one whose
-        // callback wrote, in the same round.
         guard !FastPaths.enabled.isDisjoint(with: [.incrementalResults, .incrementalSortedResults]),
-            let changes = check.delivery.changes, !changes.schemaChanged, txn.id == check.delivery.newVersion
+            let changes = check.delivery.changes, !changes.schemaChanged
         else { return nil }
         let watch = self.watch
         let database = results.database
@@ -111,11 +122,10 @@ final class ResultsObserver<Element: ObjectBase>: Observer {
         } else if FastPaths.enabled.contains(.incrementalSortedResults), let sorted = results.ownRowSort(),
             let oldTxn = check.delivery.old
         {
-            // The listed modifications are all (the guards above): those the observer watches.
-            let modified = change.modified.compactMap { key, columns in watch.counts(columns) ? key : nil }.sorted()
+            // The listed modifications are all there are (no watched link changed, above).
             guard let sorted = IncrementalSortedKeys.update(
                 old, change, rowTest: sorted.rowTest, order: sorted.order, table: info.objectsTable, oldTxn: oldTxn, newTxn: txn,
-                modified: modified)
+                watched: { watch.counts($0) })
             else { return nil }
             update = sorted
         } else {

@@ -31,7 +31,7 @@ import Testing
         let sources = Set(try manager.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources/ObjDB").path))
         let tests = Self.root.appendingPathComponent("Tests/ObjDBTests")
         var misplaced: [String] = []
-        for entry in try manager.contentsOfDirectory(atPath: tests.path).sorted() {
+        for entry in try manager.contentsOfDirectory(atPath: tests.path).sorted() where !entry.hasPrefix(".") {
             var isDirectory: ObjCBool = false
             _ = manager.fileExists(atPath: tests.appendingPathComponent(entry).path, isDirectory: &isDirectory)
             if !isDirectory.boolValue || !(sources.contains(entry) || ["Architecture", "Support"].contains(entry)) {

@@ -31,9 +31,8 @@ struct WriteInCallbackTests {
         }
     }
 
-    ///
-    /// Sorted, and filtered in key order: both are updated from the change set, which must not
-    /// be applied to the version the callback's write made.
+    /// Sorted, and filtered in key order: both are updated from a change set, which must not be
+    /// applied to the version a callback's write made.
     @Test(arguments: [true, false])
     func aCallbackThatWritesKeepsEveryObserverConsistent(sorted: Bool) throws {
         let db = try directory.open([Person.self], name: "sorted-\(sorted).objdb")
@@ -67,6 +66,51 @@ struct WriteInCallbackTests {
         // Both commits reached every observer: initial, then one or two updates (a round may
         // tell both commits at once).
         for mirror in [second, third] { #expect(mirror.calls >= 2 && mirror.calls <= 3, "\(mirror.calls)") }
+        withExtendedLifetime(tokens) {}
+    }
+
+    /// A callback inserts an object and a later one in the same round deletes it: the observer
+    /// between them read the version with the object, which the next round's changes (the
+    /// insertion and deletion cancel out) no longer mention. It must still be told of the
+    /// deletion: an observer whose keys are newer than what the changes start from is evaluated
+    /// again. Sorted and filtered results, both updated from change sets otherwise.
+    @Test(arguments: [true, false])
+    func anObjectInsertedAndDeletedByCallbacksOfOneRoundLeavesEveryObserver(sorted: Bool) throws {
+        let name = "cancel-\(sorted).objdb"
+        let db = try directory.open([Person.self], name: name)
+        try db.write { for i in 0..<3 { try db.add(person(i, "p\(i)", age: i)) } }
+        let results = sorted ? db.objects(Person.self).sorted(by: \.age) : try db.objects(Person.self).filter("age >= -1")
+        let first = Mirror(), second = Mirror(), third = Mirror()
+        var inserted = false, deleted = false
+        let tokens = [
+            results.observe { change in
+                first.apply(change)
+                if case .update = change, !inserted {
+                    inserted = true
+                    try? db.write { try db.add(person(100, "transient", age: -1)) }  // try?: checked below
+                }
+            },
+            results.observe { second.apply($0) },
+            results.observe { change in
+                third.apply(change)
+                if case .update = change, inserted, !deleted {
+                    deleted = true
+                    try? db.write {  // try?: checked below
+                        if let transient = db.object(ofType: Person.self, forPrimaryKey: 100) { db.delete(transient) }
+                    }
+                }
+            },
+        ]
+        db.refresh()
+        let writer = try directory.open([Person.self], name: name)
+        try writer.write { try writer.add(person(50, "outer", age: 50)) }
+        db.refresh()
+        #expect(inserted && deleted)
+        #expect(db.object(ofType: Person.self, forPrimaryKey: 100) == nil)
+        for mirror in [first, second, third] {
+            #expect(mirror.consistent)
+            #expect(mirror.names == ["p0", "p1", "p2", "outer"])
+        }
         withExtendedLifetime(tokens) {}
     }
 
