@@ -54,13 +54,15 @@ final class ResultsObserver<Element: ObjectBase>: Observer {
         guard let results = held.value, let info = results.classInfo else { return }
         let new: [UInt64]
         let check: ModificationCheck
+        // Whether the changes lead from the version the keys were read at to the one read now:
+        // not so for an observer called after a callback that wrote, in this round or the last.
+        var fromSeen = false
         do {
             let txn = try results.database.requireReadableTxn()
             check = ModificationCheck(delivery: delivery, new: txn)
             defer { keysVersion = txn.id }
-            // The changes lead from the version the keys were read at, and to the one read now:
-            // not so for an observer called after a callback that wrote, in this round or the last.
-            if keysVersion != nil, keysVersion == delivery.old?.id, txn.id == delivery.newVersion {
+            fromSeen = keysVersion != nil && keysVersion == delivery.old?.id && txn.id == delivery.newVersion
+            if fromSeen {
                 // Nothing the results read changed: no evaluation, no call.
                 if results.query.filter == nil, case .table = results.query.source, results.query.readsOnlyItsClassBesidesFilter,
                     !check.mayTouch(info, watch)
@@ -80,7 +82,7 @@ final class ResultsObserver<Element: ObjectBase>: Observer {
         let diff: CollectionDiff
         if case .table = results.query.source {
             diff = Self.diff(old, new, check, info, watch)
-        } else if let edited = Self.listDiff(old, new, results, delivery, check, info, watch) {
+        } else if fromSeen, let edited = Self.listDiff(old, new, results, delivery, check, info, watch) {
             diff = edited
         } else {
             // A list, or linking objects, may hold an object more than once.

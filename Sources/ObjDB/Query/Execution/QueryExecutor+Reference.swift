@@ -23,13 +23,18 @@ extension QueryExecutor {
         if plan.readsElements {
             candidates = elements?() ?? []
         } else {
-            // Plain cursor steps: no leaf page read in place. try?: a read that fails here failed
-            // for the plan too, which reported it; the check is then skipped.
-            guard let cursor = try? Cursor(txn, info.objectsTable, readsLeafPages: false) else { return nil }
-            var entry = try? cursor.first()
-            while let current = entry {
-                candidates.append(current.objectKey)
-                entry = try? cursor.next()
+            // Plain cursor steps: no leaf page read in place. A read that fails here failed for
+            // the plan too, which reported it; the check is then skipped rather than made with
+            // the rows read before the failure.
+            do {
+                let cursor = try Cursor(txn, info.objectsTable, readsLeafPages: false)
+                var entry = try cursor.first()
+                while let current = entry {
+                    candidates.append(current.objectKey)
+                    entry = try cursor.next()
+                }
+            } catch {
+                return nil
             }
         }
         var distinct: [BoundPath] = []
