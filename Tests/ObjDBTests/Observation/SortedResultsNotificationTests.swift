@@ -143,4 +143,74 @@ struct SortedResultsNotificationTests {
         #expect(update.deletions.count == update.insertions.count)
         #expect(update.deletions.count >= 99)
     }
+
+    /// Random commits against results sorted by optional values with nil, NaN, ±0, ±∞ and
+    /// strings that differ in case and accents, ascending and descending, with ties: every update,
+    /// applied to what the observer had, gives the results evaluated afresh (and the internal
+    /// checks compare each fast-path delivery with the evaluation).
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func randomCommitsOnOptionalSortKeysAreReportedExactly(seed: UInt64) throws {
+        let db = try directory.open([AllTypes.self], name: "optional-\(seed).objdb")
+        var random = SeededRandom(seed: seed)
+        let doubles: [Double?] = [nil, .nan, -0.0, 0.0, 1.5, -2, .infinity, -.infinity]
+        let strings: [String?] = [nil, "", "a", "B", "é", "ab"]
+        var nextID = 0
+        func make() -> AllTypes {
+            let object = AllTypes()
+            object.id = nextID
+            nextID += 1
+            object.optDouble = doubles.randomElement(using: &random) ?? nil
+            object.optString = strings.randomElement(using: &random) ?? nil
+            object.int = Int.random(in: 0..<3, using: &random)
+            return object
+        }
+        try db.write { for _ in 0..<40 { try db.add(make()) } }
+        let all = db.objects(AllTypes.self)
+        let observed: [Results<AllTypes>] = [
+            all.sorted(by: [SortDescriptor(keyPath: "optDouble", ascending: false), SortDescriptor(keyPath: "optString")]),
+            try all.filter("int != 1").sorted(by: [SortDescriptor(keyPath: "optString", ascending: false)]),
+            all.sorted(by: [SortDescriptor(keyPath: "optDouble")]),
+        ]
+        var previous = observed.map { $0.map(\.id) }
+        var updates: [[(deletions: [Int], insertions: [Int], modifications: [Int])]] = Array(repeating: [], count: observed.count)
+        let tokens = observed.indices.map { index in
+            observed[index].observe { change in
+                if case .update(_, let deletions, let insertions, let modifications) = change {
+                    updates[index].append((deletions, insertions, modifications))
+                }
+            }
+        }
+        db.refresh()
+        for step in 0..<120 {
+            try db.write {
+                for _ in 0..<Int.random(in: 1...4, using: &random) {
+                    let objects = Array(db.objects(AllTypes.self))
+                    switch Int.random(in: 0..<4, using: &random) {
+                    case 0: try db.add(make())
+                    case 1: if let victim = objects.randomElement(using: &random) { db.delete(victim) }
+                    case 2: objects.randomElement(using: &random)?.optDouble = doubles.randomElement(using: &random) ?? nil
+                    default: objects.randomElement(using: &random)?.optString = strings.randomElement(using: &random) ?? nil
+                    }
+                }
+            }
+            for index in observed.indices {
+                let now = observed[index].map(\.id)
+                defer {
+                    previous[index] = now
+                    updates[index] = []
+                }
+                guard let update = updates[index].first else {
+                    #expect(previous[index] == now, "results \(index) step \(step): no call, but \(previous[index]) became \(now)")
+                    continue
+                }
+                #expect(updates[index].count == 1)
+                let deleted = Set(update.deletions), inserted = Set(update.insertions)
+                let kept = previous[index].indices.filter { !deleted.contains($0) }.map { previous[index][$0] }
+                let placed = now.indices.filter { !inserted.contains($0) }.map { now[$0] }
+                #expect(kept == placed, "results \(index) step \(step): \(previous[index]) − \(update.deletions) ≠ \(now) − \(update.insertions)")
+                #expect(update.modifications.allSatisfy { previous[index].indices.contains($0) && !deleted.contains($0) })
+            }
+        }
+        withExtendedLifetime(tokens) {}
+    }
 }
