@@ -65,10 +65,10 @@ extension Database {
             found = lookingUp(info) { try withUnsafeBytes(of: &encoded) { try RowReader.objectKey(forWholePrimaryKey: $0, table, txn: txn) } }
             if let found, !info.isShared { info.keyDistance.learn(integer, at: found) }
         } else {
-            lookupValue.buffer.reset()
-            let isValue = key._objdbEncode(into: &lookupValue)
-            let buffer = lookupValue.buffer.bytes
-            found = lookingUp(info) { try RowReader.objectKey(forPrimaryKey: isValue ? .value(buffer) : .null, info, txn: txn, scratch: lookupKey) }
+            lookups.value.buffer.reset()
+            let isValue = key._objdbEncode(into: &lookups.value)
+            let buffer = lookups.value.buffer.bytes
+            found = lookingUp(info) { try RowReader.objectKey(forPrimaryKey: isValue ? .value(buffer) : .null, info, txn: txn, scratch: lookups.key) }
         }
         // A key was found, so the class is not discarded.
         guard let found, let row = rows.fetch(info, key: found, txn: txn) else { return nil }

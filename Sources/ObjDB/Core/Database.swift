@@ -57,11 +57,8 @@ public final class Database {
         get { generationCell.pointee }
         set { generationCell.pointee = newValue }
     }
-    /// Numbers the write transactions of this instance; the current one's while writing.
-    @exclusivity(unchecked) var writeSerial: UInt64 = 0
-    /// The write transactions that inserted objects and rolled back: their objects are invalidated
-    /// when they next look for their rows (see ``ObjectBase/_objdbSettleInsert()``).
-    @exclusivity(unchecked) var rolledBackWrites: Set<UInt64> = []
+    /// Its write transactions: the current one's number, those that rolled back.
+    @exclusivity(unchecked) var writes = WriteHistory()
     /// Changes whenever a managed collection is edited in the write transaction's buffer (which
     /// writes no row, so ``generation`` does not move): caches of query results compare both.
     @exclusivity(unchecked) var collectionEpoch: UInt64 = 0
@@ -76,8 +73,7 @@ public final class Database {
     /// no `deinit`).
     private let generationOwner: GenerationCell
     /// Scratch buffers for primary-key lookups, reused to avoid an allocation per lookup.
-    @exclusivity(unchecked) var lookupValue = _ObjDBBytes(ScratchBuffer(capacity: 512))
-    let lookupKey = ScratchBuffer(capacity: 512)
+    @exclusivity(unchecked) var lookups = LookupScratch()
     /// Where the query evaluators of this instance note the first read that failed while they
     /// fetched rows or followed links (``QueryEvaluator/failure``); whoever runs an evaluation
     /// takes it and reports it. One per instance, not one per evaluation: the instance is used in

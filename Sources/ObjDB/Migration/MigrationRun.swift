@@ -59,7 +59,7 @@ enum MigrationRun {
         let context = WriteContext(transaction: write, catalog: catalog)
         context.isMigration = true
         context.changes.schemaChanged = true
-        new.writeSerial &+= 1
+        new.writes.serial &+= 1
         new.writeContext = context
         new.generation &+= 1
         do {

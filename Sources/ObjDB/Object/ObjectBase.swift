@@ -32,7 +32,7 @@ open class ObjectBase {
     /// The database's generation counter (``Database/generationCell``), valid while the object
     /// holds the database.
     @usableFromInline @exclusivity(unchecked) final var _objdbGeneration: UnsafePointer<UInt64>?
-    /// The write transaction that inserted the object (``Database/writeSerial``) until the object
+    /// The write transaction that inserted the object (``WriteHistory/serial``) until the object
     /// learns whether it committed; 0 after that, and for objects read from the file.
     @exclusivity(unchecked) final var _objdbInsertSerial: UInt64 = 0
 

@@ -114,7 +114,7 @@ extension Database {
     @inline(__always)
     private func attachInserted(_ object: ObjectBase, _ info: ClassInfo, key: UInt64, row: RowView, _ context: WriteContext) {
         attach(object, info, key: key, row: row)
-        object._objdbInsertSerial = writeSerial
+        object._objdbInsertSerial = writes.serial
         context.undo.record(.attached(object))
     }
 

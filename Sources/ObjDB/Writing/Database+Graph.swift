@@ -55,7 +55,7 @@ extension Database {
                 continue
             }
             let inserted = try insertNew(plan.info, key: plan.object._objdbKey, context)
-            plan.object._objdbInsertSerial = writeSerial
+            plan.object._objdbInsertSerial = writes.serial
             plan.object._objdbRow = inserted.row
             plan.object._objdbRowGeneration = generation
         }

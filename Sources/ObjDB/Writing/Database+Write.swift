@@ -222,7 +222,7 @@ extension Database {
                 do { try reloadCatalogIfChanged(in: txn) } catch { context.transaction.doom(Self.objdbError(error, path: path)) }
             }
         }
-        writeSerial &+= 1
+        writes.serial &+= 1
         writeContext = context
         generation &+= 1
         return context
@@ -251,7 +251,7 @@ extension Database {
             for (classID, changes) in context.changes.classes.enumerated() {
                 guard let changes, changes.nextKey > changes.firstNewKey else { continue }
                 environment.raiseCounterFloor(UInt32(classID), to: changes.nextKey)
-                rolledBackWrites.insert(writeSerial)
+                writes.rolledBack.insert(writes.serial)
             }
         } else {
             if context.changes.schemaChanged {
@@ -284,8 +284,8 @@ extension Database {
 
     /// What became of write transaction `serial` of this instance.
     func outcome(ofWrite serial: UInt64) -> WriteOutcome {
-        if serial == writeSerial && writeContext != nil { return .pending }
-        return rolledBackWrites.contains(serial) ? .rolledBack : .committed
+        if serial == writes.serial && writeContext != nil { return .pending }
+        return writes.rolledBack.contains(serial) ? .rolledBack : .committed
     }
 
     /// Writes what the transaction kept in memory: key counters and the schema.
