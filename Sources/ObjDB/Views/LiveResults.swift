@@ -139,7 +139,7 @@ public final class LiveResults<Element: Object> {
     /// Moves, in one write, the objects ``snapshot`` showed at `offsets` so that they stand
     /// before the object it showed at `destination` (at the end when `destination` is the
     /// snapshot's count) — SwiftUI's `onMove`. Only for results made from a ``List``
-    /// (``init(_:)-list``); anything else is a programmer error: the order of a query is its
+    /// (`LiveResults(list)`); anything else is a programmer error: the order of a query is its
     /// sort, not something to move.
     ///
     /// ```swift
