@@ -115,8 +115,8 @@ public final class LiveResults<Element: Object> {
     ///
     /// An object deleted meanwhile (by another instance, another process, or this one) is
     /// skipped, and so is an offset outside the snapshot: no error, no crash. When nothing is
-    /// left to delete, nothing is written. Over a ``List``, the objects are deleted from the
-    /// database (and so leave the list).
+    /// left to delete, the write changes nothing. Over a ``List``, the objects are deleted from
+    /// the database (and so leave the list).
     ///
     /// - Throws: what the write throws (``ObjDBError``).
     public func delete(atOffsets offsets: IndexSet) throws {
