@@ -12,6 +12,7 @@ public struct LiveChange: Equatable, Sendable, CustomStringConvertible {
     /// Positions of the new snapshot whose objects changed, ascending.
     public let modifications: [Int]
 
+    /// A change with these positions (each ascending).
     public init(deletions: [Int], insertions: [Int], modifications: [Int]) {
         self.deletions = deletions
         self.insertions = insertions
