@@ -182,22 +182,31 @@ final class SectionTracker<Key: Hashable, Element: ObjectBase> {
         }
         let results = sectioned.results
         let newKeys = results.objectKeys()
-        let deleted = Set(deletions)
-        let inserted = Set(insertions)
-        let modified = Set(modifications)
-
         // The survivors, in order on both sides: the old rows not deleted and the new rows not
-        // inserted correspond one to one.
+        // inserted correspond one to one. The flat changes ascend: walked, not hashed.
         var pairs: [(old: Int, new: Int)] = []
         pairs.reserveCapacity(max(0, newKeys.count - insertions.count))
+        // Whether each pair's old row was modified.
+        var pairModified: [Bool] = []
+        pairModified.reserveCapacity(pairs.capacity)
         var oldRow = 0
+        var nextDeletion = 0, nextInsertion = 0, nextModification = 0
         var consistent = true
-        for newRow in newKeys.indices where !inserted.contains(newRow) {
-            while oldRow < old.objectKeys.count && deleted.contains(oldRow) { oldRow += 1 }
+        for newRow in newKeys.indices {
+            if nextInsertion < insertions.count && insertions[nextInsertion] == newRow {
+                nextInsertion += 1
+                continue
+            }
+            while nextDeletion < deletions.count && deletions[nextDeletion] == oldRow {
+                oldRow += 1
+                nextDeletion += 1
+            }
             guard oldRow < old.objectKeys.count, old.objectKeys[oldRow] == newKeys[newRow] else {
                 consistent = false
                 break
             }
+            while nextModification < modifications.count && modifications[nextModification] < oldRow { nextModification += 1 }
+            pairModified.append(nextModification < modifications.count && modifications[nextModification] == oldRow)
             pairs.append((oldRow, newRow))
             oldRow += 1
         }
@@ -210,10 +219,9 @@ final class SectionTracker<Key: Hashable, Element: ObjectBase> {
             var next = 0
             for newRow in newKeys.indices {
                 if next < pairs.count, pairs[next].new == newRow {
-                    let pair = pairs[next]
-                    next += 1
-                    if !modified.contains(pair.old) {
-                        sectionKeys.append(old.sectionKeys[pair.old])
+                    defer { next += 1 }
+                    if !pairModified[next] {
+                        sectionKeys.append(old.sectionKeys[pairs[next].old])
                         continue
                     }
                 }
@@ -241,15 +249,22 @@ final class SectionTracker<Key: Hashable, Element: ObjectBase> {
         if consistent {
             for row in deletions { delete(row) }
             for row in insertions { update.insertions.append(new.indexPath(ofRow: row)) }
-            for pair in pairs {
-                let before = old.indexPath(ofRow: pair.old)
-                let after = new.indexPath(ofRow: pair.new)
-                if old.sectionKeys[pair.old] != new.sectionKeys[pair.new] || (modified.contains(pair.old) && before != after) {
-                    // Moved to another section, or modified and moved in its own.
+            for (index, pair) in pairs.enumerated() {
+                let modified = pairModified[index]
+                if old.sectionKeys[pair.old] != new.sectionKeys[pair.new] {
+                    // Moved to another section.
                     delete(pair.old)
-                    update.insertions.append(after)
-                } else if modified.contains(pair.old) {
-                    update.modifications.append(before)
+                    update.insertions.append(new.indexPath(ofRow: pair.new))
+                } else if modified {
+                    let before = old.indexPath(ofRow: pair.old)
+                    let after = new.indexPath(ofRow: pair.new)
+                    if before != after {
+                        // Modified and moved in its section (its index path changed).
+                        delete(pair.old)
+                        update.insertions.append(after)
+                    } else {
+                        update.modifications.append(before)
+                    }
                 }
             }
         } else {
