@@ -211,34 +211,44 @@ final class SectionTracker<Key: Hashable, Element: ObjectBase> {
             oldRow += 1
         }
 
-        // The section key of every new object: kept for an unmodified survivor, computed for
-        // the others (or for all, when the modifications may not list every change).
-        var sectionKeys: [Key] = []
-        sectionKeys.reserveCapacity(newKeys.count)
+        // The key id of every new object (``SectionLayout/init(objectKeys:ids:keyOfID:)``): an
+        // old section's index for its key, so that an unmodified survivor keeps its old
+        // section's; the key is computed for the others (for all, when the modifications may
+        // not list every change).
+        var keyOfID = old.keys
+        var newIDs: [Key: Int] = [:]
+        func id(of key: Key) -> Int {
+            if let known = old.sectionOfKey[key] ?? newIDs[key] { return known }
+            newIDs[key] = keyOfID.count
+            keyOfID.append(key)
+            return keyOfID.count - 1
+        }
+        var ids: [Int] = []
+        ids.reserveCapacity(newKeys.count)
         if consistent && everyModificationListed {
             var next = 0
             for newRow in newKeys.indices {
                 if next < pairs.count, pairs[next].new == newRow {
                     defer { next += 1 }
                     if !pairModified[next] {
-                        sectionKeys.append(old.sectionKeys[pairs[next].old])
+                        ids.append(old.sectionOfRow[pairs[next].old])
                         continue
                     }
                 }
-                sectionKeys.append(sectioned.sectionKey(results[newRow]))
+                ids.append(id(of: sectioned.sectionKey(results[newRow])))
             }
         } else {
-            for object in results { sectionKeys.append(sectioned.sectionKey(object)) }
+            for object in results { ids.append(id(of: sectioned.sectionKey(object))) }
         }
-        let new = SectionLayout(objectKeys: newKeys, sectionKeys: sectionKeys)
+        let new = SectionLayout(objectKeys: newKeys, ids: ids, keyOfID: keyOfID)
         layout = new
         sectioned.adopt(new)
 
         var update = SectionedUpdate()
-        for (index, section) in old.sections.enumerated() where new.sectionOfKey[section.key] == nil {
+        for (index, key) in old.keys.enumerated() where new.sectionOfKey[key] == nil {
             update.sectionsToDelete.insert(index)
         }
-        for (index, section) in new.sections.enumerated() where old.sectionOfKey[section.key] == nil {
+        for (index, key) in new.keys.enumerated() where old.sectionOfKey[key] == nil {
             update.sectionsToInsert.insert(index)
         }
         /// A deletion, unless its whole section is deleted.
@@ -251,7 +261,8 @@ final class SectionTracker<Key: Hashable, Element: ObjectBase> {
             for row in insertions { update.insertions.append(new.indexPath(ofRow: row)) }
             for (index, pair) in pairs.enumerated() {
                 let modified = pairModified[index]
-                if old.sectionKeys[pair.old] != new.sectionKeys[pair.new] {
+                // Key ids of old keys are their old sections' indices.
+                if ids[pair.new] != old.sectionOfRow[pair.old] {
                     // Moved to another section.
                     delete(pair.old)
                     update.insertions.append(new.indexPath(ofRow: pair.new))

@@ -50,16 +50,16 @@ public struct SectionedResults<Key: Hashable, SectionElement: ObjectBase>: Rando
     ///
     /// - Complexity: O(1) once the sections of the current version are known; the first read
     ///   after a change reads every object once.
-    public var count: Int { layout().sections.count }
+    public var count: Int { layout().keys.count }
 
     /// The key of every section, in section order.
-    public var allKeys: [Key] { layout().sections.map(\.key) }
+    public var allKeys: [Key] { layout().keys }
 
     /// The section at `position`.
     public subscript(position: Int) -> ResultsSection<Key, SectionElement> {
-        let sections = layout().sections
-        objdbPrecondition(position >= 0 && position < sections.count, "SectionedResults index \(position) out of range 0..<\(sections.count)")
-        return ResultsSection(parent: self, key: sections[position].key)
+        let keys = layout().keys
+        objdbPrecondition(position >= 0 && position < keys.count, "SectionedResults index \(position) out of range 0..<\(keys.count)")
+        return ResultsSection(parent: self, key: keys[position])
     }
 
     /// The object at `indexPath`: `indexPath.section`'s section, `indexPath.item`'s object.
@@ -158,53 +158,82 @@ public struct ResultsSection<Key: Hashable, Element: ObjectBase>: RandomAccessCo
     var rows: [Int] {
         let layout = parent.layout()
         guard let index = layout.sectionOfKey[key] else { return [] }
-        return layout.sections[index].rows
+        return layout.rows[index]
     }
 }
 
 /// The sections of one version: for each, its key and the positions of its objects in the
 /// results; and for each object, its section and its position in it.
+///
+/// Per object it holds integers only: the code is generic over `Key` and, called from another
+/// module, unspecialized, so keys are compared once per section boundary, not once per object.
 struct SectionLayout<Key: Hashable> {
-    /// One section.
-    struct Section {
-        let key: Key
-        /// Positions in the results, ascending.
-        var rows: [Int]
-    }
-
-    var sections: [Section] = []
-    var sectionOfKey: [Key: Int] = [:]
+    /// The key of each section.
+    private(set) var keys: [Key] = []
+    /// The positions in the results of each section's objects, ascending.
+    private(set) var rows: [[Int]] = []
+    private(set) var sectionOfKey: [Key: Int] = [:]
     /// The results' object keys.
     let objectKeys: [UInt64]
-    /// The section key of each object.
-    let sectionKeys: [Key]
     /// The section of each object.
-    var sectionOfRow: [Int] = []
+    private(set) var sectionOfRow: [Int] = []
     /// The position of each object in its section.
-    var itemOfRow: [Int] = []
+    private(set) var itemOfRow: [Int] = []
 
-    /// Groups `objectKeys` by `sectionKeys` (one key per object), in one pass.
-    init(objectKeys: [UInt64], sectionKeys: [Key]) {
+    /// Groups the objects by key id: `ids[row]` is an index into `keyOfID`, the keys (an id
+    /// names one key; a key may have several ids). One pass of integer work, and a dictionary
+    /// entry per section.
+    init(objectKeys: [UInt64], ids: [Int], keyOfID: [Key]) {
         self.objectKeys = objectKeys
-        self.sectionKeys = sectionKeys
-        sectionOfRow.reserveCapacity(sectionKeys.count)
-        itemOfRow.reserveCapacity(sectionKeys.count)
-        for (row, key) in sectionKeys.enumerated() {
-            // Consecutive objects of one section, the usual case, skip the dictionary.
+        sectionOfRow.reserveCapacity(ids.count)
+        itemOfRow.reserveCapacity(ids.count)
+        var sectionOfID = [Int](repeating: -1, count: keyOfID.count)
+        var lastID = -1, lastSection = -1
+        for (row, id) in ids.enumerated() {
             let section: Int
-            if let last = sections.indices.last, sections[last].key == key {
-                section = last
-            } else if let known = sectionOfKey[key] {
+            if id == lastID {
+                section = lastSection
+            } else if sectionOfID[id] >= 0 {
+                section = sectionOfID[id]
+            } else if let known = sectionOfKey[keyOfID[id]] {
+                // Another id of a key already placed.
                 section = known
+                sectionOfID[id] = known
             } else {
-                section = sections.count
-                sectionOfKey[key] = section
-                sections.append(Section(key: key, rows: []))
+                section = keys.count
+                sectionOfID[id] = section
+                sectionOfKey[keyOfID[id]] = section
+                keys.append(keyOfID[id])
+                rows.append([])
             }
-            itemOfRow.append(sections[section].rows.count)
+            lastID = id
+            lastSection = section
+            itemOfRow.append(rows[section].count)
             sectionOfRow.append(section)
-            sections[section].rows.append(row)
+            rows[section].append(row)
         }
+    }
+
+    /// Groups the objects by their keys, one per object: an object belongs to the section of its
+    /// key, sections in the order of their first object.
+    init(objectKeys: [UInt64], sectionKeys: [Key]) {
+        var ids: [Int] = []
+        ids.reserveCapacity(sectionKeys.count)
+        var keyOfID: [Key] = []
+        var idOfKey: [Key: Int] = [:]
+        for key in sectionKeys {
+            // Consecutive objects of one section, the usual case, skip the dictionary.
+            if let lastID = ids.last, keyOfID[lastID] == key {
+                ids.append(lastID)
+            } else if let known = idOfKey[key] {
+                ids.append(known)
+            } else {
+                idOfKey[key] = keyOfID.count
+                ids.append(keyOfID.count)
+                keyOfID.append(key)
+            }
+        }
+        self.init(objectKeys: objectKeys, ids: ids, keyOfID: keyOfID)
     }
 
     /// The index path of the object at `row` of the results.
