@@ -127,12 +127,18 @@ extension ResultsSection {
 
 /// One change of a sectioned results, in index paths.
 struct SectionedUpdate: Equatable {
+    /// Objects removed, in the old sections (not those of a deleted section).
     var deletions: [IndexPath] = []
+    /// Objects added, in the new sections (those of an inserted section too).
     var insertions: [IndexPath] = []
+    /// Objects changed in place, in the old sections.
     var modifications: [IndexPath] = []
+    /// Sections whose key is new, in the new sections.
     var sectionsToInsert = IndexSet()
+    /// Sections whose key is gone, in the old sections.
     var sectionsToDelete = IndexSet()
 
+    /// Whether nothing changed.
     var isEmpty: Bool {
         deletions.isEmpty && insertions.isEmpty && modifications.isEmpty && sectionsToInsert.isEmpty && sectionsToDelete.isEmpty
     }
@@ -156,6 +162,7 @@ struct SectionedUpdate: Equatable {
 /// The sections an observer last reported, and the mapping of the results' flat changes to
 /// index paths from them and the new sections.
 final class SectionTracker<Key: Hashable, Element: ObjectBase> {
+    /// The sectioned results observed.
     let sectioned: SectionedResults<Key, Element>
     /// Whether the results' modifications list every object whose properties changed (no
     /// `keyPaths`): then an object neither inserted nor modified keeps its section key.
@@ -163,6 +170,7 @@ final class SectionTracker<Key: Hashable, Element: ObjectBase> {
     /// The sections last reported; `nil` before the first call.
     private(set) var layout: SectionLayout<Key>?
 
+    /// A tracker of `sectioned`, before its first call.
     init(_ sectioned: SectionedResults<Key, Element>, everyModificationListed: Bool) {
         self.sectioned = sectioned
         self.everyModificationListed = everyModificationListed

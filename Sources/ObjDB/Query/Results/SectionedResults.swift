@@ -33,6 +33,7 @@ public struct SectionedResults<Key: Hashable, SectionElement: ObjectBase>: Rando
     /// The layout of the version last read, shared by copies.
     let cache: SectionLayoutCache<Key>
 
+    /// Sections of `results` (sorted already) by `sectionKey`.
     init(results: Results<SectionElement>, keyProperty: String? = nil, sectionKey: @escaping (SectionElement) -> Key) {
         self.results = results
         self.keyProperty = keyProperty
@@ -118,6 +119,7 @@ public struct ResultsSection<Key: Hashable, Element: ObjectBase>: RandomAccessCo
     /// The key every object of the section has.
     public let key: Key
 
+    /// The section of `parent` with `key` (which it may not have, or no longer).
     init(parent: SectionedResults<Key, Element>, key: Key) {
         self.parent = parent
         self.key = key
@@ -172,6 +174,7 @@ struct SectionLayout<Key: Hashable> {
     private(set) var keys: [Key] = []
     /// The positions in the results of each section's objects, ascending.
     private(set) var rows: [[Int]] = []
+    /// The index of each key's section.
     private(set) var sectionOfKey: [Key: Int] = [:]
     /// The results' object keys.
     let objectKeys: [UInt64]
@@ -267,7 +270,9 @@ extension IndexPath {
 /// The layout a ``SectionedResults`` computed, for one version (``Database/resultsStamp``).
 /// Used in its results' isolation domain only, like the results' own cache.
 final class SectionLayoutCache<Key: Hashable> {
+    /// The version ``layout`` belongs to.
     @exclusivity(unchecked) var stamp: (UInt64, UInt64) = (0, 0)
+    /// The sections of that version; `nil` before the first read.
     @exclusivity(unchecked) var layout: SectionLayout<Key>?
 }
 
