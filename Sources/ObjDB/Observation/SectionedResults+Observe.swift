@@ -218,6 +218,14 @@ final class SectionTracker<Key: Hashable, Element: ObjectBase> {
             pairs.append((oldRow, newRow))
             oldRow += 1
         }
+        // The changes must lead from the old rows to the new ones: not so if the results moved
+        // without telling these sections (a write that skipped their token, say).
+        let survivors = newKeys.count - insertions.count
+        if consistent {
+            consistent = pairs.count == survivors && old.objectKeys.count - deletions.count == survivors
+                && deletions.allSatisfy { old.objectKeys.indices.contains($0) }
+                && insertions.allSatisfy { newKeys.indices.contains($0) }
+        }
 
         // The key id of every new object (``SectionLayout/init(objectKeys:ids:keyOfID:)``): an
         // old section's index for its key, so that an unmodified survivor keeps its old
@@ -246,7 +254,8 @@ final class SectionTracker<Key: Hashable, Element: ObjectBase> {
                 ids.append(id(of: sectioned.sectionKey(results[newRow])))
             }
         } else {
-            for object in results { ids.append(id(of: sectioned.sectionKey(object))) }
+            // By position, as the keys: an iteration skips objects it cannot read.
+            for row in newKeys.indices { ids.append(id(of: sectioned.sectionKey(results[row]))) }
         }
         let new = SectionLayout(objectKeys: newKeys, ids: ids, keyOfID: keyOfID)
         layout = new

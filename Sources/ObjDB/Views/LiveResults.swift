@@ -2,14 +2,15 @@ import Foundation
 import Observation
 
 /// The positions a change touched, as ``LiveResults/lastChange`` gives them for animation:
-/// Realm's indices (see ``CollectionChange``) — `deletions` in the previous snapshot,
-/// `insertions` and `modifications` in the new one.
+/// Realm's indices (see ``CollectionChange``) — `deletions` and `modifications` in the previous
+/// snapshot, `insertions` in the new one.
 public struct LiveChange: Equatable, Sendable, CustomStringConvertible {
     /// Positions of the previous snapshot whose objects are gone, ascending.
     public let deletions: [Int]
     /// Positions of the new snapshot whose objects are new, ascending.
     public let insertions: [Int]
-    /// Positions of the new snapshot whose objects changed, ascending.
+    /// Positions of the previous snapshot whose objects stayed in place and changed, ascending
+    /// (Realm's convention, what a table view's batch update reloads).
     public let modifications: [Int]
 
     /// A change with these positions (each ascending).

@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(UIKit)
+import UIKit  // IndexPath(item:section:) on Apple platforms
+#elseif canImport(AppKit)
+import AppKit  // IndexPath(item:section:) on Apple platforms
+#endif
 import Testing
 @testable import ObjDB
 import ObjDBTestModels
@@ -87,6 +92,25 @@ struct SectionedResultsNotificationTests {
         try db.write { db.delete(db.objects(Person.self)) }
         #expect(second.take() == [Update(sectionsToDelete: [0, 1, 2])])
         token.invalidate()
+    }
+
+    /// A write that skips the token moves the flat results without the sections hearing of it;
+    /// the next change (deleting what that write added) does not lead from the sections they
+    /// reported, and must give a valid update rather than index past them (found in review).
+    @Test func aSkippedWriteThenADeleteGivesAValidUpdate() throws {
+        let db = try fruit()
+        let sections = db.objects(Person.self).sectioned(by: \.initial, ascending: true)
+        let recorder = observe(sections)
+        db.refresh()
+        let token = try #require(recorder.token)
+        try db.write(withoutNotifying: [token]) { try db.add(person(5, "cherry")) }
+        try db.write { if let cherry = named(db, "cherry") { db.delete(cherry) } }
+        #expect(sections.allKeys == ["a", "b", "c"] && sections[2].count == 1)
+        // Whatever the update says, applied to the three sections reported it gives these.
+        for update in recorder.take() {
+            #expect(update.deletions.allSatisfy { $0[0] < 3 } && update.insertions.allSatisfy { $0[0] < 3 })
+        }
+        #expect(recorder.errors == 0)
     }
 
     // realm-swift: testObserveOnQueue (delivered here on the database's own context).

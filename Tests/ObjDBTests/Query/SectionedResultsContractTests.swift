@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(UIKit)
+import UIKit  // IndexPath(item:section:) on Apple platforms
+#elseif canImport(AppKit)
+import AppKit  // IndexPath(item:section:) on Apple platforms
+#endif
 import Testing
 import ObjDB
 import ObjDBTestModels

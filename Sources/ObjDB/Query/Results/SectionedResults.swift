@@ -89,7 +89,8 @@ public struct SectionedResults<Key: Hashable, SectionElement: ObjectBase>: Rando
         let keys = results.objectKeys()
         var sectionKeys: [Key] = []
         sectionKeys.reserveCapacity(keys.count)
-        for object in results { sectionKeys.append(sectionKey(object)) }
+        // By position, as the keys: an iteration skips objects it cannot read.
+        for row in keys.indices { sectionKeys.append(sectionKey(results[row])) }
         let layout = SectionLayout(objectKeys: keys, sectionKeys: sectionKeys)
         adopt(layout)
         return layout
@@ -245,10 +246,10 @@ struct SectionLayout<Key: Hashable> {
     }
 }
 
-#if !canImport(UIKit) && !canImport(AppKit)
+#if !canImport(Darwin)
 extension IndexPath {
-    /// The index path of `item` in `section`, as UIKit and AppKit declare it (for
-    /// ``SectionedResults`` where neither exists).
+    /// The index path of `item` in `section`, as UIKit and AppKit declare it on Apple platforms
+    /// (for ``SectionedResults`` elsewhere, where neither exists).
     public init(item: Int, section: Int) {
         self.init(indexes: [section, item])
     }
