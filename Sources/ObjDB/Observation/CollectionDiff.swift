@@ -192,6 +192,16 @@ struct CollectionDiff: Equatable, Sendable {
         }
     }
 
+    /// Whether `keys` ascend (results in key order: nothing in them can move).
+    static func ascending(_ keys: [UInt64]) -> Bool {
+        var previous: UInt64 = 0
+        for (index, key) in keys.enumerated() {
+            if index > 0 && key <= previous { return false }
+            previous = key
+        }
+        return true
+    }
+
     /// Whether the ascending `keys` hold `key`.
     static func sortedContains(_ keys: [UInt64], _ key: UInt64) -> Bool {
         var low = 0, high = keys.count

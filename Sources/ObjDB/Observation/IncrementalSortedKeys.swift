@@ -104,7 +104,7 @@ enum IncrementalSortedKeys {
             }
             let (keys, placed) = try insert(added, into: base, order: order, table: table, txn: newTxn)
             let diff: CollectionDiff
-            if ascending(old) && ascending(keys) {
+            if CollectionDiff.ascending(old) && CollectionDiff.ascending(keys) {
                 diff = CollectionDiff.between(old, keys, inKeyOrder: true, modified: modified)
             } else {
                 let movedTo = placed.filter { $0.oldIndex != nil }.sorted { $0.oldIndex ?? 0 < $1.oldIndex ?? 0 }
@@ -127,16 +127,6 @@ enum IncrementalSortedKeys {
         let key: UInt64
         let values: [QueryScalar]
         let oldIndex: Int?
-    }
-
-    /// Whether `keys` ascend.
-    private static func ascending(_ keys: [UInt64]) -> Bool {
-        var index = 1
-        while index < keys.count {
-            if keys[index - 1] >= keys[index] { return false }
-            index += 1
-        }
-        return true
     }
 
     /// The objects in both middles, for ``CollectionDiff/reordered(_:_:modified:survivors:)``,

@@ -170,20 +170,10 @@ final class ResultsObserver<Element: ObjectBase>: Observer {
     private static func diff(
         _ old: [UInt64], _ new: [UInt64], _ check: ModificationCheck, _ info: ClassInfo, _ watch: Watch
     ) -> CollectionDiff {
-        let inKeyOrder = ascending(old) && ascending(new)
+        let inKeyOrder = CollectionDiff.ascending(old) && CollectionDiff.ascending(new)
         let survivors = Self.survivors(old, new, inKeyOrder: inKeyOrder)
         let modified = survivors.isEmpty ? [] : check.modified(survivors, info, watch)
         return CollectionDiff.between(old, new, inKeyOrder: inKeyOrder, modified: modified)
-    }
-
-    /// Whether `keys` ascend.
-    static func ascending(_ keys: [UInt64]) -> Bool {
-        var previous: UInt64 = 0
-        for (index, key) in keys.enumerated() {
-            if index > 0 && key <= previous { return false }
-            previous = key
-        }
-        return true
     }
 
     /// The keys in both, ascending.
