@@ -19,6 +19,9 @@ enum FileMeta {
         static let schemaStamp = "schemaStamp"
         /// CRC-32C of every other record (format 3), see ``checksum(_:_:)``.
         static let checksum = "checksum"
+        /// The names of the classes a synced file keeps in sync (see `SyncTables`); absent in a
+        /// file that is not synced.
+        static let syncClasses = "syncClasses"
         /// The next object key of a class.
         static func nextKey(_ classID: UInt32) -> String { "nextKey.\(classID)" }
         /// The next auto-increment primary key of a class (as a `UInt64` holding an `Int`'s bits).

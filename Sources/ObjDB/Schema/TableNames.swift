@@ -5,6 +5,11 @@ enum TableName {
     static let meta = "meta"
     /// The change log: transaction id → what the transaction changed (see `ChangeLog`).
     static let changes = "changes"
+    /// The outbox of a synced file: sequence → one local operation not yet known to be in
+    /// the server's state (see `OutboxFormat`).
+    static let outbox = "outbox"
+    /// The sync state of a synced file: client id, sequence counter, checkpoint (see `SyncTables`).
+    static let sync = "sync"
     /// Objects of one class: object key → row.
     static func objects(_ classID: UInt32) -> String { "c\(classID)" }
     /// Primary keys of one class: encoded primary key → object key.

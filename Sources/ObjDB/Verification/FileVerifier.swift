@@ -56,6 +56,12 @@ enum FileVerifier {
         if let changesTree = remaining.removeValue(forKey: TableName.changes) {
             ChangeLogVerifier.check(changesTree, walk)
         }
+        if let outboxTree = remaining.removeValue(forKey: TableName.outbox) {
+            OutboxVerifier.check(outboxTree, walk)
+        }
+        if let syncTree = remaining.removeValue(forKey: TableName.sync) {
+            OutboxVerifier.checkState(syncTree, walk)
+        }
         if let metaTree = remaining.removeValue(forKey: TableName.meta) {
             (schema, counters) = MetaVerifier.check(metaTree, walk)
         } else if tables.isEmpty && others.isEmpty {
@@ -192,6 +198,10 @@ enum MetaVerifier {
             switch name {
             case FileMeta.Key.magic, FileMeta.Key.format, FileMeta.Key.checksum, FileMeta.Key.schema:
                 continue
+            case FileMeta.Key.syncClasses:
+                if value.withUnsafeBytes({ SyncTables.classNames(decoding: $0) }) == nil {
+                    problem("The record of the synced classes is damaged")
+                }
             case FileMeta.Key.schemaVersion, FileMeta.Key.schemaStamp:
                 if value.count != 8 { problem("The record '\(name)' has \(value.count) bytes instead of 8") }
             default:

@@ -177,7 +177,7 @@ extension Database {
     }
 
     /// The key of the object of `info` whose encoded primary key is `bytes`, if one exists.
-    private func objectKey(_ info: ClassInfo, primaryKey bytes: [UInt8]?, _ context: WriteContext) throws -> UInt64? {
+    func objectKey(_ info: ClassInfo, primaryKey bytes: [UInt8]?, _ context: WriteContext) throws -> UInt64? {
         let txn = try context.transaction.requireTxn()
         return try bytes.withOptionalBytes { raw in
             try RowReader.objectKey(forPrimaryKey: raw.map { .value($0) } ?? .null, info, txn: txn, scratch: context.scratch.key)

@@ -70,9 +70,11 @@ extension Database {
     }
 
     /// Runs `block` in a write transaction and commits it; `gateEntered`: the caller took the
-    /// process's ``WriterGate``.
-    private func performWrite<Result>(gateEntered: Bool, _ block: () throws -> Result) throws -> Result {
+    /// process's ``WriterGate``; `download`: the transaction applies what the sync service sent,
+    /// and its changes do not enter the outbox.
+    func performWrite<Result>(gateEntered: Bool, download: Bool = false, _ block: () throws -> Result) throws -> Result {
         let context = startWrite(gateEntered: gateEntered)
+        context.isDownload = download
         if let failure = context.transaction.failure {
             endWrite(context, committed: false)
             throw failure
@@ -125,6 +127,8 @@ extension Database {
             try flushPendingWrites(context)
             try context.storage { txn in
                 try flush(context, txn)
+                // A synced file's outbox records the commit's operations in the same transaction.
+                try recordOutbox(context, txn)
                 // The change log's entry, in the same transaction (a transaction that wrote
                 // nothing makes no version and leaves none).
                 if context.changes.hasChanges {

@@ -33,11 +33,13 @@ final class PendingCollection {
     /// Set when ``edits`` passed ``ListEdit/limit``: the list's notifications compare versions.
     @exclusivity(unchecked) var editsOverflowed = false
 
-    /// Whether edits are recorded: for the collections whose notifications use them, lists and
-    /// sets of objects and maps.
+    /// Whether edits are recorded: for the collections whose notifications use them, lists,
+    /// sets of objects and maps (a list's edits also tell the outbox of a synced file which
+    /// elements were appended).
     private(set) lazy var recordsEdits: Bool = {
         switch info.columnKinds[column] {
-        case .list, .set: return info.linkTargets[column] != nil
+        case .list: return true
+        case .set: return info.linkTargets[column] != nil
         case .map: return true
         case .value, .link: return false
         }

@@ -39,6 +39,9 @@ final class WriteContext {
     /// value set by name fails the migration instead of stopping the program; and the block may
     /// not commit or cancel the transaction itself.
     @exclusivity(unchecked) var isMigration = false
+    /// A transaction that applies what the sync service sent: its changes do not enter the
+    /// outbox of a synced file (see `Database+Outbox.swift`).
+    var isDownload = false
 
     /// The context of the write transaction `transaction`, begun on `catalog`.
     init(transaction: consuming WriteTransaction, catalog: Catalog) {

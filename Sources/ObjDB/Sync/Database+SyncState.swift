@@ -1,0 +1,166 @@
+import Foundation
+
+/// What `ObjDBSync` needs of a file: turning sync on, the state it keeps, the outbox. Package
+/// API: applications use `SyncClient`.
+extension Database {
+    /// Makes the file synced for the classes named (or adds classes to those already synced);
+    /// gives it a client id the first time. From the commit that follows, every commit on these
+    /// classes, by any instance or process, enters the outbox.
+    ///
+    /// - Throws: ``ObjDBError/Code/unknownClass`` for a class the file lacks;
+    ///   ``ObjDBError/Code/invalidSchema`` for an embedded class, or one whose primary key is not
+    ///   a `String`, `UUID` or ``ObjectId`` (integer keys would merge unrelated objects of two
+    ///   devices); the errors of ``write(_:)``.
+    package func enableSync(classNames: [String]) throws {
+        for name in classNames {
+            guard let info = classInfo(named: name), !info.isDiscarded else {
+                throw ObjDBError(.unknownClass, "Sync: the file has no class '\(name)'", className: name, path: path)
+            }
+            guard !info.stored.isEmbedded else {
+                throw ObjDBError(
+                    .invalidSchema, "Sync: '\(name)' is an embedded class; it is synced with the objects that own it",
+                    className: name, path: path)
+            }
+            guard let column = info.primaryKeyColumn, [.string, .uuid, .objectId].contains(info.stored.properties[column].type) else {
+                throw ObjDBError(
+                    .invalidSchema,
+                    "Sync: '\(name)' needs a String, UUID or ObjectId primary key to be synced (an integer key would merge unrelated objects created on two devices)",
+                    className: name, path: path)
+            }
+        }
+        try performWrite(gateEntered: false, download: true) {
+            let context = try requireWrite("enableSync")
+            try context.storage { txn in
+                let current = try SyncTables.syncedClasses(txn, meta: metaTable) ?? []
+                let merged = current + classNames.filter { !current.contains($0) }
+                if merged != current || current.isEmpty {
+                    try FileMeta.put(txn, metaTable, FileMeta.Key.syncClasses, SyncTables.encode(classNames: merged))
+                    try FileMeta.seal(txn, metaTable)
+                }
+                guard let state = try SyncTables.stateTable(txn, create: true) else { return }
+                if try FileMeta.get(txn, state, SyncTables.Key.clientID) == nil {
+                    try FileMeta.put(txn, state, SyncTables.Key.clientID, Self.bytes(of: UUID()))
+                }
+                _ = try SyncTables.outboxTable(txn, create: true)
+            }
+        }
+    }
+
+    /// The sync state of the file, read in the current version; `nil` if it is not synced.
+    package func syncFileState() throws -> SyncFileState? {
+        let txn = try requireReadableTxn()
+        guard let names = try SyncTables.syncedClasses(txn, meta: metaTable) else { return nil }
+        let state = try existingSyncTable(TableName.sync, flags: [], txn)
+        func word(_ key: String) throws -> UInt64? {
+            guard let state else { return nil }
+            return try FileMeta.readUInt64(txn, state, key)
+        }
+        var clientID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        if let state, let bytes = try FileMeta.get(txn, state, SyncTables.Key.clientID), bytes.count == 16 {
+            clientID = Self.uuid(bytes)
+        }
+        let checkpoint = try state.flatMap { try FileMeta.get(txn, $0, SyncTables.Key.checkpoint) }.map { String(decoding: $0, as: UTF8.self) }
+        let outbox = try existingSyncTable(TableName.outbox, flags: .objects, txn)
+        return SyncFileState(
+            classNames: names, clientID: clientID, nextSequence: try word(SyncTables.Key.nextSequence) ?? 1,
+            acknowledged: try word(SyncTables.Key.acknowledged) ?? 0, checkpoint: checkpoint,
+            includedSequence: try word(SyncTables.Key.includedSequence) ?? 0,
+            outboxCount: try outbox.map { try txn.entryCount($0) } ?? 0)
+    }
+
+    /// The outbox's operations with a sequence above `sequence`, ascending, at most `limit`.
+    package func outboxOperations(after sequence: UInt64, limit: Int = .max) throws -> [SyncOperation] {
+        let txn = try requireReadableTxn()
+        guard let outbox = try existingSyncTable(TableName.outbox, flags: .objects, txn) else { return [] }
+        return try Self.operations(in: outbox, after: sequence, limit: limit, txn: txn)
+    }
+
+    /// Records that the service applied every operation up to `sequence`.
+    package func acknowledgeUploads(through sequence: UInt64) throws {
+        try performWrite(gateEntered: false, download: true) {
+            try requireWrite("acknowledgeUploads").storage { txn in
+                guard let state = try SyncTables.stateTable(txn, create: true) else { return }
+                let current = try FileMeta.readUInt64(txn, state, SyncTables.Key.acknowledged) ?? 0
+                if sequence > current { try FileMeta.writeUInt64(txn, state, SyncTables.Key.acknowledged, sequence) }
+            }
+        }
+    }
+
+    /// Starts the file over as a new client of the service, after the service found it behind
+    /// its own record (a copied or restored file): a new client id, no checkpoint (the next
+    /// download replaces the synced objects), and the operations not yet acknowledged kept,
+    /// renumbered from 1. Returns the new client id.
+    @discardableResult
+    package func resetSyncClient() throws -> UUID {
+        let id = UUID()
+        try performWrite(gateEntered: false, download: true) {
+            try requireWrite("resetSyncClient").storage { txn in
+                guard let state = try SyncTables.stateTable(txn, create: true),
+                    let outbox = try SyncTables.outboxTable(txn, create: true)
+                else { return }
+                let acknowledged = try FileMeta.readUInt64(txn, state, SyncTables.Key.acknowledged) ?? 0
+                let pending = try Self.operations(in: outbox, after: acknowledged, limit: .max, txn: txn)
+                try txn.empty(outbox)
+                var next: UInt64 = 1
+                for var operation in pending {
+                    operation.sequence = next
+                    _ = try OutboxFormat.encode(operation).withUnsafeBytes { try txn.put(outbox, key: next, value: $0) }
+                    next += 1
+                }
+                try FileMeta.writeUInt64(txn, state, SyncTables.Key.nextSequence, next)
+                try FileMeta.writeUInt64(txn, state, SyncTables.Key.acknowledged, 0)
+                try FileMeta.writeUInt64(txn, state, SyncTables.Key.includedSequence, 0)
+                try FileMeta.delete(txn, state, SyncTables.Key.checkpoint)
+                try FileMeta.put(txn, state, SyncTables.Key.clientID, Self.bytes(of: id))
+            }
+        }
+        return id
+    }
+
+    /// Records a write the service rejected, for processes that do not listen to the client's
+    /// events: the newest one is kept.
+    package func recordSyncRejection(sequence: UInt64, className: String, primaryKey: SyncValue, reason: String) throws {
+        try performWrite(gateEntered: false, download: true) {
+            try requireWrite("recordSyncRejection").storage { txn in
+                guard let state = try SyncTables.stateTable(txn, create: true) else { return }
+                let value = SyncValue.map([
+                    "sequence": .int(Int64(truncatingIfNeeded: sequence)), "class": .string(className),
+                    "primaryKey": primaryKey, "reason": .string(reason),
+                ])
+                try FileMeta.put(txn, state, SyncTables.Key.lastRejection, OutboxFormat.encode(value))
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    /// The operations of `outbox` above `sequence`, ascending, at most `limit`.
+    static func operations(in outbox: Table, after sequence: UInt64, limit: Int, txn: Txn) throws -> [SyncOperation] {
+        var result: [SyncOperation] = []
+        let cursor = try Cursor(txn, outbox)
+        var entry = try cursor.seek(atLeast: sequence &+ 1)
+        while let current = entry, result.count < limit {
+            if current.objectKey > sequence {
+                result.append(try OutboxFormat.decode(current.value, sequence: current.objectKey, path: txn.environment.path))
+            }
+            entry = try cursor.next()
+        }
+        return result
+    }
+
+    /// A sync table that exists in `txn`'s version, or `nil`.
+    private func existingSyncTable(_ name: String, flags: TableFlags, _ txn: Txn) throws -> Table? {
+        if writeContext != nil { return try txn.openTable(named: name, flags: flags) }
+        return try environment.existingTable(named: name, flags: flags)
+    }
+
+    static func bytes(of id: UUID) -> [UInt8] {
+        withUnsafeBytes(of: id.uuid) { Array($0) }
+    }
+
+    static func uuid(_ bytes: UnsafeRawBufferPointer) -> UUID {
+        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes.prefix(16))) }
+        return UUID(uuid: uuid)
+    }
+}

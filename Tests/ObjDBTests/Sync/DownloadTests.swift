@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+@testable import ObjDB
+
+/// Applying a server checkpoint: one commit, never in the outbox, with the file's pending
+/// operations re-applied on top.
+struct DownloadTests {
+    let directory = TemporaryDirectory()
+
+    func open() throws -> Database {
+        let db = try directory.open([SyncNote.self, SyncTag.self, SyncPlace.self])
+        try db.enableSync(classNames: ["SyncNote", "SyncTag"])
+        return db
+    }
+
+    func state(_ id: String, _ values: [String: SyncValue]?) -> SyncObjectState {
+        SyncObjectState(className: "SyncNote", primaryKey: .string(id), values: values.map { $0.merging(["id": .string(id)]) { a, _ in a } })
+    }
+
+    @Test func aDownloadCreatesObjectsAndLeavesTheOutboxEmpty() throws {
+        let db = try open()
+        try db.applyDownload(
+            [
+                state("a", ["title": .string("milk"), "tag": .link(.string("t")), "lines": .list([.string("x")])]),
+                SyncObjectState(className: "SyncTag", primaryKey: .string("t"), values: ["id": .string("t"), "label": .string("L")]),
+            ], isReset: true, classNames: ["SyncNote", "SyncTag"], checkpoint: "cp1", includedSequence: 0)
+        let a = try #require(db.object(ofType: SyncNote.self, forPrimaryKey: "a"))
+        #expect(a.title == "milk")
+        #expect(a.tag?.label == "L")  // the link written once its target existed
+        #expect(Array(a.lines) == ["x"])
+        #expect(try db.outboxOperations(after: 0).isEmpty)
+        let state = try #require(try db.syncFileState())
+        #expect(state.checkpoint == "cp1" && state.includedSequence == 0)
+    }
+
+    @Test func pendingWritesAreAppliedAgainOverTheServerState() throws {
+        let db = try open()
+        let n = SyncNote()
+        n.id = "a"
+        try db.write { try db.add(n) }  // sequence 1
+        try db.write { n.title = "mine" }  // sequence 2
+        // The server has applied sequence 1 and someone else's write of title and count.
+        try db.applyDownload(
+            [state("a", ["title": .string("theirs"), "count": .int(7)])], isReset: false, classNames: ["SyncNote"],
+            checkpoint: "cp", includedSequence: 1)
+        let a = try #require(db.object(ofType: SyncNote.self, forPrimaryKey: "a"))
+        #expect(a.title == "mine")  // not yet in the server's state: still the local value
+        #expect(a.count == 7)
+        #expect(try db.outboxOperations(after: 0).map(\.sequence) == [2])
+        // Once the server includes it, the server's word stands.
+        try db.applyDownload(
+            [state("a", ["title": .string("mine"), "count": .int(7)])], isReset: false, classNames: ["SyncNote"],
+            checkpoint: "cp2", includedSequence: 2)
+        #expect(try db.outboxOperations(after: 0).isEmpty)
+        #expect(db.object(ofType: SyncNote.self, forPrimaryKey: "a")?.title == "mine")
+    }
+
+    @Test func aServerDeleteWinsOverAPendingUpdate() throws {
+        let db = try open()
+        let n = SyncNote()
+        n.id = "a"
+        try db.write { try db.add(n) }  // 1
+        try db.write { n.title = "edited" }  // 2
+        try db.applyDownload([state("a", nil)], isReset: false, classNames: ["SyncNote"], checkpoint: "cp", includedSequence: 1)
+        #expect(db.object(ofType: SyncNote.self, forPrimaryKey: "a") == nil)
+    }
+
+    @Test func pendingAppendsSurviveAConcurrentAppend() throws {
+        let db = try open()
+        let n = SyncNote()
+        n.id = "a"
+        try db.write { try db.add(n) }  // 1
+        try db.write { n.lines.append("mine") }  // 2
+        try db.applyDownload(
+            [state("a", ["lines": .list([.string("theirs")])])], isReset: false, classNames: ["SyncNote"], checkpoint: "cp",
+            includedSequence: 1)
+        #expect(Array(try #require(db.object(ofType: SyncNote.self, forPrimaryKey: "a")).lines) == ["theirs", "mine"])
+    }
+
+    @Test func aResetDeletesWhatTheServerDoesNotHold() throws {
+        let db = try open()
+        try db.write {
+            for id in ["a", "b"] {
+                let n = SyncNote()
+                n.id = id
+                try db.add(n)
+            }
+        }
+        // Both creates acknowledged and included; the server holds only "b".
+        try db.applyDownload([state("b", ["title": .string("B")])], isReset: true, classNames: ["SyncNote"], checkpoint: "cp", includedSequence: 2)
+        #expect(db.objects(SyncNote.self).map(\.id) == ["b"])
+    }
+
+    @Test func observersSeeOneCommit() throws {
+        let db = try open()
+        let other = try directory.open([SyncNote.self, SyncTag.self, SyncPlace.self])
+        var deliveries = 0
+        let token = other.objects(SyncNote.self).observe { change in
+            if case .update = change { deliveries += 1 }
+        }
+        defer { token.invalidate() }
+        other.refresh()  // a delivery point: the initial state
+        try db.applyDownload(
+            (0..<10).map { state("n\($0)", ["title": .string("t")]) }, isReset: false, classNames: ["SyncNote"], checkpoint: "cp",
+            includedSequence: 0)
+        other.refresh()
+        #expect(deliveries == 1)
+        #expect(other.objects(SyncNote.self).count == 10)
+    }
+
+    @Test func aResetClientKeepsItsPendingWritesRenumbered() throws {
+        let db = try open()
+        try db.write { for id in ["a", "b", "c"] { let n = SyncNote(); n.id = id; try db.add(n) } }
+        try db.acknowledgeUploads(through: 1)
+        let before = try #require(try db.syncFileState()).clientID
+        let after = try db.resetSyncClient()
+        #expect(after != before)
+        let ops = try db.outboxOperations(after: 0)
+        #expect(ops.map(\.sequence) == [1, 2])
+        #expect(ops.map(\.primaryKey) == [.string("b"), .string("c")])
+        let state = try #require(try db.syncFileState())
+        #expect(state.clientID == after && state.checkpoint == nil && state.nextSequence == 3 && state.acknowledged == 0)
+    }
+}
