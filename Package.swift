@@ -9,9 +9,15 @@ let package = Package(
         .library(name: "ObjDBStore", targets: ["ObjDBStore"]),
         .executable(name: "objdb", targets: ["objdb"]),
         .executable(name: "todo", targets: ["todo"]),
+        .library(name: "ObjDBSync", targets: ["ObjDBSync"]),
+        .library(name: "ObjDBSyncProtocol", targets: ["ObjDBSyncProtocol"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // The sync stack: only the ObjDBSync* targets and objdb-sync use these; `swift run objdb`
+        // builds none of them.
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .systemLibrary(
@@ -32,6 +38,17 @@ let package = Package(
         ),
         // A ReSwift-style Store whose state persists into ObjDB, on ObjDB's public API only.
         .target(name: "ObjDBStore", dependencies: ["ObjDB"]),
+        // Sync's wire protocol, shared by the client and the service (Docs/SyncProtocol.md).
+        .target(name: "ObjDBSyncProtocol", dependencies: ["ObjDB"]),
+        // The sync client: a file kept in sync with PostgreSQL through the service (Docs/Sync.md).
+        .target(
+            name: "ObjDBSync",
+            dependencies: [
+                "ObjDB", "ObjDBSyncProtocol",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The example app of the Store guide: `swift run todo add "milk"`.
         .executableTarget(name: "todo", dependencies: ["ObjDB", "ObjDBStore"], path: "Examples/Todo"),
         .executableTarget(

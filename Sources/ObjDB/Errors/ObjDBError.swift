@@ -154,6 +154,9 @@ extension ObjDBError {
         /// object of the class. The message names the class, the property and the value; from a
         /// property write, `commitWrite()` (or `write`) throws it and nothing is written.
         public static let uniqueConstraintViolation = Code(rawValue: 31)
+        /// The sync service refused a connection or a message, or answered with something that
+        /// is not its protocol. The message says what, with the service's own code.
+        public static let sync = Code(rawValue: 32)
 
         private static let names: [Int: String] = [
             1: "storage", 2: "file not found", 3: "permission denied", 4: "not an ObjDB file",
@@ -164,7 +167,7 @@ extension ObjDBError {
             19: "write conflict", 20: "invalid value", 21: "too many tables",
             22: "incompatible configuration", 23: "object invalidated",
             24: "not in write transaction", 25: "file in use", 26: "embedded object owned", 27: "invalid query",
-            28: "too many active versions", 29: "migration failed", 30: "state not decodable", 31: "unique constraint violation",
+            28: "too many active versions", 29: "migration failed", 30: "state not decodable", 31: "unique constraint violation", 32: "sync",
         ]
     }
 }

@@ -132,6 +132,38 @@ extension Database {
         }
     }
 
+    /// The subscriptions stored in the file, as (name, class name) pairs in order.
+    package func syncSubscriptions() throws -> [(name: String, className: String)] {
+        let txn = try requireReadableTxn()
+        guard let state = try existingSyncTable(TableName.sync, flags: [], txn),
+            let bytes = try FileMeta.get(txn, state, SyncTables.Key.subscriptions)
+        else { return [] }
+        guard case .list(let items)? = OutboxFormat.decodeValue(bytes) else {
+            throw ObjDBError(.corruptFile, "The sync record of the subscriptions is damaged", path: path)
+        }
+        return items.compactMap { item in
+            guard case .map(let entry) = item, case .string(let name)? = entry["name"], case .string(let className)? = entry["class"]
+            else { return nil }
+            return (name, className)
+        }
+    }
+
+    /// Stores the subscriptions; when the classes they cover change, the checkpoint is dropped
+    /// so that the next download is a full one of the new classes.
+    package func setSyncSubscriptions(_ subscriptions: [(name: String, className: String)]) throws {
+        let previous = Set(try syncSubscriptions().map(\.className))
+        try performWrite(gateEntered: false, download: true) {
+            try requireWrite("setSyncSubscriptions").storage { txn in
+                guard let state = try SyncTables.stateTable(txn, create: true) else { return }
+                let value = SyncValue.list(subscriptions.map { .map(["name": .string($0.name), "class": .string($0.className)]) })
+                try FileMeta.put(txn, state, SyncTables.Key.subscriptions, OutboxFormat.encode(value))
+                if Set(subscriptions.map(\.className)) != previous {
+                    try FileMeta.delete(txn, state, SyncTables.Key.checkpoint)
+                }
+            }
+        }
+    }
+
     // MARK: Helpers
 
     /// The operations of `outbox` above `sequence`, ascending, at most `limit`.

@@ -31,9 +31,9 @@ enum OutboxVerifier {
             case SyncTables.Key.clientID: expected = 16
             case SyncTables.Key.nextSequence, SyncTables.Key.acknowledged, SyncTables.Key.includedSequence: expected = 8
             case SyncTables.Key.checkpoint: expected = nil
-            case SyncTables.Key.lastRejection:
+            case SyncTables.Key.lastRejection, SyncTables.Key.subscriptions:
                 if OutboxFormat.decodeValue(value) == nil {
-                    walk.report.add(VerificationProblem(.table, "The record of the last rejected write is damaged", table: TableName.sync))
+                    walk.report.add(VerificationProblem(.table, "The sync record '\(name)' is damaged", table: TableName.sync))
                 }
                 return
             default:

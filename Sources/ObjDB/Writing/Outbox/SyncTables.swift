@@ -22,6 +22,8 @@ enum SyncTables {
         static let checkpoint = "checkpoint"
         /// The highest sequence of this client that the applied checkpoint includes (u64).
         static let includedSequence = "includedSequence"
+        /// The subscriptions: a list of maps of `name` and `class`.
+        static let subscriptions = "subscriptions"
         /// The newest write the service rejected: a value (a map of sequence, class, key, reason).
         static let lastRejection = "lastRejection"
     }

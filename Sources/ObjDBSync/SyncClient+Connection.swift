@@ -1,0 +1,174 @@
+import Foundation
+import HTTPTypes
+import HummingbirdWSClient
+import Logging
+import ObjDB
+import ObjDBSyncProtocol
+
+/// The connection loop of a ``SyncClient``: connect with a fresh token, say hello, upload the
+/// outbox in order, apply downloads, and after any failure wait and try again.
+extension SyncClient {
+    /// Connects again and again until the client is stopped, waiting between failures twice as
+    /// long each time (from ``SyncConfiguration/reconnectDelay`` to its maximum).
+    func run() async {
+        var delay = sync.reconnectDelay
+        while !Task.isCancelled {
+            setState(.connecting)
+            var resetRequested = false
+            do {
+                let token = try await sync.token()
+                resetRequested = try await connectOnce(token: token)
+                delay = sync.reconnectDelay
+            } catch is CancellationError {
+                break
+            } catch {
+                if !Task.isCancelled { report(.error(Self.objdbError(error))) }
+            }
+            connection = nil
+            downloadParts = []
+            guard !Task.isCancelled else { break }
+            setState(.offline)
+            if resetRequested { continue }
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, sync.maximumReconnectDelay)
+        }
+    }
+
+    /// One connection, until it closes; returns whether the service asked for a reset (so the
+    /// client reconnects at once under its new id).
+    private func connectOnce(token: String) async throws -> Bool {
+        var headers = HTTPFields()
+        headers[.authorization] = "Bearer \(token)"
+        let configuration = WebSocketClientConfiguration(maxFrameSize: SyncLimits.maxMessageBytes, additionalHeaders: headers)
+        let outcome = ConnectionOutcome()
+        let closeFrame = try await WebSocketClient.connect(
+            url: sync.serverURL.absoluteString, configuration: configuration, logger: logger
+        ) { inbound, outbound, _ in
+            let connection = SyncConnection(outbound)
+            try await self.opened(connection)
+            for try await message in inbound.messages(maxSize: SyncLimits.maxMessageBytes) {
+                guard case .text(let text) = message else { continue }
+                if try await self.received(text, on: connection) == .reset {
+                    outcome.resetRequested = true
+                    await connection.close()
+                }
+            }
+        }
+        if let closeFrame, closeFrame.closeCode != .normalClosure, !outcome.resetRequested {
+            throw ObjDBError(.sync, "The sync service closed the connection (\(closeFrame.closeCode)): \(closeFrame.reason ?? "no reason given")")
+        }
+        return outcome.resetRequested
+    }
+
+    /// A new connection: say hello with the file's state.
+    private func opened(_ connection: SyncConnection) async throws {
+        let db = try openDatabase()
+        db.refresh()
+        guard let state = try db.syncFileState() else {
+            throw ObjDBError(.sync, "The file is no longer synced", path: configuration.fileURL?.path)
+        }
+        self.connection = connection
+        sentThrough = state.acknowledged
+        watchCommits(db)
+        let schema = db.schema.objectSchema.filter { $0.isEmbedded || syncedClasses.contains($0.className) }.map(SyncClassSchema.init)
+        try await connection.send(.hello(ClientMessage.Hello(
+            clientID: state.clientID, schema: schema, subscriptions: subscriptions.all.classNames, checkpoint: state.checkpoint,
+            lastSequence: state.nextSequence - 1)))
+    }
+
+    /// What the inbound loop does next.
+    enum Next { case goOn, reset }
+
+    /// Handles one message of the service.
+    private func received(_ text: String, on connection: SyncConnection) async throws -> Next {
+        let message: ServerMessage
+        do {
+            message = try SyncMessageCoding.decodeServer(text)
+        } catch {
+            throw ObjDBError(.sync, "The sync service sent a message that is not its protocol: \(Self.objdbError(error).message)")
+        }
+        let db = try openDatabase()
+        switch message {
+        case .welcome(let acknowledged):
+            try acknowledge(acknowledged, db)
+            sentThrough = max(sentThrough, acknowledged)
+            setState(.connected)
+            if downloadRequests.sent > downloadRequests.answered { try await connection.send(.requestDownload(id: downloadRequests.sent)) }
+            try await uploadPending()
+        case .ack(let through):
+            try acknowledge(through, db)
+            try await uploadPending()
+        case .download(let part):
+            downloadParts.append(part)
+            guard part.isFinal else { return .goOn }
+            let parts = downloadParts
+            downloadParts = []
+            guard let checkpoint = part.checkpoint else {
+                throw ObjDBError(.sync, "The sync service sent a final download without a checkpoint")
+            }
+            try db.applyDownload(
+                parts.flatMap(\.changes), isReset: parts.first?.isReset ?? false, classNames: subscriptions.all.classNames,
+                checkpoint: checkpoint, includedSequence: part.includesSequence ?? 0)
+        case .downloadDone(let id):
+            downloadRequests.answered = max(downloadRequests.answered, id)
+            let ready = downloadWaiters.filter { $0.0 <= id }
+            downloadWaiters.removeAll { $0.0 <= id }
+            for (_, waiter) in ready { waiter.resume() }
+        case .rejected(let sequence, let className, let primaryKey, let reason):
+            logger.warning("The sync service rejected a write", metadata: ["class": "\(className)", "reason": "\(reason)"])
+            try db.recordSyncRejection(sequence: sequence, className: className, primaryKey: primaryKey, reason: reason)
+            report(.writeRejected(class: className, primaryKey: primaryKey, reason: reason))
+        case .reset(let reason):
+            logger.notice("The sync service reset the client", metadata: ["reason": "\(reason)"])
+            try db.resetSyncClient()
+            return .reset
+        case .error(let code, let message):
+            throw ObjDBError(.sync, "The sync service reported \(code): \(message)")
+        }
+        return .goOn
+    }
+
+    /// Records the service's acknowledgement and wakes the waiters it satisfies.
+    private func acknowledge(_ through: UInt64, _ db: Database) throws {
+        if through > 0 { try db.acknowledgeUploads(through: through) }
+        let ready = uploadWaiters.filter { $0.0 <= through }
+        uploadWaiters.removeAll { $0.0 <= through }
+        for (_, waiter) in ready { waiter.resume() }
+    }
+
+    /// Sends the next batch of the outbox, if the connection has none in flight.
+    func uploadPending() async throws {
+        guard let connection, state == .connected, let db = database else { return }
+        db.refresh()
+        guard let file = try db.syncFileState(), sentThrough <= file.acknowledged else { return }
+        let batch = try db.outboxOperations(after: sentThrough, limit: SyncLimits.maxOperationsPerUpload)
+        guard let last = batch.last else { return }
+        sentThrough = last.sequence
+        try await connection.send(.upload(batch))
+    }
+
+    /// Wakes the uploader at every commit of the file, by any instance or process.
+    private func watchCommits(_ db: Database) {
+        guard commitToken == nil else { return }
+        commitToken = db.observe { [weak self] _, _ in
+            guard let self else { return }
+            Task { try? await self.uploadPending() }
+        }
+    }
+
+    /// `error` as an ``ObjDBError``.
+    static func objdbError(_ error: any Error) -> ObjDBError {
+        if let error = error as? ObjDBError { return error }
+        return ObjDBError(.sync, "\(error)")
+    }
+}
+
+/// What the inbound loop learned, read after the connection closed.
+private final class ConnectionOutcome: @unchecked Sendable {
+    private let lock = NSLock()
+    private var reset = false
+    var resetRequested: Bool {
+        get { lock.withLock { reset } }
+        set { lock.withLock { reset = newValue } }
+    }
+}
