@@ -49,6 +49,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Model classes of the sync tests, shared with their client process.
+        .target(name: "ObjDBSyncTestModels", dependencies: ["ObjDB"], path: "Tests/ObjDBSyncTestModels"),
+        // A sync client the tests run as a second process and kill at chosen moments.
+        .executableTarget(
+            name: "ObjDBSyncTestClient", dependencies: ["ObjDB", "ObjDBSync", "ObjDBSyncTestModels"],
+            path: "Tests/ObjDBSyncTestClient"),
         // The example app of the Store guide: `swift run todo add "milk"`.
         .executableTarget(name: "todo", dependencies: ["ObjDB", "ObjDBStore"], path: "Examples/Todo"),
         .executableTarget(
