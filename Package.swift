@@ -49,8 +49,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The example app of the Store guide: `swift run todo add "milk"`.
-        .executableTarget(name: "todo", dependencies: ["ObjDB", "ObjDBStore"], path: "Examples/Todo"),
+        // The example app of the Store guide: `swift run todo add "milk"`; synced with `--sync`.
+        .executableTarget(name: "todo", dependencies: ["ObjDB", "ObjDBStore", "ObjDBSync"], path: "Examples/Todo"),
         .executableTarget(
             name: "objdb",
             dependencies: ["ObjDB", .product(name: "ArgumentParser", package: "swift-argument-parser")]

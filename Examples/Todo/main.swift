@@ -10,6 +10,10 @@ import ObjDBStore
 //
 // An id is 8 hex characters (`3f9a2c01`); commands take any prefix that names one todo
 // (`todo done 3f9`). The file is ./todo.objdb, or the path after --file.
+//
+// Synced (Docs/Sync.md): `--sync ws://host:7800/sync` with `--token <JWT>`, `--token-file
+// <path>` or OBJDB_SYNC_TOKEN. Commands download first and upload after, each wait bounded by
+// `--wait <seconds>` (10 by default); without the service they work on the local copy.
 
 /// Writes `message` to standard error and exits with status 1.
 func fail(_ message: String) -> Never {
@@ -28,7 +32,7 @@ func line(_ todo: Todo) -> String { "[\(todo.done ? "x" : " ")] \(todo.id) \(tod
 
 /// The commands, as `todo` with no command prints them.
 let usage =
-    "usage: todo [--file <path>] add <title> | list [--open] | done <id> | undo <id> | remove <id> | clear | watch"
+    "usage: todo [--file <path>] [--sync <ws URL> (--token <JWT> | --token-file <path>) [--wait <seconds>]] add <title> | list [--open] | done <id> | undo <id> | remove <id> | clear | watch"
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -42,12 +46,40 @@ var arguments = Array(CommandLine.arguments.dropFirst())
 }
 
 let path = takeOption("--file") ?? "todo.objdb"
+let syncURL = takeOption("--sync")
+let tokenArgument = takeOption("--token")
+let tokenFile = takeOption("--token-file")
+let waitArgument = takeOption("--wait")
 
 guard let command = arguments.first else { fail(usage) }
 guard ["add", "list", "done", "undo", "remove", "clear", "watch"].contains(command) else {
     fail("unknown command '\(command)'\n\(usage)")
 }
 let rest = Array(arguments.dropFirst())
+
+/// The settings of sync mode, `nil` without `--sync`.
+@MainActor func syncOptions() -> SyncOptions? {
+    guard let syncURL else { return nil }
+    guard let url = URL(string: syncURL), ["ws", "wss"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+        fail("--sync needs the service's WebSocket address, like ws://127.0.0.1:7800/sync")
+    }
+    var token = tokenArgument
+    if token == nil, let tokenFile {
+        do {
+            token = try String(contentsOfFile: tokenFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        } catch {
+            fail("cannot read the token file \(tokenFile): \(error.localizedDescription)")
+        }
+    }
+    if token == nil { token = ProcessInfo.processInfo.environment["OBJDB_SYNC_TOKEN"] }
+    guard let token, !token.isEmpty else { fail("--sync needs a token: --token <JWT>, --token-file <path> or OBJDB_SYNC_TOKEN") }
+    var wait = Duration.seconds(10)
+    if let waitArgument {
+        guard let seconds = Double(waitArgument), seconds.isFinite, seconds >= 0 else { fail("--wait needs a number of seconds") }
+        wait = .seconds(seconds)
+    }
+    return SyncOptions(serverURL: url, token: token, wait: wait)
+}
 
 /// The todo that the id (or id prefix) argument of `done`, `undo` and `remove` names.
 @MainActor func todoID(_ command: String, _ rest: [String], in store: Store<TodoState>) throws -> String {
@@ -78,9 +110,9 @@ let rest = Array(arguments.dropFirst())
     }
 }
 
-/// Prints every change of the todos — made by this process or another one — until the process
-/// is interrupted: the store reads its state again whenever someone else writes it, and a
-/// subscriber prints what changed.
+/// Prints every change of the todos — made by this process, another one or a sync download —
+/// until the process is interrupted: the store reads its state again whenever someone else
+/// writes it, and a subscriber prints what changed.
 @MainActor func watch(_ store: Store<TodoState>, path: String) async throws {
     var previous: [String: Todo] = [:]
     let token = store.subscribe { (state: TodoState) in
@@ -101,14 +133,18 @@ let rest = Array(arguments.dropFirst())
 }
 
 do {
-    let db = try Database(configuration: TodoApp.configuration(URL(fileURLWithPath: path)))
-    let store = try TodoApp.store(db, watching: command == "watch")
-    if command == "watch" {
-        try await watch(store, path: path)
+    if let options = syncOptions() {
+        try await runSynced(command, rest, path: path, options: options)
     } else {
-        try perform(command, rest, on: store)
+        let db = try Database(configuration: TodoApp.configuration(URL(fileURLWithPath: path)))
+        let store = try TodoApp.store(db, watching: command == "watch")
+        if command == "watch" {
+            try await watch(store, path: path)
+        } else {
+            try perform(command, rest, on: store)
+        }
+        try store.flush()
     }
-    try store.flush()
 } catch let failure as TodoFailure {
     fail(failure.description)
 } catch {

@@ -5,8 +5,8 @@ import ObjDBStore
 import ObjDBTestProcesses
 
 /// The example app (`Examples/Todo`), driven as a user drives it: add, list, done, relaunch,
-/// ids and their prefixes, a migration of older files at launch, and `todo watch` seeing
-/// another process's change.
+/// ids and their prefixes, a migration of older files at launch, `todo watch` seeing another
+/// process's change, and sync mode without a reachable service.
 @Suite(.serialized)
 struct TodoExampleTests {
     let scratch = Scratch()
@@ -180,5 +180,57 @@ struct TodoExampleTests {
         #expect(watcher.readLine() == "+ [ ] \(eggs) eggs")
         #expect(try todo("done", milk).status == 0)
         #expect(watcher.readLine() == "~ [x] \(milk) milk")
+    }
+
+    /// Sync mode's arguments for a service that is not there (nothing listens on port 1).
+    let offline = ["--sync", "ws://127.0.0.1:1/sync", "--token", "x", "--wait", "1"]
+
+    // Without the service, a synced `add` saves locally, waits at most --wait for the upload,
+    // says so and succeeds; the todo is in the file and in its outbox, for a later upload.
+    @Test func anOfflineAddIsSavedAndWaitsForTheService() throws {
+        let start = ContinuousClock.now
+        let result = try TestProcess.run("todo", offline + ["add", "milk", "--file", scratch.file("todo.objdb").path])
+        #expect(ContinuousClock.now - start < .seconds(8))
+        let milk = try added(result)
+        #expect(result.error == "todo: offline; the change is saved and will upload when the service is reachable\n")
+        #expect(try todo("list").output == "[ ] \(milk) milk\n")
+        let db = try openMigrated()
+        #expect(db.objects(TodoV2.self).map(\.id) == [milk])
+        // The file is synced now: the add waits in its outbox.
+        #expect(try db.syncFileState()?.outboxCount == 1)
+        #expect(try db.outboxOperations(after: 0).map(\.primaryKey) == [.string(milk)])
+    }
+
+    // Without the service, a synced `list` shows the local copy and says so; other commands
+    // work on the local copy too.
+    @Test func anOfflineListShowsTheLocalCopy() throws {
+        let milk = try added(todo("add", "milk"))
+        let file = ["--file", scratch.file("todo.objdb").path]
+        let done = try TestProcess.run("todo", offline + ["done", milk] + file)
+        #expect(done.status == 0)
+        #expect(done.output.isEmpty)
+        #expect(done.error == "todo: offline; the change is saved and will upload when the service is reachable\n")
+        let list = try TestProcess.run("todo", offline + ["list"] + file)
+        #expect(list.status == 0)
+        #expect(list.output == "[x] \(milk) milk\n")
+        #expect(list.error == "todo: offline; showing the local copy\n")
+        let missing = try TestProcess.run("todo", ["--sync", "ws://127.0.0.1:1/sync", "list"] + file)
+        #expect(missing.status == 1)
+        #expect(missing.error.hasPrefix("todo: --sync needs a token"))
+    }
+
+    // A synced `todo watch` keeps running without the service and prints other processes'
+    // changes as the local one does.
+    @Test func anOfflineWatchSeesAnotherProcess() throws {
+        let milk = try added(todo("add", "milk"))
+        let path = scratch.file("todo.objdb").path
+        let watcher = try TestProcess("todo", offline + ["watch", "--file", path])
+        defer { watcher.kill() }
+        #expect(watcher.readLine() == "+ [ ] \(milk) milk")
+        #expect(watcher.readLine() == "watching \(path)")
+        let eggs = try added(todo("add", "eggs"))
+        #expect(watcher.readLine() == "+ [ ] \(eggs) eggs")
+        #expect(try todo("remove", milk).status == 0)
+        #expect(watcher.readLine() == "- [ ] \(milk) milk")
     }
 }
