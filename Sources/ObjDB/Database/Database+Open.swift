@@ -90,8 +90,10 @@ struct OpenedFile {
         // LMDB does not let a read transaction use a table handle opened after it began
         // (EINVAL), so opening them at their first read would fail in a freshly opened
         // environment.
-        _ = try env.existingTable(named: TableName.sync, flags: [])
-        _ = try env.existingTable(named: TableName.outbox, flags: .objects)
+        if try SyncTables.syncedClasses(read.txn, meta: meta) != nil {
+            _ = try env.existingTable(named: TableName.sync, flags: [])
+            _ = try env.existingTable(named: TableName.outbox, flags: .objects)
+        }
         return OpenedFile(lease: lease, meta: meta, catalog: catalog, formatVersion: final.format, compaction: compaction)
     }
 
