@@ -55,8 +55,8 @@ let package = Package(
         .executableTarget(
             name: "ObjDBSyncTestClient", dependencies: ["ObjDB", "ObjDBSync", "ObjDBSyncTestModels"],
             path: "Tests/ObjDBSyncTestClient"),
-        // The example app of the Store guide: `swift run todo add "milk"`.
-        .executableTarget(name: "todo", dependencies: ["ObjDB", "ObjDBStore"], path: "Examples/Todo"),
+        // The example app of the Store guide: `swift run todo add "milk"`; synced with `--sync`.
+        .executableTarget(name: "todo", dependencies: ["ObjDB", "ObjDBStore", "ObjDBSync"], path: "Examples/Todo"),
         .executableTarget(
             name: "objdb",
             dependencies: ["ObjDB", .product(name: "ArgumentParser", package: "swift-argument-parser")]

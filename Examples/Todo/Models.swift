@@ -4,25 +4,28 @@ import ObjDBStore
 
 /// One todo, as the app's state holds it.
 struct Todo: Identifiable, Codable, Equatable {
-    var id: Int
+    /// 8 lowercase hex characters (``TodoApp/newID(taken:)``); `"1"`, `"2"`… for todos made
+    /// before ids became strings (schema version 2).
+    var id: String
     var title: String
     var done = false
 }
 
-/// The app's state. Version 2 of its shape: version 1 called `nextID` `lastID` and held the
-/// last id given out (see ``TodoApp/stateMigrations``).
+/// The app's state. Version 3 of its shape: version 1 held the last id given out as `lastID`,
+/// version 2 the next one as `nextID`; version 3 has no counter, since ids are random and a
+/// counter would hand out the same ids on two devices (see ``TodoApp/stateMigrations``).
 struct TodoState: Codable, Equatable {
-    var nextID = 1
     var todos: [Todo] = []
 }
 
 /// Each todo is stored as one object (not inside the state's JSON), so `objdb query` finds
 /// them and marking one done writes one object.
 ///
-/// Schema version 1: version 0 called `title` `text` (see ``TodoApp/configuration(_:)``).
+/// Schema version 2: version 0 called `title` `text`, versions 0 and 1 had `Int` ids (see
+/// ``TodoApp/configuration(_:)``). Sync needs a `String` primary key.
 final class TodoObject: Object, StoreEntity {
     override class var className: String { "Todo" }
-    @Persisted(primaryKey: true) var id: Int = 0
+    @Persisted(primaryKey: true) var id: String = ""
     @Persisted var title: String = ""
     @Persisted(indexed: true) var done: Bool = false
 
@@ -37,9 +40,10 @@ final class TodoObject: Object, StoreEntity {
 
 /// What can happen to the todos.
 enum TodoAction: Action {
-    case add(String)
-    case setDone(Int, Bool)
-    case remove(Int)
+    /// A new todo: its id (drawn by ``TodoApp/newID(taken:)``, so the reducer stays pure) and title.
+    case add(id: String, title: String)
+    case setDone(String, Bool)
+    case remove(String)
     case clearDone
 }
 
@@ -47,9 +51,9 @@ enum TodoAction: Action {
 func todoReducer(action: any Action, state: TodoState) -> TodoState {
     var state = state
     switch action as? TodoAction {
-    case .add(let title):
-        state.todos.append(Todo(id: state.nextID, title: title))
-        state.nextID += 1
+    case .add(let id, let title):
+        guard !state.todos.contains(where: { $0.id == id }) else { break }
+        state.todos.append(Todo(id: id, title: title))
     case .setDone(let id, let done):
         if let index = state.todos.firstIndex(where: { $0.id == id }) { state.todos[index].done = done }
     case .remove(let id):

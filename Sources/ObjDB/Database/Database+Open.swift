@@ -86,6 +86,14 @@ struct OpenedFile {
         let catalog = try Catalog.build(
             stored: final.schema, stamp: final.stamp, env: env, layouts: layouts,
             configuredTypes: configuration.objectTypes.map { _ in Set(layouts.map { ObjectIdentifier($0.type) }) })
+        // The sync tables of a synced file, opened before the instance's first snapshot begins:
+        // LMDB does not let a read transaction use a table handle opened after it began
+        // (EINVAL), so opening them at their first read would fail in a freshly opened
+        // environment.
+        if try SyncTables.syncedClasses(read.txn, meta: meta) != nil {
+            _ = try env.existingTable(named: TableName.sync, flags: [])
+            _ = try env.existingTable(named: TableName.outbox, flags: .objects)
+        }
         return OpenedFile(lease: lease, meta: meta, catalog: catalog, formatVersion: final.format, compaction: compaction)
     }
 

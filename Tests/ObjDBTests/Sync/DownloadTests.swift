@@ -122,3 +122,23 @@ struct DownloadTests {
         #expect(state.clientID == after && state.checkpoint == nil && state.nextSequence == 3 && state.acknowledged == 0)
     }
 }
+
+/// A synced file opened again once every instance of it is gone: its sync tables are read in
+/// the new instance's snapshots (LMDB refuses a table handle opened after a read began).
+struct SyncReopenTests {
+    let directory = TemporaryDirectory()
+
+    @Test func aReopenedSyncedFileReadsItsSyncState() throws {
+        do {
+            let db = try directory.open([SyncNote.self, SyncTag.self, SyncPlace.self])
+            try db.enableSync(classNames: ["SyncNote"])
+            try db.write { let n = SyncNote(); n.id = "a"; try db.add(n) }
+        }
+        let db = try directory.open([SyncNote.self, SyncTag.self, SyncPlace.self])
+        #expect(try db.syncSubscriptions().isEmpty)
+        try db.setSyncSubscriptions([("notes", "SyncNote")])
+        #expect(try db.syncSubscriptions().map(\.className) == ["SyncNote"])
+        #expect(try db.syncFileState()?.outboxCount == 1)
+        #expect(try db.outboxOperations(after: 0).map(\.primaryKey) == [.string("a")])
+    }
+}
