@@ -1,0 +1,452 @@
+import Foundation
+import ObjDB
+
+/// The sync wire protocol's identity (Docs/SyncProtocol.md).
+public enum SyncProtocol {
+    /// The protocol version this build speaks; a hello with another one is refused.
+    public static let version = 1
+    /// The WebSocket endpoint's path.
+    public static let path = "/sync"
+}
+
+/// The limits every peer of the sync protocol keeps.
+public enum SyncLimits {
+    /// The largest message (one WebSocket text message), in UTF-8 bytes: 4 MiB.
+    public static let maxMessageBytes = 4 << 20
+    /// The most operations in one upload.
+    public static let maxOperationsPerUpload = 1000
+    /// The most object states in one download part.
+    public static let maxChangesPerMessage = 1000
+}
+
+/// One stored property of a synced class, as a client declares it in its hello.
+public struct SyncPropertySchema: Codable, Sendable, Hashable {
+    /// The property's name (the column's name in PostgreSQL).
+    public var name: String
+    /// The stored type (of the elements, for a collection).
+    public var type: PropertyType
+    /// Whether the property (the elements, for a collection) accepts `nil`.
+    public var isOptional: Bool
+    /// The collection held, if any.
+    public var collection: CollectionKind?
+    /// For links and embedded objects: the class linked to.
+    public var objectClassName: String?
+    /// Whether this is the class's primary key.
+    public var isPrimaryKey: Bool
+
+    /// A property description.
+    public init(
+        name: String, type: PropertyType, isOptional: Bool = false, collection: CollectionKind? = nil,
+        objectClassName: String? = nil, isPrimaryKey: Bool = false
+    ) {
+        self.name = name
+        self.type = type
+        self.isOptional = isOptional
+        self.collection = collection
+        self.objectClassName = objectClassName
+        self.isPrimaryKey = isPrimaryKey
+    }
+
+    /// The description of an ObjDB property.
+    public init(_ property: Property) {
+        self.init(
+            name: property.name, type: property.type, isOptional: property.isOptional, collection: property.collection,
+            objectClassName: property.objectClassName, isPrimaryKey: property.isPrimaryKey)
+    }
+}
+
+/// One class of a client's schema, as its hello declares it.
+public struct SyncClassSchema: Codable, Sendable, Hashable {
+    /// The class name (the table's name in PostgreSQL).
+    public var name: String
+    /// Whether the class is embedded (stored inside its parents' rows, no table of its own).
+    public var isEmbedded: Bool
+    /// The stored properties (no linking objects), in the file's order.
+    public var properties: [SyncPropertySchema]
+
+    /// A class description.
+    public init(name: String, isEmbedded: Bool = false, properties: [SyncPropertySchema]) {
+        self.name = name
+        self.isEmbedded = isEmbedded
+        self.properties = properties
+    }
+
+    /// The description of an ObjDB class, its stored properties only.
+    public init(_ schema: ObjectSchema) {
+        self.init(
+            name: schema.className, isEmbedded: schema.isEmbedded,
+            properties: schema.properties.filter { $0.type != .linkingObjects }.map(SyncPropertySchema.init))
+    }
+
+    /// The primary-key property.
+    public var primaryKey: SyncPropertySchema? { properties.first { $0.isPrimaryKey } }
+
+    /// The property with that name.
+    public subscript(name: String) -> SyncPropertySchema? { properties.first { $0.name == name } }
+}
+
+/// A message from a client to the sync service.
+public enum ClientMessage: Sendable, Equatable {
+    /// The first message on every connection.
+    case hello(Hello)
+    /// Operations of the outbox, ascending and contiguous, at most
+    /// ``SyncLimits/maxOperationsPerUpload``.
+    case upload([SyncOperation])
+
+    /// Who the client is, what it stores and where it left off.
+    public struct Hello: Sendable, Equatable {
+        /// The file's client id (one per file, a new one after a reset).
+        public var clientID: UUID
+        /// The synced classes of the file.
+        public var schema: [SyncClassSchema]
+        /// The classes whose objects the client wants (whole-class subscriptions).
+        public var subscriptions: [String]
+        /// The last checkpoint the file applied; `nil` to bootstrap.
+        public var checkpoint: String?
+        /// The highest outbox sequence the file ever assigned.
+        public var lastSequence: UInt64
+
+        /// A hello.
+        public init(clientID: UUID, schema: [SyncClassSchema], subscriptions: [String], checkpoint: String?, lastSequence: UInt64) {
+            self.clientID = clientID
+            self.schema = schema
+            self.subscriptions = subscriptions
+            self.checkpoint = checkpoint
+            self.lastSequence = lastSequence
+        }
+    }
+}
+
+/// A message from the sync service to a client.
+public enum ServerMessage: Sendable, Equatable {
+    /// The answer to a hello: the client's last sequence the server applied (0 if none).
+    case welcome(acknowledged: UInt64)
+    /// An upload was applied (or found already applied) through this sequence.
+    case ack(through: UInt64)
+    /// A part of a checkpoint; the parts up to the one with `isFinal` are applied together, in
+    /// one local commit.
+    case download(Download)
+    /// An operation the server refused (schema mismatch, permissions); it is still acknowledged
+    /// by the ``ack(through:)`` that follows.
+    case rejected(sequence: UInt64, className: String, primaryKey: SyncValue, reason: String)
+    /// The client's file is behind the server's record of it (copied or restored): start over
+    /// with a new client id.
+    case reset(reason: String)
+    /// A fatal error; the server closes the connection after it.
+    case error(code: String, message: String)
+
+    /// A part of a checkpoint.
+    public struct Download: Sendable, Equatable {
+        /// A bootstrap: objects of subscribed classes absent from the download are deleted.
+        public var isReset: Bool
+        /// The current state of changed objects (`values == nil`: deleted).
+        public var changes: [SyncObjectState]
+        /// Whether this part completes the checkpoint.
+        public var isFinal: Bool
+        /// The checkpoint reached (set when ``isFinal``), to send back in the next hello.
+        public var checkpoint: String?
+        /// The client's last sequence included in this checkpoint (set when ``isFinal``).
+        public var includesSequence: UInt64?
+
+        /// A download part.
+        public init(isReset: Bool, changes: [SyncObjectState], isFinal: Bool, checkpoint: String?, includesSequence: UInt64?) {
+            self.isReset = isReset
+            self.changes = changes
+            self.isFinal = isFinal
+            self.checkpoint = checkpoint
+            self.includesSequence = includesSequence
+        }
+    }
+}
+
+/// Writes and reads the messages of the sync protocol as the JSON text of one WebSocket text
+/// message (Docs/SyncProtocol.md).
+///
+/// Decoding throws ``ObjDBError`` with code `.invalidValue` whose `key` is the protocol's error
+/// code (``SyncErrorCode``): malformed JSON or fields, an oversize message, an unknown type, a
+/// wrong protocol version.
+public enum SyncMessageCoding {
+    /// The JSON text of a client message.
+    public static func encode(_ message: ClientMessage) throws -> String {
+        try checked(clientJSON(message).text)
+    }
+
+    /// The JSON text of a server message.
+    public static func encode(_ message: ServerMessage) throws -> String {
+        try checked(serverJSON(message).text)
+    }
+
+    /// Reads a client message.
+    public static func decodeClient(_ text: String) throws -> ClientMessage {
+        let (type, json) = try envelope(text)
+        switch type {
+        case "hello":
+            try checkVersion(json)
+            guard case .string(let idText)? = json["clientID"], let id = UUID(uuidString: idText) else {
+                throw malformed("hello needs \"clientID\", a UUID")
+            }
+            guard case .array(let schemaJSON)? = json["schema"] else { throw malformed("hello needs \"schema\", an array") }
+            guard case .array(let subsJSON)? = json["subscriptions"] else { throw malformed("hello needs \"subscriptions\", an array") }
+            let subscriptions = try subsJSON.map { item -> String in
+                guard case .string(let s) = item else { throw malformed("\"subscriptions\" holds class names") }
+                return s
+            }
+            let checkpoint: String?
+            switch json["checkpoint"] {
+            case .string(let s)?: checkpoint = s
+            case .null?, nil: checkpoint = nil
+            default: throw malformed("\"checkpoint\" must be a string or null")
+            }
+            let hello = ClientMessage.Hello(
+                clientID: id, schema: try schemaJSON.map(classSchema), subscriptions: subscriptions, checkpoint: checkpoint,
+                lastSequence: try uint(json["lastSequence"], "lastSequence"))
+            return .hello(hello)
+        case "upload":
+            guard case .array(let ops)? = json["operations"] else { throw malformed("upload needs \"operations\", an array") }
+            return .upload(try ops.map(operation))
+        default:
+            throw ObjDBError(.invalidValue, "Unknown client message type \"\(type)\"", key: SyncErrorCode.unknownMessageType)
+        }
+    }
+
+    /// Reads a server message.
+    public static func decodeServer(_ text: String) throws -> ServerMessage {
+        let (type, json) = try envelope(text)
+        switch type {
+        case "welcome":
+            try checkVersion(json)
+            return .welcome(acknowledged: try uint(json["acknowledged"], "acknowledged"))
+        case "ack":
+            return .ack(through: try uint(json["through"], "through"))
+        case "download":
+            guard case .array(let changesJSON)? = json["changes"] else { throw malformed("download needs \"changes\", an array") }
+            let changes = try changesJSON.map { c -> SyncObjectState in
+                let values: [String: SyncValue]?
+                switch c["values"] {
+                case .null?: values = nil
+                case let v?: values = try valueMap(v, "values")
+                case nil: throw malformed("a change needs \"values\" (null when deleted)")
+                }
+                return SyncObjectState(
+                    className: try string(c["class"], "class"), primaryKey: try value(c["primaryKey"], "primaryKey"), values: values)
+            }
+            let isFinal = try bool(json["isFinal"], "isFinal")
+            return .download(
+                .init(
+                    isReset: try bool(json["isReset"], "isReset"), changes: changes, isFinal: isFinal,
+                    checkpoint: try optionalString(json["checkpoint"], "checkpoint"),
+                    includesSequence: try optionalUInt(json["includesSequence"], "includesSequence")))
+        case "rejected":
+            return .rejected(
+                sequence: try uint(json["sequence"], "sequence"), className: try string(json["class"], "class"),
+                primaryKey: try value(json["primaryKey"], "primaryKey"), reason: try string(json["reason"], "reason"))
+        case "reset":
+            return .reset(reason: try string(json["reason"], "reason"))
+        case "error":
+            return .error(code: try string(json["code"], "code"), message: try string(json["message"], "message"))
+        default:
+            throw ObjDBError(.invalidValue, "Unknown server message type \"\(type)\"", key: SyncErrorCode.unknownMessageType)
+        }
+    }
+
+    // MARK: Writing
+
+    static func checked(_ text: String) throws -> String {
+        guard text.utf8.count <= SyncLimits.maxMessageBytes else {
+            throw ObjDBError(
+                .invalidValue, "Sync message of \(text.utf8.count) bytes exceeds \(SyncLimits.maxMessageBytes)",
+                key: SyncErrorCode.messageTooLarge)
+        }
+        return text
+    }
+
+    static func clientJSON(_ message: ClientMessage) -> SyncJSON {
+        switch message {
+        case .hello(let h):
+            return .object([
+                ("type", .string("hello")), ("protocol", .number(String(SyncProtocol.version))),
+                ("clientID", .string(h.clientID.uuidString)), ("schema", .array(h.schema.map(classSchemaJSON))),
+                ("subscriptions", .array(h.subscriptions.map(SyncJSON.string))), ("checkpoint", h.checkpoint.map(SyncJSON.string) ?? .null),
+                ("lastSequence", .number(String(h.lastSequence))),
+            ])
+        case .upload(let ops):
+            return .object([("type", .string("upload")), ("operations", .array(ops.map(operationJSON)))])
+        }
+    }
+
+    static func serverJSON(_ message: ServerMessage) -> SyncJSON {
+        switch message {
+        case .welcome(let acknowledged):
+            return .object([
+                ("type", .string("welcome")), ("protocol", .number(String(SyncProtocol.version))), ("acknowledged", .number(String(acknowledged))),
+            ])
+        case .ack(let through):
+            return .object([("type", .string("ack")), ("through", .number(String(through)))])
+        case .download(let d):
+            return .object([
+                ("type", .string("download")), ("isReset", .bool(d.isReset)),
+                (
+                    "changes",
+                    .array(
+                        d.changes.map { c in
+                            .object([
+                                ("class", .string(c.className)), ("primaryKey", SyncValueJSON.encode(c.primaryKey)),
+                                ("values", c.values.map(valueMapJSON) ?? .null),
+                            ])
+                        })
+                ),
+                ("isFinal", .bool(d.isFinal)), ("checkpoint", d.checkpoint.map(SyncJSON.string) ?? .null),
+                ("includesSequence", d.includesSequence.map { .number(String($0)) } ?? .null),
+            ])
+        case .rejected(let sequence, let className, let primaryKey, let reason):
+            return .object([
+                ("type", .string("rejected")), ("sequence", .number(String(sequence))), ("class", .string(className)),
+                ("primaryKey", SyncValueJSON.encode(primaryKey)), ("reason", .string(reason)),
+            ])
+        case .reset(let reason):
+            return .object([("type", .string("reset")), ("reason", .string(reason))])
+        case .error(let code, let message):
+            return .object([("type", .string("error")), ("code", .string(code)), ("message", .string(message))])
+        }
+    }
+
+    static func valueMapJSON(_ values: [String: SyncValue]) -> SyncJSON {
+        .object(values.sorted { $0.key < $1.key }.map { ($0.key, SyncValueJSON.encode($0.value)) })
+    }
+
+    static func operationJSON(_ op: SyncOperation) -> SyncJSON {
+        var fields: [(String, SyncJSON)] = [
+            ("sequence", .number(String(op.sequence))), ("class", .string(op.className)),
+            ("primaryKey", SyncValueJSON.encode(op.primaryKey)), ("kind", .string(op.kind.rawValue)),
+            ("values", valueMapJSON(op.values)),
+        ]
+        fields.append(("listAppends", .object(op.listAppends.sorted { $0.key < $1.key }.map { ($0.key, .array($0.value.map(SyncValueJSON.encode))) })))
+        return .object(fields)
+    }
+
+    static func classSchemaJSON(_ s: SyncClassSchema) -> SyncJSON {
+        .object([
+            ("name", .string(s.name)), ("isEmbedded", .bool(s.isEmbedded)),
+            (
+                "properties",
+                .array(
+                    s.properties.map { p in
+                        .object([
+                            ("name", .string(p.name)), ("type", .string(p.type.rawValue)), ("isOptional", .bool(p.isOptional)),
+                            ("collection", p.collection.map { .string($0.rawValue) } ?? .null),
+                            ("objectClassName", p.objectClassName.map(SyncJSON.string) ?? .null), ("isPrimaryKey", .bool(p.isPrimaryKey)),
+                        ])
+                    })
+            ),
+        ])
+    }
+
+    /// The JSON text of a class schema (as the server keeps it in `objdb_schema`).
+    public static func encodeSchema(_ schema: SyncClassSchema) -> String { classSchemaJSON(schema).text }
+
+    /// Reads the JSON text of a class schema.
+    public static func decodeSchema(_ text: String) throws -> SyncClassSchema { try classSchema(SyncJSON.parse(text)) }
+
+    // MARK: Reading
+
+    static func envelope(_ text: String) throws -> (String, SyncJSON) {
+        guard text.utf8.count <= SyncLimits.maxMessageBytes else {
+            throw ObjDBError(
+                .invalidValue, "Sync message of \(text.utf8.count) bytes exceeds \(SyncLimits.maxMessageBytes)",
+                key: SyncErrorCode.messageTooLarge)
+        }
+        let json = try SyncJSON.parse(text)
+        guard case .object = json else { throw malformed("a message must be a JSON object") }
+        guard case .string(let type)? = json["type"] else { throw malformed("a message needs \"type\", a string") }
+        return (type, json)
+    }
+
+    static func checkVersion(_ json: SyncJSON) throws {
+        guard case .number(let n)? = json["protocol"], let v = Int(n) else { throw malformed("\"protocol\" (the version) is missing") }
+        guard v == SyncProtocol.version else {
+            throw ObjDBError(
+                .invalidValue, "Protocol version \(v) is not supported; this peer speaks \(SyncProtocol.version)",
+                key: SyncErrorCode.unsupportedProtocolVersion)
+        }
+    }
+
+    static func malformed(_ message: String) -> ObjDBError { SyncValueJSON.malformed(message) }
+
+    static func uint(_ json: SyncJSON?, _ name: String) throws -> UInt64 {
+        guard case .number(let n)? = json, let v = UInt64(n) else { throw malformed("\"\(name)\" needs a non-negative integer") }
+        return v
+    }
+
+    static func optionalUInt(_ json: SyncJSON?, _ name: String) throws -> UInt64? {
+        if json == nil || json == .null { return nil }
+        return try uint(json, name)
+    }
+
+    static func bool(_ json: SyncJSON?, _ name: String) throws -> Bool {
+        guard case .bool(let b)? = json else { throw malformed("\"\(name)\" needs true or false") }
+        return b
+    }
+
+    static func string(_ json: SyncJSON?, _ name: String) throws -> String {
+        guard case .string(let s)? = json else { throw malformed("\"\(name)\" needs a string") }
+        return s
+    }
+
+    static func optionalString(_ json: SyncJSON?, _ name: String) throws -> String? {
+        switch json {
+        case nil, .null?: return nil
+        case .string(let s)?: return s
+        default: throw malformed("\"\(name)\" needs a string or null")
+        }
+    }
+
+    static func value(_ json: SyncJSON?, _ name: String) throws -> SyncValue {
+        guard let json else { throw malformed("\"\(name)\" is missing") }
+        return try SyncValueJSON.decode(json)
+    }
+
+    static func valueMap(_ json: SyncJSON, _ name: String) throws -> [String: SyncValue] {
+        guard case .object(let fields) = json else { throw malformed("\"\(name)\" needs an object") }
+        var out: [String: SyncValue] = [:]
+        for (k, v) in fields { out[k] = try SyncValueJSON.decode(v) }
+        return out
+    }
+
+    static func operation(_ json: SyncJSON) throws -> SyncOperation {
+        let kindText = try string(json["kind"], "kind")
+        guard let kind = SyncOperation.Kind(rawValue: kindText) else { throw malformed("unknown operation kind \"\(kindText)\"") }
+        var appends: [String: [SyncValue]] = [:]
+        switch json["listAppends"] {
+        case nil, .null?: break
+        case .object(let fields)?:
+            for (k, v) in fields {
+                guard case .array(let items) = v else { throw malformed("\"listAppends\" holds arrays") }
+                appends[k] = try items.map(SyncValueJSON.decode)
+            }
+        default: throw malformed("\"listAppends\" needs an object")
+        }
+        let values: [String: SyncValue]
+        if let v = json["values"], v != .null { values = try valueMap(v, "values") } else { values = [:] }
+        return SyncOperation(
+            sequence: try uint(json["sequence"], "sequence"), className: try string(json["class"], "class"),
+            primaryKey: try value(json["primaryKey"], "primaryKey"), kind: kind, values: values, listAppends: appends)
+    }
+
+    static func classSchema(_ json: SyncJSON) throws -> SyncClassSchema {
+        guard case .array(let props)? = json["properties"] else { throw malformed("a class schema needs \"properties\", an array") }
+        return SyncClassSchema(
+            name: try string(json["name"], "name"), isEmbedded: try bool(json["isEmbedded"], "isEmbedded"),
+            properties: try props.map { p in
+                let typeText = try string(p["type"], "type")
+                guard let type = PropertyType(rawValue: typeText) else { throw malformed("unknown property type \"\(typeText)\"") }
+                let collection = try optionalString(p["collection"], "collection").map { text -> CollectionKind in
+                    guard let c = CollectionKind(rawValue: text) else { throw malformed("unknown collection \"\(text)\"") }
+                    return c
+                }
+                return SyncPropertySchema(
+                    name: try string(p["name"], "name"), type: type, isOptional: try bool(p["isOptional"], "isOptional"),
+                    collection: collection, objectClassName: try optionalString(p["objectClassName"], "objectClassName"),
+                    isPrimaryKey: try bool(p["isPrimaryKey"], "isPrimaryKey"))
+            })
+    }
+}
