@@ -8,6 +8,8 @@ import ObjDB
 import ObjDBSyncProtocol
 import PostgresNIO
 import ServiceLifecycle
+import NIOCore
+import NIOHTTP1
 
 /// The sync service: devices connect over a WebSocket at ``SyncProtocol/path`` with a JWT and
 /// sync their files with PostgreSQL tables (Docs/SyncProtocol.md).
@@ -65,7 +67,7 @@ public final class SyncServer: Sendable {
 
     /// How the server verifies bearer tokens.
     public enum Authentication: Sendable {
-        /// HMAC-SHA-256 with a shared secret.
+        /// HMAC-SHA-256 with a shared secret of at least 32 bytes.
         case hs256(secret: [UInt8])
 
         /// HMAC-SHA-256 with a shared secret.
@@ -107,7 +109,11 @@ public final class SyncServer: Sendable {
         self.store = SyncStore(client: postgres, logger: configuration.logger, createsTables: configuration.createsTablesFromClientSchemas)
         let keys = JWTKeyCollection()
         switch configuration.authentication {
-        case .hs256(let secret): await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
+        case .hs256(let secret):
+            guard secret.count >= 32 else {
+                throw ObjDBError(.invalidValue, "An HS256 secret needs at least 32 bytes, not \(secret.count)")
+            }
+            await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
         }
         self.keys = keys
     }
@@ -131,10 +137,11 @@ public final class SyncServer: Sendable {
             server: .http1WebSocketUpgrade(
                 configuration: .init(
                     ws: .init(maxFrameSize: SyncLimits.maxMessageBytes + (1 << 20), autoPing: .enabled(timePeriod: .seconds(30))))
-            ) { [self] request, _, logger in
+            ) { [self] request, channel, logger in
                 guard request.path?.split(separator: "?").first.map(String.init) == SyncProtocol.path else { return .dontUpgrade }
                 guard let token = try? await Self.verify(request.headerFields[.authorization], keys: keys) else {
                     logger.info("Sync connection refused: missing or invalid token")
+                    await Self.refuse(channel, status: "401 Unauthorized")
                     return .dontUpgrade
                 }
                 return .upgrade([:]) { inbound, outbound, context in
@@ -236,6 +243,18 @@ public final class SyncServer: Sendable {
             }
             try? await Task.sleep(for: .seconds(1))
         }
+    }
+
+    /// Answers an upgrade request with an HTTP error and closes the connection, before any
+    /// WebSocket data (the WebSocket library would answer a refused upgrade with 400). The
+    /// response is written below the HTTP encoder, as raw bytes.
+    static func refuse(_ channel: any Channel, status: String) async {
+        let text = "HTTP/1.1 \(status)\r\nContent-Length: 0\r\nConnection: close\r\nWWW-Authenticate: Bearer\r\n\r\n"
+        let buffer = channel.allocator.buffer(string: text)
+        let future = channel.pipeline.context(handlerType: HTTPResponseEncoder.self).flatMap { context -> EventLoopFuture<Void> in
+            context.writeAndFlush(NIOAny(buffer)).flatMap { channel.close() }
+        }
+        try? await future.get()
     }
 
     /// Reads a `postgres://` URL.

@@ -21,9 +21,18 @@ final class SyncStore: Sendable {
 
     static let notifyChannel = "objdb_sync"
 
+    /// A transaction on a pooled connection; the closure's own error is rethrown as is.
+    func transaction<R: Sendable>(_ body: (PostgresConnection) async throws -> R) async throws -> R {
+        do {
+            return try await client.withTransaction(logger: logger) { c in try await body(c) }
+        } catch let error as PostgresTransactionError {
+            throw error.closureError ?? error.beginError ?? error.commitError ?? error
+        }
+    }
+
     /// Creates the system tables and trigger functions (idempotent, under an advisory lock).
     func prepare() async throws {
-        try await client.withTransaction(logger: logger) { c in
+        try await transaction { c in
             try await c.query("SELECT pg_advisory_xact_lock(7349001)", logger: logger)
             for sql in Self.systemSQL { try await c.query(PostgresQuery(unsafeSQL: sql), logger: logger) }
         }
@@ -107,7 +116,7 @@ final class SyncStore: Sendable {
         var all: [String: SyncClassSchema] = [:]
         for c in classes { all[c.name] = c }
         let synced = try classes.filter { !$0.isEmbedded }.map { try ClassMapping($0, in: all) }
-        try await client.withTransaction(logger: logger) { c in
+        try await transaction { c in
             try await c.query("SELECT pg_advisory_xact_lock(7349002)", logger: logger)
             for m in synced {
                 let existing = try await self.columns(of: m.schema.name, on: c)
@@ -218,7 +227,7 @@ final class SyncStore: Sendable {
     /// Applies operations in one transaction that locks the client's row first; operations at
     /// or below the client's last sequence are skipped.
     func apply(_ ops: [SyncOperation], clientID: UUID, user: String) async throws -> UploadResult {
-        try await client.withTransaction(logger: logger) { c in
+        try await transaction { c in
             let rows = try await c.query(
                 "SELECT user_id, last_sequence FROM objdb_clients WHERE client_id = \(clientID) FOR UPDATE", logger: logger)
             var last: UInt64?
@@ -347,7 +356,7 @@ final class SyncStore: Sendable {
     func read(since old: String?, classes: [String], clientID: UUID) async throws -> Checkpoint {
         var mappings: [ClassMapping] = []
         for name in Set(classes).sorted() { if let m = try await mapping(name) { mappings.append(m) } }
-        return try await client.withTransaction(logger: logger) { c in
+        return try await transaction { c in
             try await c.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
             var snapshot = ""
             for try await s in try await c.query("SELECT pg_current_snapshot()::text", logger: logger).decode(String.self) { snapshot = s }

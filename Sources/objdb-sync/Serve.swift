@@ -42,7 +42,7 @@ struct Serve: AsyncParsableCommand {
 func readSecret(_ path: String) throws -> [UInt8] {
     var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     while let last = bytes.last, last == 0x0A || last == 0x0D { bytes.removeLast() }
-    guard !bytes.isEmpty else { throw ValidationError("The secret file \(path) is empty") }
+    guard bytes.count >= 32 else { throw ValidationError("The secret in \(path) needs at least 32 bytes (HS256)") }
     return bytes
 }
 

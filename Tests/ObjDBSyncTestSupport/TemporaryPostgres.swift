@@ -127,27 +127,33 @@ enum Cluster {
     static var isRoot: Bool { getuid() == 0 }
 
     /// Runs a program (as `postgres` when root); throws with its output when it fails.
+    /// posix_spawn and waitpid, with output to a file: the server pg_ctl starts must not keep
+    /// a pipe of ours open, and the child must be reaped here.
     @discardableResult
     static func run(_ path: String, _ arguments: [String], asPostgres: Bool = true) throws -> String {
-        let process = Process()
-        if asPostgres && isRoot {
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-            process.arguments = ["-u", "postgres", "--", path] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: path)
-            process.arguments = arguments
+        let argv = asPostgres && isRoot ? ["/usr/sbin/runuser", "-u", "postgres", "--", path] + arguments : [path] + arguments
+        let outputPath = "/tmp/objdb-pg-run-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
+        defer { unlink(outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var cArgs = argv.map { strdup($0) } + [nil]
+        defer { for a in cArgs { free(a) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, argv[0], &actions, nil, &cArgs, environ)
+        guard spawned == 0 else { throw HarnessError("cannot run \(argv[0]): error \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        let exited = status & 0x7f == 0
+        let code = (status >> 8) & 0xff
+        guard exited && code == 0 else {
+            throw HarnessError("\(argv.joined(separator: " ")) failed (status \(status)): \(text)")
         }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw HarnessError("\(path) \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)): \(output)")
-        }
-        return output
+        return text
     }
 
     static func freePort() throws -> Int {
