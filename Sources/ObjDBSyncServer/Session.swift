@@ -211,12 +211,13 @@ final class Session: Sendable {
         state.hello = hello
         state.subscriptions = hello.subscriptions.filter { name in !(hello.schema.first { $0.name == name }?.isEmbedded ?? true) }
         state.checkpoint = hello.checkpoint
-        try await sendCheckpoint(&state, hello: hello)
+        try await sendCheckpoint(&state, hello: hello, force: true)
         return true
     }
 
     /// Reads and sends the delta since the last checkpoint sent (or the bootstrap), in parts.
-    func sendCheckpoint(_ state: inout State, hello: ClientMessage.Hello) async throws {
+    /// `force`: send even an empty delta (the answer to a hello always ends in a final part).
+    func sendCheckpoint(_ state: inout State, hello: ClientMessage.Hello, force: Bool = false) async throws {
         let checkpoint: SyncStore.Checkpoint
         do {
             checkpoint = try await server.store.read(since: state.checkpoint, classes: state.subscriptions, clientID: hello.clientID)
@@ -225,8 +226,8 @@ final class Session: Sendable {
             state.checkpoint = nil
             checkpoint = try await server.store.read(since: nil, classes: state.subscriptions, clientID: hello.clientID)
         }
-        // Nothing new since a checkpoint the client holds: stay quiet.
-        if !checkpoint.isReset && checkpoint.changes.isEmpty && state.checkpoint == checkpoint.snapshot { return }
+        // Nothing new for this client: stay quiet, and keep the checkpoint it holds.
+        if !force && !checkpoint.isReset && checkpoint.changes.isEmpty { return }
         let parts = Self.parts(checkpoint.changes)
         for (i, changes) in parts.enumerated() {
             let isFinal = i == parts.count - 1
