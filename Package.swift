@@ -82,7 +82,7 @@ let package = Package(
         .testTarget(
             name: "ObjDBSyncTests",
             dependencies: [
-                "ObjDB", "ObjDBSyncProtocol", "ObjDBSyncServer", "ObjDBSyncTestSupport",
+                "ObjDB", "ObjDBSyncProtocol", "ObjDBSyncServer", "ObjDBSyncTestSupport", "objdb-sync", "ObjDBTestProcesses",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

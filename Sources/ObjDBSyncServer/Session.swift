@@ -54,7 +54,7 @@ final class Session: Sendable {
     /// Runs until the client closes or the session ends.
     func run(inbound: WebSocketInboundStream) async {
         guard await server.hub.add(self) else {
-            try? await outbound.close(.unknown(SyncServer.CloseCode.goingAway), reason: "shutting down")
+            try? await outbound.close(.goingAway, reason: "shutting down")
             return
         }
         let loop = Task { await self.loop() }
@@ -104,7 +104,7 @@ final class Session: Sendable {
                 case .closed:
                     return
                 case .shutdown:
-                    try? await outbound.close(.unknown(SyncServer.CloseCode.goingAway), reason: "server shutting down")
+                    try? await outbound.close(.goingAway, reason: "server shutting down")
                     return
                 case .expired:
                     logger.info("Sync connection closed: token expired")

@@ -1,0 +1,75 @@
+import Foundation
+import Logging
+import NIOWebSocket
+import ObjDB
+import ObjDBSyncProtocol
+import ObjDBSyncServer
+import ObjDBSyncTestSupport
+import ObjDBTestProcesses
+import PostgresNIO
+import Testing
+
+/// Running the service: large bootstraps, shutdown, the `objdb-sync` command.
+@Suite("Sync service operation", .serialized)
+struct SyncServiceOperationTests {
+    static let database = Task { try await TemporaryPostgres.shared.makeDatabase(prefix: "objdb_sync_ops") }
+
+    @Test func aBootstrapComesInPartsOfAtMost1000FromOneSnapshot() async throws {
+        let db = try await Self.database.value
+        let server = try await makeServer(db)
+        let setup = TestClient(port: server.port, token: try await makeToken(user: "ann"))
+        _ = try await setup.hello(Model.hello(subscriptions: ["Note"]))
+        await setup.close()
+        let connection = try await db.connect()
+        try await connection.query(
+            #"INSERT INTO "Note" (id, text, tags) SELECT 'bulk-' || n, 'row ' || n, ARRAY['t' || n] FROM generate_series(1, 2500) n"#,
+            logger: Logger(label: "t"))
+        var total = 0
+        for try await n in try await connection.query(#"SELECT count(*) FROM "Note""#, logger: Logger(label: "t")).decode(Int64.self) { total = Int(n) }
+        try await connection.close()
+        let client = TestClient(port: server.port, token: try await makeToken(user: "ann"))
+        let (_, parts) = try await client.hello(Model.hello(subscriptions: ["Note"]))
+        #expect(parts.count == (total + 999) / 1000)
+        #expect(parts.allSatisfy { $0.changes.count <= SyncLimits.maxChangesPerMessage && $0.isReset })
+        #expect(parts.dropLast().allSatisfy { !$0.isFinal && $0.checkpoint == nil && $0.includesSequence == nil })
+        #expect(parts.last?.checkpoint != nil && parts.last?.includesSequence == 0)
+        #expect(Set(parts.flatMap(\.changes).map(\.primaryKey)).count == total)
+        await client.close()
+        // A hello with that checkpoint and no change since gets one empty final part.
+        let again = TestClient(port: server.port, token: try await makeToken(user: "ann"))
+        let (_, delta) = try await again.hello(Model.hello(checkpoint: parts.last?.checkpoint, subscriptions: ["Note"]))
+        #expect(delta.count == 1 && delta[0].changes.isEmpty && !delta[0].isReset && delta[0].isFinal)
+        await again.close()
+        try await server.stop()
+    }
+
+    @Test func stoppingTheServerClosesConnectionsWithGoingAway() async throws {
+        let db = try await Self.database.value
+        let server = try await makeServer(db)
+        let client = TestClient(port: server.port, token: try await makeToken(user: "ann"))
+        _ = try await client.hello(Model.hello(subscriptions: ["Note"]))
+        try await server.stop()
+        #expect(try await client.closed() == .goingAway)
+    }
+
+    @Test func theCommandSignsTokensTheServerAcceptsAndReportsStatus() async throws {
+        let db = try await Self.database.value
+        let secretFile = FileManager.default.temporaryDirectory.appendingPathComponent("objdb-sync-secret-\(UUID().uuidString)")
+        try Data(testSecret + [0x0A]).write(to: secretFile)
+        defer { try? FileManager.default.removeItem(at: secretFile) }
+        let token = try TestProcess.run("objdb-sync", ["token", "--jwt-secret-file", secretFile.path, "--user", "carol", "--expires", "600"])
+        #expect(token.status == 0, "\(token.error)")
+        let server = try await makeServer(db)
+        let (status, _) = try await rawUpgrade(port: server.port, authorization: "Bearer " + token.output.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(status == 101)
+        let client = TestClient(port: server.port, token: token.output.trimmingCharacters(in: .whitespacesAndNewlines))
+        _ = try await client.hello(Model.hello(subscriptions: ["Note"]))
+        await client.close()
+        try await server.stop()
+        let report = try TestProcess.run("objdb-sync", ["status", "--postgres", db.url])
+        #expect(report.status == 0, "\(report.error)")
+        #expect(report.output.contains("Note:") && report.output.contains("user carol") && report.output.contains("Change feed:"), "\(report.output)")
+        let short = try TestProcess.run("objdb-sync", ["token", "--jwt-secret-file", "/dev/null", "--user", "x"])
+        #expect(short.status != 0)
+    }
+}
