@@ -44,6 +44,10 @@ public final class SyncServer: Sendable {
         public var maximumPostgresConnections: Int
         /// How often each connection looks for changes when no notification came.
         public var pollInterval: Duration
+        /// How long the change feed keeps a transaction's rows; a client offline for longer
+        /// bootstraps again. The server trims the feed every hour (or every `feedRetention`,
+        /// if shorter).
+        public var feedRetention: Duration
         /// Where the server logs.
         public var logger: Logger
 
@@ -51,8 +55,9 @@ public final class SyncServer: Sendable {
         public init(
             postgresURL: String, host: String = "127.0.0.1", port: Int = 7800, authentication: Authentication, rules: SyncRules = .allowAll,
             createsTablesFromClientSchemas: Bool = false, maximumPostgresConnections: Int = 10, pollInterval: Duration = .seconds(5),
-            logger: Logger = Logger(label: "objdb.sync.server")
+            feedRetention: Duration = .seconds(7 * 24 * 3600), logger: Logger = Logger(label: "objdb.sync.server")
         ) {
+            self.feedRetention = feedRetention
             self.postgresURL = postgresURL
             self.host = host
             self.port = port
@@ -97,6 +102,7 @@ public final class SyncServer: Sendable {
         var task: Task<Void, Error>?
         var group: ServiceGroup?
         var listener: Task<Void, Never>?
+        var trimmer: Task<Void, Never>?
     }
 
     /// Creates a server (it does not listen until ``start()``).
@@ -176,22 +182,48 @@ public final class SyncServer: Sendable {
             throw ObjDBError(.storage, "The sync server could not listen on \(configuration.host):\(configuration.port)")
         }
         let listener = Task { await self.listen() }
+        let trimmer = Task { await self.trimPeriodically() }
         state.withLock {
             $0.port = port
             $0.listener = listener
+            $0.trimmer = trimmer
         }
         logger.info("Sync server listening", metadata: ["port": "\(port)"])
     }
 
     /// Closes every connection and stops listening.
     public func stop() async throws {
-        let (group, task, listener) = state.withLock { ($0.group, $0.task, $0.listener) }
+        let (group, task, listener, trimmer) = state.withLock { ($0.group, $0.task, $0.listener, $0.trimmer) }
         listener?.cancel()
+        trimmer?.cancel()
         await hub.shutdown()
         await group?.triggerGracefulShutdown()
         _ = await listener?.value
         try await task?.value
         state.withLock { $0 = RunState() }
+    }
+
+    /// Deletes change-feed rows of transactions older than `age`; returns how many. Clients
+    /// whose checkpoint is older than the trim point bootstrap again. The server does this on
+    /// its own (``Configuration/feedRetention``).
+    @discardableResult
+    public func trimChangeFeed(olderThan age: Duration) async throws -> Int {
+        let (seconds, attoseconds) = age.components
+        return try await store.trimFeed(olderThan: Double(seconds) + Double(attoseconds) / 1e18)
+    }
+
+    func trimPeriodically() async {
+        let interval = min(configuration.feedRetention, .seconds(3600))
+        while !Task.isCancelled {
+            try? await Task.sleep(for: max(interval, .seconds(1)))
+            if Task.isCancelled { return }
+            do {
+                let n = try await trimChangeFeed(olderThan: configuration.feedRetention)
+                if n > 0 { configuration.logger.info("Trimmed the change feed", metadata: ["rows": "\(n)"]) }
+            } catch {
+                configuration.logger.warning("Trimming the change feed failed", metadata: ["error": "\(error)"])
+            }
+        }
     }
 
     /// The claims the server reads from a token.

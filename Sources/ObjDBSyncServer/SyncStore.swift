@@ -46,6 +46,9 @@ final class SyncStore: Sendable {
             pk text NOT NULL, op char(1) NOT NULL, old jsonb NULL, at timestamptz NOT NULL DEFAULT now())
         """,
         "CREATE INDEX IF NOT EXISTS objdb_changes_xid ON objdb_changes (xid)",
+        // Feed rows up to `before` were trimmed: checkpoints whose xmin is not above it cannot
+        // be continued from the feed and bootstrap again.
+        "CREATE TABLE IF NOT EXISTS objdb_feed_trim (id int PRIMARY KEY DEFAULT 1 CHECK (id = 1), before xid8 NOT NULL)",
         """
         CREATE OR REPLACE FUNCTION objdb_row_changed() RETURNS trigger LANGUAGE plpgsql AS $$
         DECLARE
@@ -361,6 +364,12 @@ final class SyncStore: Sendable {
             var snapshot = ""
             for try await s in try await c.query("SELECT pg_current_snapshot()::text", logger: logger).decode(String.self) { snapshot = s }
             var changes: [SyncObjectState] = []
+            var old = old
+            if let checkpoint = old {
+                let trimmed = try await c.query(
+                    "SELECT EXISTS (SELECT 1 FROM objdb_feed_trim WHERE before >= pg_snapshot_xmin(\(checkpoint)::pg_snapshot))", logger: logger)
+                for try await isTrimmed in trimmed.decode(Bool.self) where isTrimmed { old = nil }
+            }
             if let old {
                 let rows = try await c.query(
                     """
@@ -393,6 +402,36 @@ final class SyncStore: Sendable {
                 sequence = UInt64(max(0, s))
             }
             return Checkpoint(isReset: old == nil, changes: changes, snapshot: snapshot, includesSequence: sequence)
+        }
+    }
+
+    /// Deletes feed rows of transactions older than `seconds`; returns how many. Clients whose
+    /// checkpoint predates the trim point bootstrap again.
+    func trimFeed(olderThan seconds: Double) async throws -> Int {
+        try await transaction { c in
+            var locked = false
+            for try await l in try await c.query("SELECT pg_try_advisory_xact_lock(7349003)", logger: logger).decode(Bool.self) { locked = l }
+            guard locked else { return 0 }
+            var last: String?
+            for try await x in try await c.query(
+                "SELECT xid::text FROM objdb_changes WHERE at < now() - make_interval(secs => \(seconds)) ORDER BY xid DESC LIMIT 1",
+                logger: logger
+            ).decode(String.self) {
+                last = x
+            }
+            guard let last else { return 0 }
+            var count = 0
+            for try await n in try await c.query(
+                "WITH d AS (DELETE FROM objdb_changes WHERE xid <= \(last)::xid8 RETURNING 1) SELECT count(*) FROM d", logger: logger
+            ).decode(Int64.self) {
+                count = Int(n)
+            }
+            try await c.query(
+                """
+                INSERT INTO objdb_feed_trim (id, before) VALUES (1, \(last)::xid8)
+                ON CONFLICT (id) DO UPDATE SET before = greatest(objdb_feed_trim.before, EXCLUDED.before)
+                """, logger: logger)
+            return count
         }
     }
 

@@ -43,6 +43,30 @@ struct SyncServiceOperationTests {
         try await server.stop()
     }
 
+    @Test func aCheckpointOlderThanTheTrimmedFeedBootstrapsAgain() async throws {
+        let db = try await Self.database.value
+        let server = try await makeServer(db)
+        let first = TestClient(port: server.port, token: try await makeToken(user: "ann"))
+        let (_, parts) = try await first.hello(Model.hello(subscriptions: ["Note"]))
+        await first.close()
+        let checkpoint = try #require(parts.last?.checkpoint)
+        let connection = try await db.connect()
+        try await connection.query(#"INSERT INTO "Note" (id, text, tags) VALUES ('before-trim', 'x', '{}')"#, logger: Logger(label: "t"))
+        try await connection.close()
+        // Before the trim the checkpoint continues as a delta…
+        let second = TestClient(port: server.port, token: try await makeToken(user: "ann"))
+        let (_, delta) = try await second.hello(Model.hello(checkpoint: checkpoint, subscriptions: ["Note"]))
+        #expect(delta.allSatisfy { !$0.isReset } && delta.flatMap(\.changes).map(\.primaryKey) == [.string("before-trim")])
+        await second.close()
+        // …after it, it bootstraps.
+        #expect(try await server.trimChangeFeed(olderThan: .zero) > 0)
+        let third = TestClient(port: server.port, token: try await makeToken(user: "ann"))
+        let (_, reset) = try await third.hello(Model.hello(checkpoint: checkpoint, subscriptions: ["Note"]))
+        #expect(reset.allSatisfy(\.isReset) && reset.flatMap(\.changes).contains { $0.primaryKey == .string("before-trim") })
+        await third.close()
+        try await server.stop()
+    }
+
     @Test func stoppingTheServerClosesConnectionsWithGoingAway() async throws {
         let db = try await Self.database.value
         let server = try await makeServer(db)
