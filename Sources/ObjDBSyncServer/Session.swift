@@ -28,6 +28,12 @@ final class Session: Sendable {
     let continuation: AsyncStream<Event>.Continuation
     /// Whether a wake-up is already queued (they coalesce).
     let wakePending = Locked(false)
+    /// Messages read but not yet handled: past ``maxQueuedMessages`` the reader stops reading,
+    /// so that a client sending faster than PostgreSQL applies is slowed down by TCP.
+    let queuedMessages = Locked(0)
+    static let maxQueuedMessages = 4
+    /// Whether the loop has returned (the reader then stops waiting for it).
+    let loopEnded = Locked(false)
 
     init(server: SyncServer, user: String, expiration: Date, outbound: WebSocketOutboundWriter, logger: Logger) {
         self.server = server
@@ -72,9 +78,13 @@ final class Session: Sendable {
         do {
             var iterator = inbound.messages(maxSize: SyncLimits.maxMessageBytes + (1 << 20)).makeAsyncIterator()
             while let message = try await iterator.next() {
+                queuedMessages.withLock { $0 += 1 }
                 switch message {
                 case .text(let text): continuation.yield(.message(text))
                 case .binary: continuation.yield(.message(""))
+                }
+                while queuedMessages.withLock({ $0 }) >= Self.maxQueuedMessages && !loopEnded.withLock({ $0 }) {
+                    try await Task.sleep(for: .milliseconds(5))
                 }
             }
         } catch {
@@ -97,6 +107,7 @@ final class Session: Sendable {
     }
 
     func loop() async {
+        defer { loopEnded.withLock { $0 = true } }
         var state = State()
         for await event in events {
             do {
@@ -115,6 +126,7 @@ final class Session: Sendable {
                     guard let hello = state.hello else { continue }
                     try await sendCheckpoint(&state, hello: hello)
                 case .message(let text):
+                    defer { queuedMessages.withLock { $0 -= 1 } }
                     if try await handle(text, &state) == false { return }
                 }
             } catch let error as ObjDBError {
