@@ -163,7 +163,11 @@ public final class SyncServer: Sendable {
             logger: logger
         )
         let group = ServiceGroup(configuration: .init(services: [postgres, app], gracefulShutdownSignals: [], logger: logger))
-        let task = Task { try await group.run() }
+        let task = Task {
+            // A server that cannot listen ends here: let start() know.
+            defer { portContinuation.finish() }
+            try await group.run()
+        }
         state.withLock {
             $0.group = group
             $0.task = task
@@ -172,14 +176,20 @@ public final class SyncServer: Sendable {
             try await store.prepare()
         } catch {
             await group.triggerGracefulShutdown()
-            _ = try? await task.value
+            state.withLock { $0 = RunState() }
+            // The services stopped first (the port was taken…): that is the reason to give.
+            do { try await task.value } catch let serviceError {
+                throw ObjDBError(.storage, "The sync server could not start on \(configuration.host):\(configuration.port): \(serviceError)")
+            }
             throw error
         }
         var iterator = portStream.makeAsyncIterator()
         guard let port = await iterator.next(), port > 0 else {
             await group.triggerGracefulShutdown()
-            _ = try? await task.value
-            throw ObjDBError(.storage, "The sync server could not listen on \(configuration.host):\(configuration.port)")
+            var reason = ""
+            do { try await task.value } catch { reason = ": \(error)" }
+            state.withLock { $0 = RunState() }
+            throw ObjDBError(.storage, "The sync server could not listen on \(configuration.host):\(configuration.port)\(reason)")
         }
         let listener = Task { await self.listen() }
         let trimmer = Task { await self.trimPeriodically() }

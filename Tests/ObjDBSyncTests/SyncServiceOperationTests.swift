@@ -67,6 +67,50 @@ struct SyncServiceOperationTests {
         try await server.stop()
     }
 
+    @Test func aPortInUseFailsStart() async throws {
+        let db = try await Self.database.value
+        let first = try await makeServer(db)
+        let second = try await SyncServer(
+            configuration: .init(postgresURL: db.url, host: "127.0.0.1", port: first.port, authentication: .hs256(secret: testSecret)))
+        await #expect(throws: ObjDBError.self) { try await second.start() }
+        try await first.stop()
+        await #expect(throws: ObjDBError.self) {
+            _ = try await SyncServer(configuration: .init(postgresURL: db.url, authentication: .hs256(secret: Array("short".utf8))))
+        }
+    }
+
+    @Test func developmentModeAddsColumnsAndStrictModeNamesMismatches() async throws {
+        let db = try await Self.database.value
+        let server = try await makeServer(db)
+        var note = Model.note
+        note.properties.append(SyncPropertySchema(name: "priority", type: .int, isOptional: true))
+        let client = TestClient(port: server.port, token: try await makeToken(user: "ann"))
+        _ = try await client.hello(.init(clientID: UUID(), schema: [note], subscriptions: ["Note"], checkpoint: nil, lastSequence: 0))
+        try client.send(
+            .upload([SyncOperation(sequence: 1, className: "Note", primaryKey: .string("prio"), kind: .create, values: ["priority": .int(3), "tags": .list([])])]))
+        #expect(try await client.nextReply() == .ack(through: 1))
+        let state = try await client.waitForChange(.string("prio"))
+        #expect(state.values?["priority"] == .int(3))
+        await client.close()
+        try await server.stop()
+
+        let strict = try await makeServer(db, development: false)
+        var wrong = Model.note
+        wrong.properties[1] = SyncPropertySchema(name: "text", type: .int, isOptional: true)
+        let other = TestClient(port: strict.port, token: try await makeToken(user: "ann"))
+        try other.send(.hello(.init(clientID: UUID(), schema: [wrong], subscriptions: ["Note"], checkpoint: nil, lastSequence: 0)))
+        guard case .error(let code, let message) = try await other.nextReply() else { Issue.record("expected an error"); return }
+        #expect(code == SyncErrorCode.schemaMismatch)
+        #expect(message.contains("Note.text"), "\(message)")
+        var extra = Model.note
+        extra.properties.append(SyncPropertySchema(name: "missingColumn", type: .string, isOptional: true))
+        let third = TestClient(port: strict.port, token: try await makeToken(user: "ann"))
+        try third.send(.hello(.init(clientID: UUID(), schema: [extra], subscriptions: ["Note"], checkpoint: nil, lastSequence: 0)))
+        guard case .error(_, let m3) = try await third.nextReply() else { Issue.record("expected an error"); return }
+        #expect(m3.contains("missingColumn"), "\(m3)")
+        try await strict.stop()
+    }
+
     @Test func stoppingTheServerClosesConnectionsWithGoingAway() async throws {
         let db = try await Self.database.value
         let server = try await makeServer(db)
