@@ -163,24 +163,33 @@ final class SyncStore: Sendable {
                 }
                 let table = quoted(m.schema.name)
                 let pkArg = "'" + m.primaryKey.name.replacingOccurrences(of: "'", with: "''") + "'"
-                for sql in [
-                    "CREATE OR REPLACE TRIGGER objdb_row AFTER INSERT OR UPDATE OR DELETE ON \(table) FOR EACH ROW EXECUTE FUNCTION objdb_row_changed(\(pkArg))",
-                    "CREATE OR REPLACE TRIGGER objdb_version BEFORE UPDATE ON \(table) FOR EACH ROW EXECUTE FUNCTION objdb_bump_version()",
-                    "CREATE OR REPLACE TRIGGER objdb_notify AFTER INSERT OR UPDATE OR DELETE ON \(table) FOR EACH STATEMENT EXECUTE FUNCTION objdb_notify()",
-                ] {
+                // Triggers only where missing: creating one locks the table against writes.
+                var present = Set<String>()
+                let triggers = try await c.query(
+                    "SELECT tgname::text FROM pg_trigger WHERE tgrelid = to_regclass(quote_ident(\(m.schema.name))) AND NOT tgisinternal",
+                    logger: logger)
+                for try await name in triggers.decode(String.self) { present.insert(name) }
+                for (name, sql) in [
+                    ("objdb_row", "CREATE OR REPLACE TRIGGER objdb_row AFTER INSERT OR UPDATE OR DELETE ON \(table) FOR EACH ROW EXECUTE FUNCTION objdb_row_changed(\(pkArg))"),
+                    ("objdb_version", "CREATE OR REPLACE TRIGGER objdb_version BEFORE UPDATE ON \(table) FOR EACH ROW EXECUTE FUNCTION objdb_bump_version()"),
+                    ("objdb_notify", "CREATE OR REPLACE TRIGGER objdb_notify AFTER INSERT OR UPDATE OR DELETE ON \(table) FOR EACH STATEMENT EXECUTE FUNCTION objdb_notify()"),
+                ] where !present.contains(name) {
                     try await c.query(PostgresQuery(unsafeSQL: sql), logger: logger)
                 }
             }
             // Keep every class (embedded ones too) in objdb_schema, merging properties additively.
             for s in classes {
                 var merged = s
+                var stored: SyncClassSchema?
                 let rows = try await c.query("SELECT schema::text FROM objdb_schema WHERE class = \(s.name)", logger: logger)
                 for try await text in rows.decode(String.self) {
                     let old = try SyncMessageCoding.decodeSchema(text)
+                    stored = old
                     merged = SyncClassSchema(
                         name: s.name, isEmbedded: s.isEmbedded,
                         properties: old.properties + s.properties.filter { p in !old.properties.contains { $0.name == p.name } })
                 }
+                if merged == stored { continue }
                 let json = SyncMessageCoding.encodeSchema(merged)
                 try await c.query(
                     "INSERT INTO objdb_schema (class, schema) VALUES (\(s.name), \(json)::jsonb) ON CONFLICT (class) DO UPDATE SET schema = EXCLUDED.schema",
