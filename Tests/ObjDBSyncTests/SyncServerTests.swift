@@ -56,18 +56,11 @@ enum Model {
     }
 }
 
-func trace(_ s: String) {
-    if ProcessInfo.processInfo.environment["OBJDB_SYNC_TRACE"] != nil { FileHandle.standardError.write(Data("TRACE \(s)\n".utf8)) }
-}
-
 @Suite("Sync server against PostgreSQL", .serialized)
 struct SyncServerTests {
     func withServer(development: Bool = true, _ body: (SyncServer, TemporaryPostgres.Database) async throws -> Void) async throws {
-        trace("db")
         let db = try await suiteDatabase.value
-        trace("server \(db.url)")
         let server = try await makeServer(db, development: development)
-        trace("started \(server.port)")
         do {
             try await body(server, db)
         } catch {
