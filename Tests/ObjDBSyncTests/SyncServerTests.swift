@@ -317,6 +317,22 @@ struct SyncServerTests {
                             SyncOperation(sequence: 3, className: "Note", primaryKey: .string("a"), kind: .delete),
                         ])), SyncErrorCode.protocolViolation
                 ),
+                (
+                    [try SyncMessageCoding.encode(.hello(Model.hello(subscriptions: ["Note"])))],
+                    try SyncMessageCoding.encode(
+                        .upload(
+                            (1...1001).map { SyncOperation(sequence: UInt64($0), className: "Note", primaryKey: .string("many"), kind: .delete) })),
+                    SyncErrorCode.protocolViolation
+                ),
+                (
+                    [try SyncMessageCoding.encode(.hello(Model.hello(subscriptions: ["Note"])))],
+                    try SyncMessageCoding.encode(.upload([SyncOperation(sequence: 0, className: "Note", primaryKey: .string("a"), kind: .delete)])),
+                    SyncErrorCode.protocolViolation
+                ),
+                (
+                    [try SyncMessageCoding.encode(.hello(Model.hello(subscriptions: ["Note"])))],
+                    try SyncMessageCoding.encode(.hello(Model.hello(subscriptions: ["Note"]))), SyncErrorCode.protocolViolation
+                ),
             ]
             for c in cases {
                 let bad = try await connect(server)
