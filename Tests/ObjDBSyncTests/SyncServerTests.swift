@@ -265,6 +265,23 @@ struct SyncServerTests {
             let state = try await client.waitForChange(.string("from-sql"))
             #expect(state.values?["text"] == .string("hello"))
             #expect(state.values?["tags"] == .list([.string("a"), .string("b")]))
+            // The trigger bumps the row's version and keeps the old row in the feed.
+            try await connection.query(#"UPDATE "Note" SET text = 'again' WHERE id = 'from-sql'"#, logger: Logger(label: "t"))
+            #expect(try await client.waitForChange(.string("from-sql")).values?["text"] == .string("again"))
+            var version: Int64 = 0
+            for try await v in try await connection.query(#"SELECT _objdb_version FROM "Note" WHERE id = 'from-sql'"#, logger: Logger(label: "t"))
+                .decode(Int64.self)
+            {
+                version = v
+            }
+            #expect(version == 2)
+            var oldText: String?
+            for try await t in try await connection.query(
+                "SELECT old->>'text' FROM objdb_changes WHERE class = 'Note' AND pk = 'from-sql' AND op = 'U'", logger: Logger(label: "t")
+            ).decode(String?.self) {
+                oldText = t
+            }
+            #expect(oldText == "hello")
             try await connection.query(#"DELETE FROM "Note" WHERE id = 'from-sql'"#, logger: Logger(label: "t"))
             let deleted = try await client.waitForChange(.string("from-sql"))
             #expect(deleted.values == nil)
