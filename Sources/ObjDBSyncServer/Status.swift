@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import ObjDBSyncProtocol
 import PostgresNIO
-import ServiceLifecycle
 
 extension SyncServer {
     /// What `objdb-sync status` prints.
@@ -35,39 +34,52 @@ extension SyncServer {
 
     /// Reads the sync tables of a database.
     public static func status(postgresURL: String, logger: Logger = Logger(label: "objdb.sync.status")) async throws -> StatusReport {
-        var configuration = try postgresConfiguration(url: postgresURL)
-        configuration.options.maximumConnections = 1
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        return try await withThrowingTaskGroup(of: StatusReport?.self) { group in
-            group.addTask {
-                await client.run()
-                return nil
-            }
-            defer { group.cancelAll() }
-            var report = StatusReport(classes: [], clients: [], feedRows: 0)
-            for try await text in try await client.query("SELECT schema::text FROM objdb_schema ORDER BY class", logger: logger).decode(String.self) {
-                let schema = try SyncMessageCoding.decodeSchema(text)
-                if schema.isEmbedded { continue }
-                var rows: Int64?
-                let exists = try await client.query("SELECT to_regclass(quote_ident(\(schema.name))) IS NOT NULL", logger: logger)
-                for try await found in exists.decode(Bool.self) where found {
-                    for try await n in try await client.query(
-                        PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(quoted(schema.name))"), logger: logger
-                    ).decode(Int64.self) {
-                        rows = n
-                    }
-                }
-                report.classes.append(.init(name: schema.name, rows: rows))
-            }
-            let clients = try await client.query(
-                "SELECT client_id, user_id, last_sequence FROM objdb_clients ORDER BY user_id, client_id", logger: logger)
-            for try await (id, user, last) in clients.decode((UUID, String, Int64).self) {
-                report.clients.append(.init(clientID: id, user: user, lastSequence: last))
-            }
-            for try await n in try await client.query("SELECT count(*) FROM objdb_changes", logger: logger).decode(Int64.self) {
-                report.feedRows = n
-            }
+        let connection = try await PostgresConnection.connect(
+            configuration: try connectionConfiguration(url: postgresURL), id: 1, logger: logger)
+        do {
+            let report = try await status(on: connection, logger: logger)
+            try await connection.close()
             return report
+        } catch {
+            try? await connection.close()
+            throw error
         }
+    }
+
+    static func status(on client: PostgresConnection, logger: Logger) async throws -> StatusReport {
+        var report = StatusReport(classes: [], clients: [], feedRows: 0)
+        // Read each result to its end before the next query: one connection runs one at a time.
+        var schemaTexts: [String] = []
+        for try await text in try await client.query("SELECT schema::text FROM objdb_schema ORDER BY class", logger: logger).decode(String.self) {
+            schemaTexts.append(text)
+        }
+        for text in schemaTexts {
+            let schema = try SyncMessageCoding.decodeSchema(text)
+            if schema.isEmbedded { continue }
+            var rows: Int64?
+            var exists = false
+            for try await found in try await client.query("SELECT to_regclass(quote_ident(\(schema.name))) IS NOT NULL", logger: logger)
+                .decode(Bool.self)
+            {
+                exists = found
+            }
+            if exists {
+                for try await n in try await client.query(
+                    PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(quoted(schema.name))"), logger: logger
+                ).decode(Int64.self) {
+                    rows = n
+                }
+            }
+            report.classes.append(.init(name: schema.name, rows: rows))
+        }
+        let clients = try await client.query(
+            "SELECT client_id, user_id, last_sequence FROM objdb_clients ORDER BY user_id, client_id", logger: logger)
+        for try await (id, user, last) in clients.decode((UUID, String, Int64).self) {
+            report.clients.append(.init(clientID: id, user: user, lastSequence: last))
+        }
+        for try await n in try await client.query("SELECT count(*) FROM objdb_changes", logger: logger).decode(Int64.self) {
+            report.feedRows = n
+        }
+        return report
     }
 }

@@ -10,6 +10,7 @@ import PostgresNIO
 import ServiceLifecycle
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 /// The sync service: devices connect over a WebSocket at ``SyncProtocol/path`` with a JWT and
 /// sync their files with PostgreSQL tables (Docs/SyncProtocol.md).
@@ -172,6 +173,14 @@ public final class SyncServer: Sendable {
             $0.group = group
             $0.task = task
         }
+        var iterator = portStream.makeAsyncIterator()
+        guard let port = await iterator.next(), port > 0 else {
+            await group.triggerGracefulShutdown()
+            var reason = ""
+            do { try await task.value } catch { reason = ": \(error)" }
+            state.withLock { $0 = RunState() }
+            throw ObjDBError(.storage, "The sync server could not listen on \(configuration.host):\(configuration.port)\(reason)")
+        }
         do {
             try await store.prepare()
         } catch {
@@ -182,14 +191,6 @@ public final class SyncServer: Sendable {
                 throw ObjDBError(.storage, "The sync server could not start on \(configuration.host):\(configuration.port): \(serviceError)")
             }
             throw error
-        }
-        var iterator = portStream.makeAsyncIterator()
-        guard let port = await iterator.next(), port > 0 else {
-            await group.triggerGracefulShutdown()
-            var reason = ""
-            do { try await task.value } catch { reason = ": \(error)" }
-            state.withLock { $0 = RunState() }
-            throw ObjDBError(.storage, "The sync server could not listen on \(configuration.host):\(configuration.port)\(reason)")
         }
         let listener = Task { await self.listen() }
         let trimmer = Task { await self.trimPeriodically() }
@@ -259,13 +260,12 @@ public final class SyncServer: Sendable {
     /// The one listening connection of this instance: every notification wakes every session.
     func listen() async {
         let logger = configuration.logger
-        var connectionConfiguration = PostgresConnection.Configuration(
-            host: postgresConfiguration.host ?? "127.0.0.1", port: postgresConfiguration.port ?? 5432, username: postgresConfiguration.username,
-            password: postgresConfiguration.password, database: postgresConfiguration.database, tls: .disable)
-        if let path = postgresConfiguration.unixSocketPath {
-            connectionConfiguration = .init(
-                unixSocketPath: path, username: postgresConfiguration.username, password: postgresConfiguration.password,
-                database: postgresConfiguration.database)
+        let connectionConfiguration: PostgresConnection.Configuration
+        do {
+            connectionConfiguration = try Self.connectionConfiguration(url: configuration.postgresURL)
+        } catch {
+            logger.error("Sync notification listener has no configuration", metadata: ["error": "\(error)"])
+            return
         }
         while !Task.isCancelled {
             do {
@@ -297,6 +297,22 @@ public final class SyncServer: Sendable {
             context.writeAndFlush(NIOAny(buffer)).flatMap { channel.close() }
         }
         try? await future.get()
+    }
+
+    /// A single connection's configuration for a `postgres://` URL (the listener, `status`).
+    static func connectionConfiguration(url text: String) throws -> PostgresConnection.Configuration {
+        let pool = try postgresConfiguration(url: text)
+        if let path = pool.unixSocketPath {
+            return .init(unixSocketPath: path, username: pool.username, password: pool.password, database: pool.database)
+        }
+        let query = Dictionary((URLComponents(string: text)?.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
+        let tls: PostgresConnection.Configuration.TLS
+        switch query["sslmode"] ?? "disable" {
+        case "require", "verify-ca", "verify-full": tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        case "prefer", "allow": tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        default: tls = .disable
+        }
+        return .init(host: pool.host ?? "127.0.0.1", port: pool.port ?? 5432, username: pool.username, password: pool.password, database: pool.database, tls: tls)
     }
 
     /// Reads a `postgres://` URL.
