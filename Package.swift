@@ -11,13 +11,19 @@ let package = Package(
         .executable(name: "todo", targets: ["todo"]),
         .library(name: "ObjDBSync", targets: ["ObjDBSync"]),
         .library(name: "ObjDBSyncProtocol", targets: ["ObjDBSyncProtocol"]),
+        .library(name: "ObjDBSyncServer", targets: ["ObjDBSyncServer"]),
+        .executable(name: "objdb-sync", targets: ["objdb-sync"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        // The sync stack: only the ObjDBSync* targets and objdb-sync use these; `swift run objdb`
-        // builds none of them.
+        // The sync stack: only the ObjDBSync* targets, objdb-sync and todo use these; `objdb`
+        // and `ObjDB` build none of them (`swift run objdb demo` stays light).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .systemLibrary(
@@ -60,6 +66,46 @@ let package = Package(
         .executableTarget(
             name: "objdb",
             dependencies: ["ObjDB", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // The sync service: WebSocket endpoint, JWT auth, PostgreSQL tables and change feed.
+        .target(
+            name: "ObjDBSyncServer",
+            dependencies: [
+                "ObjDB", "ObjDBSyncProtocol",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "objdb-sync",
+            dependencies: [
+                "ObjDBSyncServer", "ObjDBSyncProtocol",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // A temporary PostgreSQL cluster (or OBJDB_TEST_POSTGRES_URL) for the sync tests.
+        .target(
+            name: "ObjDBSyncTestSupport",
+            dependencies: [.product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log")],
+            path: "Tests/ObjDBSyncTestSupport"
+        ),
+        .testTarget(
+            name: "ObjDBSyncTests",
+            dependencies: [
+                "ObjDB", "ObjDBSync", "ObjDBSyncProtocol", "ObjDBSyncServer", "ObjDBSyncTestSupport", "ObjDBSyncTestModels",
+                "ObjDBSyncTestClient", "objdb-sync", "todo", "ObjDBTestProcesses",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // Running the built executables from the tests (objdb, todo, the helper).
         .target(name: "ObjDBTestProcesses", path: "Tests/ObjDBTestProcesses"),

@@ -76,6 +76,8 @@ public actor SyncClient {
         let db = try Database(configuration: configuration, isolation: nil)
         let classes = db.schema.objectSchema.filter { !$0.isEmbedded && !sync.localClasses.contains($0.className) }.map(\.className)
         try db.enableSync(classNames: classes)
+        // A copied or restored file must not upload under the original's client id.
+        try db.adoptSyncFileIdentity(try SyncFileLock.identity(of: url))
         syncedClasses = classes
         board.setSubscriptions(SyncSubscriptionSet(try db.syncSubscriptions().map { SyncSubscription(name: $0.name, className: $0.className) }))
         executor = SyncThreadExecutor(name: "ObjDBSync \(url.lastPathComponent)")

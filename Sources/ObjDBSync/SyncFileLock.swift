@@ -31,6 +31,19 @@ final class SyncFileLock: Sendable {
         descriptor = fd
     }
 
+    /// The identity of the file at `fileURL`: its device and inode numbers, 16 bytes. A copy or
+    /// a restored backup has another; a file moved within its file system keeps it.
+    static func identity(of fileURL: URL) throws -> [UInt8] {
+        var info = stat()
+        guard stat(fileURL.path, &info) == 0 else {
+            throw ObjDBError(.fileNotFound, "Cannot read the attributes of \(fileURL.path): \(String(cString: strerror(errno)))", path: fileURL.path)
+        }
+        var bytes: [UInt8] = []
+        withUnsafeBytes(of: UInt64(truncatingIfNeeded: info.st_dev).littleEndian) { bytes += $0 }
+        withUnsafeBytes(of: UInt64(truncatingIfNeeded: info.st_ino).littleEndian) { bytes += $0 }
+        return bytes
+    }
+
     deinit {
         flock(descriptor, LOCK_UN)
         close(descriptor)

@@ -191,8 +191,26 @@ public enum SyncValueJSON {
         return Date(timeIntervalSinceReferenceDate: t)
     }
 
-    /// The date of seconds since 1970 as PostgreSQL holds them.
-    public static func date(secondsSince1970 seconds: Double) -> Date { Date(timeIntervalSince1970: seconds) }
+    /// A date as the exact decimal text of its seconds since 1970 (`NaN`, `Infinity` or
+    /// `-Infinity` for the others): what a `numeric` column holds, so that every bit of the
+    /// date comes back (a `double precision` column would round about half of them).
+    public static func exactSecondsSince1970(_ date: Date) -> String {
+        switch dateJSON(date) {
+        case .number(let text), .string(let text): text
+        default: String(date.timeIntervalSince1970)
+        }
+    }
+
+    /// The date of ``exactSecondsSince1970(_:)``'s text, or of any decimal number of seconds
+    /// since 1970; `nil` for text that is neither.
+    public static func date(exactSecondsSince1970 text: String) -> Date? {
+        switch text {
+        case "NaN": Date(timeIntervalSinceReferenceDate: .nan)
+        case "Infinity": Date(timeIntervalSinceReferenceDate: .infinity)
+        case "-Infinity": Date(timeIntervalSinceReferenceDate: -.infinity)
+        default: dateValue(.number(text))
+        }
+    }
 }
 
 /// An exact decimal number: an unbounded digit string times a power of ten, for adding the

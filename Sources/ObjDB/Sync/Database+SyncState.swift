@@ -117,6 +117,28 @@ extension Database {
         return id
     }
 
+    /// Compares `identity` (the file's device and inode now) with the one the sync state was
+    /// written under. A file whose state came from another file — a copy, or a backup restored —
+    /// would upload under the original's client id, and the service would take its operations
+    /// for ones it already applied: it starts over as a new client (``resetSyncClient()``).
+    /// Records `identity`; returns whether the client was reset.
+    @discardableResult
+    package func adoptSyncFileIdentity(_ identity: [UInt8]) throws -> Bool {
+        objdbPrecondition(identity.count == 16, "adoptSyncFileIdentity was given \(identity.count) bytes; a file identity has 16 (device and inode)")
+        let txn = try requireReadableTxn()
+        let state = try existingSyncTable(TableName.sync, flags: [], txn)
+        let stored = try state.flatMap { try FileMeta.get(txn, $0, SyncTables.Key.fileIdentity) }.map(Array.init)
+        guard stored != identity else { return false }
+        if stored != nil { try resetSyncClient() }
+        try performWrite(gateEntered: false, download: true) {
+            try requireWrite("adoptSyncFileIdentity").storage { txn in
+                guard let state = try SyncTables.stateTable(txn, create: true) else { return }
+                try FileMeta.put(txn, state, SyncTables.Key.fileIdentity, identity)
+            }
+        }
+        return stored != nil
+    }
+
     /// Records a write the service rejected, for processes that do not listen to the client's
     /// events: the newest one is kept.
     package func recordSyncRejection(sequence: UInt64, className: String, primaryKey: SyncValue, reason: String) throws {

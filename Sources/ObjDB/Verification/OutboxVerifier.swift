@@ -28,7 +28,7 @@ enum OutboxVerifier {
             let name = String(decoding: key, as: UTF8.self)
             let expected: Int?
             switch name {
-            case SyncTables.Key.clientID: expected = 16
+            case SyncTables.Key.clientID, SyncTables.Key.fileIdentity: expected = 16
             case SyncTables.Key.nextSequence, SyncTables.Key.acknowledged, SyncTables.Key.includedSequence: expected = 8
             case SyncTables.Key.checkpoint: expected = nil
             case SyncTables.Key.lastRejection, SyncTables.Key.subscriptions:

@@ -22,6 +22,9 @@ enum SyncTables {
         static let checkpoint = "checkpoint"
         /// The highest sequence of this client that the applied checkpoint includes (u64).
         static let includedSequence = "includedSequence"
+        /// The identity of the file the state was written in (device and inode, 16 bytes): a
+        /// copied or restored file has another, and starts over as a new client.
+        static let fileIdentity = "fileIdentity"
         /// The subscriptions: a list of maps of `name` and `class`.
         static let subscriptions = "subscriptions"
         /// The newest write the service rejected: a value (a map of sequence, class, key, reason).

@@ -1,0 +1,286 @@
+import Foundation
+import HummingbirdWebSocket
+import Logging
+import NIOWebSocket
+import ObjDB
+import ObjDBSyncProtocol
+import PostgresNIO
+
+/// One WebSocket connection: a single loop handles its events in order (messages, wake-ups,
+/// the token's expiry, shutdown), so that everything it sends is in order and each download's
+/// parts are contiguous. Writes wait for the socket, and wake-ups coalesce, so at most one
+/// message is buffered per connection; a slow client catches up from its checkpoint.
+final class Session: Sendable {
+    enum Event: Sendable {
+        case message(String)
+        case wake
+        case expired
+        case shutdown
+        case closed
+    }
+
+    let server: SyncServer
+    let user: String
+    let expiration: Date
+    let outbound: WebSocketOutboundWriter
+    let logger: Logger
+    let events: AsyncStream<Event>
+    let continuation: AsyncStream<Event>.Continuation
+    /// Whether a wake-up is already queued (they coalesce).
+    let wakePending = Locked(false)
+    /// Messages read but not yet handled: past ``maxQueuedMessages`` the reader stops reading,
+    /// so that a client sending faster than PostgreSQL applies is slowed down by TCP.
+    let queuedMessages = Locked(0)
+    static let maxQueuedMessages = 4
+    /// Whether the loop has returned (the reader then stops waiting for it).
+    let loopEnded = Locked(false)
+
+    init(server: SyncServer, user: String, expiration: Date, outbound: WebSocketOutboundWriter, logger: Logger) {
+        self.server = server
+        self.user = user
+        self.expiration = expiration
+        self.outbound = outbound
+        var logger = logger
+        logger[metadataKey: "user"] = "\(user)"
+        self.logger = logger
+        (events, continuation) = AsyncStream<Event>.makeStream()
+    }
+
+    func post(_ event: Event) {
+        if case .wake = event {
+            let already = wakePending.withLock { pending in
+                defer { pending = true }
+                return pending
+            }
+            if already { return }
+        }
+        continuation.yield(event)
+    }
+
+    /// Runs until the client closes or the session ends.
+    func run(inbound: WebSocketInboundStream) async {
+        guard await server.hub.add(self) else {
+            try? await outbound.close(.goingAway, reason: "shutting down")
+            return
+        }
+        let loop = Task { await self.loop() }
+        let expiry = Task {
+            let seconds = expiration.timeIntervalSinceNow
+            if seconds > 0 { try? await Task.sleep(for: .milliseconds(Int64(min(seconds, 1e9) * 1000))) }
+            if !Task.isCancelled { self.post(.expired) }
+        }
+        let poll = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: server.configuration.pollInterval)
+                if !Task.isCancelled { self.post(.wake) }
+            }
+        }
+        do {
+            var iterator = inbound.messages(maxSize: SyncLimits.maxMessageBytes + (1 << 20)).makeAsyncIterator()
+            while let message = try await iterator.next() {
+                queuedMessages.withLock { $0 += 1 }
+                switch message {
+                case .text(let text): continuation.yield(.message(text))
+                case .binary: continuation.yield(.message(""))
+                }
+                while queuedMessages.withLock({ $0 }) >= Self.maxQueuedMessages && !loopEnded.withLock({ $0 }) {
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+            }
+        } catch {
+            logger.debug("Sync connection read failed", metadata: ["error": "\(error)"])
+        }
+        continuation.yield(.closed)
+        continuation.finish()
+        await loop.value
+        expiry.cancel()
+        poll.cancel()
+        await server.hub.remove(self)
+    }
+
+    // MARK: State of the loop
+
+    struct State {
+        var hello: ClientMessage.Hello?
+        var checkpoint: String?
+        var subscriptions: [String] = []
+    }
+
+    func loop() async {
+        defer { loopEnded.withLock { $0 = true } }
+        var state = State()
+        for await event in events {
+            do {
+                switch event {
+                case .closed:
+                    return
+                case .shutdown:
+                    try? await outbound.close(.goingAway, reason: "server shutting down")
+                    return
+                case .expired:
+                    logger.info("Sync connection closed: token expired")
+                    try? await outbound.close(.unknown(SyncServer.CloseCode.tokenExpired), reason: "token expired")
+                    return
+                case .wake:
+                    wakePending.withLock { $0 = false }
+                    guard let hello = state.hello else { continue }
+                    try await sendCheckpoint(&state, hello: hello)
+                case .message(let text):
+                    defer { queuedMessages.withLock { $0 -= 1 } }
+                    if try await handle(text, &state) == false { return }
+                }
+            } catch let error as ObjDBError {
+                logger.info("Sync connection failed", metadata: ["error": "\(error)"])
+                try? await fail(error.key ?? SyncErrorCode.internalError, error.message)
+                return
+            } catch {
+                logger.error("Sync connection failed", metadata: ["error": "\(error)"])
+                try? await fail(SyncErrorCode.internalError, "The server failed: \(error)")
+                return
+            }
+        }
+    }
+
+    /// Sends an error and closes.
+    func fail(_ code: String, _ message: String) async throws {
+        try await send(.error(code: code, message: message))
+        try await outbound.close(.unknown(SyncServer.CloseCode.error), reason: code)
+    }
+
+    func send(_ message: ServerMessage) async throws {
+        try await outbound.write(.text(try SyncMessageCoding.encode(message)))
+    }
+
+    /// Handles one message; false when the connection is to close.
+    func handle(_ text: String, _ state: inout State) async throws -> Bool {
+        let message: ClientMessage
+        do {
+            guard !text.isEmpty else { throw ObjDBError(.invalidValue, "Messages are JSON text frames", key: SyncErrorCode.malformedMessage) }
+            message = try SyncMessageCoding.decodeClient(text)
+        } catch let error as ObjDBError {
+            logger.info("Malformed sync message", metadata: ["error": "\(error.message)"])
+            try await fail(error.key ?? SyncErrorCode.malformedMessage, error.message)
+            return false
+        }
+        switch message {
+        case .hello(let hello):
+            guard state.hello == nil else {
+                try await fail(SyncErrorCode.protocolViolation, "A connection sends one hello")
+                return false
+            }
+            return try await handleHello(hello, &state)
+        case .upload(let ops):
+            guard let hello = state.hello else {
+                try await fail(SyncErrorCode.protocolViolation, "An upload came before the hello")
+                return false
+            }
+            guard ops.count <= SyncLimits.maxOperationsPerUpload else {
+                try await fail(SyncErrorCode.protocolViolation, "An upload holds at most \(SyncLimits.maxOperationsPerUpload) operations")
+                return false
+            }
+            for (a, b) in zip(ops, ops.dropFirst()) where b.sequence != a.sequence &+ 1 {
+                try await fail(SyncErrorCode.protocolViolation, "Upload sequences must ascend by one: \(a.sequence) is followed by \(b.sequence)")
+                return false
+            }
+            if ops.first?.sequence == 0 {
+                try await fail(SyncErrorCode.protocolViolation, "Sequences start at 1")
+                return false
+            }
+            guard !ops.isEmpty else { return true }
+            let result = try await server.store.apply(ops, clientID: hello.clientID, user: user)
+            for (op, reason) in result.rejected {
+                logger.info("Sync write rejected", metadata: ["class": "\(op.className)", "sequence": "\(op.sequence)", "reason": "\(reason)"])
+                try await send(.rejected(sequence: op.sequence, className: op.className, primaryKey: op.primaryKey, reason: reason))
+            }
+            try await send(.ack(through: result.through))
+            return true
+        case .requestDownload(let id):
+            guard let hello = state.hello else {
+                try await fail(SyncErrorCode.protocolViolation, "A download was requested before the hello")
+                return false
+            }
+            // Read now, so that the answer holds everything committed before the request.
+            try await sendCheckpoint(&state, hello: hello, force: true)
+            try await send(.downloadDone(id: id))
+            return true
+        }
+    }
+
+    func handleHello(_ hello: ClientMessage.Hello, _ state: inout State) async throws -> Bool {
+        let known = Set(hello.schema.map(\.name))
+        for name in hello.subscriptions where !known.contains(name) {
+            try await fail(SyncErrorCode.schemaMismatch, "Subscribed class '\(name)' is not in the hello's schema")
+            return false
+        }
+        try await server.store.ensureSchema(hello.schema)
+        switch try await server.store.register(clientID: hello.clientID, user: user) {
+        case .otherUser:
+            try await fail(SyncErrorCode.clientIDInUse, "Client id \(hello.clientID) belongs to another user")
+            return false
+        case .known(let last):
+            if hello.lastSequence < last {
+                try await send(
+                    .reset(
+                        reason:
+                            "The server applied sequence \(last) of this client, the file assigned only \(hello.lastSequence): it was copied or restored"
+                    ))
+                try? await outbound.close(.normalClosure, reason: "reset")
+                return false
+            }
+            try await send(.welcome(acknowledged: last))
+        }
+        state.hello = hello
+        state.subscriptions = hello.subscriptions.filter { name in !(hello.schema.first { $0.name == name }?.isEmbedded ?? true) }
+        state.checkpoint = hello.checkpoint
+        try await sendCheckpoint(&state, hello: hello, force: true)
+        return true
+    }
+
+    /// Reads and sends the delta since the last checkpoint sent (or the bootstrap), in parts.
+    /// `force`: send even an empty delta (the answer to a hello always ends in a final part).
+    func sendCheckpoint(_ state: inout State, hello: ClientMessage.Hello, force: Bool = false) async throws {
+        let checkpoint: SyncStore.Checkpoint
+        do {
+            checkpoint = try await server.store.read(since: state.checkpoint, classes: state.subscriptions, clientID: hello.clientID)
+        } catch let error as PSQLError where state.checkpoint != nil && error.serverInfo?[.sqlState] == "22P02" {
+            logger.info("Unreadable checkpoint: bootstrapping")
+            state.checkpoint = nil
+            checkpoint = try await server.store.read(since: nil, classes: state.subscriptions, clientID: hello.clientID)
+        }
+        // Nothing new for this client: stay quiet, and keep the checkpoint it holds.
+        if !force && !checkpoint.isReset && checkpoint.changes.isEmpty { return }
+        let parts = Self.parts(checkpoint.changes)
+        for (i, changes) in parts.enumerated() {
+            let isFinal = i == parts.count - 1
+            try await send(
+                .download(
+                    .init(
+                        isReset: checkpoint.isReset, changes: changes, isFinal: isFinal, checkpoint: isFinal ? checkpoint.snapshot : nil,
+                        includesSequence: isFinal ? checkpoint.includesSequence : nil)))
+        }
+        state.checkpoint = checkpoint.snapshot
+    }
+
+    /// Splits changes into parts of at most ``SyncLimits/maxChangesPerMessage`` that each stay
+    /// under the message size limit (always at least one part).
+    static func parts(_ changes: [SyncObjectState]) -> [[SyncObjectState]] {
+        var parts: [[SyncObjectState]] = []
+        var current: [SyncObjectState] = []
+        var size = 0
+        let budget = SyncLimits.maxMessageBytes - 4096
+        for change in changes {
+            let bytes =
+                (try? SyncMessageCoding.encode(.download(.init(isReset: false, changes: [change], isFinal: false, checkpoint: nil, includesSequence: nil))))?
+                .utf8.count ?? 0
+            if !current.isEmpty && (current.count == SyncLimits.maxChangesPerMessage || size + bytes > budget) {
+                parts.append(current)
+                current = []
+                size = 0
+            }
+            current.append(change)
+            size += bytes
+        }
+        parts.append(current)
+        return parts
+    }
+}

@@ -1,0 +1,412 @@
+import Foundation
+import HummingbirdWSClient
+import NIOWebSocket
+import Logging
+import ObjDB
+import ObjDBSyncProtocol
+import ObjDBSyncServer
+import ObjDBSyncTestSupport
+import PostgresNIO
+import Testing
+
+/// One database for the suite (a new one per test process).
+let suiteDatabase = Task { try await TemporaryPostgres.shared.makeDatabase(prefix: "objdb_sync_server") }
+
+/// A class with a property of every type, a target of links and an embedded class.
+enum Model {
+    static let target = SyncClassSchema(
+        name: "Target",
+        properties: [SyncPropertySchema(name: "id", type: .uuid, isPrimaryKey: true), SyncPropertySchema(name: "name", type: .string, isOptional: true)])
+    static let address = SyncClassSchema(
+        name: "Address", isEmbedded: true,
+        properties: [SyncPropertySchema(name: "city", type: .string), SyncPropertySchema(name: "zip", type: .double, isOptional: true)])
+    static let everything = SyncClassSchema(
+        name: "Everything",
+        properties: [
+            SyncPropertySchema(name: "id", type: .string, isPrimaryKey: true),
+            SyncPropertySchema(name: "int", type: .int), SyncPropertySchema(name: "optInt", type: .int, isOptional: true),
+            SyncPropertySchema(name: "bool", type: .bool), SyncPropertySchema(name: "float", type: .float),
+            SyncPropertySchema(name: "double", type: .double), SyncPropertySchema(name: "string", type: .string),
+            SyncPropertySchema(name: "data", type: .data), SyncPropertySchema(name: "date", type: .date),
+            SyncPropertySchema(name: "decimal", type: .decimal), SyncPropertySchema(name: "uuid", type: .uuid),
+            SyncPropertySchema(name: "objectId", type: .objectId),
+            SyncPropertySchema(name: "link", type: .object, isOptional: true, objectClassName: "Target"),
+            SyncPropertySchema(name: "ints", type: .int, collection: .list),
+            SyncPropertySchema(name: "optDoubles", type: .double, isOptional: true, collection: .list),
+            SyncPropertySchema(name: "strings", type: .string, collection: .list),
+            SyncPropertySchema(name: "dataSet", type: .data, collection: .set),
+            SyncPropertySchema(name: "dates", type: .date, collection: .list),
+            SyncPropertySchema(name: "links", type: .object, collection: .list, objectClassName: "Target"),
+            SyncPropertySchema(name: "scores", type: .double, isOptional: true, collection: .map),
+            SyncPropertySchema(name: "address", type: .object, isOptional: true, objectClassName: "Address"),
+            SyncPropertySchema(name: "addresses", type: .object, collection: .list, objectClassName: "Address"),
+        ])
+    static let note = SyncClassSchema(
+        name: "Note",
+        properties: [
+            SyncPropertySchema(name: "id", type: .string, isPrimaryKey: true), SyncPropertySchema(name: "text", type: .string, isOptional: true),
+            SyncPropertySchema(name: "tags", type: .string, collection: .list),
+        ])
+    static let schema = [target, address, everything, note]
+
+    static func hello(_ id: UUID = UUID(), checkpoint: String? = nil, lastSequence: UInt64 = 0, subscriptions: [String] = ["Everything", "Target", "Note"])
+        -> ClientMessage.Hello
+    {
+        ClientMessage.Hello(clientID: id, schema: schema, subscriptions: subscriptions, checkpoint: checkpoint, lastSequence: lastSequence)
+    }
+}
+
+@Suite("Sync server against PostgreSQL", .serialized)
+struct SyncServerTests {
+    func withServer(development: Bool = true, _ body: (SyncServer, TemporaryPostgres.Database) async throws -> Void) async throws {
+        let db = try await suiteDatabase.value
+        let server = try await makeServer(db, development: development)
+        do {
+            try await body(server, db)
+        } catch {
+            try? await server.stop()
+            throw error
+        }
+        try await server.stop()
+    }
+
+    func connect(_ server: SyncServer, user: String = "ann") async throws -> TestClient {
+        TestClient(port: server.port, token: try await makeToken(user: user))
+    }
+
+    static func values(_ id: String, target: UUID) -> [String: SyncValue] {
+        [
+            "id": .string(id), "int": .int(.min), "optInt": .null, "bool": .bool(true), "float": .float(-0.0), "double": .double(.nan),
+            "string": .string("quote \" backslash \\ {braces}, comma é 😀"), "data": .data(Data([0, 1, 0x5C, 0x22, 255])),
+            "date": .date(Date(timeIntervalSince1970: 1_700_000_000.123456789)), "decimal": .decimal(Decimal(string: "-12345678901234567890.123456789") ?? 0),
+            "uuid": .uuid(UUID()), "objectId": .objectId(ObjectId()), "link": .link(.uuid(target)),
+            "ints": .list([.int(.max), .int(0), .int(.min)]), "optDoubles": .list([.double(.infinity), .null, .double(-.infinity), .double(-0.0), .double(.leastNonzeroMagnitude)]),
+            "strings": .list([.string("a\"b"), .string("c\\d"), .string("NULL"), .string(""), .string("x,y{z}")]),
+            "dataSet": .list([.data(Data([1, 2])), .data(Data())]),
+            "dates": .list([.date(Date(timeIntervalSince1970: -1e9)), .date(Date(timeIntervalSince1970: .pi))]),
+            "links": .list([.link(.uuid(target)), .link(.uuid(target))]),
+            "scores": .map(["math": .double(.nan), "art": .null, "pe": .double(1.0 / 3.0)]),
+            "address": .object(["city": .string("Oslo"), "zip": .double(-.infinity)]),
+            "addresses": .list([.object(["city": .string("A"), "zip": .null]), .object(["city": .string("B"), "zip": .double(-0.0)])]),
+        ]
+    }
+
+    @Test func everyTypeRoundTripsThroughPostgres() async throws {
+        try await withServer { server, _ in
+            let writer = try await connect(server)
+            let hello = Model.hello()
+            _ = try await writer.hello(hello)
+            let target = UUID()
+            let full = Self.values("full", target: target)
+            var empty = Self.values("empty", target: target)
+            for key in ["ints", "optDoubles", "strings", "dataSet", "dates", "links", "addresses"] { empty[key] = .list([]) }
+            empty["scores"] = .null
+            empty["address"] = .null
+            empty["link"] = .null
+            empty["double"] = .double(.greatestFiniteMagnitude)
+            empty["float"] = .float(.leastNonzeroMagnitude)
+            empty["date"] = .date(Date(timeIntervalSince1970: Double(bitPattern: 0x41D9_5A5B_1234_5678)))
+            try writer.send(
+                .upload([
+                    SyncOperation(sequence: 1, className: "Target", primaryKey: .uuid(target), kind: .create, values: ["id": .uuid(target), "name": .string("t")]),
+                    SyncOperation(sequence: 2, className: "Everything", primaryKey: .string("full"), kind: .create, values: full),
+                    SyncOperation(sequence: 3, className: "Everything", primaryKey: .string("empty"), kind: .create, values: empty),
+                ]))
+            var sawAck = false
+            while !sawAck {
+                switch try await writer.nextReply() {
+                case .ack(let through): #expect(through == 3); sawAck = true
+                case .rejected(let seq, _, _, let reason): Issue.record("rejected \(seq): \(reason)")
+                default: break
+                }
+            }
+            await writer.close()
+            // A second client bootstraps and reads back what the first one wrote.
+            let reader = try await connect(server, user: "bob")
+            let (_, parts) = try await reader.hello(Model.hello(subscriptions: ["Everything"]))
+            #expect(parts.allSatisfy { $0.isReset })
+            let states = parts.flatMap(\.changes)
+            let byKey = Dictionary(states.map { ($0.primaryKey, $0) }, uniquingKeysWith: { a, _ in a })
+            for (name, expected) in [("full", full), ("empty", empty)] {
+                let values = try #require(byKey[.string(name)]?.values)
+                for (key, value) in expected { #expect(values[key] == value, "\(name).\(key): \(values[key].map(String.init(describing:)) ?? "missing") ≠ \(value)") }
+            }
+            await reader.close()
+        }
+    }
+
+    @Test func datesThroughPostgresKeepEveryBitOfSecondsSince1970() async throws {
+        try await withServer { server, _ in
+            let client = try await connect(server)
+            let hello = Model.hello(subscriptions: ["Everything"])
+            _ = try await client.hello(hello)
+            var generator = SystemRandomNumberGenerator()
+            var expected: [Date] = []
+            while expected.count < 200 {
+                let bits = Double(bitPattern: generator.next())
+                if bits.isFinite { expected.append(Date(timeIntervalSince1970: bits)) }
+            }
+            let base = Self.values("dates", target: UUID())
+            var values = base
+            values["link"] = .null
+            values["links"] = .list([])
+            values["dates"] = .list(expected.map(SyncValue.date))
+            try client.send(.upload([SyncOperation(sequence: 1, className: "Everything", primaryKey: .string("dates"), kind: .create, values: values)]))
+            #expect(try await client.nextReply() == .ack(through: 1))
+            let state = try await client.waitForChange(.string("dates"))
+            #expect(state.values?["dates"] == .list(expected.map(SyncValue.date)))
+            await client.close()
+        }
+    }
+
+    @Test func missingForgedOrExpiredTokenGets401BeforeAnyData() async throws {
+        try await withServer { server, _ in
+            let forged = try await makeToken(user: "ann", secret: Array("another secret entirely, 32 bytes or more".utf8))
+            let expired = try await makeToken(user: "ann", expiresIn: -60)
+            let valid = try await makeToken(user: "ann")
+            for header in [nil, "Bearer", "Bearer nonsense", "Bearer \(forged)", "Bearer \(expired)", "Basic YW5uOnB3"] as [String?] {
+                let (status, text) = try await rawUpgrade(port: server.port, authorization: header)
+                #expect(status == 401, "\(header ?? "no header"): \(text)")
+                #expect(!text.contains("welcome") && !text.contains("download"))
+            }
+            let (status, _) = try await rawUpgrade(port: server.port, authorization: "Bearer \(valid)")
+            #expect(status == 101)
+            // And over a real WebSocket client: refused, nothing received.
+            let client = TestClient(port: server.port, token: forged)
+            _ = try await client.closed()
+            #expect(await client.inbox.messages.isEmpty)
+        }
+    }
+
+    @Test func connectionClosesAtTheTokensExpiry() async throws {
+        try await withServer { server, _ in
+            let client = TestClient(port: server.port, token: try await makeToken(user: "ann", expiresIn: 2))
+            _ = try await client.hello(Model.hello(subscriptions: ["Note"]))
+            let code = try await client.closed(timeout: Duration.seconds(10))
+            #expect(code == .unknown(SyncServer.CloseCode.tokenExpired))
+        }
+    }
+
+    @Test func anUploadSentTwiceAppliesOnceEvenThroughAnotherServer() async throws {
+        try await withServer { server, db in
+            let second = try await makeServer(db)
+            defer { Task { try? await second.stop() } }
+            let id = UUID()
+            let ops = [
+                SyncOperation(sequence: 1, className: "Note", primaryKey: .string("twice"), kind: .create, values: ["text": .string("t"), "tags": .list([])]),
+                SyncOperation(sequence: 2, className: "Note", primaryKey: .string("twice"), kind: .update, listAppends: ["tags": [.string("x")]]),
+            ]
+            let a = try await connect(server)
+            #expect(try await a.hello(Model.hello(id, subscriptions: ["Note"])).acknowledged == 0)
+            try a.send(.upload(ops))
+            #expect(try await a.nextReply() == .ack(through: 2))
+            try a.send(.upload(ops))
+            #expect(try await a.nextReply() == .ack(through: 2))
+            await a.close()
+            let b = try await connect(second)
+            #expect(try await b.hello(Model.hello(id, lastSequence: 2, subscriptions: ["Note"])).acknowledged == 2)
+            try b.send(.upload(ops))
+            #expect(try await b.nextReply() == .ack(through: 2))
+            await b.close()
+            let connection = try await db.connect()
+            let rows = try await connection.query(#"SELECT array_to_string(tags, ',') FROM "Note" WHERE id = 'twice'"#, logger: Logger(label: "t"))
+            var tags: [String] = []
+            for try await t in rows.decode(String.self) { tags.append(t) }
+            #expect(tags == ["x"])
+            try await connection.close()
+            // A copied or restored file (behind the server's record) is told to reset.
+            let c = try await connect(server)
+            try c.send(.hello(Model.hello(id, lastSequence: 1, subscriptions: ["Note"])))
+            guard case .reset = try await c.nextReply() else { Issue.record("expected reset"); return }
+            // Another user cannot use the client id.
+            let d = try await connect(server, user: "mallory")
+            try d.send(.hello(Model.hello(id, lastSequence: 2, subscriptions: ["Note"])))
+            #expect(try await d.nextReply() == .error(code: SyncErrorCode.clientIDInUse, message: "Client id \(id) belongs to another user"))
+            try await second.stop()
+        }
+    }
+
+    @Test func rejectedOperationsAreAcknowledgedAndOthersApplied() async throws {
+        try await withServer { server, _ in
+            let client = try await connect(server)
+            _ = try await client.hello(Model.hello(subscriptions: ["Note"]))
+            try client.send(
+                .upload([
+                    SyncOperation(sequence: 1, className: "Nope", primaryKey: .string("a"), kind: .create),
+                    SyncOperation(sequence: 2, className: "Note", primaryKey: .string("r1"), kind: .create, values: ["text": .int(5)]),
+                    SyncOperation(sequence: 3, className: "Note", primaryKey: .string("r1"), kind: .create, values: ["nope": .int(5)]),
+                    SyncOperation(sequence: 4, className: "Note", primaryKey: .int(1), kind: .create),
+                    SyncOperation(sequence: 5, className: "Note", primaryKey: .string("nul"), kind: .create, values: ["text": .string("a\u{0}b")]),
+                    SyncOperation(sequence: 6, className: "Note", primaryKey: .string("r2"), kind: .create, values: ["text": .string("ok"), "tags": .list([])]),
+                    SyncOperation(sequence: 7, className: "Note", primaryKey: .string("gone"), kind: .update, values: ["text": .string("dropped")]),
+                ]))
+            var rejected: [UInt64] = []
+            while true {
+                let m = try await client.nextReply()
+                if case .rejected(let seq, _, _, _) = m { rejected.append(seq) }
+                if case .ack(let through) = m {
+                    #expect(through == 7)
+                    break
+                }
+            }
+            #expect(rejected == [1, 2, 3, 4, 5])
+            let state = try await client.waitForChange(.string("r2"))
+            #expect(state.values?["text"] == .string("ok"))
+            await client.close()
+        }
+    }
+
+    @Test func aSQLWriteReachesAConnectedClient() async throws {
+        try await withServer { server, db in
+            let client = try await connect(server)
+            _ = try await client.hello(Model.hello(subscriptions: ["Note"]))
+            let connection = try await db.connect()
+            try await connection.query(#"INSERT INTO "Note" (id, text, tags) VALUES ('from-sql', 'hello', '{a,b}')"#, logger: Logger(label: "t"))
+            let state = try await client.waitForChange(.string("from-sql"))
+            #expect(state.values?["text"] == .string("hello"))
+            #expect(state.values?["tags"] == .list([.string("a"), .string("b")]))
+            // The trigger bumps the row's version and keeps the old row in the feed.
+            try await connection.query(#"UPDATE "Note" SET text = 'again' WHERE id = 'from-sql'"#, logger: Logger(label: "t"))
+            #expect(try await client.waitForChange(.string("from-sql")).values?["text"] == .string("again"))
+            var version: Int64 = 0
+            for try await v in try await connection.query(#"SELECT _objdb_version FROM "Note" WHERE id = 'from-sql'"#, logger: Logger(label: "t"))
+                .decode(Int64.self)
+            {
+                version = v
+            }
+            #expect(version == 2)
+            var oldText: String?
+            for try await t in try await connection.query(
+                "SELECT old->>'text' FROM objdb_changes WHERE class = 'Note' AND pk = 'from-sql' AND op = 'U'", logger: Logger(label: "t")
+            ).decode(String?.self) {
+                oldText = t
+            }
+            #expect(oldText == "hello")
+            try await connection.query(#"DELETE FROM "Note" WHERE id = 'from-sql'"#, logger: Logger(label: "t"))
+            let deleted = try await client.waitForChange(.string("from-sql"))
+            #expect(deleted.values == nil)
+            try await connection.close()
+            await client.close()
+        }
+    }
+
+    @Test func transactionsCommittingInReverseOrderAreBothDelivered() async throws {
+        try await withServer { server, db in
+            let client = try await connect(server)
+            _ = try await client.hello(Model.hello(subscriptions: ["Note"]))
+            let logger = Logger(label: "t")
+            let first = try await db.connect()
+            let second = try await db.connect()
+            try await first.query("BEGIN", logger: logger)
+            try await first.query(#"INSERT INTO "Note" (id, text, tags) VALUES ('early', 'inserted first', '{}')"#, logger: logger)
+            try await second.query("BEGIN", logger: logger)
+            try await second.query(#"INSERT INTO "Note" (id, text, tags) VALUES ('late', 'inserted second', '{}')"#, logger: logger)
+            try await second.query("COMMIT", logger: logger)
+            _ = try await client.waitForChange(.string("late"))
+            // The client's checkpoint now lies after 'late' and while 'early' is in progress.
+            try await first.query("COMMIT", logger: logger)
+            let early = try await client.waitForChange(.string("early"))
+            #expect(early.values?["text"] == .string("inserted first"))
+            try await first.close()
+            try await second.close()
+            await client.close()
+        }
+    }
+
+    @Test func malformedMessagesGetAnErrorAndACloseWhileOthersAreServed() async throws {
+        try await withServer { server, _ in
+            let healthy = try await connect(server)
+            _ = try await healthy.hello(Model.hello(subscriptions: ["Note"]))
+            var hello = try SyncMessageCoding.encode(.hello(Model.hello()))
+            hello = hello.replacingOccurrences(of: #""protocol":1"#, with: #""protocol":99"#)
+            let upload = try SyncMessageCoding.encode(.upload([]))
+            let cases: [(setup: [String], bad: String, code: String)] = [
+                ([], "this is not json", SyncErrorCode.malformedMessage),
+                ([], #"{"type":"shout"}"#, SyncErrorCode.unknownMessageType),
+                ([], upload, SyncErrorCode.protocolViolation),
+                ([], hello, SyncErrorCode.unsupportedProtocolVersion),
+                ([], #"{"type":"upload","operations":[],"pad":""# + String(repeating: "x", count: SyncLimits.maxMessageBytes) + #""}"#, SyncErrorCode.messageTooLarge),
+                (
+                    [try SyncMessageCoding.encode(.hello(Model.hello(subscriptions: ["Note"])))],
+                    try SyncMessageCoding.encode(
+                        .upload([
+                            SyncOperation(sequence: 1, className: "Note", primaryKey: .string("a"), kind: .delete),
+                            SyncOperation(sequence: 3, className: "Note", primaryKey: .string("a"), kind: .delete),
+                        ])), SyncErrorCode.protocolViolation
+                ),
+                (
+                    [try SyncMessageCoding.encode(.hello(Model.hello(subscriptions: ["Note"])))],
+                    try SyncMessageCoding.encode(
+                        .upload(
+                            (1...1001).map { SyncOperation(sequence: UInt64($0), className: "Note", primaryKey: .string("many"), kind: .delete) })),
+                    SyncErrorCode.protocolViolation
+                ),
+                (
+                    [try SyncMessageCoding.encode(.hello(Model.hello(subscriptions: ["Note"])))],
+                    try SyncMessageCoding.encode(.upload([SyncOperation(sequence: 0, className: "Note", primaryKey: .string("a"), kind: .delete)])),
+                    SyncErrorCode.protocolViolation
+                ),
+                (
+                    [try SyncMessageCoding.encode(.hello(Model.hello(subscriptions: ["Note"])))],
+                    try SyncMessageCoding.encode(.hello(Model.hello(subscriptions: ["Note"]))), SyncErrorCode.protocolViolation
+                ),
+            ]
+            for c in cases {
+                let bad = try await connect(server)
+                for text in c.setup { bad.sendRaw(text) }
+                bad.sendRaw(c.bad)
+                var message = try await bad.next()
+                while case .welcome = message { message = try await bad.next() }
+                while case .download = message { message = try await bad.next() }
+                guard case .error(let code, _) = message else { Issue.record("expected error, got \(message)"); continue }
+                #expect(code == c.code)
+                #expect(try await bad.closed() == .unknown(SyncServer.CloseCode.error))
+            }
+            // The healthy client is still served.
+            try healthy.send(.upload([SyncOperation(sequence: 1, className: "Note", primaryKey: .string("still"), kind: .create, values: ["tags": .list([])])]))
+            #expect(try await healthy.nextReply() == .ack(through: 1))
+            _ = try await healthy.waitForChange(.string("still"))
+            await healthy.close()
+        }
+    }
+
+    @Test func twoServersServeClientsOfTheSameData() async throws {
+        try await withServer { server, db in
+            let second = try await makeServer(db)
+            #expect(second.port != server.port)
+            let a = try await connect(server)
+            let b = try await connect(second, user: "bob")
+            _ = try await a.hello(Model.hello(subscriptions: ["Note"]))
+            _ = try await b.hello(Model.hello(subscriptions: ["Note"]))
+            try a.send(.upload([SyncOperation(sequence: 1, className: "Note", primaryKey: .string("across"), kind: .create, values: ["text": .string("from a"), "tags": .list([])])]))
+            #expect(try await a.nextReply() == .ack(through: 1))
+            let seen = try await b.waitForChange(.string("across"))
+            #expect(seen.values?["text"] == .string("from a"))
+            await a.close()
+            await b.close()
+            try await second.stop()
+        }
+    }
+
+    @Test func aMissingTableIsAnErrorOutsideDevelopmentMode() async throws {
+        try await withServer(development: false) { server, _ in
+            let client = try await connect(server)
+            let hello = ClientMessage.Hello(
+                clientID: UUID(),
+                schema: [SyncClassSchema(name: "NotCreated", properties: [SyncPropertySchema(name: "id", type: .string, isPrimaryKey: true)])],
+                subscriptions: ["NotCreated"], checkpoint: nil, lastSequence: 0)
+            try client.send(.hello(hello))
+            guard case .error(let code, let message) = try await client.next() else { Issue.record("expected error"); return }
+            #expect(code == SyncErrorCode.schemaMismatch)
+            #expect(message.contains("NotCreated"))
+            let intKey = try await connect(server)
+            try intKey.send(
+                .hello(
+                    .init(
+                        clientID: UUID(), schema: [SyncClassSchema(name: "IntKeyed", properties: [SyncPropertySchema(name: "id", type: .int, isPrimaryKey: true)])],
+                        subscriptions: [], checkpoint: nil, lastSequence: 0)))
+            guard case .error(_, let m2) = try await intKey.next() else { Issue.record("expected error"); return }
+            #expect(m2.contains("IntKeyed"))
+        }
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import Logging
+import NIOWebSocket
+import ObjDB
+import ObjDBSyncProtocol
+import ObjDBSyncServer
+import ObjDBSyncTestSupport
+import ObjDBTestProcesses
+import PostgresNIO
+import Testing
+
+/// Running the service: large bootstraps, shutdown, the `objdb-sync` command.
+@Suite("Sync service operation", .serialized)
+struct SyncServiceOperationTests {
+    static let database = Task { try await TemporaryPostgres.shared.makeDatabase(prefix: "objdb_sync_ops") }
+
+    @Test func aBootstrapComesInPartsOfAtMost1000FromOneSnapshot() async throws {
+        let db = try await Self.database.value
+        let server = try await makeServer(db)
+        let setup = TestClient(port: server.port, token: try await makeToken(user: "ann"))
+        _ = try await setup.hello(Model.hello(subscriptions: ["Note"]))
+        await setup.close()
+        let connection = try await db.connect()
+        try await connection.query(
+            #"INSERT INTO "Note" (id, text, tags) SELECT 'bulk-' || n, 'row ' || n, ARRAY['t' || n] FROM generate_series(1, 2500) n"#,
+            logger: Logger(label: "t"))
+        var total = 0
+        for try await n in try await connection.query(#"SELECT count(*) FROM "Note""#, logger: Logger(label: "t")).decode(Int64.self) { total = Int(n) }
+        try await connection.close()
+        let client = TestClient(port: server.port, token: try await makeToken(user: "ann"))
+        let (_, parts) = try await client.hello(Model.hello(subscriptions: ["Note"]))
+        #expect(parts.count == (total + 999) / 1000)
+        #expect(parts.allSatisfy { $0.changes.count <= SyncLimits.maxChangesPerMessage && $0.isReset })
+        #expect(parts.dropLast().allSatisfy { !$0.isFinal && $0.checkpoint == nil && $0.includesSequence == nil })
+        #expect(parts.last?.checkpoint != nil && parts.last?.includesSequence == 0)
+        #expect(Set(parts.flatMap(\.changes).map(\.primaryKey)).count == total)
+        await client.close()
+        // A hello with that checkpoint and no change since gets one empty final part.
+        let again = TestClient(port: server.port, token: try await makeToken(user: "ann"))
+        let (_, delta) = try await again.hello(Model.hello(checkpoint: parts.last?.checkpoint, subscriptions: ["Note"]))
+        #expect(delta.count == 1 && delta[0].changes.isEmpty && !delta[0].isReset && delta[0].isFinal)
+        await again.close()
+        try await server.stop()
+    }
+
+    @Test func aCheckpointOlderThanTheTrimmedFeedBootstrapsAgain() async throws {
+        let db = try await Self.database.value
+        let server = try await makeServer(db)
+        let first = TestClient(port: server.port, token: try await makeToken(user: "ann"))
+        let (_, parts) = try await first.hello(Model.hello(subscriptions: ["Note"]))
+        await first.close()
+        let checkpoint = try #require(parts.last?.checkpoint)
+        let connection = try await db.connect()
+        try await connection.query(#"INSERT INTO "Note" (id, text, tags) VALUES ('before-trim', 'x', '{}')"#, logger: Logger(label: "t"))
+        try await connection.close()
+        // Before the trim the checkpoint continues as a delta…
+        let second = TestClient(port: server.port, token: try await makeToken(user: "ann"))
+        let (_, delta) = try await second.hello(Model.hello(checkpoint: checkpoint, subscriptions: ["Note"]))
+        #expect(delta.allSatisfy { !$0.isReset } && delta.flatMap(\.changes).map(\.primaryKey) == [.string("before-trim")])
+        await second.close()
+        // …after it, it bootstraps.
+        #expect(try await server.trimChangeFeed(olderThan: .zero) > 0)
+        let third = TestClient(port: server.port, token: try await makeToken(user: "ann"))
+        let (_, reset) = try await third.hello(Model.hello(checkpoint: checkpoint, subscriptions: ["Note"]))
+        #expect(reset.allSatisfy(\.isReset) && reset.flatMap(\.changes).contains { $0.primaryKey == .string("before-trim") })
+        await third.close()
+        try await server.stop()
+    }
+
+    @Test func aPortInUseFailsStart() async throws {
+        let db = try await Self.database.value
+        let first = try await makeServer(db)
+        let second = try await SyncServer(
+            configuration: .init(postgresURL: db.url, host: "127.0.0.1", port: first.port, authentication: .hs256(secret: testSecret)))
+        await #expect(throws: ObjDBError.self) { try await second.start() }
+        try await first.stop()
+        await #expect(throws: ObjDBError.self) {
+            _ = try await SyncServer(configuration: .init(postgresURL: db.url, authentication: .hs256(secret: Array("short".utf8))))
+        }
+    }
+
+    @Test func developmentModeAddsColumnsAndStrictModeNamesMismatches() async throws {
+        let db = try await Self.database.value
+        let server = try await makeServer(db)
+        var note = Model.note
+        note.properties.append(SyncPropertySchema(name: "priority", type: .int, isOptional: true))
+        let client = TestClient(port: server.port, token: try await makeToken(user: "ann"))
+        _ = try await client.hello(.init(clientID: UUID(), schema: [note], subscriptions: ["Note"], checkpoint: nil, lastSequence: 0))
+        try client.send(
+            .upload([SyncOperation(sequence: 1, className: "Note", primaryKey: .string("prio"), kind: .create, values: ["priority": .int(3), "tags": .list([])])]))
+        #expect(try await client.nextReply() == .ack(through: 1))
+        let state = try await client.waitForChange(.string("prio"))
+        #expect(state.values?["priority"] == .int(3))
+        await client.close()
+        try await server.stop()
+
+        let strict = try await makeServer(db, development: false)
+        var wrong = Model.note
+        wrong.properties[1] = SyncPropertySchema(name: "text", type: .int, isOptional: true)
+        let other = TestClient(port: strict.port, token: try await makeToken(user: "ann"))
+        try other.send(.hello(.init(clientID: UUID(), schema: [wrong], subscriptions: ["Note"], checkpoint: nil, lastSequence: 0)))
+        guard case .error(let code, let message) = try await other.nextReply() else { Issue.record("expected an error"); return }
+        #expect(code == SyncErrorCode.schemaMismatch)
+        #expect(message.contains("Note.text"), "\(message)")
+        var extra = Model.note
+        extra.properties.append(SyncPropertySchema(name: "missingColumn", type: .string, isOptional: true))
+        let third = TestClient(port: strict.port, token: try await makeToken(user: "ann"))
+        try third.send(.hello(.init(clientID: UUID(), schema: [extra], subscriptions: ["Note"], checkpoint: nil, lastSequence: 0)))
+        guard case .error(_, let m3) = try await third.nextReply() else { Issue.record("expected an error"); return }
+        #expect(m3.contains("missingColumn"), "\(m3)")
+        try await strict.stop()
+    }
+
+    @Test func stoppingTheServerClosesConnectionsWithGoingAway() async throws {
+        let db = try await Self.database.value
+        let server = try await makeServer(db)
+        let client = TestClient(port: server.port, token: try await makeToken(user: "ann"))
+        _ = try await client.hello(Model.hello(subscriptions: ["Note"]))
+        try await server.stop()
+        #expect(try await client.closed() == .goingAway)
+    }
+
+    @Test func theCommandSignsTokensTheServerAcceptsAndReportsStatus() async throws {
+        let db = try await Self.database.value
+        let secretFile = FileManager.default.temporaryDirectory.appendingPathComponent("objdb-sync-secret-\(UUID().uuidString)")
+        try Data(testSecret + [0x0A]).write(to: secretFile)
+        defer { try? FileManager.default.removeItem(at: secretFile) }
+        let token = try TestProcess.run("objdb-sync", ["token", "--jwt-secret-file", secretFile.path, "--user", "carol", "--expires", "600"])
+        #expect(token.status == 0, "\(token.error)")
+        let server = try await makeServer(db)
+        let (status, _) = try await rawUpgrade(port: server.port, authorization: "Bearer " + token.output.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(status == 101)
+        let client = TestClient(port: server.port, token: token.output.trimmingCharacters(in: .whitespacesAndNewlines))
+        _ = try await client.hello(Model.hello(subscriptions: ["Note"]))
+        await client.close()
+        try await server.stop()
+        let report = try TestProcess.run("objdb-sync", ["status", "--postgres", db.url])
+        #expect(report.status == 0, "\(report.error)")
+        #expect(report.output.contains("Note:") && report.output.contains("user carol") && report.output.contains("Change feed:"), "\(report.output)")
+        let short = try TestProcess.run("objdb-sync", ["token", "--jwt-secret-file", "/dev/null", "--user", "x"])
+        #expect(short.status != 0)
+    }
+}
