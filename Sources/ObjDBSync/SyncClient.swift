@@ -86,6 +86,11 @@ public actor SyncClient {
         self.logger = logger
     }
 
+    deinit {
+        executor.shutdown()
+        board.finish()
+    }
+
     /// The client's state, readable from any code.
     public nonisolated var state: SyncState { board.currentState }
 

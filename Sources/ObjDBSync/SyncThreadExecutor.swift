@@ -3,16 +3,18 @@ import Foundation
 /// The serial executor of a ``SyncClient``: one thread of its own that runs the client's jobs in
 /// order. LMDB's writer lock belongs to a thread and a download waits for it; on this thread the
 /// wait blocks neither the cooperative pool nor the caller.
+///
+/// The thread holds the executor until ``shutdown()``, which the client calls when it goes
+/// away; it then runs the jobs already queued and ends.
 final class SyncThreadExecutor: SerialExecutor, @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
-    private var thread: Thread?
+    private var stopping = false
 
     /// Starts the thread, named `name` for debuggers and crash logs.
     init(name: String) {
-        let thread = Thread { [unowned self] in self.runJobs() }
+        let thread = Thread { [self] in self.runJobs() }
         thread.name = name
-        self.thread = thread
         thread.start()
     }
 
@@ -30,12 +32,23 @@ final class SyncThreadExecutor: SerialExecutor, @unchecked Sendable {
         UnownedSerialExecutor(ordinary: self)
     }
 
-    /// Runs jobs for ever: the client holds its executor for its whole life, and the thread
-    /// waits without spinning when there are none.
+    /// Lets the thread end once the jobs queued so far have run.
+    func shutdown() {
+        condition.lock()
+        stopping = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Runs jobs until ``shutdown()``; waits without spinning when there are none.
     private func runJobs() {
         while true {
             condition.lock()
-            while jobs.isEmpty { condition.wait() }
+            while jobs.isEmpty && !stopping { condition.wait() }
+            if jobs.isEmpty {
+                condition.unlock()
+                return
+            }
             let batch = jobs
             jobs.removeAll(keepingCapacity: true)
             condition.unlock()

@@ -188,6 +188,7 @@ final class Session: Sendable {
             }
             guard !ops.isEmpty else { return true }
             let result = try await server.store.apply(ops, clientID: hello.clientID, user: user)
+            await server.configuration.afterApplyingUpload?(hello.clientID, result.through)
             for (op, reason) in result.rejected {
                 logger.info("Sync write rejected", metadata: ["class": "\(op.className)", "sequence": "\(op.sequence)", "reason": "\(reason)"])
                 try await send(.rejected(sequence: op.sequence, className: op.className, primaryKey: op.primaryKey, reason: reason))

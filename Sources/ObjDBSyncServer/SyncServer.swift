@@ -51,6 +51,10 @@ public final class SyncServer: Sendable {
         public var feedRetention: Duration
         /// Where the server logs.
         public var logger: Logger
+        /// Called after an upload is committed in PostgreSQL and before its acknowledgement is
+        /// sent, with the client id and the last sequence applied: where the tests kill a client
+        /// whose upload the server has and the client does not know it has.
+        package var afterApplyingUpload: (@Sendable (UUID, UInt64) async -> Void)?
 
         /// A configuration.
         public init(

@@ -256,6 +256,9 @@ final class SyncStore: Sendable {
             for op in ops where op.sequence > lastApplied {
                 if let reason = try await self.applyOne(op, on: c) { result.rejected.append((op, reason)) }
                 result.through = op.sequence
+                if SyncFaults.diesMidBatch && op.sequence != ops.last?.sequence {
+                    SyncFaults.die()
+                }
             }
             if result.through > lastApplied {
                 try await c.query(

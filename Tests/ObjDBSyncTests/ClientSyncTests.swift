@@ -287,9 +287,11 @@ final class SyncScratch: Sendable {
 }
 
 /// Runs `body` with a fresh database and a service in development mode, stopped afterwards.
-func withSyncServer(_ body: (SyncServer, TemporaryPostgres.Database) async throws -> Void) async throws {
+func withSyncServer(
+    afterApplyingUpload: (@Sendable (UUID, UInt64) async -> Void)? = nil, _ body: (SyncServer, TemporaryPostgres.Database) async throws -> Void
+) async throws {
     let pg = try await TemporaryPostgres.shared.makeDatabase(prefix: "objdb_client")
-    let server = try await makeServer(pg)
+    let server = try await makeServer(pg, afterApplyingUpload: afterApplyingUpload)
     do {
         try await body(server, pg)
     } catch {

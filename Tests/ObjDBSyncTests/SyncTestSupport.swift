@@ -29,13 +29,16 @@ func makeToken(user: String, expiresIn seconds: TimeInterval = 3600, secret: [UI
     return try await keys.sign(TestClaims(sub: .init(value: user), exp: .init(value: Date().addingTimeInterval(seconds))))
 }
 
-func makeServer(_ db: TemporaryPostgres.Database, development: Bool = true) async throws -> SyncServer {
+func makeServer(
+    _ db: TemporaryPostgres.Database, development: Bool = true, afterApplyingUpload: (@Sendable (UUID, UInt64) async -> Void)? = nil
+) async throws -> SyncServer {
     var logger = Logger(label: "objdb.sync.test")
     logger.logLevel = .warning
-    let server = try await SyncServer(
-        configuration: .init(
-            postgresURL: db.url, host: "127.0.0.1", port: 0, authentication: .hs256(secret: testSecret), rules: .allowAll,
-            createsTablesFromClientSchemas: development, pollInterval: .seconds(5), logger: logger))
+    var configuration = SyncServer.Configuration(
+        postgresURL: db.url, host: "127.0.0.1", port: 0, authentication: .hs256(secret: testSecret), rules: .allowAll,
+        createsTablesFromClientSchemas: development, pollInterval: .seconds(5), logger: logger)
+    configuration.afterApplyingUpload = afterApplyingUpload
+    let server = try await SyncServer(configuration: configuration)
     try await server.start()
     return server
 }

@@ -50,10 +50,14 @@ public final class TestProcess {
 
     /// Starts `name` with `arguments`, terminated after `timeout` seconds if it still runs (so
     /// that a test waiting for a line it never prints ends).
-    public init(_ name: String, _ arguments: [String], timeout seconds: Double? = 30) throws {
+    /// `environment` is added to this process's environment.
+    public init(_ name: String, _ arguments: [String], timeout seconds: Double? = 30, environment: [String: String] = [:]) throws {
         guard let url = Self.executable(name) else { throw NotFound(name: name) }
         process.executableURL = url
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         process.standardOutput = output
         process.standardError = error
         try process.run()
