@@ -1,0 +1,107 @@
+import Foundation
+import Logging
+import ObjDB
+import ObjDBSync
+import ObjDBSyncServer
+import ObjDBSyncTestModels
+import ObjDBSyncTestSupport
+import PostgresNIO
+import Testing
+
+/// A seeded random generator (SplitMix64), so that a failing interleaving can be replayed.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// After any interleaving of offline edits on several files, once all are online and quiet,
+/// every file and PostgreSQL hold the same data.
+@Suite(.serialized)
+struct ConvergenceTests {
+    let directory = SyncScratch()
+
+    @Test(arguments: [UInt64(1), 2, 3])
+    func randomEditsAndDisconnectsConverge(seed: UInt64) async throws {
+        try await withSyncServer { server, pg in
+            var random = SeededGenerator(state: seed)
+            let names = ["a", "b", "c"]
+            let token = try await makeToken(user: "ann")
+            var clients: [SyncClient] = []
+            var databases: [Database] = []
+            for name in names {
+                var config = Configuration(fileURL: directory.url("\(name).objdb"))
+                config.objectTypes = syncedTestTypes
+                let client = try SyncClient(
+                    configuration: config,
+                    sync: SyncConfiguration(
+                        serverURL: URL(string: "ws://127.0.0.1:\(server.port)/sync")!, token: { token },
+                        reconnectDelay: .milliseconds(20), maximumReconnectDelay: .milliseconds(100)))
+                try await client.subscriptions.update { $0.append(QuerySubscription<SyncedTodo>()) }
+                clients.append(client)
+                databases.append(try Database(configuration: config, isolation: nil))
+            }
+            let ids = (0..<6).map { "t\($0)" }
+            for round in 0..<4 {
+                // Some files go offline for the round; the others stay connected.
+                for client in clients {
+                    if Bool.random(using: &random) { await client.start() } else { await client.stop() }
+                }
+                for _ in 0..<24 {
+                    let index = Int.random(in: 0..<databases.count, using: &random)
+                    let db = databases[index]
+                    db.refresh()
+                    let id = ids.randomElement(using: &random) ?? "t0"
+                    let existing = db.object(ofType: SyncedTodo.self, forPrimaryKey: id)
+                    try db.write {
+                        switch Int.random(in: 0..<6, using: &random) {
+                        case 0 where existing == nil:
+                            let todo = SyncedTodo()
+                            todo.id = id
+                            todo.title = "made by \(names[index]) in round \(round)"
+                            try db.add(todo)
+                        case 1: existing?.title = "\(names[index])\(Int.random(in: 0..<100, using: &random))"
+                        case 2: existing?.done.toggle()
+                        case 3: existing?.count = Int.random(in: -5...5, using: &random)
+                        case 4: existing?.lines.append("\(names[index])\(round)")
+                        case 5: if let existing { db.delete(existing) }
+                        default: existing?.score = Double.random(in: 0..<1, using: &random)
+                        }
+                    }
+                }
+                // All online and quiet: everything uploaded, then everything downloaded.
+                for client in clients { await client.start() }
+                for client in clients { try await client.waitForUpload() }
+                for client in clients { try await client.waitForDownload() }
+                let expected = try await rows(pg)
+                for (name, db) in zip(names, databases) {
+                    db.refresh()
+                    let local = db.objects(SyncedTodo.self).sorted(by: \.id).map(Self.row)
+                    #expect(local == expected, "seed \(seed), round \(round): file \(name) differs from PostgreSQL")
+                }
+            }
+            for client in clients { await client.stop() }
+        }
+    }
+
+    static func row(_ todo: SyncedTodo) -> String {
+        "\(todo.id)|\(todo.title)|\(todo.done)|\(todo.count)|\(todo.score)|\(Array(todo.lines))"
+    }
+
+    func rows(_ pg: TemporaryPostgres.Database) async throws -> [String] {
+        let connection = try await pg.connect()
+        let result = try await connection.query(
+            #"SELECT id, title, done, count, score, lines FROM "SyncedTodo" ORDER BY id COLLATE "C""#, logger: Logger(label: "test"))
+        var rows: [String] = []
+        for try await (id, title, done, count, score, lines) in result.decode((String, String, Bool, Int, Double, [String]).self) {
+            rows.append("\(id)|\(title)|\(done)|\(count)|\(score)|\(lines)")
+        }
+        try await connection.close()
+        return rows
+    }
+}
