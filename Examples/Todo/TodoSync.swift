@@ -82,6 +82,12 @@ func runSynced(_ command: String, _ rest: [String], path: String, options: SyncO
         configuration: TodoApp.configuration(url),
         sync: SyncConfiguration(serverURL: options.serverURL, token: { token }, localClasses: [StoreStateObject.className]))
     do {
+        // The store's state object exists before the first download: a store that finds none
+        // writes its initial state over the file's todos, which would delete downloaded ones.
+        do {
+            let db = try Database(configuration: TodoApp.configuration(url))
+            try TodoApp.store(db).flush()
+        }
         try await sync.subscriptions.update { $0.append(QuerySubscription<TodoObject>()) }
         await sync.start()
         if command == "watch" {
