@@ -13,10 +13,24 @@ public struct QuerySubscription<T: Object>: AnySubscription {
     public let name: String
     /// The class whose objects it downloads.
     public var className: String { T.className }
+    /// Whether a query narrows the subscription (not supported yet: see ``init(name:query:)``).
+    public let hasQuery: Bool
 
     /// A subscription to every object of `T`.
     public init(name: String? = nil) {
         self.name = name ?? T.className
+        hasQuery = false
+    }
+
+    /// A subscription to the objects of `T` that match a query, as in SYNC.md's contract
+    /// (`QuerySubscription<Todo>(name: "mine") { $0.owner == "ann" }`).
+    ///
+    /// This version of the service downloads whole classes only: ``SyncClient/Subscriptions/update(_:)``
+    /// refuses a subscription with a query with ``ObjDBError/Code/invalidValue``, rather than
+    /// download more than it asks for. Subscribe to the whole class meanwhile.
+    public init(name: String? = nil, query: (Query<T>) -> Query<Bool>) {
+        self.name = name ?? T.className
+        hasQuery = true
     }
 }
 
@@ -26,6 +40,8 @@ public protocol AnySubscription: Sendable {
     var name: String { get }
     /// The class whose objects it downloads.
     var className: String { get }
+    /// Whether a query narrows the subscription.
+    var hasQuery: Bool { get }
 }
 
 /// One stored subscription.
@@ -34,12 +50,16 @@ public struct SyncSubscription: AnySubscription, Hashable {
     public let name: String
     /// The class whose objects it downloads.
     public let className: String
+    /// Whether a query narrows the subscription (always `false` in this version).
+    public var hasQuery: Bool { false }
 }
 
 /// The subscriptions of a ``SyncClient``, stored in its file.
 public struct SyncSubscriptionSet: Sendable, Hashable, Sequence {
     /// The subscriptions, in the order they were added.
     public private(set) var subscriptions: [SyncSubscription]
+    /// Names of subscriptions appended with a query, which this version refuses.
+    var refusedQueries: [String] = []
 
     /// A set holding `subscriptions`.
     init(_ subscriptions: [SyncSubscription]) {
@@ -58,8 +78,10 @@ public struct SyncSubscriptionSet: Sendable, Hashable, Sequence {
         return subscriptions.map(\.className).filter { seen.insert($0).inserted }
     }
 
-    /// Adds a subscription; one with the same name is replaced.
+    /// Adds a subscription; one with the same name is replaced. A subscription with a query is
+    /// refused by ``SyncClient/Subscriptions/update(_:)`` in this version.
     public mutating func append(_ subscription: some AnySubscription) {
+        if subscription.hasQuery { refusedQueries.append(subscription.name) }
         let stored = SyncSubscription(name: subscription.name, className: subscription.className)
         if let index = subscriptions.firstIndex(where: { $0.name == stored.name }) {
             subscriptions[index] = stored

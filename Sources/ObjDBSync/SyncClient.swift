@@ -193,6 +193,11 @@ public actor SyncClient {
     func updateSubscriptions(_ body: (inout SyncSubscriptionSet) -> Void) async throws {
         var set = board.currentSubscriptions
         body(&set)
+        if let name = set.refusedQueries.first {
+            throw ObjDBError(
+                .invalidValue,
+                "Subscription '\(name)' has a query; this version of sync downloads whole classes only. Subscribe to the class (QuerySubscription<T>()) meanwhile")
+        }
         for subscription in set where !syncedClasses.contains(subscription.className) {
             throw ObjDBError(
                 .invalidValue, "Subscription '\(subscription.name)': '\(subscription.className)' is not a synced class of the file",
