@@ -40,9 +40,23 @@ public actor TemporaryPostgres {
             PostgresConnection.Configuration(host: host, port: port, username: username, password: password, database: name, tls: .disable)
         }
 
-        /// Opens a connection (close it when done).
+        /// Opens a connection (close it when done, on every path: postgres-nio stops a debug
+        /// build that lets one go unclosed).
         public func connect(logger: Logger = Logger(label: "objdb.test.postgres")) async throws -> PostgresConnection {
             try await PostgresConnection.connect(configuration: connectionConfiguration, id: Int.random(in: 1...Int(Int32.max)), logger: logger)
+        }
+
+        /// Runs `body` with a new connection, closed afterwards whether `body` throws or not.
+        public func withConnection<R>(_ body: (PostgresConnection) async throws -> R) async throws -> R {
+            let connection = try await connect()
+            do {
+                let result = try await body(connection)
+                try await connection.close()
+                return result
+            } catch {
+                try? await connection.close()
+                throw error
+            }
         }
     }
 

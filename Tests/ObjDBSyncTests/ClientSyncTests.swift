@@ -56,16 +56,15 @@ struct ClientSyncTests {
 
     /// Every row of the Todo table as the same text.
     func rows(_ pg: TemporaryPostgres.Database) async throws -> [String] {
-        let connection = try await pg.connect()
-        defer { Task { try? await connection.close() } }
-        let rows = try await connection.query(
-            #"SELECT id, title, done, count, lines FROM "SyncedTodo" ORDER BY id COLLATE "C""#, logger: Logger(label: "test"))
-        var result: [String] = []
-        for try await (id, title, done, count, lines) in rows.decode((String, String, Bool, Int, [String]).self) {
-            result.append("\(id)|\(title)|\(done)|\(count)|\(lines)")
+        try await pg.withConnection { connection in
+            let rows = try await connection.query(
+                #"SELECT id, title, done, count, lines FROM "SyncedTodo" ORDER BY id COLLATE "C""#, logger: Logger(label: "test"))
+            var result: [String] = []
+            for try await (id, title, done, count, lines) in rows.decode((String, String, Bool, Int, [String]).self) {
+                result.append("\(id)|\(title)|\(done)|\(count)|\(lines)")
+            }
+            return result
         }
-        try await connection.close()
-        return result
     }
 
     @Test func aCommitOnOneFileReachesTheOther() async throws {
@@ -132,12 +131,12 @@ struct ClientSyncTests {
             await a.start()
             try add(try open("a.objdb"), "t", title: "before")
             try await a.waitForUpload()
-            let connection = try await pg.connect()
-            try await connection.query(#"UPDATE "SyncedTodo" SET title = 'from psql' WHERE id = 't'"#, logger: Logger(label: "test"))
-            try await connection.query(
-                #"INSERT INTO "SyncedTodo" (id, title, done, count, score, lines) VALUES ('new', 'inserted', true, 3, 0, '{}')"#,
-                logger: Logger(label: "test"))
-            try await connection.close()
+            try await pg.withConnection { connection in
+                try await connection.query(#"UPDATE "SyncedTodo" SET title = 'from psql' WHERE id = 't'"#, logger: Logger(label: "test"))
+                try await connection.query(
+                    #"INSERT INTO "SyncedTodo" (id, title, done, count, score, lines) VALUES ('new', 'inserted', true, 3, 0, '{}')"#,
+                    logger: Logger(label: "test"))
+            }
             try await a.waitForDownload()
             #expect(try todos("a.objdb") == ["new|inserted|true|3|[]", "t|from psql|false|0|[]"])
             await a.stop()

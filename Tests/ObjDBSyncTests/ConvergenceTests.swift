@@ -94,14 +94,14 @@ struct ConvergenceTests {
     }
 
     func rows(_ pg: TemporaryPostgres.Database) async throws -> [String] {
-        let connection = try await pg.connect()
-        let result = try await connection.query(
-            #"SELECT id, title, done, count, score, lines FROM "SyncedTodo" ORDER BY id COLLATE "C""#, logger: Logger(label: "test"))
-        var rows: [String] = []
-        for try await (id, title, done, count, score, lines) in result.decode((String, String, Bool, Int, Double, [String]).self) {
-            rows.append("\(id)|\(title)|\(done)|\(count)|\(score)|\(lines)")
+        try await pg.withConnection { connection in
+            let result = try await connection.query(
+                #"SELECT id, title, done, count, score, lines FROM "SyncedTodo" ORDER BY id COLLATE "C""#, logger: Logger(label: "test"))
+            var rows: [String] = []
+            for try await (id, title, done, count, score, lines) in result.decode((String, String, Bool, Int, Double, [String]).self) {
+                rows.append("\(id)|\(title)|\(done)|\(count)|\(score)|\(lines)")
+            }
+            return rows
         }
-        try await connection.close()
-        return rows
     }
 }

@@ -21,12 +21,12 @@ struct SyncCrashTests {
 
     /// The lines of todo `id` in PostgreSQL.
     func lines(_ pg: TemporaryPostgres.Database, _ id: String) async throws -> [String]? {
-        let connection = try await pg.connect()
-        let rows = try await connection.query(#"SELECT lines FROM "SyncedTodo" WHERE id = \#(id)"#, logger: Logger(label: "test"))
-        var result: [String]?
-        for try await lines in rows.decode([String].self) { result = lines }
-        try await connection.close()
-        return result
+        try await pg.withConnection { connection in
+            let rows = try await connection.query(#"SELECT lines FROM "SyncedTodo" WHERE id = \#(id)"#, logger: Logger(label: "test"))
+            var result: [String]?
+            for try await lines in rows.decode([String].self) { result = lines }
+            return result
+        }
     }
 
     /// Makes the file synced, as a first `SyncClient` does, and lets it go.
@@ -50,12 +50,12 @@ struct SyncCrashTests {
             let file = directory.url("a.objdb")
             try await makeSynced(file, port: server.port)
             let killed = try await clientProcess(file, port: server.port, ["append", "t", "one", "--kill"])
-            killed.process.waitUntilExit()
+            await killed.exited()
             #expect(killed.process.terminationReason == .uncaughtSignal && killed.process.terminationStatus == SIGKILL)
             let restarted = try await clientProcess(file, port: server.port, ["sync"])
-            #expect(restarted.readLine() == "uploaded")
-            #expect(restarted.readLine() == "downloaded")
-            restarted.process.waitUntilExit()
+            #expect(await restarted.nextLine() == "uploaded")
+            #expect(await restarted.nextLine() == "downloaded")
+            await restarted.exited()
             #expect(try await lines(pg, "t") == ["one"])
         }
     }
@@ -71,15 +71,15 @@ struct SyncCrashTests {
             // The todo exists on the service; then an append, whose upload the client never
             // hears acknowledged.
             let creator = try await clientProcess(file, port: server.port, ["append", "t", "zero"])
-            creator.process.waitUntilExit()
+            await creator.exited()
             let setup = try await clientProcess(file, port: server.port, ["sync"])
-            #expect(setup.readLine() == "uploaded")
-            setup.process.waitUntilExit()
+            #expect(await setup.nextLine() == "uploaded")
+            await setup.exited()
             let writer = try await clientProcess(file, port: server.port, ["append", "t", "one"])
-            writer.process.waitUntilExit()
+            await writer.exited()
             let first = try await clientProcess(file, port: server.port, ["sync"])
             victim.set(first)
-            first.process.waitUntilExit()
+            await first.exited()
             #expect(first.process.terminationStatus == SIGKILL)
             #expect(try await lines(pg, "t") == ["zero", "one"])
             // Its file still holds the append, unacknowledged: sent again, skipped by the service.
@@ -87,8 +87,8 @@ struct SyncCrashTests {
             #expect(try db.syncFileState()?.acknowledged == 1)
             #expect(try db.outboxOperations(after: 1).map(\.listAppends) == [["lines": [.string("one")]]])
             let second = try await clientProcess(file, port: server.port, ["sync"])
-            #expect(second.readLine() == "uploaded")
-            second.process.waitUntilExit()
+            #expect(await second.nextLine() == "uploaded")
+            await second.exited()
             #expect(try await lines(pg, "t") == ["zero", "one"])
             db.refresh()
             #expect(try db.syncFileState()?.acknowledged == 2)
@@ -105,14 +105,14 @@ struct SyncCrashTests {
         // Three appends to one todo, in one batch.
         for line in ["one", "two", "three"] {
             let writer = try await clientProcess(file, port: port, ["append", "t", line])
-            writer.process.waitUntilExit()
+            await writer.exited()
         }
         let doomed = try TestProcess(
             "objdb-sync", ["serve", "--postgres", pg.url, "--port", "\(port)", "--jwt-secret-file", secret.path, "--development"],
             timeout: 60, environment: ["OBJDB_SYNC_FAULT": "die-mid-batch"])
-        #expect(doomed.readLine()?.hasPrefix("objdb-sync listening") == true)
+        #expect(await doomed.nextLine()?.hasPrefix("objdb-sync listening") == true)
         let client = try await clientProcess(file, port: port, ["sync"])
-        doomed.process.waitUntilExit()
+        await doomed.exited()
         #expect(doomed.process.terminationStatus == SIGKILL)
         // The batch's transaction died with its connection: nothing of it is in PostgreSQL.
         #expect(try await lines(pg, "t") == nil)
@@ -121,9 +121,9 @@ struct SyncCrashTests {
             "objdb-sync", ["serve", "--postgres", pg.url, "--port", "\(port)", "--jwt-secret-file", secret.path, "--development"],
             timeout: 60)
         defer { server.kill() }
-        #expect(server.readLine()?.hasPrefix("objdb-sync listening") == true)
-        #expect(client.readLine() == "uploaded")
-        client.process.waitUntilExit()
+        #expect(await server.nextLine()?.hasPrefix("objdb-sync listening") == true)
+        #expect(await client.nextLine() == "uploaded")
+        await client.exited()
         #expect(try await lines(pg, "t") == ["one", "two", "three"])
     }
 }
