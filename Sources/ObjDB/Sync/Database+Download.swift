@@ -12,14 +12,16 @@ extension Database {
     /// 2. with `isReset` (a first download, or one after a reset), objects of `classNames` that
     ///    `states` does not name are deleted;
     /// 3. each state is written: a deleted object is deleted, another is created or updated
-    ///    with every property it carries (links last, once every object of the download exists;
-    ///    a link to an object the file does not hold is left out);
-    /// 4. the operations above `includedSequence` are applied again, in order: a create
-    ///    creates or updates, an update of an object that no longer exists is dropped (a delete
-    ///    wins), list appends append;
+    ///    with every property it carries;
+    /// 4. the pending operations (above `includedSequence`) on the objects steps 2 and 3 wrote
+    ///    are applied again, in order: a create creates or updates, an update of an object that
+    ///    no longer exists is dropped (a delete wins), list appends append. Objects the download
+    ///    did not write already show their pending operations and are left alone;
     /// 5. `checkpoint` and `includedSequence` are stored.
     ///
-    /// Observers see one commit by another instance.
+    /// Steps 3 and 4 write plain values first and relationships (links, and embedded objects,
+    /// which may hold links) last, once every object they may name exists; a link to an object
+    /// the file does not hold is left out. Observers see one commit by another instance.
     package func applyDownload(
         _ states: [SyncObjectState], isReset: Bool, classNames: [String], checkpoint: String, includedSequence: UInt64
     ) throws {
@@ -33,32 +35,26 @@ extension Database {
                 }
                 return all.filter { $0.sequence > includedSequence }
             }
-            if isReset { try deleteObjectsMissing(from: states, classNames: classNames, context) }
-            var linksLater: [(SyncObjectState, [String: SyncValue])] = []
+            var written = Set<SyncObjectReference>()
+            if isReset { written = try deleteObjectsMissing(from: states, classNames: classNames, context) }
+            var relationshipsLater: [(ClassInfo, SyncValue, [String: SyncValue])] = []
             for state in states {
                 guard let info = classInfo(named: state.className), !info.isDiscarded else { continue }
+                written.insert(SyncObjectReference(className: state.className, primaryKey: state.primaryKey))
                 guard let values = state.values else {
                     try deleteObject(info, primaryKey: state.primaryKey, context)
                     continue
                 }
-                var direct: [String: SyncValue] = [:]
-                var links: [String: SyncValue] = [:]
-                for (name, value) in values {
-                    guard let column = info.stored.column(of: name) else { continue }
-                    if Self.isLinkToObjects(info, column: column, targetInfo(info, column: column)) {
-                        links[name] = value
-                    } else {
-                        direct[name] = value
-                    }
-                }
-                try upsert(info, primaryKey: state.primaryKey, direct, context)
-                if !links.isEmpty { linksLater.append((state, links)) }
+                let (plain, relationships) = split(values, info)
+                try upsert(info, primaryKey: state.primaryKey, plain, context)
+                if !relationships.isEmpty { relationshipsLater.append((info, state.primaryKey, relationships)) }
             }
-            for (state, links) in linksLater {
-                guard let info = classInfo(named: state.className) else { continue }
-                try upsert(info, primaryKey: state.primaryKey, links, context)
+            for (info, primaryKey, relationships) in relationshipsLater {
+                try upsert(info, primaryKey: primaryKey, relationships, context)
             }
-            for operation in pending { try reapply(operation, context) }
+            let rebased = pending.filter { written.contains(SyncObjectReference(className: $0.className, primaryKey: $0.primaryKey)) }
+            for operation in rebased { try reapply(operation, relationships: false, context) }
+            for operation in rebased { try reapply(operation, relationships: true, context) }
             try context.storage { txn in
                 guard let state = try SyncTables.stateTable(txn, create: true) else { return }
                 try FileMeta.put(txn, state, SyncTables.Key.checkpoint, Array(checkpoint.utf8))
@@ -69,10 +65,13 @@ extension Database {
 
     // MARK: Steps
 
-    /// Deletes the objects of `classNames` whose primary keys `states` does not hold.
-    private func deleteObjectsMissing(from states: [SyncObjectState], classNames: [String], _ context: WriteContext) throws {
+    /// Deletes the objects of `classNames` whose primary keys `states` does not hold; returns them.
+    private func deleteObjectsMissing(
+        from states: [SyncObjectState], classNames: [String], _ context: WriteContext
+    ) throws -> Set<SyncObjectReference> {
         var kept: [String: Set<SyncValue>] = [:]
         for state in states where state.values != nil { kept[state.className, default: []].insert(state.primaryKey) }
+        var deleted = Set<SyncObjectReference>()
         for name in classNames {
             guard let info = classInfo(named: name), !info.isDiscarded else { continue }
             let keep = kept[name] ?? []
@@ -83,36 +82,60 @@ extension Database {
                 while let current = entry {
                     if let row = RowView(current.value), let pk = syncPrimaryKey(info, row: row), !keep.contains(pk) {
                         doomed.append(current.objectKey)
+                        deleted.insert(SyncObjectReference(className: name, primaryKey: pk))
                     }
                     entry = try cursor.next()
                 }
             }
-            for key in doomed { try deleteObject(info, key: key, context) }
+            for key in doomed {
+                try flushPendingWrites(context)
+                try deleting(context) { try deleteObject(info, key: key, context) }
+            }
         }
+        return deleted
     }
 
-    /// Applies an outbox operation again over the server's state.
-    private func reapply(_ operation: SyncOperation, _ context: WriteContext) throws {
+    /// Applies an outbox operation again over the server's state: its plain values, or (in the
+    /// second pass) its relationships.
+    private func reapply(_ operation: SyncOperation, relationships: Bool, _ context: WriteContext) throws {
         guard let info = classInfo(named: operation.className), !info.isDiscarded else { return }
+        let (plain, related) = split(operation.values, info)
         switch operation.kind {
         case .delete:
-            try deleteObject(info, primaryKey: operation.primaryKey, context)
-        case .create:
-            try upsert(info, primaryKey: operation.primaryKey, operation.values, context)
-        case .update:
+            if !relationships { try deleteObject(info, primaryKey: operation.primaryKey, context) }
+            return
+        case .create where !relationships:
+            try upsert(info, primaryKey: operation.primaryKey, plain, context)
+        case .create, .update:
             guard try existingKey(info, primaryKey: operation.primaryKey, context) != nil else { return }
-            try upsert(info, primaryKey: operation.primaryKey, operation.values, context)
+            let values = relationships ? related : plain
+            if !values.isEmpty { try upsert(info, primaryKey: operation.primaryKey, values, context) }
         }
-        guard !operation.listAppends.isEmpty, let key = try existingKey(info, primaryKey: operation.primaryKey, context),
+        let appends = operation.listAppends.filter { name, _ in
+            guard let column = info.stored.column(of: name) else { return false }
+            return (targetInfo(info, column: column) != nil) == relationships
+        }
+        guard !appends.isEmpty, let key = try existingKey(info, primaryKey: operation.primaryKey, context),
             let row = rows.fetch(info, key: key)
         else { return }
         var appended: [String: SyncValue] = [:]
-        for (name, elements) in operation.listAppends {
+        for (name, elements) in appends {
             guard let column = info.stored.column(of: name) else { continue }
             let current = try context.storage { txn in try syncValues(info, row: row, columns: [column], txn: txn)[name] }
             if case .list(let existing)? = current { appended[name] = .list(existing + elements) } else { appended[name] = .list(elements) }
         }
         try upsert(info, primaryKey: operation.primaryKey, appended, context)
+    }
+
+    /// `values` split into plain values and relationships (links, embedded objects).
+    private func split(_ values: [String: SyncValue], _ info: ClassInfo) -> (plain: [String: SyncValue], relationships: [String: SyncValue]) {
+        var plain: [String: SyncValue] = [:]
+        var relationships: [String: SyncValue] = [:]
+        for (name, value) in values {
+            guard let column = info.stored.column(of: name) else { continue }
+            if targetInfo(info, column: column) != nil { relationships[name] = value } else { plain[name] = value }
+        }
+        return (plain, relationships)
     }
 
     /// Creates the object of `info` with `primaryKey`, or updates it, with `values` (links to
@@ -124,7 +147,7 @@ extension Database {
             guard let column = info.stored.column(of: name), column != keyColumn,
                 info.stored.properties[column].type != .linkingObjects
             else { continue }
-            given[name] = try resolvedLinks(value, info, column: column, context)
+            given[name] = try resolved(value, info, column: column, context)
         }
         try flushPendingCollections(context)
         _ = try withSavepoint(context) {
@@ -132,22 +155,34 @@ extension Database {
         }
     }
 
-    /// `value` as ``createDynamicObject(_:value:update:)`` takes it, with links to objects the
-    /// file does not hold left out (a to-one link to one becomes `nil`).
-    private func resolvedLinks(_ value: SyncValue, _ info: ClassInfo, column: Int, _ context: WriteContext) throws -> Any? {
-        guard let target = targetInfo(info, column: column), !target.stored.isEmbedded else { return value.anyValue }
-        func exists(_ element: SyncValue) throws -> Bool {
-            guard case .link(let key) = element else { return false }
-            return try existingKey(target, primaryKey: key, context) != nil
+    /// `value` of column `column` of `info` as ``createDynamicObject(_:value:update:)`` takes
+    /// it, with links to objects the file does not hold left out (a to-one link to one becomes
+    /// `nil`), inside embedded objects too.
+    private func resolved(_ value: SyncValue, _ info: ClassInfo, column: Int, _ context: WriteContext) throws -> Any? {
+        guard let target = targetInfo(info, column: column) else { return value.anyValue }
+        func element(_ element: SyncValue) throws -> Any?? {
+            if target.stored.isEmbedded {
+                guard case .object(let values) = element else { return .some(nil) }
+                var given: [String: Any?] = [:]
+                for (name, value) in values {
+                    guard let inner = target.stored.column(of: name), target.stored.properties[inner].type != .linkingObjects else { continue }
+                    given[name] = try resolved(value, target, column: inner, context)
+                }
+                return .some(given)
+            }
+            guard case .link(let key) = element, try existingKey(target, primaryKey: key, context) != nil else { return nil }
+            return .some(key.anyValue)
         }
-        switch value {
-        case .link: return try exists(value) ? value.anyValue : nil
-        case .list(let elements): return try elements.filter(exists).map(\.anyValue)
-        case .map(let entries):
+        switch (info.columnKinds[column], value) {
+        case (_, .null): return nil
+        case (.list, .list(let elements)), (.set, .list(let elements)):
+            return try elements.compactMap(element)
+        case (.map, .map(let entries)):
             var kept: [String: Any?] = [:]
-            for (key, element) in entries where try exists(element) { kept[key] = element.anyValue }
+            for (key, entry) in entries { if let item = try element(entry) { kept[key] = item } }
             return kept
-        default: return nil
+        default:
+            return try element(value) ?? nil
         }
     }
 
@@ -169,11 +204,12 @@ extension Database {
         }
         return try objectKey(info, primaryKey: bytes, context)
     }
+}
 
-    /// Whether column `column` of `info` links to objects of a class that is not embedded.
-    private static func isLinkToObjects(_ info: ClassInfo, column: Int, _ target: ClassInfo?) -> Bool {
-        info.stored.properties[column].type == .object && !(target?.stored.isEmbedded ?? true)
-    }
+/// An object named by class and primary key, as sync names it.
+struct SyncObjectReference: Hashable {
+    let className: String
+    let primaryKey: SyncValue
 }
 
 extension SyncValue {

@@ -121,6 +121,55 @@ struct DownloadTests {
         let state = try #require(try db.syncFileState())
         #expect(state.clientID == after && state.checkpoint == nil && state.nextSequence == 3 && state.acknowledged == 0)
     }
+    // Review finding: a pending append on an object the download does not write was appended
+    // again at every download until the service included it.
+    @Test func pendingAppendsOnObjectsTheDownloadDoesNotWriteAreNotRepeated() throws {
+        let db = try open()
+        let a = SyncNote()
+        a.id = "a"
+        try db.write { try db.add(a) }  // 1
+        try db.write { a.lines.append("x") }  // 2, pending
+        for checkpoint in ["cp1", "cp2"] {
+            try db.applyDownload(
+                [state("other", ["title": .string("o")])], isReset: false, classNames: ["SyncNote"], checkpoint: checkpoint,
+                includedSequence: 1)
+        }
+        #expect(Array(try #require(db.object(ofType: SyncNote.self, forPrimaryKey: "a")).lines) == ["x"])
+        #expect(try db.outboxOperations(after: 0).map(\.sequence) == [2])
+    }
+
+    // Review finding: an embedded object linking to an object of the same download stopped the
+    // download (the link was written before its target existed), and every retry with it.
+    @Test func anEmbeddedObjectsLinkToAnObjectOfTheSameDownloadIsWritten() throws {
+        let db = try open()
+        try db.applyDownload(
+            [
+                state("a", ["place": .object(["city": .string("Oslo"), "floor": .int(2), "landmark": .link(.string("t"))])]),
+                SyncObjectState(className: "SyncTag", primaryKey: .string("t"), values: ["id": .string("t"), "label": .string("tower")]),
+                state("b", ["place": .object(["city": .string("Rome"), "floor": .int(0), "landmark": .link(.string("missing"))])]),
+            ], isReset: false, classNames: ["SyncNote", "SyncTag"], checkpoint: "cp", includedSequence: 0)
+        let a = try #require(db.object(ofType: SyncNote.self, forPrimaryKey: "a"))
+        #expect(a.place?.city == "Oslo" && a.place?.landmark?.label == "tower")
+        let b = try #require(db.object(ofType: SyncNote.self, forPrimaryKey: "b"))
+        #expect(b.place?.city == "Rome" && b.place?.landmark == nil)
+    }
+
+    @Test func aPendingCreateLinkingToALaterPendingCreateKeepsItsLink() throws {
+        let db = try open()
+        try db.write {
+            let n = SyncNote()
+            n.id = "n"
+            try db.add(n)
+        }  // 1
+        try db.write {
+            let tag = SyncTag()
+            tag.id = "t"
+            db.object(ofType: SyncNote.self, forPrimaryKey: "n")?.tag = tag
+        }  // 2: the tag's create and the note's update
+        // The service has neither yet; a reset download of nothing rebases both.
+        try db.applyDownload([], isReset: true, classNames: ["SyncNote", "SyncTag"], checkpoint: "cp", includedSequence: 0)
+        #expect(db.object(ofType: SyncNote.self, forPrimaryKey: "n")?.tag?.id == "t")
+    }
 }
 
 /// A synced file opened again once every instance of it is gone: its sync tables are read in
@@ -141,4 +190,5 @@ struct SyncReopenTests {
         #expect(try db.syncFileState()?.outboxCount == 1)
         #expect(try db.outboxOperations(after: 0).map(\.primaryKey) == [.string("a")])
     }
+
 }

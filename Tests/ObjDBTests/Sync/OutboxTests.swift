@@ -10,6 +10,7 @@ final class SyncTag: Object {
 final class SyncPlace: EmbeddedObject {
     @Persisted var city: String = ""
     @Persisted var floor: Int = 0
+    @Persisted var landmark: SyncTag?
 }
 
 final class SyncNote: Object {
@@ -82,7 +83,7 @@ struct OutboxTests {
         #expect(op.values["marks"] == .map(["m": .double(.infinity)]))
         #expect(op.values["tag"] == .null)
         #expect(op.values["tags"] == .list([]))
-        #expect(op.values["place"] == .object(["city": .string("Oslo"), "floor": .int(0)]))
+        #expect(op.values["place"] == .object(["city": .string("Oslo"), "floor": .int(0), "landmark": .null]))
         #expect(op.values.count == 10)
     }
 
@@ -159,7 +160,7 @@ struct OutboxTests {
         try db.write { n.place?.city = "Bergen" }
         let ops = try db.outboxOperations(after: 1)
         #expect(ops.count == 1)
-        #expect(ops.first?.values["place"] == .object(["city": .string("Bergen"), "floor": .int(0)]))
+        #expect(ops.first?.values["place"] == .object(["city": .string("Bergen"), "floor": .int(0), "landmark": .null]))
     }
 
     @Test func aStringWithNULIsRefusedAtCommit() throws {
