@@ -14,21 +14,31 @@ extension SyncClient {
         var delay = sync.reconnectDelay
         while !Task.isCancelled {
             setState(.connecting)
-            var resetRequested = false
+            var reconnectAtOnce = false
             do {
                 let token = try await sync.token()
-                resetRequested = try await connectOnce(token: token)
+                reconnectAtOnce = try await connectOnce(token: token)
                 delay = sync.reconnectDelay
             } catch is CancellationError {
                 break
+            } catch is TokenExpired {
+                // A routine end: reconnect at once with a fresh token.
+                reconnectAtOnce = true
             } catch {
-                if !Task.isCancelled { report(.error(Self.objdbError(error))) }
+                if !Task.isCancelled {
+                    let failure = Self.objdbError(error)
+                    report(.error(failure))
+                    // The service refused this client for a reason that retrying does not fix
+                    // (its token, its schema): the waits end with the reason; the loop retries,
+                    // as a new token or a fixed service may come.
+                    if Self.isPermanent(error) { failWaiters(failure) }
+                }
             }
             connection = nil
             downloadParts = []
             guard !Task.isCancelled else { break }
             setState(.offline)
-            if resetRequested { continue }
+            if reconnectAtOnce { continue }
             try? await Task.sleep(for: delay)
             delay = min(delay * 2, sync.maximumReconnectDelay)
         }
@@ -54,6 +64,7 @@ extension SyncClient {
                 }
             }
         }
+        if case .unknown(let code)? = closeFrame?.closeCode, code == 4001 { throw TokenExpired() }
         if let closeFrame, closeFrame.closeCode != .normalClosure, !outcome.resetRequested {
             throw ObjDBError(.sync, "The sync service closed the connection (\(closeFrame.closeCode)): \(closeFrame.reason ?? "no reason given")")
         }
@@ -69,6 +80,7 @@ extension SyncClient {
         }
         self.connection = connection
         sentThrough = state.acknowledged
+        connectionClasses = subscriptions.all.classNames
         watchCommits(db)
         let schema = db.schema.objectSchema.filter { $0.isEmbedded || syncedClasses.contains($0.className) }.map(SyncClassSchema.init)
         try await connection.send(.hello(ClientMessage.Hello(
@@ -106,8 +118,11 @@ extension SyncClient {
             guard let checkpoint = part.checkpoint else {
                 throw ObjDBError(.sync, "The sync service sent a final download without a checkpoint")
             }
+            // Subscriptions changed since this connection's hello: its checkpoint would stand for
+            // classes it never downloaded. The next connection bootstraps them.
+            guard Set(connectionClasses) == Set(subscriptions.all.classNames) else { return .goOn }
             try db.applyDownload(
-                parts.flatMap(\.changes), isReset: parts.first?.isReset ?? false, classNames: subscriptions.all.classNames,
+                parts.flatMap(\.changes), isReset: parts.first?.isReset ?? false, classNames: connectionClasses,
                 checkpoint: checkpoint, includedSequence: part.includesSequence ?? 0)
         case .downloadDone(let id):
             downloadRequests.answered = max(downloadRequests.answered, id)
@@ -121,9 +136,13 @@ extension SyncClient {
         case .reset(let reason):
             logger.notice("The sync service reset the client", metadata: ["reason": "\(reason)"])
             try db.resetSyncClient()
+            // The outbox was renumbered from 1: waits for an upload now wait for its new end.
+            if let file = try db.syncFileState() {
+                uploadWaiters = uploadWaiters.map { (file.nextSequence - 1, $0.1) }
+            }
             return .reset
         case .error(let code, let message):
-            throw ObjDBError(.sync, "The sync service reported \(code): \(message)")
+            throw ObjDBError(.sync, "The sync service reported \(code): \(message)", key: code)
         }
         return .goOn
     }
@@ -156,12 +175,23 @@ extension SyncClient {
         }
     }
 
+    /// Whether the service refused the client for a reason a retry does not fix: its token
+    /// (the upgrade refused), its schema, its client id.
+    static func isPermanent(_ error: any Error) -> Bool {
+        if let error = error as? WebSocketClientError, error == .webSocketUpgradeFailed { return true }
+        guard let error = error as? ObjDBError, error.code == .sync, let code = error.key else { return false }
+        return [SyncErrorCode.schemaMismatch, SyncErrorCode.clientIDInUse, SyncErrorCode.unsupportedProtocolVersion].contains(code)
+    }
+
     /// `error` as an ``ObjDBError``.
     static func objdbError(_ error: any Error) -> ObjDBError {
         if let error = error as? ObjDBError { return error }
         return ObjDBError(.sync, "\(error)")
     }
 }
+
+/// The service closed the connection at its token's expiry (close code 4001).
+struct TokenExpired: Error {}
 
 /// What the inbound loop learned, read after the connection closed.
 private final class ConnectionOutcome: @unchecked Sendable {

@@ -47,6 +47,9 @@ public actor SyncClient {
     var sentThrough: UInt64 = 0
     /// Parts of a download not yet final.
     var downloadParts: [ServerMessage.Download] = []
+    /// The classes the current connection's hello subscribed to: its downloads are applied for
+    /// them, and ignored once the subscriptions changed (the next connection bootstraps).
+    var connectionClasses: [String] = []
     /// Callers of ``waitForUpload()`` and the sequence each waits for.
     var uploadWaiters: [(UInt64, CheckedContinuation<Void, any Error>)] = []
     /// Callers of ``waitForDownload()`` and the download request each waits for.
@@ -149,7 +152,7 @@ public actor SyncClient {
         commitToken?.invalidate()
         commitToken = nil
         board.setState(.stopped)
-        failWaiters(ObjDBError(.invalidValue, "The SyncClient was stopped"))
+        failWaiters(Self.notStarted("The wait"))
     }
 
     // MARK: Waiting
@@ -162,17 +165,26 @@ public actor SyncClient {
         guard let state = try db.syncFileState() else { return }
         let target = state.nextSequence - 1
         if state.acknowledged >= target { return }
+        guard runTask != nil else { throw Self.notStarted("waitForUpload()") }
         try await withCheckedThrowingContinuation { uploadWaiters.append((target, $0)) }
     }
 
     /// Returns once everything the service held when the call was made is applied to the file.
     /// Waits through disconnections; throws if the client is stopped.
     public func waitForDownload() async throws {
-        guard runTask != nil else { throw ObjDBError(.invalidValue, "waitForDownload() needs a started SyncClient (call start() first)") }
+        guard runTask != nil else { throw Self.notStarted("waitForDownload()") }
         downloadRequests.sent += 1
         let request = downloadRequests.sent
         if let connection, state == .connected { try? await connection.send(.requestDownload(id: request)) }
+        // The answer, or a stop, may have come while the request was being sent.
+        if downloadRequests.answered >= request { return }
+        guard runTask != nil else { throw Self.notStarted("waitForDownload()") }
         try await withCheckedThrowingContinuation { downloadWaiters.append((request, $0)) }
+    }
+
+    /// The error of a wait on a client that is not started, or was stopped meanwhile.
+    static func notStarted(_ call: String) -> ObjDBError {
+        ObjDBError(.invalidValue, "\(call) needs a started SyncClient: call start() first (stop() ends the waits)")
     }
 
     func failWaiters(_ error: ObjDBError) {

@@ -113,15 +113,57 @@ final class SyncStore: Sendable {
         mappings.withLock { $0 = out }
     }
 
+    /// Refuses names PostgreSQL or the service cannot keep apart: the service's own tables and
+    /// columns (`objdb_…`, `_objdb_…`), and identifiers over 63 bytes (PostgreSQL truncates them,
+    /// so the feed would record another name).
+    static func checkNames(_ schema: SyncClassSchema) throws {
+        func check(_ name: String, property: String?) throws {
+            let lower = name.lowercased()
+            let problem: String?
+            if name.utf8.count > 63 {
+                problem = "is longer than 63 bytes, which PostgreSQL truncates"
+            } else if lower.hasPrefix("objdb_") || lower.hasPrefix("_objdb") || lower.hasPrefix("pg_") {
+                problem = "is reserved for the service's or PostgreSQL's own tables and columns"
+            } else if name.isEmpty {
+                problem = "is empty"
+            } else {
+                problem = nil
+            }
+            guard let problem else { return }
+            let what = property.map { "Property '\(schema.name).\($0)'" } ?? "Class '\(schema.name)'"
+            throw ObjDBError(
+                .invalidSchema, "\(what) cannot be synced: its name \(problem)", className: schema.name, propertyName: property,
+                key: SyncErrorCode.schemaMismatch)
+        }
+        try check(schema.name, property: nil)
+        for property in schema.properties { try check(property.name, property: property.name) }
+    }
+
     /// Makes the tables match a client's schema: in development mode creates tables and adds
     /// missing columns; otherwise checks them. Throws ``ObjDBError`` keyed `schemaMismatch`.
     func ensureSchema(_ classes: [SyncClassSchema]) async throws {
         var all: [String: SyncClassSchema] = [:]
-        for c in classes { all[c.name] = c }
+        for c in classes {
+            try Self.checkNames(c)
+            all[c.name] = c
+        }
         let synced = try classes.filter { !$0.isEmbedded }.map { try ClassMapping($0, in: all) }
         try await transaction { c in
             try await c.query("SELECT pg_advisory_xact_lock(7349002)", logger: logger)
+            var registered = Set<String>()
+            for try await name in try await c.query("SELECT class FROM objdb_schema", logger: logger).decode(String.self) {
+                registered.insert(name)
+            }
             for m in synced {
+                // Outside development mode a client cannot make the service adopt a table: only
+                // classes registered before (by a development-mode run) are served, so no token
+                // reaches a table the operator did not mean to sync.
+                guard createsTables || registered.contains(m.schema.name) else {
+                    throw ObjDBError(
+                        .invalidSchema,
+                        "Class '\(m.schema.name)' is not registered with the service; run it once with --development to create and register its table",
+                        className: m.schema.name, key: SyncErrorCode.schemaMismatch)
+                }
                 let existing = try await self.columns(of: m.schema.name, on: c)
                 if existing.isEmpty {
                     guard createsTables else {

@@ -388,6 +388,41 @@ struct SyncServerTests {
         }
     }
 
+    // Review finding: a hello could map the service's own tables (or any table of the
+    // database) as a class, then read and rewrite them.
+    @Test func reservedAndUnregisteredTablesAreRefused() async throws {
+        try await withServer(development: true) { server, db in
+            let clients = SyncClassSchema(
+                name: "objdb_clients",
+                properties: [
+                    SyncPropertySchema(name: "client_id", type: .uuid, isPrimaryKey: true),
+                    SyncPropertySchema(name: "user_id", type: .string), SyncPropertySchema(name: "last_sequence", type: .int),
+                ])
+            let attacker = try await connect(server)
+            try attacker.send(.hello(.init(clientID: UUID(), schema: [clients], subscriptions: ["objdb_clients"], checkpoint: nil, lastSequence: 0)))
+            guard case .error(let code, let message) = try await attacker.next() else { Issue.record("expected error"); return }
+            #expect(code == SyncErrorCode.schemaMismatch && message.contains("reserved"), "\(message)")
+            let long = SyncClassSchema(name: String(repeating: "L", count: 64), properties: [SyncPropertySchema(name: "id", type: .string, isPrimaryKey: true)])
+            let second = try await connect(server)
+            try second.send(.hello(.init(clientID: UUID(), schema: [long], subscriptions: [], checkpoint: nil, lastSequence: 0)))
+            guard case .error(_, let m2) = try await second.next() else { Issue.record("expected error"); return }
+            #expect(m2.contains("63 bytes"), "\(m2)")
+            // A table of the database the service never registered is not adopted outside
+            // development mode, even when its columns fit.
+            try await db.withConnection { c in
+                _ = try await c.query(#"CREATE TABLE "Accounts" (id text PRIMARY KEY, secret text)"#, logger: Logger(label: "t"))
+            }
+            let strict = try await makeServer(db, development: false)
+            let third = try await connect(strict)
+            let accounts = SyncClassSchema(
+                name: "Accounts", properties: [SyncPropertySchema(name: "id", type: .string, isPrimaryKey: true), SyncPropertySchema(name: "secret", type: .string)])
+            try third.send(.hello(.init(clientID: UUID(), schema: [accounts], subscriptions: ["Accounts"], checkpoint: nil, lastSequence: 0)))
+            guard case .error(_, let m3) = try await third.next() else { Issue.record("expected error"); return }
+            #expect(m3.contains("not registered"), "\(m3)")
+            try await strict.stop()
+        }
+    }
+
     @Test func aMissingTableIsAnErrorOutsideDevelopmentMode() async throws {
         try await withServer(development: false) { server, _ in
             let client = try await connect(server)
