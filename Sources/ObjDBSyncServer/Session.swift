@@ -194,6 +194,14 @@ final class Session: Sendable {
                 try await send(.rejected(sequence: op.sequence, className: op.className, primaryKey: op.primaryKey, reason: reason))
             }
             try await send(.ack(through: result.through))
+            if !result.rejected.isEmpty {
+                // The rejected objects as the service holds them, with the rejected operations
+                // counted as included: the client's file returns to the service's state.
+                let states = try await server.store.currentStates(of: result.rejected.map { ($0.0.className, $0.0.primaryKey) })
+                try await send(
+                    .download(
+                        .init(isReset: false, changes: states, isFinal: true, checkpoint: state.checkpoint, includesSequence: result.through)))
+            }
             return true
         case .requestDownload(let id):
             guard let hello = state.hello else {

@@ -489,6 +489,35 @@ final class SyncStore: Sendable {
         }
     }
 
+    /// The current state of each object named (values `nil` for one the table lacks), in one
+    /// transaction: what a client whose writes were rejected is sent, so that its file returns
+    /// to the service's state.
+    func currentStates(of objects: [(className: String, primaryKey: SyncValue)]) async throws -> [SyncObjectState] {
+        var byClass: [String: [(text: String, key: SyncValue)]] = [:]
+        for object in objects {
+            guard let m = try await mapping(object.className),
+                let text = try? PGText.encode(object.primaryKey, .scalar(m.primaryKey.type, isLink: false), property: m.primaryKey)
+            else { continue }
+            byClass[object.className, default: []].append((text, object.primaryKey))
+        }
+        var mappings: [(ClassMapping, [(text: String, key: SyncValue)])] = []
+        for (name, keys) in byClass.sorted(by: { $0.key < $1.key }) {
+            if let m = try await mapping(name) { mappings.append((m, keys)) }
+        }
+        return try await transaction { c in
+            var states: [SyncObjectState] = []
+            for (m, keys) in mappings {
+                let found = try await self.rows(of: m, keys: keys.map(\.text), on: c)
+                let present = Set(found.map(\.0))
+                states += found.map(\.1)
+                for key in keys where !present.contains(key.text) {
+                    states.append(SyncObjectState(className: m.schema.name, primaryKey: key.key, values: nil))
+                }
+            }
+            return states
+        }
+    }
+
     /// Current rows of a class (all, or those with these primary keys' text).
     func rows(of m: ClassMapping, keys: [String]?, on c: PostgresConnection) async throws -> [(String, SyncObjectState)] {
         let pkCol = quoted(m.primaryKey.name)
@@ -496,7 +525,9 @@ final class SyncStore: Sendable {
         var sql = "SELECT \(pkCol)::text, \(select) FROM \(quoted(m.schema.name))"
         var binds = PostgresBindings()
         if let keys {
-            sql += " WHERE \(pkCol)::text = ANY($1::text[])"
+            // Compared in the key's own type, so that the primary key's index serves it.
+            let pkType = ColumnKind.scalar(m.primaryKey.type, isLink: false).sqlType
+            sql += " WHERE \(pkCol) = ANY($1::text[]::\(pkType)[])"
             binds.append(keys)
         }
         sql += " ORDER BY \(pkCol)"
