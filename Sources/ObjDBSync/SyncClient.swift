@@ -23,7 +23,8 @@ import ObjDBSyncProtocol
 /// transaction, and leaves it once the service has it. One `SyncClient` per file.
 ///
 /// The client runs on a thread of its own, so the file's writer lock never blocks the
-/// cooperative pool.
+/// cooperative pool. Once started, it runs until ``stop()``: call it before letting the client
+/// go (a started client is kept alive by its connection loop).
 public actor SyncClient {
     /// The file's configuration.
     public nonisolated let configuration: Configuration

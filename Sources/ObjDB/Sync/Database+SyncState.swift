@@ -21,6 +21,12 @@ extension Database {
                     .invalidSchema, "Sync: '\(name)' is an embedded class; it is synced with the objects that own it",
                     className: name, path: path)
             }
+            for name in [name] + info.stored.properties.map(\.name) where name.utf8.count > 63 || name.lowercased().hasPrefix("objdb_") {
+                throw ObjDBError(
+                    .invalidSchema,
+                    "Sync: '\(name)' (of class '\(info.name)') cannot be synced: PostgreSQL keeps names of at most 63 bytes, and names starting objdb_ are the service's",
+                    className: info.name, path: path)
+            }
             guard let column = info.primaryKeyColumn, [.string, .uuid, .objectId].contains(info.stored.properties[column].type) else {
                 throw ObjDBError(
                     .invalidSchema,
