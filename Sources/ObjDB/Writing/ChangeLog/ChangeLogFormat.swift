@@ -120,12 +120,7 @@ enum ChangeLogFormat {
     // MARK: Writing
 
     static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
-        var value = value
-        while value >= 0x80 {
-            out.append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        out.append(UInt8(value))
+        VarintBytes.append(value, to: &out)
     }
 
     private static func appendRanges(_ set: KeyRanges, to out: inout [UInt8]) {
@@ -150,109 +145,87 @@ enum ChangeLogFormat {
 
     // MARK: Reading
 
-    /// Reads an entry, every step bounds-checked: `nil` for bytes that end early or overflow.
-    private struct Reader {
-        let bytes: UnsafeRawBufferPointer
-        var offset = 0
+    /// Reads an entry (``VarintReader``, with the reads of its parts below).
+    private typealias Reader = VarintReader
+}
 
-        var isAtEnd: Bool { offset == bytes.count }
+extension VarintReader {
+    /// A varint that fits an `Int` position or count.
+    mutating func position() -> Int? {
+        guard let value = varint(), value <= UInt64(Int32.max) else { return nil }
+        return Int(value)
+    }
 
-        mutating func byte() -> UInt8? {
-            guard offset < bytes.count else { return nil }
-            defer { offset += 1 }
-            return bytes[offset]
-        }
-
-        mutating func varint() -> UInt64? {
-            var value: UInt64 = 0
-            var shift: UInt64 = 0
-            while let byte = byte() {
-                let bits = UInt64(byte & 0x7F)
-                guard shift < 64, shift < 63 || bits <= 1 else { return nil }
-                value |= bits << shift
-                if byte & 0x80 == 0 { return value }
-                shift += 7
-            }
-            return nil
-        }
-
-        /// A varint that fits an `Int` position or count.
-        mutating func position() -> Int? {
-            guard let value = varint(), value <= UInt64(Int32.max) else { return nil }
-            return Int(value)
-        }
-
-        /// List edits per object (keys ascending) and column.
-        mutating func listEdits() -> [UInt64: [Int: [ListEdit]]]? {
-            guard let count = varint(), count <= UInt64(bytes.count) else { return nil }
-            var lists: [UInt64: [Int: [ListEdit]]] = [:]
-            var key: UInt64 = 0
-            for index in 0..<count {
-                guard let delta = varint(), index == 0 || delta > 0 else { return nil }
-                let (next, overflow) = key.addingReportingOverflow(delta)
-                guard !overflow, let columnCount = varint(), columnCount <= UInt64(bytes.count) else { return nil }
-                key = next
-                var columns: [Int: [ListEdit]] = [:]
-                for _ in 0..<columnCount {
-                    guard let column = position(), columns[column] == nil, let editCount = varint(), editCount <= UInt64(ListEdit.limit),
-                        editCount <= UInt64(bytes.count)
-                    else { return nil }
-                    var edits: [ListEdit] = []
-                    for _ in 0..<editCount {
-                        switch byte() {
-                        case 0?:
-                            guard let at = position(), let count = position() else { return nil }
-                            edits.append(.insert(at: at, count: count))
-                        case 1?:
-                            guard let at = position(), let count = position() else { return nil }
-                            edits.append(.erase(at: at, count: count))
-                        case 2?:
-                            guard let at = position() else { return nil }
-                            edits.append(.set(at: at))
-                        case 3?:
-                            guard let from = position(), let to = position() else { return nil }
-                            edits.append(.move(from: from, to: to))
-                        default: return nil
-                        }
+    /// List edits per object (keys ascending) and column.
+    mutating func listEdits() -> [UInt64: [Int: [ListEdit]]]? {
+        guard let count = varint(), count <= UInt64(bytes.count) else { return nil }
+        var lists: [UInt64: [Int: [ListEdit]]] = [:]
+        var key: UInt64 = 0
+        for index in 0..<count {
+            guard let delta = varint(), index == 0 || delta > 0 else { return nil }
+            let (next, overflow) = key.addingReportingOverflow(delta)
+            guard !overflow, let columnCount = varint(), columnCount <= UInt64(bytes.count) else { return nil }
+            key = next
+            var columns: [Int: [ListEdit]] = [:]
+            for _ in 0..<columnCount {
+                guard let column = position(), columns[column] == nil, let editCount = varint(), editCount <= UInt64(ListEdit.limit),
+                    editCount <= UInt64(bytes.count)
+                else { return nil }
+                var edits: [ListEdit] = []
+                for _ in 0..<editCount {
+                    switch byte() {
+                    case 0?:
+                        guard let at = position(), let count = position() else { return nil }
+                        edits.append(.insert(at: at, count: count))
+                    case 1?:
+                        guard let at = position(), let count = position() else { return nil }
+                        edits.append(.erase(at: at, count: count))
+                    case 2?:
+                        guard let at = position() else { return nil }
+                        edits.append(.set(at: at))
+                    case 3?:
+                        guard let from = position(), let to = position() else { return nil }
+                        edits.append(.move(from: from, to: to))
+                    default: return nil
                     }
-                    columns[column] = edits
                 }
-                lists[key] = columns
+                columns[column] = edits
             }
-            return lists
+            lists[key] = columns
         }
+        return lists
+    }
 
-        /// Ranges that ascend without touching, as ``KeyRanges`` keeps them.
-        mutating func ranges() -> KeyRanges? {
-            guard let count = varint(), count <= UInt64(bytes.count) else { return nil }
-            var set = KeyRanges()
-            var next: UInt64 = 0
-            var first = true
-            for _ in 0..<count {
-                guard let gap = varint(), let extra = varint(), first || gap > 0 else { return nil }
-                let (start, overflow) = next.addingReportingOverflow(gap)
-                let (end, overflow2) = start.addingReportingOverflow(extra)
-                guard !overflow, !overflow2 else { return nil }
-                set.append(start...end)
-                guard end < .max else { return nil }
-                next = end + 1
-                first = false
-            }
-            return set
+    /// Ranges that ascend without touching, as ``KeyRanges`` keeps them.
+    mutating func ranges() -> KeyRanges? {
+        guard let count = varint(), count <= UInt64(bytes.count) else { return nil }
+        var set = KeyRanges()
+        var next: UInt64 = 0
+        var first = true
+        for _ in 0..<count {
+            guard let gap = varint(), let extra = varint(), first || gap > 0 else { return nil }
+            let (start, overflow) = next.addingReportingOverflow(gap)
+            let (end, overflow2) = start.addingReportingOverflow(extra)
+            guard !overflow, !overflow2 else { return nil }
+            set.append(start...end)
+            guard end < .max else { return nil }
+            next = end + 1
+            first = false
         }
+        return set
+    }
 
-        mutating func columns() -> ColumnSet? {
-            guard let count = varint(), count <= UInt64(bytes.count) else { return nil }
-            var set = ColumnSet()
-            var column: UInt64 = 0
-            for index in 0..<count {
-                guard let delta = varint(), index == 0 || delta > 0 else { return nil }
-                let (next, overflow) = column.addingReportingOverflow(delta)
-                guard !overflow, next <= UInt64(UInt32.max) else { return nil }
-                column = next
-                set.formUnion(CollectionOfOne(Int(column)))
-            }
-            return set
+    mutating func columns() -> ColumnSet? {
+        guard let count = varint(), count <= UInt64(bytes.count) else { return nil }
+        var set = ColumnSet()
+        var column: UInt64 = 0
+        for index in 0..<count {
+            guard let delta = varint(), index == 0 || delta > 0 else { return nil }
+            let (next, overflow) = column.addingReportingOverflow(delta)
+            guard !overflow, next <= UInt64(UInt32.max) else { return nil }
+            column = next
+            set.formUnion(CollectionOfOne(Int(column)))
         }
+        return set
     }
 }

@@ -30,10 +30,10 @@ enum OutboxFormat {
         append(operation.primaryKey, to: &out)
         appendEntries(operation.values, to: &out)
         let appends = operation.listAppends.sorted { $0.key < $1.key }
-        ChangeLogFormat.appendVarint(UInt64(appends.count), to: &out)
+        VarintBytes.append(UInt64(appends.count), to: &out)
         for (name, elements) in appends {
             appendString(name, to: &out)
-            ChangeLogFormat.appendVarint(UInt64(elements.count), to: &out)
+            VarintBytes.append(UInt64(elements.count), to: &out)
             for element in elements { append(element, to: &out) }
         }
         return out
@@ -70,7 +70,7 @@ enum OutboxFormat {
         case .link(let v): out.append(11); append(v, to: &out)
         case .list(let v):
             out.append(12)
-            ChangeLogFormat.appendVarint(UInt64(v.count), to: &out)
+            VarintBytes.append(UInt64(v.count), to: &out)
             for element in v { append(element, to: &out) }
         case .map(let v): out.append(13); appendEntries(v, to: &out)
         case .object(let v): out.append(14); appendEntries(v, to: &out)
@@ -78,7 +78,7 @@ enum OutboxFormat {
     }
 
     private static func appendEntries(_ entries: [String: SyncValue], to out: inout [UInt8]) {
-        ChangeLogFormat.appendVarint(UInt64(entries.count), to: &out)
+        VarintBytes.append(UInt64(entries.count), to: &out)
         for (key, value) in entries.sorted(by: { $0.key < $1.key }) {
             appendString(key, to: &out)
             append(value, to: &out)
@@ -94,7 +94,7 @@ enum OutboxFormat {
     }
 
     private static func appendBytes(_ bytes: some Collection<UInt8>, to out: inout [UInt8]) {
-        ChangeLogFormat.appendVarint(UInt64(bytes.count), to: &out)
+        VarintBytes.append(UInt64(bytes.count), to: &out)
         out.append(contentsOf: bytes)
     }
 
@@ -143,99 +143,74 @@ enum OutboxFormat {
         return value
     }
 
-    /// Reads values off bytes, returning `nil` for anything cut short or unknown.
-    private struct Reader {
-        let bytes: UnsafeRawBufferPointer
-        var offset = 0
+    /// Reads values off bytes (``VarintReader``, with the reads of values below).
+    private typealias Reader = VarintReader
+}
 
-        var isAtEnd: Bool { offset == bytes.count }
+extension VarintReader {
+    /// A varint count or length, which never exceeds what is left to read.
+    mutating func count() -> Int? {
+        guard let value = varint(), value <= UInt64(bytes.count - offset) else { return nil }
+        return Int(value)
+    }
 
-        mutating func byte() -> UInt8? {
-            guard offset < bytes.count else { return nil }
-            defer { offset += 1 }
-            return bytes[offset]
+    mutating func word64() -> UInt64? {
+        take(8).map { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
+    }
+
+    mutating func string() -> String? {
+        guard let length = count(), let raw = take(length) else { return nil }
+        return String(validating: raw, as: UTF8.self)
+    }
+
+    mutating func entries(depth: Int) -> [String: SyncValue]? {
+        guard let count = count() else { return nil }
+        var result: [String: SyncValue] = [:]
+        for _ in 0..<count {
+            guard let key = string(), let value = value(depth: depth + 1) else { return nil }
+            result[key] = value
         }
+        return result
+    }
 
-        mutating func count() -> Int? {
-            var value: UInt64 = 0
-            var shift: UInt64 = 0
-            while let byte = byte() {
-                let bits = UInt64(byte & 0x7F)
-                guard shift < 63 else { return nil }
-                value |= bits << shift
-                if byte & 0x80 == 0 {
-                    // A count or length never exceeds what is left to read.
-                    return value <= UInt64(bytes.count - offset) ? Int(value) : nil
-                }
-                shift += 7
-            }
-            return nil
-        }
-
-        mutating func take(_ n: Int) -> UnsafeRawBufferPointer? {
-            guard n >= 0, n <= bytes.count - offset else { return nil }
-            defer { offset += n }
-            return UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + n)])
-        }
-
-        mutating func word64() -> UInt64? {
-            take(8).map { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
-        }
-
-        mutating func string() -> String? {
-            guard let length = count(), let raw = take(length) else { return nil }
-            return String(validating: raw, as: UTF8.self)
-        }
-
-        mutating func entries(depth: Int) -> [String: SyncValue]? {
-            guard let count = count() else { return nil }
-            var result: [String: SyncValue] = [:]
-            for _ in 0..<count {
-                guard let key = string(), let value = value(depth: depth + 1) else { return nil }
-                result[key] = value
-            }
-            return result
-        }
-
-        mutating func value(depth: Int) -> SyncValue? {
-            guard depth < OutboxFormat.maxDepth, let tag = byte() else { return nil }
-            switch tag {
-            case 0: return .null
-            case 1:
-                switch byte() {
-                case 0: return .bool(false)
-                case 1: return .bool(true)
-                default: return nil
-                }
-            case 2: return word64().map { .int(Int64(bitPattern: $0)) }
-            case 3: return take(4).map { .float(Float(bitPattern: UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)))) }
-            case 4: return word64().map { .double(Double(bitPattern: $0)) }
-            case 5: return string().map { .string($0) }
-            case 6:
-                guard let length = count(), let raw = take(length) else { return nil }
-                return .data(Data(raw))
-            case 7: return word64().map { .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: $0))) }
-            case 8: return string().flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) }.map { .decimal($0) }
-            case 9:
-                guard let raw = take(16) else { return nil }
-                var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-                withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: raw) }
-                return .uuid(UUID(uuid: uuid))
-            case 10: return take(12).flatMap { ObjectId(bytes: $0) }.map { .objectId($0) }
-            case 11: return value(depth: depth + 1).map { .link($0) }
-            case 12:
-                guard let count = count() else { return nil }
-                var elements: [SyncValue] = []
-                elements.reserveCapacity(count)
-                for _ in 0..<count {
-                    guard let element = value(depth: depth + 1) else { return nil }
-                    elements.append(element)
-                }
-                return .list(elements)
-            case 13: return entries(depth: depth).map { .map($0) }
-            case 14: return entries(depth: depth).map { .object($0) }
+    mutating func value(depth: Int) -> SyncValue? {
+        guard depth < OutboxFormat.maxDepth, let tag = byte() else { return nil }
+        switch tag {
+        case 0: return .null
+        case 1:
+            switch byte() {
+            case 0: return .bool(false)
+            case 1: return .bool(true)
             default: return nil
             }
+        case 2: return word64().map { .int(Int64(bitPattern: $0)) }
+        case 3: return take(4).map { .float(Float(bitPattern: UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)))) }
+        case 4: return word64().map { .double(Double(bitPattern: $0)) }
+        case 5: return string().map { .string($0) }
+        case 6:
+            guard let length = count(), let raw = take(length) else { return nil }
+            return .data(Data(raw))
+        case 7: return word64().map { .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: $0))) }
+        case 8: return string().flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) }.map { .decimal($0) }
+        case 9:
+            guard let raw = take(16) else { return nil }
+            var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: raw) }
+            return .uuid(UUID(uuid: uuid))
+        case 10: return take(12).flatMap { ObjectId(bytes: $0) }.map { .objectId($0) }
+        case 11: return value(depth: depth + 1).map { .link($0) }
+        case 12:
+            guard let count = count() else { return nil }
+            var elements: [SyncValue] = []
+            elements.reserveCapacity(count)
+            for _ in 0..<count {
+                guard let element = value(depth: depth + 1) else { return nil }
+                elements.append(element)
+            }
+            return .list(elements)
+        case 13: return entries(depth: depth).map { .map($0) }
+        case 14: return entries(depth: depth).map { .object($0) }
+        default: return nil
         }
     }
 }
