@@ -102,7 +102,9 @@ final class TestClient: Sendable {
     }
 
     /// The next message, or throws after the timeout.
-    func next(timeout: Duration = .seconds(15)) async throws -> ServerMessage {
+    /// Waits are long: under the whole suite, tests that compute on both cooperative threads
+    /// for a minute delay the in-process service's tasks; a passing wait takes milliseconds.
+    func next(timeout: Duration = .seconds(180)) async throws -> ServerMessage {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let text = await inbox.take() { return try SyncMessageCoding.decodeServer(text) }
@@ -113,7 +115,7 @@ final class TestClient: Sendable {
     }
 
     /// The next message that is not a download (downloads come whenever data changes).
-    func nextReply(timeout: Duration = .seconds(15)) async throws -> ServerMessage {
+    func nextReply(timeout: Duration = .seconds(180)) async throws -> ServerMessage {
         while true {
             let m = try await next(timeout: timeout)
             if case .download = m { continue }
@@ -122,7 +124,7 @@ final class TestClient: Sendable {
     }
 
     /// Waits until the server closed the connection; returns its close code.
-    func closed(timeout: Duration = .seconds(15)) async throws -> WebSocketErrorCode? {
+    func closed(timeout: Duration = .seconds(180)) async throws -> WebSocketErrorCode? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if await inbox.isClosed { return await inbox.closeCode }
@@ -139,7 +141,7 @@ final class TestClient: Sendable {
     }
 
     /// The parts of the next download, through the final one.
-    func download(timeout: Duration = .seconds(15)) async throws -> [ServerMessage.Download] {
+    func download(timeout: Duration = .seconds(180)) async throws -> [ServerMessage.Download] {
         var parts: [ServerMessage.Download] = []
         while true {
             let m = try await next(timeout: timeout)
@@ -150,7 +152,7 @@ final class TestClient: Sendable {
     }
 
     /// Downloads until one holds a change of this primary key; returns that state.
-    func waitForChange(_ pk: SyncValue, timeout: Duration = .seconds(15)) async throws -> SyncObjectState {
+    func waitForChange(_ pk: SyncValue, timeout: Duration = .seconds(180)) async throws -> SyncObjectState {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             for part in try await download(timeout: timeout) {
