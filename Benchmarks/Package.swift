@@ -48,6 +48,7 @@ let package = Package(
                 .product(name: "ObjDB", package: "ObjDB"),
                 .product(name: "ObjDBSync", package: "ObjDB"),
                 .product(name: "ObjDBSyncServer", package: "ObjDB"),
+                .product(name: "ObjDBSyncProtocol", package: "ObjDB"),
                 .product(name: "ObjDBSyncTestSupport", package: "ObjDB"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "JWTKit", package: "jwt-kit"),

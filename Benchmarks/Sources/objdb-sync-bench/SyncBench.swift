@@ -47,6 +47,7 @@ struct SyncBench {
         var seed = 0.0
         var aToB: [Double] = []
         var sqlToClient: [Double] = []
+        var breakdown: [(String, Double)] = []
     }
 
     func run() async throws -> String {
@@ -189,6 +190,21 @@ struct SyncBench {
         }
         figures.downloadFloor = seconds(since: start)
         guard floorDB.objects(BenchItem.self).count == n else { throw BenchFailure("the download floor wrote the wrong count") }
+        if options.breakdown {
+            progress("breakdown of row 1")
+            figures.breakdown = try Breakdown.coding(rows)
+            // The service's read: every column as text, in primary-key order.
+            start = monotonicNanoseconds()
+            let text = try await connection.query(
+                #"SELECT "id"::text, "id"::text, "name"::text, "count"::text, "score"::text, "created"::text, "flag"::text FROM "BenchItem" ORDER BY "id""#,
+                logger: logger)
+            var cells = 0
+            for try await row in text {
+                for cell in row { if try cell.decode(String?.self) != nil { cells += 1 } }
+            }
+            figures.breakdown.append(("the service's SELECT, every column ::text, decoded as String", seconds(since: start)))
+            guard cells == 7 * n else { throw BenchFailure("the text read got \(cells) cells") }
+        }
 
         // Row 2: U single-object commits on a file whose client is stopped, then uploaded.
         let u = options.uploads
@@ -301,6 +317,11 @@ struct SyncBench {
         let build = "release"
         #endif
         let n = grouped(options.n), u = grouped(options.uploads)
+        var breakdown = ""
+        if !f.breakdown.isEmpty {
+            breakdown = "\n\n| Row 1, piece by piece (one thread) | ms |\n|:--|--:|\n"
+            breakdown += f.breakdown.map { "| \($0.0) | \(String(format: "%.0f", $0.1 * 1000)) |" }.joined(separator: "\n")
+        }
         return """
             # ObjDB sync benchmark
 
@@ -321,7 +342,7 @@ struct SyncBench {
 
             Floors: download = postgres-nio `SELECT` of the \(n) rows, decoded, + one ObjDB `write` adding them; \
             upload = one `INSERT … SELECT FROM UNNEST($1…$6) ON CONFLICT (id) DO UPDATE` of the \(u) rows into a table \
-            of the same columns without the sync triggers. Seeding the \(n) rows by the same statement (untimed in the rows): \(ms(f.seed)).
+            of the same columns without the sync triggers. Seeding the \(n) rows by the same statement (untimed in the rows): \(ms(f.seed)).\(breakdown)
             """
     }
 }

@@ -14,6 +14,7 @@ struct Options {
     var clients = 10
     var samples = 200
     var postgres: String?
+    var breakdown = false
 
     static let usage = """
         usage: objdb-sync-bench [--n N] [--uploads U] [--clients C] [--samples S] [--postgres URL]
@@ -22,6 +23,7 @@ struct Options {
           --clients C    clients of the latency rows (default 10)
           --samples S    commits per latency row (default 200; the psql row takes half)
           --postgres URL a server to make the benchmark's databases on (default: a temporary cluster)
+          --breakdown    also time the download's pieces alone: JSON coding, the service's PostgreSQL read
         """
 
     static func parse(_ arguments: [String]) throws -> Options {
@@ -42,6 +44,7 @@ struct Options {
             case "--postgres":
                 guard let url = rest.popFirst() else { throw BenchFailure("--postgres needs a URL\n\(usage)") }
                 options.postgres = url
+            case "--breakdown": options.breakdown = true
             case "--help", "-h":
                 print(usage)
                 exit(0)
