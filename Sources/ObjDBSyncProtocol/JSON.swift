@@ -235,9 +235,16 @@ public indirect enum SyncJSON: Sendable, Equatable {
                     out.append(contentsOf: s.unicodeScalars)
                 }
             }
+            let start = index
             while index < bytes.count {
                 let c = bytes[index]
                 if c == UInt8(ascii: "\"") {
+                    // No escape: the bytes are the string (most strings; no scalar-by-scalar copy).
+                    if runStart == start {
+                        guard let s = String(validating: bytes[start..<index], as: UTF8.self) else { throw error("invalid UTF-8 in a string") }
+                        index += 1
+                        return s
+                    }
                     try flush(self, index, into: &out)
                     index += 1
                     return String(out)
