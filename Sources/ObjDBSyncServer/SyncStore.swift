@@ -253,9 +253,16 @@ final class SyncStore: Sendable {
                 throw ObjDBError(.invalidValue, "Client id \(clientID) is not registered (send a hello first)", key: SyncErrorCode.protocolViolation)
             }
             var result = UploadResult(through: lastApplied)
-            for op in ops where op.sequence > lastApplied {
-                if let reason = try await self.applyOne(op, on: c) { result.rejected.append((op, reason)) }
-                result.through = op.sequence
+            let todo = ops.filter { $0.sequence > lastApplied }
+            // Usually every operation applies: try them together under one savepoint, a round
+            // trip per statement rather than three; on the first refusal, undo and go one by one.
+            if todo.count > 1, try await self.applyTogether(todo, on: c), let last = todo.last {
+                result.through = last.sequence
+            } else {
+                for op in todo {
+                    if let reason = try await self.applyOne(op, on: c) { result.rejected.append((op, reason)) }
+                    result.through = op.sequence
+                }
             }
             if result.through > lastApplied {
                 try await c.query(
@@ -265,8 +272,28 @@ final class SyncStore: Sendable {
         }
     }
 
+    /// Applies operations under one savepoint, each without a savepoint of its own; returns
+    /// false, with nothing applied, if one is refused (by PostgreSQL or before it).
+    func applyTogether(_ ops: [SyncOperation], on c: PostgresConnection) async throws -> Bool {
+        try await c.query("SAVEPOINT objdb_batch", logger: logger)
+        do {
+            for op in ops {
+                guard try await applyOne(op, on: c, savepoint: false) == nil else {
+                    try await c.query("ROLLBACK TO SAVEPOINT objdb_batch", logger: logger)
+                    return false
+                }
+            }
+        } catch is PSQLError {
+            try await c.query("ROLLBACK TO SAVEPOINT objdb_batch", logger: logger)
+            return false
+        }
+        try await c.query("RELEASE SAVEPOINT objdb_batch", logger: logger)
+        return true
+    }
+
     /// Applies one operation inside a savepoint; returns the reason when it is refused.
-    func applyOne(_ op: SyncOperation, on c: PostgresConnection) async throws -> String? {
+    /// `savepoint: false` runs its statements as they are, a refusal by PostgreSQL thrown.
+    func applyOne(_ op: SyncOperation, on c: PostgresConnection, savepoint: Bool = true) async throws -> String? {
         guard let m = try await mapping(op.className) else { return "Class '\(op.className)' is not synced" }
         let pkText: String
         do {
@@ -341,6 +368,10 @@ final class SyncStore: Sendable {
                         unsafeSQL: "UPDATE \(table) SET \(col) = coalesce(\(col), '{}') || $2::\(kind.sqlType) WHERE \(pkCol) = $1::\(pkType)",
                         binds: b))
             }
+        }
+        guard savepoint else {
+            for s in statements { try await c.query(s, logger: logger) }
+            return nil
         }
         try await c.query("SAVEPOINT objdb_op", logger: logger)
         do {
