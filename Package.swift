@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "ObjDBSyncProtocol", targets: ["ObjDBSyncProtocol"]),
         .library(name: "ObjDBSyncServer", targets: ["ObjDBSyncServer"]),
         .executable(name: "objdb-sync", targets: ["objdb-sync"]),
+        // A temporary PostgreSQL cluster for the tests and the sync benchmark (Benchmarks/).
+        .library(name: "ObjDBSyncTestSupport", targets: ["ObjDBSyncTestSupport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

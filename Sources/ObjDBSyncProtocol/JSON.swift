@@ -74,6 +74,12 @@ public indirect enum SyncJSON: Sendable, Equatable {
 
     static func writeString(_ s: String, to out: inout String) {
         out += "\""
+        // Most strings need no escape: append them whole rather than scalar by scalar.
+        if !s.utf8.contains(where: { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 }) {
+            out += s
+            out += "\""
+            return
+        }
         for scalar in s.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""
@@ -229,9 +235,16 @@ public indirect enum SyncJSON: Sendable, Equatable {
                     out.append(contentsOf: s.unicodeScalars)
                 }
             }
+            let start = index
             while index < bytes.count {
                 let c = bytes[index]
                 if c == UInt8(ascii: "\"") {
+                    // No escape: the bytes are the string (most strings; no scalar-by-scalar copy).
+                    if runStart == start {
+                        guard let s = String(validating: bytes[start..<index], as: UTF8.self) else { throw error("invalid UTF-8 in a string") }
+                        index += 1
+                        return s
+                    }
                     try flush(self, index, into: &out)
                     index += 1
                     return String(out)

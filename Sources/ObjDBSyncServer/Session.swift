@@ -258,38 +258,35 @@ final class Session: Sendable {
         }
         // Nothing new for this client: stay quiet, and keep the checkpoint it holds.
         if !force && !checkpoint.isReset && checkpoint.changes.isEmpty { return }
-        let parts = Self.parts(checkpoint.changes)
-        for (i, changes) in parts.enumerated() {
-            let isFinal = i == parts.count - 1
-            try await send(
-                .download(
-                    .init(
-                        isReset: checkpoint.isReset, changes: changes, isFinal: isFinal, checkpoint: isFinal ? checkpoint.snapshot : nil,
-                        includesSequence: isFinal ? checkpoint.includesSequence : nil)))
-        }
+        try await Self.sendDownload(checkpoint) { try await outbound.write(.text($0)) }
         state.checkpoint = checkpoint.snapshot
     }
 
-    /// Splits changes into parts of at most ``SyncLimits/maxChangesPerMessage`` that each stay
-    /// under the message size limit (always at least one part).
-    static func parts(_ changes: [SyncObjectState]) -> [[SyncObjectState]] {
-        var parts: [[SyncObjectState]] = []
-        var current: [SyncObjectState] = []
-        var size = 0
-        let budget = SyncLimits.maxMessageBytes - 4096
-        for change in changes {
-            let bytes =
-                (try? SyncMessageCoding.encode(.download(.init(isReset: false, changes: [change], isFinal: false, checkpoint: nil, includesSequence: nil))))?
-                .utf8.count ?? 0
-            if !current.isEmpty && (current.count == SyncLimits.maxChangesPerMessage || size + bytes > budget) {
-                parts.append(current)
-                current = []
-                size = 0
+    /// Sends a checkpoint as download messages, in order: parts of at most
+    /// ``SyncLimits/maxChangesPerMessage`` changes, a part halved until it encodes under the
+    /// message size limit (always at least one part; the last one final). Each part is encoded
+    /// once, sized by that encoding, and sent before the next is encoded.
+    static func sendDownload(_ checkpoint: SyncStore.Checkpoint, _ send: (String) async throws -> Void) async throws {
+        let changes = checkpoint.changes
+        let limit = SyncLimits.maxChangesPerMessage
+        // Parts still to encode, in order, as ranges of `changes`; the first is at the end.
+        var pending: [Range<Int>] = stride(from: 0, to: changes.count, by: limit).map { $0..<min(changes.count, $0 + limit) }.reversed()
+        if pending.isEmpty { pending = [0..<0] }
+        while let range = pending.popLast() {
+            let isFinal = pending.isEmpty
+            let part = ServerMessage.Download(
+                isReset: checkpoint.isReset, changes: Array(changes[range]), isFinal: isFinal, checkpoint: isFinal ? checkpoint.snapshot : nil,
+                includesSequence: isFinal ? checkpoint.includesSequence : nil)
+            let message: String
+            do {
+                message = try SyncMessageCoding.encode(.download(part))
+            } catch let error as ObjDBError where error.key == SyncErrorCode.messageTooLarge && range.count > 1 {
+                let middle = range.lowerBound + range.count / 2
+                pending.append(middle..<range.upperBound)
+                pending.append(range.lowerBound..<middle)
+                continue
             }
-            current.append(change)
-            size += bytes
+            try await send(message)
         }
-        parts.append(current)
-        return parts
     }
 }

@@ -295,11 +295,16 @@ final class SyncStore: Sendable {
                 throw ObjDBError(.invalidValue, "Client id \(clientID) is not registered (send a hello first)", key: SyncErrorCode.protocolViolation)
             }
             var result = UploadResult(through: lastApplied)
-            for op in ops where op.sequence > lastApplied {
-                if let reason = try await self.applyOne(op, on: c) { result.rejected.append((op, reason)) }
-                result.through = op.sequence
-                if SyncFaults.diesMidBatch && op.sequence != ops.last?.sequence {
-                    SyncFaults.die()
+            let todo = ops.filter { $0.sequence > lastApplied }
+            // Usually every operation applies: try them together under one savepoint, a round
+            // trip per statement rather than three; on the first refusal, undo and go one by one.
+            if todo.count > 1, try await self.applyTogether(todo, on: c), let last = todo.last {
+                result.through = last.sequence
+            } else {
+                for op in todo {
+                    if let reason = try await self.applyOne(op, on: c) { result.rejected.append((op, reason)) }
+                    result.through = op.sequence
+                    if SyncFaults.diesMidBatch && op.sequence != todo.last?.sequence { SyncFaults.die() }
                 }
             }
             if result.through > lastApplied {
@@ -310,32 +315,127 @@ final class SyncStore: Sendable {
         }
     }
 
+    /// Applies operations under one savepoint, each without a savepoint of its own; returns
+    /// false, with nothing applied, if one is refused (by PostgreSQL or before it).
+    func applyTogether(_ ops: [SyncOperation], on c: PostgresConnection) async throws -> Bool {
+        try await c.query("SAVEPOINT objdb_batch", logger: logger)
+        do {
+            // Consecutive creates of one class writing the same properties, distinct keys:
+            // one statement for them all.
+            var group: [EncodedOperation] = []
+            var keys = Set<String>()
+            func flush() async throws {
+                if !group.isEmpty { try await c.query(insertStatement(group), logger: logger) }
+                group = []
+                keys = []
+            }
+            for op in ops {
+                let e: EncodedOperation
+                switch try await encode(op) {
+                case .refused:
+                    try await c.query("ROLLBACK TO SAVEPOINT objdb_batch", logger: logger)
+                    return false
+                case .encoded(let encoded): e = encoded
+                }
+                guard op.kind == .create, e.appends.isEmpty else {
+                    try await flush()
+                    for s in statements(op, e) { try await c.query(s, logger: logger) }
+                    continue
+                }
+                if let first = group.first {
+                    let same = first.mapping.schema.name == e.mapping.schema.name && first.sets.map(\.0) == e.sets.map(\.0)
+                    // At most 30,000 parameters a statement (PostgreSQL takes 65,535).
+                    let full = (group.count + 1) * (e.sets.count + 1) > 30_000
+                    if !same || full || keys.contains(e.pkText) { try await flush() }
+                }
+                group.append(e)
+                keys.insert(e.pkText)
+                if SyncFaults.diesMidBatch && op.sequence != ops.last?.sequence {
+                    // A crash inside the batch's transaction, with part of it written.
+                    try await flush()
+                    SyncFaults.die()
+                }
+            }
+            try await flush()
+        } catch is PSQLError {
+            try await c.query("ROLLBACK TO SAVEPOINT objdb_batch", logger: logger)
+            return false
+        }
+        try await c.query("RELEASE SAVEPOINT objdb_batch", logger: logger)
+        return true
+    }
+
     /// Applies one operation inside a savepoint; returns the reason when it is refused.
-    func applyOne(_ op: SyncOperation, on c: PostgresConnection) async throws -> String? {
-        guard let m = try await mapping(op.className) else { return "Class '\(op.className)' is not synced" }
+    /// `savepoint: false` runs its statements as they are, a refusal by PostgreSQL thrown.
+    func applyOne(_ op: SyncOperation, on c: PostgresConnection, savepoint: Bool = true) async throws -> String? {
+        let e: EncodedOperation
+        switch try await encode(op) {
+        case .refused(let reason): return reason
+        case .encoded(let encoded): e = encoded
+        }
+        let statements = statements(op, e)
+        guard savepoint else {
+            for s in statements { try await c.query(s, logger: logger) }
+            return nil
+        }
+        try await c.query("SAVEPOINT objdb_op", logger: logger)
+        do {
+            for s in statements { try await c.query(s, logger: logger) }
+            try await c.query("RELEASE SAVEPOINT objdb_op", logger: logger)
+            return nil
+        } catch let error as PSQLError {
+            try await c.query("ROLLBACK TO SAVEPOINT objdb_op", logger: logger)
+            return "PostgreSQL refused the write: \(error.serverInfo?[.message] ?? String(describing: error.code))"
+        }
+    }
+
+    /// An operation's primary key and values as PostgreSQL text.
+    struct EncodedOperation {
+        var mapping: ClassMapping
+        var pkText: String
+        /// Properties written, by name order: name, text (nil: NULL), column kind.
+        var sets: [(String, String?, ColumnKind)]
+        /// List appends: name, text, column kind.
+        var appends: [(String, String, ColumnKind)]
+    }
+
+    enum Encoding {
+        case encoded(EncodedOperation)
+        case refused(String)
+    }
+
+    /// Encodes an operation's values for PostgreSQL, or says why it is refused.
+    func encode(_ op: SyncOperation) async throws -> Encoding {
+        guard let m = try await mapping(op.className) else { return .refused("Class '\(op.className)' is not synced") }
         let pkText: String
         do {
             guard let t = try PGText.encode(op.primaryKey, .scalar(m.primaryKey.type, isLink: false), property: m.primaryKey) else {
-                return "The primary key is nil"
+                return .refused("The primary key is nil")
             }
             pkText = t
-        } catch let e as PGText.Mismatch { return "Primary key: \(e.message)" }
+        } catch let e as PGText.Mismatch { return .refused("Primary key: \(e.message)") }
         var sets: [(String, String?, ColumnKind)] = []
         for (name, value) in op.values.sorted(by: { $0.key < $1.key }) where name != m.primaryKey.name {
-            guard let col = m[name] else { return "Class '\(op.className)' has no property '\(name)'" }
+            guard let col = m[name] else { return .refused("Class '\(op.className)' has no property '\(name)'") }
             do { sets.append((name, try PGText.encode(value, col.kind, property: col.property), col.kind)) } catch let e as PGText.Mismatch {
-                return "\(op.className).\(e.message)"
+                return .refused("\(op.className).\(e.message)")
             }
         }
         var appends: [(String, String, ColumnKind)] = []
         for (name, items) in op.listAppends.sorted(by: { $0.key < $1.key }) {
-            guard let col = m[name] else { return "Class '\(op.className)' has no property '\(name)'" }
-            guard case .array = col.kind else { return "'\(op.className).\(name)' is not a list of values or links" }
+            guard let col = m[name] else { return .refused("Class '\(op.className)' has no property '\(name)'") }
+            guard case .array = col.kind else { return .refused("'\(op.className).\(name)' is not a list of values or links") }
             do {
                 guard let text = try PGText.encode(.list(items), col.kind, property: col.property) else { continue }
                 appends.append((name, text, col.kind))
-            } catch let e as PGText.Mismatch { return "\(op.className).\(e.message)" }
+            } catch let e as PGText.Mismatch { return .refused("\(op.className).\(e.message)") }
         }
+        return .encoded(EncodedOperation(mapping: m, pkText: pkText, sets: sets, appends: appends))
+    }
+
+    /// The statements of an encoded operation.
+    func statements(_ op: SyncOperation, _ e: EncodedOperation) -> [PostgresQuery] {
+        let (m, pkText, sets, appends) = (e.mapping, e.pkText, e.sets, e.appends)
         let table = quoted(m.schema.name)
         let pkCol = quoted(m.primaryKey.name)
         let pkType = ColumnKind.scalar(m.primaryKey.type, isLink: false).sqlType
@@ -387,15 +487,36 @@ final class SyncStore: Sendable {
                         binds: b))
             }
         }
-        try await c.query("SAVEPOINT objdb_op", logger: logger)
-        do {
-            for s in statements { try await c.query(s, logger: logger) }
-            try await c.query("RELEASE SAVEPOINT objdb_op", logger: logger)
-            return nil
-        } catch let error as PSQLError {
-            try await c.query("ROLLBACK TO SAVEPOINT objdb_op", logger: logger)
-            return "PostgreSQL refused the write: \(error.serverInfo?[.message] ?? String(describing: error.code))"
+        return statements
+    }
+
+    /// One `INSERT … VALUES (…), (…) ON CONFLICT` for creates of one class that write the same
+    /// properties, with distinct primary keys: what their statements do one by one.
+    func insertStatement(_ rows: [EncodedOperation]) -> PostgresQuery {
+        let first = rows[0]
+        let m = first.mapping
+        let pkCol = quoted(m.primaryKey.name)
+        let pkType = ColumnKind.scalar(m.primaryKey.type, isLink: false).sqlType
+        let cols = [pkCol] + first.sets.map { quoted($0.0) }
+        var b = PostgresBindings()
+        var tuples: [String] = []
+        tuples.reserveCapacity(rows.count)
+        for row in rows {
+            b.append(row.pkText)
+            var values = ["$\(b.count)::\(pkType)"]
+            for (_, text, kind) in row.sets {
+                b.append(text)
+                values.append("$\(b.count)::\(kind.sqlType)")
+            }
+            tuples.append("(" + values.joined(separator: ", ") + ")")
         }
+        let conflict =
+            first.sets.isEmpty
+            ? "DO NOTHING" : "DO UPDATE SET " + first.sets.map { "\(quoted($0.0)) = EXCLUDED.\(quoted($0.0))" }.joined(separator: ", ")
+        return PostgresQuery(
+            unsafeSQL:
+                "INSERT INTO \(quoted(m.schema.name)) (\(cols.joined(separator: ", "))) VALUES \(tuples.joined(separator: ", ")) ON CONFLICT (\(pkCol)) \(conflict)",
+            binds: b)
     }
 
     // MARK: Read path
