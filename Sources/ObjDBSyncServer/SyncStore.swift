@@ -406,7 +406,13 @@ final class SyncStore: Sendable {
 
     /// Encodes an operation's values for PostgreSQL, or says why it is refused.
     func encode(_ op: SyncOperation) async throws -> Encoding {
-        guard let m = try await mapping(op.className) else { return .refused("Class '\(op.className)' is not synced") }
+        guard var m = try await mapping(op.className) else { return .refused("Class '\(op.className)' is not synced") }
+        // A property this instance has not seen may have been added through another instance
+        // since it cached the class: read the mappings again before refusing it.
+        if op.values.keys.contains(where: { m[$0] == nil }) || op.listAppends.keys.contains(where: { m[$0] == nil }) {
+            try await reloadMappings()
+            if let fresh = mappings.withLock({ $0[op.className] }) { m = fresh }
+        }
         let pkText: String
         do {
             guard let t = try PGText.encode(op.primaryKey, .scalar(m.primaryKey.type, isLink: false), property: m.primaryKey) else {
@@ -657,12 +663,21 @@ final class SyncStore: Sendable {
         for try await row in rows {
             let cells = row.makeRandomAccess()
             guard let pkText = try cells[0].decode(String?.self) else { continue }
-            var values: [String: SyncValue] = [:]
-            for (i, col) in m.columns.enumerated() {
-                values[col.property.name] = try PGText.decode(try cells[i + 1].decode(String?.self), col.kind, property: col.property)
+            // A row a SQL client wrote that does not read as the class's values (a number past
+            // Decimal's range, JSON that is not the tagged form) is left out and logged: sent as
+            // it is, it would stop every client's downloads of the class, again at each retry.
+            do {
+                var values: [String: SyncValue] = [:]
+                for (i, col) in m.columns.enumerated() {
+                    values[col.property.name] = try PGText.decode(try cells[i + 1].decode(String?.self), col.kind, property: col.property)
+                }
+                let pk = try PGText.scalarValue(pkText, m.primaryKey.type)
+                out.append((pkText, SyncObjectState(className: m.schema.name, primaryKey: pk, values: values)))
+            } catch {
+                logger.error(
+                    "A row cannot be read as its class's values; it is not sent to clients",
+                    metadata: ["class": "\(m.schema.name)", "primaryKey": "\(pkText)", "error": "\(error)"])
             }
-            let pk = try PGText.scalarValue(pkText, m.primaryKey.type)
-            out.append((pkText, SyncObjectState(className: m.schema.name, primaryKey: pk, values: values)))
         }
         return out
     }

@@ -143,6 +143,27 @@ struct ClientSyncTests {
         }
     }
 
+    // Review finding: one row a SQL client wrote in a form the class cannot read stopped every
+    // client's downloads of the class, at every retry.
+    @Test func aRowThatDoesNotReadIsLeftOutAndTheOthersArrive() async throws {
+        try await withSyncServer { server, pg in
+            let a = try await client("a.objdb", server)
+            await a.start()
+            try add(try open("a.objdb"), "first")
+            try await a.waitForUpload()
+            try await pg.withConnection { connection in
+                _ = try await connection.query(
+                    #"""
+                    INSERT INTO "SyncedTodo" (id, title, done, count, score, lines, place)
+                    VALUES ('broken', 'x', false, 0, 0, '{}', '{"not":"tagged"}'), ('fine', 'ok', false, 0, 0, '{}', NULL)
+                    """#, logger: Logger(label: "test"))
+            }
+            try await a.waitForDownload()
+            #expect(try todos("a.objdb") == ["fine|ok|false|0|[]", "first||false|0|[]"])
+            await a.stop()
+        }
+    }
+
     @Test func linksAndEmbeddedObjectsTravel() async throws {
         try await withSyncServer { server, _ in
             let a = try await client("a.objdb", server)
