@@ -155,16 +155,36 @@ extension SyncClient {
         for (_, waiter) in ready { waiter.resume() }
     }
 
-    /// Sends the next batch of the outbox, if the connection has none in flight.
+    /// Sends the outbox's next batches, up to ``batchesInFlight`` not yet acknowledged: the
+    /// service applies them in order, and their transfer and coding overlap its work.
+    ///
+    /// One call sends at a time (a second one, made while the first waits for the socket, only
+    /// asks it to look again): batches must reach the service in sequence order, since it skips
+    /// operations at or below the last one it applied.
     func uploadPending() async throws {
-        guard let connection, state == .connected, let db = database else { return }
-        db.refresh()
-        guard let file = try db.syncFileState(), sentThrough <= file.acknowledged else { return }
-        let batch = try db.outboxOperations(after: sentThrough, limit: SyncLimits.maxOperationsPerUpload)
-        guard let last = batch.last else { return }
-        sentThrough = last.sequence
-        try await connection.send(.upload(batch))
+        guard !upload.isSending else {
+            upload.isRequested = true
+            return
+        }
+        upload.isSending = true
+        defer { upload.isSending = false }
+        repeat {
+            upload.isRequested = false
+            guard let connection, state == .connected, let db = database else { return }
+            db.refresh()
+            guard let file = try db.syncFileState() else { return }
+            let window = UInt64(Self.batchesInFlight * SyncLimits.maxOperationsPerUpload)
+            while sentThrough - min(sentThrough, file.acknowledged) < window, self.connection === connection {
+                let batch = try db.outboxOperations(after: sentThrough, limit: SyncLimits.maxOperationsPerUpload)
+                guard let last = batch.last else { break }
+                sentThrough = last.sequence
+                try await connection.send(.upload(batch))
+            }
+        } while upload.isRequested
     }
+
+    /// The most upload batches sent and not yet acknowledged.
+    static let batchesInFlight = 4
 
     /// Wakes the uploader at every commit of the file, by any instance or process.
     private func watchCommits(_ db: Database) {

@@ -46,6 +46,8 @@ public actor SyncClient {
     var connection: SyncConnection?
     /// The highest sequence sent on the current connection and not yet acknowledged.
     var sentThrough: UInt64 = 0
+    /// Whether ``uploadPending()`` is sending, and whether it was asked to look again meanwhile.
+    var upload = (isSending: false, isRequested: false)
     /// Parts of a download not yet final.
     var downloadParts: [ServerMessage.Download] = []
     /// The classes the current connection's hello subscribed to: its downloads are applied for
