@@ -212,6 +212,10 @@ public final class SyncServer: Sendable {
         listener?.cancel()
         trimmer?.cancel()
         await hub.shutdown()
+        // Let the sessions send their close frames (1001, going away) before the server closes
+        // the sockets under them: clients then reconnect at once, to another instance.
+        let deadline = ContinuousClock.now + .seconds(2)
+        while await hub.count > 0, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
         await group?.triggerGracefulShutdown()
         _ = await listener?.value
         try await task?.value

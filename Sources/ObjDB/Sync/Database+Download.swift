@@ -150,9 +150,9 @@ extension Database {
             given[name] = try resolved(value, info, column: column, context)
         }
         try flushPendingCollections(context)
-        _ = try withSavepoint(context) {
-            try writeDynamic(info, given, update: .modified, requirePrimaryKey: true, operation: "applyDownload", context)
-        }
+        // No savepoint: a download is applied whole or not at all (an error rolls back the
+        // transaction), so undo steps per object would only copy rows.
+        _ = try writeDynamic(info, given, update: .modified, requirePrimaryKey: true, operation: "applyDownload", context)
     }
 
     /// `value` of column `column` of `info` as ``createDynamicObject(_:value:update:)`` takes
