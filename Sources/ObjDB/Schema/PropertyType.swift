@@ -23,6 +23,8 @@ public enum PropertyType: String, Sendable, Hashable, CaseIterable, Codable, Cus
     case decimal
     /// ``ObjectId``.
     case objectId
+    /// ``MixedValue``: a value of any of the other value types, chosen per object, or none.
+    case mixed
     /// A link to an object of another class (``Property/objectClassName``): a to-one link, or
     /// the elements of a list, set or map of objects.
     case object
@@ -43,6 +45,7 @@ public enum PropertyType: String, Sendable, Hashable, CaseIterable, Codable, Cus
         case .uuid: "UUID"
         case .decimal: "Decimal"
         case .objectId: "ObjectId"
+        case .mixed: "MixedValue"
         case .object: "Object"
         case .linkingObjects: "LinkingObjects"
         }
@@ -61,7 +64,7 @@ public enum PropertyType: String, Sendable, Hashable, CaseIterable, Codable, Cus
         case .bool: .bool
         case .double, .date: .double
         case .float: .float
-        case .string, .data, .decimal: .bytes
+        case .string, .data, .decimal, .mixed: .bytes
         case .uuid, .objectId, .object, .linkingObjects: .fixedBytes
         }
     }

@@ -114,6 +114,7 @@ struct ComparandSet {
     private var dates = Set<Double>()
     private var bytes = Set<[UInt8]>()
     private var objects = Set<UInt64>()
+    private var tagged = Set<[UInt8]>()
     private var hasNull = false
 
     init(_ constants: [Comparand]) {
@@ -127,6 +128,7 @@ struct ComparandSet {
             case .date(let v): dates.insert(v)
             case .bytes(let v): bytes.insert(v)
             case .object(let v): objects.insert(v)
+            case .tagged(let tag, let v): tagged.insert([tag.rawValue] + v)
             }
         }
     }
@@ -150,6 +152,7 @@ struct ComparandSet {
         case .date(let v): return dates.contains(v)
         case .bytes(let v): return bytes.contains(Array(v))
         case .object(let v): return objects.contains(v)
+        case .tagged(let tag, let v): return tagged.contains([tag.rawValue] + Array(v))
         }
     }
 }
@@ -307,6 +310,8 @@ enum Comparand {
     /// UTF-8, data, UUID or ObjectId bytes; for string options, the folded UTF-8.
     case bytes([UInt8])
     case object(UInt64)
+    /// A UUID or an ObjectId compared with a mixed property (``QueryScalar/tagged(_:_:)``).
+    case tagged(MixedFormat.Tag, [UInt8])
 
     /// Calls `body` with the constant as a scalar.
     @inline(__always)
@@ -320,6 +325,7 @@ enum Comparand {
         case .date(let v): return body(.date(v))
         case .object(let v): return body(.object(v))
         case .bytes(let v): return v.withUnsafeBytes { body(.bytes($0)) }
+        case .tagged(let tag, let v): return v.withUnsafeBytes { body(.tagged(tag, $0)) }
         }
     }
 }

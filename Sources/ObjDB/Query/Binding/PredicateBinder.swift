@@ -423,7 +423,7 @@ struct PredicateBinder {
     /// Checks that `op` (with `options`) applies to values of `type`.
     private func check(_ op: QueryOperator, type: PropertyType, options: QueryStringOptions, _ position: Int?, _ left: QueryExpression) throws {
         func subject() -> String { describe(left) }
-        if !options.isEmpty && type != .string && type != .data {
+        if !options.isEmpty && type != .string && type != .data && type != .mixed {
             throw error(position, "[c] and [d] apply to strings and data, and \(subject()) is \(type)")
         }
         switch op {
@@ -434,17 +434,19 @@ struct PredicateBinder {
                 throw error(position, "\(op.rawValue) does not apply to \(subject()) of type \(type)")
             }
         case .contains, .beginsWith, .endsWith:
-            if type != .string && type != .data {
+            if type != .string && type != .data && type != .mixed {
                 throw error(position, "\(op.rawValue) applies to strings and data, not to \(subject()) of type \(type)")
             }
         case .like:
-            if type != .string && type != .data { throw error(position, "LIKE applies to strings and data, not to \(subject()) of type \(type)") }
+            if type != .string && type != .data && type != .mixed { throw error(position, "LIKE applies to strings and data, not to \(subject()) of type \(type)") }
         }
     }
 
     /// Whether values of the two types can be compared.
     private func compatible(_ a: PropertyType, _ b: PropertyType) -> Bool {
         if a == b { return true }
+        // A mixed value compares with every value type, as in Realm.
+        if a == .mixed || b == .mixed { return ![a, b].contains(where: { $0 == .object || $0 == .linkingObjects }) }
         if [a, b].allSatisfy({ $0 == .string || $0 == .data }) { return true }
         return a.isNumeric && b.isNumeric
     }
@@ -521,6 +523,8 @@ struct PredicateBinder {
                 return .bytes(v.bytes)
             default: throw mismatch()
             }
+        case .mixed:
+            return try Self.mixedComparand(value, options: options) ?? { throw mismatch() }()
         case .object:
             guard case .object(let className, let key) = value, className == leafClass else { throw mismatch() }
             return .object(key)
