@@ -109,4 +109,39 @@ struct MixedQueryTests {
         let one = try #require(db.object(ofType: MixedHolder.self, forPrimaryKey: 1))
         #expect(throws: ObjDBError.self) { try ids(db, "value == %@", one) }
     }
+
+    // realm-core's @type queries on a mixed column (`mixed.@type == 'string'`, 'numeric', IN).
+    @Test func typeOfComparesTheTypeOfTheValue() throws {
+        let db = try open()
+        #expect(try ids(db, "value.@type == 'string'") == [6, 7, 15])
+        #expect(try ids(db, "value.@type == 'binary'") == [8])
+        #expect(try ids(db, "value.@type == 'int'") == [1, 5])
+        #expect(try ids(db, "value.@type == 'double'") == [2, 14, 16])
+        #expect(try ids(db, "value.@type == 'FLOAT'") == [3])
+        #expect(try ids(db, "value.@type == 'decimal'") == [4])
+        #expect(try ids(db, "value.@type == 'numeric'") == [1, 2, 3, 4, 5, 14, 16])
+        #expect(try ids(db, "value.@type == 'bool'") == [9])
+        #expect(try ids(db, "value.@type == 'null'") == [10])
+        #expect(try ids(db, "value.@type == 'date'") == [11])
+        #expect(try ids(db, "value.@type == 'uuid'") == [12])
+        #expect(try ids(db, "value.@type == 'objectId'") == [13])
+        #expect(try ids(db, "value.@type != 'numeric'") == [6, 7, 8, 9, 10, 11, 12, 13, 15])
+        #expect(try ids(db, "value.@type IN {'bool', 'uuid'}") == [9, 12])
+        #expect(try ids(db, "value.@type == 'int' AND value > 1") == [5])
+        #expect(try ids(db, "value.@type == %@", "string") == [6, 7, 15])
+    }
+
+    @Test func typeOfReachesCollectionsAndRefusesWhatItCannotCompare() throws {
+        let db = try open()
+        try db.write {
+            let first = try #require(db.object(ofType: MixedHolder.self, forPrimaryKey: 1))
+            first.history.append(objectsIn: [.string("x"), .double(3)])
+        }
+        #expect(try ids(db, "ANY history.@type == 'string'") == [1])
+        #expect(try ids(db, "NONE history.@type == 'uuid'").count == Self.rows.count)
+        #expect(throws: ObjDBError.self) { try ids(db, "value.@type == 'text'") }
+        #expect(throws: ObjDBError.self) { try ids(db, "value.@type > 'int'") }
+        #expect(throws: ObjDBError.self) { try ids(db, "id.@type == 'int'") }
+        #expect(throws: ObjDBError.self) { try ids(db, "value.@type == 1") }
+    }
 }

@@ -241,12 +241,15 @@ final class BoundPath {
     /// Whether the values compared are the elements of a collection of values (a list, set or
     /// map of numbers, strings…) the path ends in, not their lengths: Realm's "list property"
     /// for BETWEEN.
-    var endsInValueCollection: Bool { isToMany && leafType != .object && !measuresLength && groupStep == steps.count - 1 }
+    var endsInValueCollection: Bool { isToMany && leafType != .object && !measuresLength && !measuresType && groupStep == steps.count - 1 }
 
     /// Whether the path ends in `.length` after strings or data: its values are their lengths
     /// in UTF-8 bytes (Realm's `name.length`, `tags.length`), ``leafType`` is `.int`, and
     /// ``storedType`` is the type of the values measured.
     let measuresLength: Bool
+    /// Whether the path ends in `.@type` after mixed values: its values are the bits of their
+    /// types (``MixedFormat/typeBit(_:)``), ``leafType`` is `.int`, ``storedType`` `.mixed`.
+    let measuresType: Bool
     /// The type of the values stored at the end of the path (``leafType`` unless
     /// ``measuresLength``).
     let storedType: PropertyType
@@ -257,18 +260,19 @@ final class BoundPath {
 
     init(
         steps: [Step], leafType: PropertyType, leafOptional: Bool, leafClass: String?, isToMany: Bool, keyPath: QueryKeyPath,
-        measuresLength: Bool = false
+        measuresLength: Bool = false, measuresType: Bool = false
     ) {
         self.steps = steps
         self.measuresLength = measuresLength
+        self.measuresType = measuresType
         storedType = leafType
-        self.leafType = measuresLength ? .int : leafType
+        self.leafType = measuresLength || measuresType ? .int : leafType
         self.leafOptional = leafOptional
         self.leafClass = leafClass
         self.isToMany = isToMany
         self.keyPath = keyPath
         directValueColumn = steps.withUnsafeBufferPointer { steps in
-            guard steps.count == 1, !measuresLength, case .column(.value) = steps[0].kind else { return nil }
+            guard steps.count == 1, !measuresLength, !measuresType, case .column(.value) = steps[0].kind else { return nil }
             return steps[0].column
         }
         if leafType != .object, let last = steps.last, case .column(let kind) = last.kind,
@@ -285,7 +289,7 @@ final class BoundPath {
 
     /// The column of a path of one stored column of the root class (what indexes serve).
     var directColumn: Int? {
-        guard steps.count == 1, !measuresLength, case .column = steps[0].kind else { return nil }
+        guard steps.count == 1, !measuresLength, !measuresType, case .column = steps[0].kind else { return nil }
         return steps[0].column
     }
 
@@ -293,6 +297,7 @@ final class BoundPath {
     /// that ``measuresLength`` (0 for nil, as in Realm).
     @inline(__always)
     func scalar(_ read: ColumnRead) -> QueryScalar {
+        if measuresType { return .int(MixedFormat.typeBit(read)) }
         guard measuresLength else { return QueryScalar(read, leafType) }
         if case .bytes(let bytes) = QueryScalar(read, storedType) { return .int(Int64(bytes.count)) }
         return .int(0)

@@ -41,3 +41,47 @@ extension QueryValue {
         }
     }
 }
+
+extension PredicateBinder {
+    /// The names `value.@type` compares with, as realm-core spells them, and the type bits
+    /// (``MixedFormat/typeBit(_:)``) each stands for: `'numeric'` for every number type.
+    static let typeNames: [String: [MixedFormat.Tag]] = {
+        var names: [String: [MixedFormat.Tag]] = [:]
+        for tag in MixedFormat.Tag.allCases { names[tag.typeName.lowercased()] = [tag] }
+        names["numeric"] = MixedFormat.Tag.allCases.filter(\.isNumeric)
+        names["decimal128"] = [.decimal]
+        names["timestamp"] = [.date]
+        return names
+    }()
+
+    /// `value.@type == 'string'`, `!= 'numeric'`, `IN {'int', 'bool'}`: the comparison of the
+    /// type bits of the values with those of the names (case-insensitive), `!=` as the negation
+    /// of `==`. `nil` when `c` does not compare a `@type`.
+    func bindTypeOf(_ c: QueryComparison) throws -> BoundPredicate? {
+        guard case .keyPath(let keyPath) = c.left, keyPath.components.last == QueryKeyPath.typeOf else { return nil }
+        let path = try bindPath(keyPath)
+        func bits(_ value: QueryValue) throws -> [Comparand] {
+            guard case .string(let name) = value else {
+                throw error(c.position, "@type is compared with a type name such as 'string' or 'numeric', not \(value)")
+            }
+            guard let tags = Self.typeNames[name.lowercased()] else {
+                throw error(c.position, "'\(name)' is not a type name; use one of \(Self.typeNames.keys.sorted().joined(separator: ", "))")
+            }
+            return tags.map { .int(1 << Int64($0.rawValue)) }
+        }
+        let constants: [Comparand]
+        switch (c.op, c.right) {
+        case (.equal, .value(let value)), (.notEqual, .value(let value)): constants = try bits(value)
+        case (.in, .list(let values)): constants = try values.flatMap(bits)
+        default:
+            throw error(c.position, "@type is compared with ==, != or IN and type names, as in value.@type == 'string'")
+        }
+        if c.op == .notEqual, path.isToMany {
+            throw error(c.position, "@type != on a collection is not supported; write NONE \(keyPath).@type == … instead")
+        }
+        let order = QuantifierOrder(c, leftIsToMany: path.isToMany)
+        let comparison = BoundComparison(
+            left: .path(path), op: .in, right: .list(constants), options: [], quantifier: order.quantifier, type: .int)
+        return c.op == .notEqual ? .not(.comparison(comparison)) : .comparison(comparison)
+    }
+}

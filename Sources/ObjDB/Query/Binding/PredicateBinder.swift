@@ -34,6 +34,7 @@ struct PredicateBinder {
         case .or(let operands): return .or(try operands.map(bind))
         case .not(let operand): return .not(try bind(operand))
         case .comparison(let comparison):
+            if let typeOf = try bindTypeOf(comparison) { return typeOf }
             if let nullOnLeft = try bindNullOnLeft(comparison) { return nullOnLeft }
             return .comparison(try bind(comparison))
         }
@@ -375,6 +376,14 @@ struct PredicateBinder {
                 if last {
                     return BoundPath(
                         steps: steps, leafType: valueType, leafOptional: optional, leafClass: objectClass, isToMany: toMany, keyPath: keyPath)
+                }
+                if i == components.count - 2, components[i + 1] == QueryKeyPath.typeOf {
+                    guard valueType == .mixed else {
+                        throw error(keyPath.position, "@type applies to mixed values, and '\(className).\(name)' holds \(valueType)")
+                    }
+                    return BoundPath(
+                        steps: steps, leafType: valueType, leafOptional: false, leafClass: nil, isToMany: toMany, keyPath: keyPath,
+                        measuresType: true)
                 }
                 if i == components.count - 2, components[i + 1] == "length", valueType == .string || valueType == .data {
                     // Realm's `.length` of strings and data (strings have no properties of their own).

@@ -54,6 +54,13 @@ enum MixedFormat {
         }
     }
 
+    /// The bit of the type of a stored mixed value, which `value.@type` compares: `1 << tag`
+    /// (`1` for null; damaged bytes count as null).
+    static func typeBit(_ read: ColumnRead) -> Int64 {
+        guard case .value(let bytes) = read, let (tag, _) = split(bytes) else { return 1 }
+        return 1 << Int64(tag.rawValue)
+    }
+
     /// Splits stored bytes into the tag and the payload; `nil` for an unknown tag or no bytes.
     @inline(__always)
     static func split(_ bytes: UnsafeRawBufferPointer) -> (Tag, UnsafeRawBufferPointer)? {
