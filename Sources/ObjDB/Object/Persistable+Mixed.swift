@@ -23,7 +23,9 @@ extension MixedFormat.Tag {
 }
 
 // Not a `NonOptionalPersistableType`: `MixedValue?` is not persistable, since `none` is the nil.
-extension MixedValue: CollectionElementType {
+// Indexable: the index keys are the stored bytes; queries use the index for `==` and `IN` on
+// values other than numbers (`QueryPlanner.mixedKeys`).
+extension MixedValue: CollectionElementType, IndexableType {
     /// `.mixed`.
     @_spi(Implementation) public static var _objdbPropertyType: PropertyType { .mixed }
     /// Always `true`: a mixed property holds ``none`` as nil.

@@ -55,7 +55,7 @@ public enum PropertyType: String, Sendable, Hashable, CaseIterable, Codable, Cus
     public var canBePrimaryKey: Bool { self == .int || self == .string || self == .uuid || self == .objectId }
 
     /// Whether a property of this type can be indexed.
-    public var canBeIndexed: Bool { canBePrimaryKey || self == .bool || self == .date }
+    public var canBeIndexed: Bool { canBePrimaryKey || self == .bool || self == .date || self == .mixed }
 
     /// How the storage layer reads such a column for key encoding.
     var scalarKind: ScalarKind {
