@@ -41,6 +41,8 @@ enum ColumnKind: Equatable {
         case .decimal: "numeric"
         case .uuid: "uuid"
         case .object, .linkingObjects: "text"
+        // Mixed values are not synced yet (the client refuses them); the column kind is a placeholder.
+        case .mixed: "jsonb"
         }
     }
 
@@ -55,6 +57,7 @@ enum ColumnKind: Equatable {
         case .data: "bytea"
         case .decimal: "numeric"
         case .uuid: "uuid"
+        case .mixed: "jsonb"
         }
     }
 }
@@ -217,6 +220,7 @@ enum PGText {
         case .objectId: guard let o = ObjectId(text) else { throw bad() }; return .objectId(o)
         case .uuid: guard let u = UUID(uuidString: text) else { throw bad() }; return .uuid(u)
         case .decimal: guard let d = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { throw bad() }; return .decimal(d)
+        case .mixed: throw ObjDBError(.typeMismatch, "mixed values are not synced yet")
         case .data:
             guard text.hasPrefix("\\x") else { throw bad() }
             let hex = Array(text.utf8.dropFirst(2))

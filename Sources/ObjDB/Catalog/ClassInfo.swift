@@ -292,6 +292,8 @@ extension Property {
         // Relationship columns are read and written through their own paths (links, collections);
         // as plain values they are their raw bytes.
         case .object, .linkingObjects: base = Data.self
+        // Optional in itself: `none` is its nil.
+        case .mixed: return MixedValue.self
         }
         return isOptional || collection != nil || type == .object ? base.optionalType : base
     }

@@ -23,6 +23,8 @@ public enum PropertyType: String, Sendable, Hashable, CaseIterable, Codable, Cus
     case decimal
     /// ``ObjectId``.
     case objectId
+    /// ``MixedValue``: a value of any of the other value types, chosen per object, or none.
+    case mixed
     /// A link to an object of another class (``Property/objectClassName``): a to-one link, or
     /// the elements of a list, set or map of objects.
     case object
@@ -43,6 +45,7 @@ public enum PropertyType: String, Sendable, Hashable, CaseIterable, Codable, Cus
         case .uuid: "UUID"
         case .decimal: "Decimal"
         case .objectId: "ObjectId"
+        case .mixed: "MixedValue"
         case .object: "Object"
         case .linkingObjects: "LinkingObjects"
         }
@@ -52,7 +55,7 @@ public enum PropertyType: String, Sendable, Hashable, CaseIterable, Codable, Cus
     public var canBePrimaryKey: Bool { self == .int || self == .string || self == .uuid || self == .objectId }
 
     /// Whether a property of this type can be indexed.
-    public var canBeIndexed: Bool { canBePrimaryKey || self == .bool || self == .date }
+    public var canBeIndexed: Bool { canBePrimaryKey || self == .bool || self == .date || self == .mixed }
 
     /// How the storage layer reads such a column for key encoding.
     var scalarKind: ScalarKind {
@@ -61,7 +64,7 @@ public enum PropertyType: String, Sendable, Hashable, CaseIterable, Codable, Cus
         case .bool: .bool
         case .double, .date: .double
         case .float: .float
-        case .string, .data, .decimal: .bytes
+        case .string, .data, .decimal, .mixed: .bytes
         case .uuid, .objectId, .object, .linkingObjects: .fixedBytes
         }
     }

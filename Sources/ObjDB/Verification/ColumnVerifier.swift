@@ -57,6 +57,11 @@ enum ColumnVerifier {
             fits = bytes.count == 8
         case .linkingObjects:
             fits = false
+        case .mixed:
+            // A known tag, then a payload its type decodes (and re-encodes to the same bytes).
+            guard let value = MixedValue._objdbDecode(bytes), value != .none else { return "a mixed value with an unknown tag or a damaged payload" }
+            var encoded = _ObjDBBytes()
+            fits = value._objdbEncode(into: &encoded) && encoded.array.elementsEqual(bytes)
         }
         return fits ? nil : "\(bytes.count) bytes that are not a valid \(property.type)"
     }

@@ -130,7 +130,7 @@ enum SwiftModels {
             return "\(attribute) var \(name): LinkingObjects<\(identifier(property.objectClassName ?? "Object"))>"
         }
         if property.type == .object { return "\(attribute) var \(name): \(element)" }
-        if property.isOptional { return "\(attribute) var \(name): \(element) = nil" }
+        if property.isOptional, property.type != .mixed { return "\(attribute) var \(name): \(element) = nil" }
         return "\(attribute) var \(name): \(element) = \(defaultValue(property))"
     }
 
@@ -142,6 +142,8 @@ enum SwiftModels {
         case .object, .linkingObjects: base = identifier(property.objectClassName ?? "Object")
         default: base = property.type.description
         }
+        // A mixed value is optional in itself (`none`), never `MixedValue?`.
+        if property.type == .mixed { return base }
         return property.isOptional || property.type == .object && property.collection == nil ? base + "?" : base
     }
 
@@ -157,6 +159,7 @@ enum SwiftModels {
         case .decimal: return "0"
         case .objectId: return "ObjectId.generate()"
         case .object, .linkingObjects: return "nil"
+        case .mixed: return ".none"
         }
     }
 }

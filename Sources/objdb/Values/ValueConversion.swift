@@ -17,6 +17,7 @@ import Foundation
 /// | `Decimal` | its canonical text, `NaN` | string (read also: number) |
 /// | `UUID` | its text | string |
 /// | `ObjectId` | 24 hex digits | string |
+/// | `MixedValue` | the held value's text (read: a string) | booleans, integers and finite doubles bare, strings as strings, other values `{"$type": "float", "value": "1.5"}` (`@type`'s names) |
 ///
 /// Enums are stored, read and written as their raw values. Links, embedded objects and
 /// collections are the object reader's and writer's (``ObjectReader``, ``ObjectWriter``).
@@ -40,6 +41,7 @@ enum ValueConversion {
         case .decimal: "a decimal number"
         case .objectId: "an ObjectId (24 hex digits)"
         case .object, .linkingObjects: "a link"
+        case .mixed: "a mixed value"
         }
     }
 
@@ -85,6 +87,8 @@ enum ValueConversion {
             guard let id = ObjectId(text) else { throw refused }
             return id
         case .object, .linkingObjects: throw refused
+        // Text does not say its type: a mixed value read from text is a string (JSON says more).
+        case .mixed: return MixedValue.string(text)
         }
     }
 
@@ -144,7 +148,39 @@ enum ValueConversion {
         case (.string, .string(let text)), (.data, .string(let text)), (.date, .string(let text)), (.uuid, .string(let text)),
             (.decimal, .string(let text)), (.objectId, .string(let text)):
             return try value(text, type, bits: bits)
+        case (.mixed, _): return try mixed(json)
         default: throw kind
+        }
+    }
+
+    /// A mixed value's JSON: a boolean, an integer (else a double), a string, or
+    /// `{"$type": name, "value": text}` for the other types (`@type`'s names).
+    private static func mixed(_ json: JSONValue) throws(Refusal) -> MixedValue {
+        let refused = Refusal(needs: "a mixed value (a boolean, number, string or {\"$type\": …, \"value\": …})")
+        switch json {
+        case .null: return .none
+        case .bool(let bool): return .bool(bool)
+        case .number(let text):
+            if let int = Int(text) { return .int(int) }
+            guard let double = Double(text) else { throw refused }
+            return .double(double)
+        case .string(let text): return .string(text)
+        case .object(let members):
+            guard case .string(let name)? = members["$type"], let payload = members["value"] else { throw refused }
+            let types: [String: PropertyType] = [
+                "bool": .bool, "int": .int, "float": .float, "double": .double, "string": .string, "binary": .data, "date": .date,
+                "objectId": .objectId, "decimal": .decimal, "uuid": .uuid,
+            ]
+            guard let type = types[name] else { throw Refusal(needs: "a mixed value's $type (\(types.keys.sorted().joined(separator: ", ")))") }
+            let held: Any
+            switch payload {
+            case .string(let text): held = try value(text, type)
+            default: held = try value(payload, type)
+            }
+            guard let mixed = MixedValue(held) else { throw refused }
+            // `MixedValue(_:)` reads a Float as `.float`; the other types keep theirs.
+            return mixed
+        default: throw refused
         }
     }
 
@@ -167,6 +203,7 @@ enum ValueConversion {
         case let decimal as Decimal: decimal.isNaN ? "NaN" : decimal.description
         case let id as ObjectId: id.stringValue
         case let uuid as UUID: uuid.uuidString
+        case let mixed as MixedValue: try mixed.anyValue.map { v throws(DateText.Unwritable) in try text(v) } ?? "nil"
         default: "\(value)"
         }
     }
@@ -199,6 +236,7 @@ enum ValueConversion {
 
     /// Appends `value` as JSON, whatever its type.
     static func write(_ value: Any, into json: inout JSONText) throws(DateText.Unwritable) {
+        if let mixed = value as? MixedValue { return try write(mixed, into: &json) }
         switch value {
         case let bool as Bool: json.raw(bool ? "true" : "false")
         case let int as Int: json.integer(Int64(int))
@@ -210,6 +248,28 @@ enum ValueConversion {
         case let float as Float: float.isFinite ? json.raw(float.description) : json.string(number(float))
         case let date as Date: try DateText.write(date.timeIntervalSinceReferenceDate, into: &json)
         default: json.string(try text(value))
+        }
+    }
+}
+
+extension ValueConversion {
+    /// Appends a mixed value as JSON: nil, booleans, integers and finite doubles bare, strings as
+    /// strings, every other value `{"$type": name, "value": text}` so that reading it back gives
+    /// the same case.
+    static func write(_ mixed: MixedValue, into json: inout JSONText) throws(DateText.Unwritable) {
+        switch mixed {
+        case .none: json.raw("null")
+        case .bool(let v): json.raw(v ? "true" : "false")
+        case .int(let v): json.integer(Int64(v))
+        case .double(let v) where v.isFinite && v.rounded() != v: json.raw(v.description)
+        case .string(let v): json.string(v)
+        default:
+            guard let held = mixed.anyValue else { return json.raw("null") }
+            json.raw("{\"$type\":")
+            json.string(mixed.typeName)
+            json.raw(",\"value\":")
+            json.string(try text(held))
+            json.raw("}")
         }
     }
 }

@@ -63,6 +63,7 @@ enum FuzzLiterals {
         case .uuid: uuids
         case .objectId: objectIds
         case .object, .linkingObjects: nils
+        case .mixed: all
         }
     }
 

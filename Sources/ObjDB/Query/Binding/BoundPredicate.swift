@@ -114,6 +114,7 @@ struct ComparandSet {
     private var dates = Set<Double>()
     private var bytes = Set<[UInt8]>()
     private var objects = Set<UInt64>()
+    private var tagged = Set<[UInt8]>()
     private var hasNull = false
 
     init(_ constants: [Comparand]) {
@@ -127,6 +128,7 @@ struct ComparandSet {
             case .date(let v): dates.insert(v)
             case .bytes(let v): bytes.insert(v)
             case .object(let v): objects.insert(v)
+            case .tagged(let tag, let v): tagged.insert([tag.rawValue] + v)
             }
         }
     }
@@ -150,6 +152,7 @@ struct ComparandSet {
         case .date(let v): return dates.contains(v)
         case .bytes(let v): return bytes.contains(Array(v))
         case .object(let v): return objects.contains(v)
+        case .tagged(let tag, let v): return tagged.contains([tag.rawValue] + Array(v))
         }
     }
 }
@@ -238,12 +241,15 @@ final class BoundPath {
     /// Whether the values compared are the elements of a collection of values (a list, set or
     /// map of numbers, strings…) the path ends in, not their lengths: Realm's "list property"
     /// for BETWEEN.
-    var endsInValueCollection: Bool { isToMany && leafType != .object && !measuresLength && groupStep == steps.count - 1 }
+    var endsInValueCollection: Bool { isToMany && leafType != .object && !measuresLength && !measuresType && groupStep == steps.count - 1 }
 
     /// Whether the path ends in `.length` after strings or data: its values are their lengths
     /// in UTF-8 bytes (Realm's `name.length`, `tags.length`), ``leafType`` is `.int`, and
     /// ``storedType`` is the type of the values measured.
     let measuresLength: Bool
+    /// Whether the path ends in `.@type` after mixed values: its values are the bits of their
+    /// types (``MixedFormat/typeBit(_:)``), ``leafType`` is `.int`, ``storedType`` `.mixed`.
+    let measuresType: Bool
     /// The type of the values stored at the end of the path (``leafType`` unless
     /// ``measuresLength``).
     let storedType: PropertyType
@@ -254,18 +260,19 @@ final class BoundPath {
 
     init(
         steps: [Step], leafType: PropertyType, leafOptional: Bool, leafClass: String?, isToMany: Bool, keyPath: QueryKeyPath,
-        measuresLength: Bool = false
+        measuresLength: Bool = false, measuresType: Bool = false
     ) {
         self.steps = steps
         self.measuresLength = measuresLength
+        self.measuresType = measuresType
         storedType = leafType
-        self.leafType = measuresLength ? .int : leafType
+        self.leafType = measuresLength || measuresType ? .int : leafType
         self.leafOptional = leafOptional
         self.leafClass = leafClass
         self.isToMany = isToMany
         self.keyPath = keyPath
         directValueColumn = steps.withUnsafeBufferPointer { steps in
-            guard steps.count == 1, !measuresLength, case .column(.value) = steps[0].kind else { return nil }
+            guard steps.count == 1, !measuresLength, !measuresType, case .column(.value) = steps[0].kind else { return nil }
             return steps[0].column
         }
         if leafType != .object, let last = steps.last, case .column(let kind) = last.kind,
@@ -282,7 +289,7 @@ final class BoundPath {
 
     /// The column of a path of one stored column of the root class (what indexes serve).
     var directColumn: Int? {
-        guard steps.count == 1, !measuresLength, case .column = steps[0].kind else { return nil }
+        guard steps.count == 1, !measuresLength, !measuresType, case .column = steps[0].kind else { return nil }
         return steps[0].column
     }
 
@@ -290,6 +297,7 @@ final class BoundPath {
     /// that ``measuresLength`` (0 for nil, as in Realm).
     @inline(__always)
     func scalar(_ read: ColumnRead) -> QueryScalar {
+        if measuresType { return .int(MixedFormat.typeBit(read)) }
         guard measuresLength else { return QueryScalar(read, leafType) }
         if case .bytes(let bytes) = QueryScalar(read, storedType) { return .int(Int64(bytes.count)) }
         return .int(0)
@@ -307,6 +315,8 @@ enum Comparand {
     /// UTF-8, data, UUID or ObjectId bytes; for string options, the folded UTF-8.
     case bytes([UInt8])
     case object(UInt64)
+    /// A UUID or an ObjectId compared with a mixed property (``QueryScalar/tagged(_:_:)``).
+    case tagged(MixedFormat.Tag, [UInt8])
 
     /// Calls `body` with the constant as a scalar.
     @inline(__always)
@@ -320,6 +330,7 @@ enum Comparand {
         case .date(let v): return body(.date(v))
         case .object(let v): return body(.object(v))
         case .bytes(let v): return v.withUnsafeBytes { body(.bytes($0)) }
+        case .tagged(let tag, let v): return v.withUnsafeBytes { body(.tagged(tag, $0)) }
         }
     }
 }

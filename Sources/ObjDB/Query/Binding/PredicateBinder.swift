@@ -34,6 +34,7 @@ struct PredicateBinder {
         case .or(let operands): return .or(try operands.map(bind))
         case .not(let operand): return .not(try bind(operand))
         case .comparison(let comparison):
+            if let typeOf = try bindTypeOf(comparison) { return typeOf }
             if let nullOnLeft = try bindNullOnLeft(comparison) { return nullOnLeft }
             return .comparison(try bind(comparison))
         }
@@ -376,6 +377,14 @@ struct PredicateBinder {
                     return BoundPath(
                         steps: steps, leafType: valueType, leafOptional: optional, leafClass: objectClass, isToMany: toMany, keyPath: keyPath)
                 }
+                if i == components.count - 2, components[i + 1] == QueryKeyPath.typeOf {
+                    guard valueType == .mixed else {
+                        throw error(keyPath.position, "@type applies to mixed values, and '\(className).\(name)' holds \(valueType)")
+                    }
+                    return BoundPath(
+                        steps: steps, leafType: valueType, leafOptional: false, leafClass: nil, isToMany: toMany, keyPath: keyPath,
+                        measuresType: true)
+                }
                 if i == components.count - 2, components[i + 1] == "length", valueType == .string || valueType == .data {
                     // Realm's `.length` of strings and data (strings have no properties of their own).
                     return BoundPath(
@@ -423,7 +432,7 @@ struct PredicateBinder {
     /// Checks that `op` (with `options`) applies to values of `type`.
     private func check(_ op: QueryOperator, type: PropertyType, options: QueryStringOptions, _ position: Int?, _ left: QueryExpression) throws {
         func subject() -> String { describe(left) }
-        if !options.isEmpty && type != .string && type != .data {
+        if !options.isEmpty && type != .string && type != .data && type != .mixed {
             throw error(position, "[c] and [d] apply to strings and data, and \(subject()) is \(type)")
         }
         switch op {
@@ -434,17 +443,19 @@ struct PredicateBinder {
                 throw error(position, "\(op.rawValue) does not apply to \(subject()) of type \(type)")
             }
         case .contains, .beginsWith, .endsWith:
-            if type != .string && type != .data {
+            if type != .string && type != .data && type != .mixed {
                 throw error(position, "\(op.rawValue) applies to strings and data, not to \(subject()) of type \(type)")
             }
         case .like:
-            if type != .string && type != .data { throw error(position, "LIKE applies to strings and data, not to \(subject()) of type \(type)") }
+            if type != .string && type != .data && type != .mixed { throw error(position, "LIKE applies to strings and data, not to \(subject()) of type \(type)") }
         }
     }
 
     /// Whether values of the two types can be compared.
     private func compatible(_ a: PropertyType, _ b: PropertyType) -> Bool {
         if a == b { return true }
+        // A mixed value compares with every value type, as in Realm.
+        if a == .mixed || b == .mixed { return ![a, b].contains(where: { $0 == .object || $0 == .linkingObjects }) }
         if [a, b].allSatisfy({ $0 == .string || $0 == .data }) { return true }
         return a.isNumeric && b.isNumeric
     }
@@ -521,6 +532,8 @@ struct PredicateBinder {
                 return .bytes(v.bytes)
             default: throw mismatch()
             }
+        case .mixed:
+            return try Self.mixedComparand(value, options: options) ?? { throw mismatch() }()
         case .object:
             guard case .object(let className, let key) = value, className == leafClass else { throw mismatch() }
             return .object(key)

@@ -14,6 +14,9 @@ enum QueryScalar {
     case bytes(UnsafeRawBufferPointer)
     /// An object key.
     case object(UInt64)
+    /// A UUID or an ObjectId held by a mixed value: it equals and orders only with values of its
+    /// own type (`.bytes` would equal a string or data of the same bytes).
+    case tagged(MixedFormat.Tag, UnsafeRawBufferPointer)
 
     /// Decodes a column (or collection element) of type `type`; damaged bytes read as null.
     @inline(__always)
@@ -31,6 +34,42 @@ enum QueryScalar {
         case .decimal: self = Decimal._objdbDecode(bytes).map(QueryScalar.decimal) ?? .null
         case .string, .data, .uuid, .objectId: self = .bytes(bytes)
         case .object, .linkingObjects: self = bytes.count == 8 ? .object(bytes.loadUnaligned(as: UInt64.self)) : .null
+        case .mixed: self = QueryScalar(mixed: bytes)
+        }
+    }
+
+    /// Decodes a mixed value (`MixedFormat`) as the scalar of the type it holds: numbers as
+    /// numbers (a float widened to `Double`), strings and data as bytes, UUIDs and ObjectIds
+    /// tagged; damaged bytes read as null.
+    init(mixed bytes: UnsafeRawBufferPointer) {
+        guard let (tag, payload) = MixedFormat.split(bytes) else {
+            self = .null
+            return
+        }
+        switch tag {
+        case .none: self = .null
+        case .int: self = QueryScalar(.value(payload), .int)
+        case .bool: self = QueryScalar(.value(payload), .bool)
+        case .float: self = QueryScalar(.value(payload), .float)
+        case .double: self = QueryScalar(.value(payload), .double)
+        case .decimal: self = QueryScalar(.value(payload), .decimal)
+        case .date: self = QueryScalar(.value(payload), .date)
+        case .string, .data: self = .bytes(payload)
+        case .objectId, .uuid: self = .tagged(tag, payload)
+        }
+    }
+
+    /// The type rank of the value in a sort of mixed values (realm-core's `Mixed::compare`):
+    /// null, bools, numbers, strings and data, dates, ObjectIds, UUIDs, links.
+    var mixedSortRank: Int {
+        switch self {
+        case .null: -1
+        case .bool: 0
+        case .int, .double, .decimal: 1
+        case .bytes: 2
+        case .date: 3
+        case .tagged(let tag, _): tag.sortRank
+        case .object: 7
         }
     }
 
@@ -72,8 +111,12 @@ enum QueryOrder {
             return compareBytes(x, y).signum()
         case let (.object(x), .object(y)):
             return x < y ? -1 : x == y ? 0 : 1
+        case let (.tagged(s, x), .tagged(t, y)):
+            return s == t ? compareBytes(x, y).signum() : nil
         case let (.date(x), .date(y)):
             return ordered(x, y)
+        case (.decimal, .date), (.date, .decimal):
+            return nil  // a date is no number (values of a mixed property)
         case (.decimal, _), (_, .decimal):
             guard let x = a.decimalValue, let y = b.decimalValue else {
                 guard let x = a.doubleValue, let y = b.doubleValue else { return nil }
@@ -119,6 +162,10 @@ enum QueryOrder {
         default: break
         }
         if let order = compare(a, b) { return order }
+        // Values of different types (in a mixed property) in Realm's order of types; the ranks of
+        // the values of a typed property are all equal.
+        let (aRank, bRank) = (a.mixedSortRank, b.mixedSortRank)
+        if aRank != bRank { return aRank < bRank ? -1 : 1 }
         let aNaN = a.doubleValue?.isNaN ?? false
         let bNaN = b.doubleValue?.isNaN ?? false
         return aNaN == bNaN ? 0 : (aNaN ? 1 : -1)

@@ -413,6 +413,7 @@ extension QueryValue {
         case .decimal: self = Decimal._objdbDecode(bytes).map(QueryValue.decimal) ?? .null
         case .objectId: self = ObjectId._objdbDecode(bytes).map(QueryValue.objectId) ?? .null
         case .object, .linkingObjects: self = .null
+        case .mixed: self = MixedValue._objdbDecode(bytes).map(QueryValue.init(mixed:)) ?? .null
         }
     }
 }

@@ -295,7 +295,7 @@ struct QueryEvaluator {
             // nil (without [c], nil too; strings make no such exception).
             return !value.isNull
         }
-        if type == .string || type == .data, !folding.isEmpty, case .bytes(let left) = value, case .bytes(let right) = other {
+        if type == .string || type == .data || type == .mixed, !folding.isEmpty, case .bytes(let left) = value, case .bytes(let right) = other {
             let foldedLeft = Array(QueryText.fold(String(decoding: left, as: UTF8.self), folding).utf8)
             let foldedRight = options.contains(.rightUnfolded)
                 ? Array(QueryText.fold(String(decoding: right, as: UTF8.self), folding).utf8) : Array(right)

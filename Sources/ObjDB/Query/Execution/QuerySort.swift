@@ -39,11 +39,36 @@ enum QuerySort {
     static func words(_ values: [QueryScalar], _ ascending: [Bool]) -> [UInt64]? {
         let width = ascending.count
         var words = [UInt64](repeating: 0, count: values.count)
+        // The kind of word each column holds: the words of two kinds do not order the values (a
+        // mixed property's integers, doubles, dates and bools), which are then compared as scalars.
+        var kinds = [UInt8](repeating: 0, count: width)
         for (index, value) in values.enumerated() {
             guard let word = word(value, ascending: ascending[index % width]) else { return nil }
+            let kind = wordKind(value)
+            if kind != 0 {
+                let column = index % width
+                if kinds[column] == 0 {
+                    kinds[column] = kind
+                } else if kinds[column] != kind {
+                    return nil
+                }
+            }
             words[index] = word
         }
         return words
+    }
+
+    /// The kind of a value's sort word: 0 for `nil` (whose word orders with every kind), else one
+    /// per kind of word.
+    @inline(__always)
+    static func wordKind(_ value: QueryScalar) -> UInt8 {
+        switch value {
+        case .int: 1
+        case .double: 2
+        case .date: 3
+        case .bool: 4
+        case .null, .decimal, .bytes, .object, .tagged: 0
+        }
     }
 
     /// The sort word of one value (see ``words(_:_:)``).
@@ -74,7 +99,7 @@ enum QuerySort {
             return doubleWord(v)
         case .bool(let v):
             return boolWord(v)
-        case .decimal, .bytes, .object:
+        case .decimal, .bytes, .object, .tagged:
             return nil
         }
     }

@@ -120,11 +120,12 @@ enum QueryPlanner {
         let type = c.type
         let name = info.columnNames[column]
         let kind = info.scalarKinds[column]
-        guard keyEncodable(type) else { return nil }
+        guard keyEncodable(type) || type == .mixed else { return nil }
         func key(_ comparand: Comparand) -> [UInt8]? { encodedKey(comparand, type: type, kind: kind) }
         let isPrimary = column == info.primaryKeyColumn
         let table = isPrimary ? info.primaryKeyTable : info.tables.indexes[column]
         guard let table else { return nil }
+        if type == .mixed { return mixedAccess(c, name: name, table: table) }
         switch (c.op, c.right) {
         case (.equal, .constant(let comparand)):
             guard let k = key(comparand) else { return nil }
@@ -160,6 +161,31 @@ enum QueryPlanner {
         default:
             return nil
         }
+    }
+
+    /// An index access for `==` and `IN` on a mixed property, whose index keys are the stored
+    /// bytes (a type tag, then the value): the keys of every stored form equal to the constants
+    /// (``mixedKeys(_:)``). `nil` for numbers, which equal values of other types and encodings,
+    /// and for other operators: those comparisons scan.
+    private static func mixedAccess(_ c: BoundComparison, name: String, table: Table) -> (rank: Int, access: QueryPlan.Access)? {
+        var keys: [[UInt8]] = []
+        switch (c.op, c.right) {
+        case (.equal, .constant(let comparand)):
+            guard let found = mixedKeys(comparand) else { return nil }
+            keys = found
+        case (.in, .list(let comparands)):
+            for comparand in comparands {
+                guard let found = mixedKeys(comparand) else { return nil }
+                keys += found
+            }
+        default:
+            return nil
+        }
+        if c.op == .equal, keys.count == 1 {
+            return (Rank.indexEquality, .lookup(primary: false, property: name, table: table, keys: .one(keys[0])))
+        }
+        let lookup = LookupKeys.encoded(sortedUnique(keys))
+        return (Rank.indexIn + lookup.count, .lookup(primary: false, property: name, table: table, keys: lookup))
     }
 
     /// The values of a list of integer constants, ascending and without repeats; `nil` if one of

@@ -10,6 +10,7 @@ import Foundation
 /// | `Double`, `Float`, any `BinaryFloatingPoint` | `.double` |
 /// | `String`, `Substring` | `.string` |
 /// | `Data`, `Date`, `UUID`, ``ObjectId``, `Decimal` | the same |
+/// | ``MixedValue`` | the value it holds (`none` as nil, a float as a double) |
 /// | ``PersistableEnum`` or any `RawRepresentable` | its raw value, converted |
 /// | a managed object | `.object(className:key:)` |
 /// | `NSNumber` | `.bool` (`objCType` `c`/`B`), `.double` or `.int` |
@@ -56,6 +57,7 @@ enum PredicateArgument {
         case let value as UUID: return .uuid(value)
         case let value as ObjectId: return .objectId(value)
         case let value as Decimal: return .decimal(value)
+        case let value as MixedValue: return QueryValue(mixed: value)
         case let object as ObjectBase:
             guard let info = object._objdbInfo else {
                 throw PredicateSyntaxError(

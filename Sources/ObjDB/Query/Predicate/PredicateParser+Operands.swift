@@ -219,6 +219,11 @@ extension PredicateParser.Reader {
                     message: "'\(name)' is a reserved word; a property with that name must be given with %K")
             case .aggregate(let name) where name.lowercased() == "links":
                 return try parseLinks(path)
+            case .aggregate(let name) where name.lowercased() == "type":
+                // `value.@type`: the type of a mixed value (the binder checks the property).
+                advance()
+                path.components.append(QueryKeyPath.typeOf)
+                return .keyPath(path)
             case .aggregate(let name):
                 return try parseAggregate(of: path, named: name)
             default:

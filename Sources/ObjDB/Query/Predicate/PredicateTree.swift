@@ -178,6 +178,8 @@ struct QueryKeyPath: Equatable, Sendable, CustomStringConvertible {
 
     /// The component after a map for `map['key']`: this prefix, then the key.
     static let mapKeyPrefix = "@key:"
+    /// The last component for `value.@type`: the type of a mixed value.
+    static let typeOf = "@type"
     /// The component after a map for `map.@keys`.
     static let mapKeys = "@keys"
     /// The component after a map for `map.@values` (the map itself).

@@ -4,7 +4,7 @@ extension ReferenceInterpreter {
     static func holds(
         _ op: QueryOperator, _ left: ReferenceValue, _ right: ReferenceValue, _ options: QueryStringOptions, _ type: PropertyType
     ) -> Bool {
-        let textual = type == .string || type == .data
+        let textual = type == .string || type == .data || type == .mixed
         if op == .contains, type == .data, options.contains(.caseInsensitive), right.isNull {
             // Realm's one exception, kept for ported queries: data CONTAINS[c] nil holds for
             // data that is not nil.

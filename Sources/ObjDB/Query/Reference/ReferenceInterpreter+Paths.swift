@@ -35,6 +35,11 @@ extension ReferenceInterpreter {
     /// One stored value at the end of `path`: its length for a path that measures strings or
     /// data (`name.length`, 0 for nil), else the value itself.
     private func value(_ read: ColumnRead, _ path: BoundPath) -> ReferenceValue {
+        if path.measuresType {
+            // The type of the mixed value, from `MixedValue`'s own decoding.
+            guard case .value(let bytes) = read, let value = MixedValue._objdbDecode(bytes) else { return .integer(1) }
+            return .integer(1 << Int64((MixedFormat.Tag(value) ?? MixedFormat.Tag.none).rawValue))
+        }
         let stored = ReferenceValue(read, path.storedType)
         guard path.measuresLength else { return stored }
         if case .bytes(let bytes) = stored { return .integer(Int64(bytes.count)) }

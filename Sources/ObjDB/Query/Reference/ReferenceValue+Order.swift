@@ -3,7 +3,7 @@ import Foundation
 /// How the reference interpreter orders and equates values (Docs/Queries.md, "Semantics"):
 /// numbers by their exact values across integers, doubles and decimals; strings and data by
 /// their bytes; `false` before `true`; dates by time; objects by key. Values of different kinds
-/// and NaN are unordered.
+/// and NaN are unordered; a sort puts the values of a mixed property in Realm's order of types.
 extension ReferenceValue {
     /// Whether `a` equals `b`: nil equals nil alone; otherwise they must be ordered the same.
     static func equal(_ a: ReferenceValue, _ b: ReferenceValue) -> Bool {
@@ -17,6 +17,9 @@ extension ReferenceValue {
         case let (.bool(x), .bool(y)): return x == y ? 0 : x ? 1 : -1
         case let (.bytes(x), .bytes(y)): return x == y ? 0 : x.lexicographicallyPrecedes(y) ? -1 : 1
         case let (.object(x), .object(y)): return x == y ? 0 : x < y ? -1 : 1
+        case let (.tagged(s, x), .tagged(t, y)):
+            guard s == t else { return nil }
+            return x == y ? 0 : x.lexicographicallyPrecedes(y) ? -1 : 1
         case let (.date(x), .date(y)): return doubles(x, y)
         case let (.integer(x), .integer(y)): return x == y ? 0 : x < y ? -1 : 1
         case let (.double(x), .double(y)): return doubles(x, y)
@@ -67,6 +70,8 @@ extension ReferenceValue {
     /// The sort order of two values: nil first, then by ``order(_:_:)``, NaN after every number.
     static func sortOrder(_ a: ReferenceValue, _ b: ReferenceValue) -> Int {
         if a.isNull || b.isNull { return a.isNull == b.isNull ? 0 : a.isNull ? -1 : 1 }
+        // Values of different types (of a mixed property) in Realm's order of types.
+        if a.typeRank != b.typeRank { return a.typeRank < b.typeRank ? -1 : 1 }
         if a.isNaN || b.isNaN { return a.isNaN == b.isNaN ? 0 : a.isNaN ? 1 : -1 }
         return order(a, b) ?? 0
     }

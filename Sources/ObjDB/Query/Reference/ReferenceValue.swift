@@ -20,6 +20,8 @@ enum ReferenceValue {
     case bytes([UInt8])
     /// An object, by its key.
     case object(UInt64)
+    /// A UUID or an ObjectId held by a mixed value: equal and ordered only with its own type.
+    case tagged(MixedFormat.Tag, [UInt8])
 
     /// The value a row or collection holds, stored as `type`; damaged bytes read as nil.
     init(_ read: ColumnRead, _ type: PropertyType) {
@@ -37,6 +39,7 @@ enum ReferenceValue {
         case .decimal: decoded = Decimal._objdbDecode(bytes).map { .decimal($0) }
         case .string, .data, .uuid, .objectId: decoded = .bytes(Array(bytes))
         case .object, .linkingObjects: decoded = bytes.count == 8 ? .object(bytes.loadUnaligned(as: UInt64.self)) : nil
+        case .mixed: decoded = MixedValue._objdbDecode(bytes).map(ReferenceValue.init(mixed:))
         }
         self = decoded ?? .null
     }
@@ -52,6 +55,38 @@ enum ReferenceValue {
         case .date(let v): self = .date(v)
         case .bytes(let v): self = .bytes(v)
         case .object(let v): self = .object(v)
+        case .tagged(let tag, let v): self = .tagged(tag, v)
+        }
+    }
+
+    /// The value a mixed value holds, decoded by `MixedValue`'s own decoder.
+    init(mixed value: MixedValue) {
+        switch value {
+        case .none: self = .null
+        case .int(let v): self = .integer(Int64(v))
+        case .bool(let v): self = .bool(v)
+        case .float(let v): self = .double(Double(v))
+        case .double(let v): self = .double(v)
+        case .decimal(let v): self = .decimal(v)
+        case .date(let v): self = .date(v.timeIntervalSinceReferenceDate)
+        case .string(let v): self = .bytes(Array(v.utf8))
+        case .data(let v): self = .bytes(Array(v))
+        case .uuid(let v): self = .tagged(.uuid, withUnsafeBytes(of: v.uuid) { Array($0) })
+        case .objectId(let v): self = .tagged(.objectId, v.bytes)
+        }
+    }
+
+    /// Realm's rank of the value's type in a sort of mixed values (null, bools, numbers, strings
+    /// and data, dates, ObjectIds, UUIDs, objects); equal for all values of a typed property.
+    var typeRank: Int {
+        switch self {
+        case .null: -1
+        case .bool: 0
+        case .integer, .double, .decimal: 1
+        case .bytes: 2
+        case .date: 3
+        case .tagged(let tag, _): tag.sortRank
+        case .object: 7
         }
     }
 

@@ -88,6 +88,8 @@ extension Database {
         case let v as UUID: return .uuid(v)
         case let v as ObjectId: return .objectId(v)
         case let v as Bool: return .bool(v)
+        // A mixed value as the value it holds (the sync protocol has no mixed type yet).
+        case let v as MixedValue: return scalarSyncValue(v.anyValue, type: type)
         default: return .null
         }
     }

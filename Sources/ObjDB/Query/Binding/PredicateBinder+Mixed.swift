@@ -1,0 +1,87 @@
+import Foundation
+
+extension PredicateBinder {
+    /// `value` as a constant compared with a mixed property: each constant keeps its own type,
+    /// as realm-core's `Mixed` does (numbers compare across types, strings with data by their
+    /// bytes, UUIDs and ObjectIds only with their own type). `nil` for a value a mixed property
+    /// cannot hold (an object).
+    static func mixedComparand(_ value: QueryValue, options: QueryStringOptions) -> Comparand? {
+        switch value {
+        case .null: return .null
+        case .bool(let v): return .bool(v)
+        case .int(let v): return .int(v)
+        case .double(let v): return .double(v)
+        case .decimal(let v): return .decimal(v)
+        case .string(let v): return .bytes(Array((options.isEmpty ? v : QueryText.fold(v, options)).utf8))
+        case .data(let v) where options.isEmpty: return .bytes(Array(v))
+        case .data(let v): return .bytes(Array(QueryText.fold(String(decoding: v, as: UTF8.self), options).utf8))
+        case .date(let v): return .date(v.timeIntervalSinceReferenceDate)
+        case .uuid(let v): return .tagged(.uuid, withUnsafeBytes(of: v.uuid) { Array($0) })
+        case .objectId(let v): return .tagged(.objectId, v.bytes)
+        case .object: return nil
+        }
+    }
+}
+
+extension QueryValue {
+    /// The constant a mixed value is (`none` is nil, a float a double).
+    init(mixed value: MixedValue) {
+        switch value {
+        case .none: self = .null
+        case .int(let v): self = .int(Int64(v))
+        case .bool(let v): self = .bool(v)
+        case .float(let v): self = .double(Double(v))
+        case .double(let v): self = .double(v)
+        case .string(let v): self = .string(v)
+        case .data(let v): self = .data(v)
+        case .date(let v): self = .date(v)
+        case .objectId(let v): self = .objectId(v)
+        case .decimal(let v): self = .decimal(v)
+        case .uuid(let v): self = .uuid(v)
+        }
+    }
+}
+
+extension PredicateBinder {
+    /// The names `value.@type` compares with, as realm-core spells them, and the type bits
+    /// (``MixedFormat/typeBit(_:)``) each stands for: `'numeric'` for every number type.
+    static let typeNames: [String: [MixedFormat.Tag]] = {
+        var names: [String: [MixedFormat.Tag]] = [:]
+        for tag in MixedFormat.Tag.allCases { names[tag.typeName.lowercased()] = [tag] }
+        names["numeric"] = MixedFormat.Tag.allCases.filter(\.isNumeric)
+        names["decimal128"] = [.decimal]
+        names["timestamp"] = [.date]
+        return names
+    }()
+
+    /// `value.@type == 'string'`, `!= 'numeric'`, `IN {'int', 'bool'}`: the comparison of the
+    /// type bits of the values with those of the names (case-insensitive), `!=` as the negation
+    /// of `==`. `nil` when `c` does not compare a `@type`.
+    func bindTypeOf(_ c: QueryComparison) throws -> BoundPredicate? {
+        guard case .keyPath(let keyPath) = c.left, keyPath.components.last == QueryKeyPath.typeOf else { return nil }
+        let path = try bindPath(keyPath)
+        func bits(_ value: QueryValue) throws -> [Comparand] {
+            guard case .string(let name) = value else {
+                throw error(c.position, "@type is compared with a type name such as 'string' or 'numeric', not \(value)")
+            }
+            guard let tags = Self.typeNames[name.lowercased()] else {
+                throw error(c.position, "'\(name)' is not a type name; use one of \(Self.typeNames.keys.sorted().joined(separator: ", "))")
+            }
+            return tags.map { .int(1 << Int64($0.rawValue)) }
+        }
+        let constants: [Comparand]
+        switch (c.op, c.right) {
+        case (.equal, .value(let value)), (.notEqual, .value(let value)): constants = try bits(value)
+        case (.in, .list(let values)): constants = try values.flatMap(bits)
+        default:
+            throw error(c.position, "@type is compared with ==, != or IN and type names, as in value.@type == 'string'")
+        }
+        if c.op == .notEqual, path.isToMany {
+            throw error(c.position, "@type != on a collection is not supported; write NONE \(keyPath).@type == … instead")
+        }
+        let order = QuantifierOrder(c, leftIsToMany: path.isToMany)
+        let comparison = BoundComparison(
+            left: .path(path), op: .in, right: .list(constants), options: [], quantifier: order.quantifier, type: .int)
+        return c.op == .notEqual ? .not(.comparison(comparison)) : .comparison(comparison)
+    }
+}
