@@ -22,7 +22,7 @@ public struct QuerySubscription<T: Object>: AnySubscription {
         hasQuery = false
     }
 
-    /// A subscription to the objects of `T` that match a query, as in SYNC.md's contract
+    /// A subscription to the objects of `T` that match a query, in the shape sync's API takes
     /// (`QuerySubscription<Todo>(name: "mine") { $0.owner == "ann" }`).
     ///
     /// This version of the service downloads whole classes only: ``SyncClient/Subscriptions/update(_:)``

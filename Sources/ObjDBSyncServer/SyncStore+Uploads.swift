@@ -1,0 +1,283 @@
+import Foundation
+import Logging
+import ObjDB
+import ObjDBSyncProtocol
+import PostgresNIO
+
+/// The write path: clients and their last applied sequence, uploads applied once under the
+/// client's row lock, operations encoded as statements.
+extension SyncStore {
+    // MARK: Clients
+
+    enum ClientStatus {
+        case known(lastSequence: UInt64)
+        case otherUser
+    }
+
+    /// Registers a client id for a user (first hello) and returns its last applied sequence.
+    func register(clientID: UUID, user: String) async throws -> ClientStatus {
+        try await client.query(
+            "INSERT INTO objdb_clients (client_id, user_id, last_sequence) VALUES (\(clientID), \(user), 0) ON CONFLICT (client_id) DO NOTHING",
+            logger: logger)
+        let rows = try await client.query("SELECT user_id, last_sequence FROM objdb_clients WHERE client_id = \(clientID)", logger: logger)
+        for try await (owner, last) in rows.decode((String, Int64).self) {
+            return owner == user ? .known(lastSequence: UInt64(max(0, last))) : .otherUser
+        }
+        return .known(lastSequence: 0)
+    }
+
+    // MARK: Write path
+
+    /// What applying an upload gave.
+    struct UploadResult {
+        var rejected: [(SyncOperation, String)] = []
+        var through: UInt64
+    }
+
+    /// Applies operations in one transaction that locks the client's row first; operations at
+    /// or below the client's last sequence are skipped.
+    func apply(_ ops: [SyncOperation], clientID: UUID, user: String) async throws -> UploadResult {
+        try await transaction { c in
+            let rows = try await c.query(
+                "SELECT user_id, last_sequence FROM objdb_clients WHERE client_id = \(clientID) FOR UPDATE", logger: logger)
+            var last: UInt64?
+            for try await (owner, seq) in rows.decode((String, Int64).self) {
+                guard owner == user else {
+                    throw ObjDBError(.permissionDenied, "Client id \(clientID) belongs to another user", key: SyncErrorCode.clientIDInUse)
+                }
+                last = UInt64(max(0, seq))
+            }
+            guard let lastApplied = last else {
+                throw ObjDBError(.invalidValue, "Client id \(clientID) is not registered (send a hello first)", key: SyncErrorCode.protocolViolation)
+            }
+            var result = UploadResult(through: lastApplied)
+            let todo = ops.filter { $0.sequence > lastApplied }
+            // Usually every operation applies: try them together under one savepoint, a round
+            // trip per statement rather than three; on the first refusal, undo and go one by one.
+            if todo.count > 1, try await self.applyTogether(todo, on: c), let last = todo.last {
+                result.through = last.sequence
+            } else {
+                for op in todo {
+                    if let reason = try await self.applyOne(op, on: c) { result.rejected.append((op, reason)) }
+                    result.through = op.sequence
+                    if SyncFaults.diesMidBatch && op.sequence != todo.last?.sequence { SyncFaults.die() }
+                }
+            }
+            if result.through > lastApplied {
+                try await c.query(
+                    "UPDATE objdb_clients SET last_sequence = \(Int64(clamping: result.through)) WHERE client_id = \(clientID)", logger: logger)
+            }
+            return result
+        }
+    }
+
+    /// Applies operations under one savepoint, each without a savepoint of its own; returns
+    /// false, with nothing applied, if one is refused (by PostgreSQL or before it).
+    func applyTogether(_ ops: [SyncOperation], on c: PostgresConnection) async throws -> Bool {
+        try await c.query("SAVEPOINT objdb_batch", logger: logger)
+        do {
+            // Consecutive creates of one class writing the same properties, distinct keys:
+            // one statement for them all.
+            var group: [EncodedOperation] = []
+            var keys = Set<String>()
+            func flush() async throws {
+                if !group.isEmpty { try await c.query(insertStatement(group), logger: logger) }
+                group = []
+                keys = []
+            }
+            for op in ops {
+                let e: EncodedOperation
+                switch try await encode(op) {
+                case .refused:
+                    try await c.query("ROLLBACK TO SAVEPOINT objdb_batch", logger: logger)
+                    return false
+                case .encoded(let encoded): e = encoded
+                }
+                guard op.kind == .create, e.appends.isEmpty else {
+                    try await flush()
+                    for s in statements(op, e) { try await c.query(s, logger: logger) }
+                    continue
+                }
+                if let first = group.first {
+                    let same = first.mapping.schema.name == e.mapping.schema.name && first.sets.map(\.0) == e.sets.map(\.0)
+                    // At most 30,000 parameters a statement (PostgreSQL takes 65,535).
+                    let full = (group.count + 1) * (e.sets.count + 1) > 30_000
+                    if !same || full || keys.contains(e.pkText) { try await flush() }
+                }
+                group.append(e)
+                keys.insert(e.pkText)
+                if SyncFaults.diesMidBatch && op.sequence != ops.last?.sequence {
+                    // A crash inside the batch's transaction, with part of it written.
+                    try await flush()
+                    SyncFaults.die()
+                }
+            }
+            try await flush()
+        } catch is PSQLError {
+            try await c.query("ROLLBACK TO SAVEPOINT objdb_batch", logger: logger)
+            return false
+        }
+        try await c.query("RELEASE SAVEPOINT objdb_batch", logger: logger)
+        return true
+    }
+
+    /// Applies one operation inside a savepoint; returns the reason when it is refused.
+    /// `savepoint: false` runs its statements as they are, a refusal by PostgreSQL thrown.
+    func applyOne(_ op: SyncOperation, on c: PostgresConnection, savepoint: Bool = true) async throws -> String? {
+        let e: EncodedOperation
+        switch try await encode(op) {
+        case .refused(let reason): return reason
+        case .encoded(let encoded): e = encoded
+        }
+        let statements = statements(op, e)
+        guard savepoint else {
+            for s in statements { try await c.query(s, logger: logger) }
+            return nil
+        }
+        try await c.query("SAVEPOINT objdb_op", logger: logger)
+        do {
+            for s in statements { try await c.query(s, logger: logger) }
+            try await c.query("RELEASE SAVEPOINT objdb_op", logger: logger)
+            return nil
+        } catch let error as PSQLError {
+            try await c.query("ROLLBACK TO SAVEPOINT objdb_op", logger: logger)
+            return "PostgreSQL refused the write: \(error.serverInfo?[.message] ?? String(describing: error.code))"
+        }
+    }
+
+    /// An operation's primary key and values as PostgreSQL text.
+    struct EncodedOperation {
+        var mapping: ClassMapping
+        var pkText: String
+        /// Properties written, by name order: name, text (nil: NULL), column kind.
+        var sets: [(String, String?, ColumnKind)]
+        /// List appends: name, text, column kind.
+        var appends: [(String, String, ColumnKind)]
+    }
+
+    enum Encoding {
+        case encoded(EncodedOperation)
+        case refused(String)
+    }
+
+    /// Encodes an operation's values for PostgreSQL, or says why it is refused.
+    func encode(_ op: SyncOperation) async throws -> Encoding {
+        guard var m = try await mapping(op.className) else { return .refused("Class '\(op.className)' is not synced") }
+        // A property this instance has not seen may have been added through another instance
+        // since it cached the class: read the mappings again before refusing it.
+        if op.values.keys.contains(where: { m[$0] == nil }) || op.listAppends.keys.contains(where: { m[$0] == nil }) {
+            try await reloadMappings()
+            if let fresh = mappings.withLock({ $0[op.className] }) { m = fresh }
+        }
+        let pkText: String
+        do {
+            guard let t = try PGText.encode(op.primaryKey, .scalar(m.primaryKey.type, isLink: false), property: m.primaryKey) else {
+                return .refused("The primary key is nil")
+            }
+            pkText = t
+        } catch let e as PGText.Mismatch { return .refused("Primary key: \(e.message)") }
+        var sets: [(String, String?, ColumnKind)] = []
+        for (name, value) in op.values.sorted(by: { $0.key < $1.key }) where name != m.primaryKey.name {
+            guard let col = m[name] else { return .refused("Class '\(op.className)' has no property '\(name)'") }
+            do { sets.append((name, try PGText.encode(value, col.kind, property: col.property), col.kind)) } catch let e as PGText.Mismatch {
+                return .refused("\(op.className).\(e.message)")
+            }
+        }
+        var appends: [(String, String, ColumnKind)] = []
+        for (name, items) in op.listAppends.sorted(by: { $0.key < $1.key }) {
+            guard let col = m[name] else { return .refused("Class '\(op.className)' has no property '\(name)'") }
+            guard case .array = col.kind else { return .refused("'\(op.className).\(name)' is not a list of values or links") }
+            do {
+                guard let text = try PGText.encode(.list(items), col.kind, property: col.property) else { continue }
+                appends.append((name, text, col.kind))
+            } catch let e as PGText.Mismatch { return .refused("\(op.className).\(e.message)") }
+        }
+        return .encoded(EncodedOperation(mapping: m, pkText: pkText, sets: sets, appends: appends))
+    }
+
+    /// The statements of an encoded operation.
+    func statements(_ op: SyncOperation, _ e: EncodedOperation) -> [PostgresQuery] {
+        let (m, pkText, sets, appends) = (e.mapping, e.pkText, e.sets, e.appends)
+        let table = quoted(m.schema.name)
+        let pkCol = quoted(m.primaryKey.name)
+        let pkType = ColumnKind.scalar(m.primaryKey.type, isLink: false).sqlType
+        var statements: [PostgresQuery] = []
+        switch op.kind {
+        case .delete:
+            var b = PostgresBindings()
+            b.append(pkText)
+            statements.append(PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE \(pkCol) = $1::\(pkType)", binds: b))
+        case .create:
+            var b = PostgresBindings()
+            b.append(pkText)
+            var cols = [pkCol]
+            var values = ["$1::\(pkType)"]
+            for (i, (name, text, kind)) in sets.enumerated() {
+                b.append(text)
+                cols.append(quoted(name))
+                values.append("$\(i + 2)::\(kind.sqlType)")
+            }
+            let conflict =
+                sets.isEmpty ? "DO NOTHING" : "DO UPDATE SET " + sets.map { "\(quoted($0.0)) = EXCLUDED.\(quoted($0.0))" }.joined(separator: ", ")
+            statements.append(
+                PostgresQuery(
+                    unsafeSQL: "INSERT INTO \(table) (\(cols.joined(separator: ", "))) VALUES (\(values.joined(separator: ", "))) ON CONFLICT (\(pkCol)) \(conflict)",
+                    binds: b))
+        case .update:
+            if !sets.isEmpty {
+                var b = PostgresBindings()
+                b.append(pkText)
+                var assignments: [String] = []
+                for (i, (name, text, kind)) in sets.enumerated() {
+                    b.append(text)
+                    assignments.append("\(quoted(name)) = $\(i + 2)::\(kind.sqlType)")
+                }
+                statements.append(
+                    PostgresQuery(
+                        unsafeSQL: "UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE \(pkCol) = $1::\(pkType)", binds: b))
+            }
+        }
+        if op.kind != .delete {
+            for (name, text, kind) in appends {
+                var b = PostgresBindings()
+                b.append(pkText)
+                b.append(text)
+                let col = quoted(name)
+                statements.append(
+                    PostgresQuery(
+                        unsafeSQL: "UPDATE \(table) SET \(col) = coalesce(\(col), '{}') || $2::\(kind.sqlType) WHERE \(pkCol) = $1::\(pkType)",
+                        binds: b))
+            }
+        }
+        return statements
+    }
+
+    /// One `INSERT … VALUES (…), (…) ON CONFLICT` for creates of one class that write the same
+    /// properties, with distinct primary keys: what their statements do one by one.
+    func insertStatement(_ rows: [EncodedOperation]) -> PostgresQuery {
+        let first = rows[0]
+        let m = first.mapping
+        let pkCol = quoted(m.primaryKey.name)
+        let pkType = ColumnKind.scalar(m.primaryKey.type, isLink: false).sqlType
+        let cols = [pkCol] + first.sets.map { quoted($0.0) }
+        var b = PostgresBindings()
+        var tuples: [String] = []
+        tuples.reserveCapacity(rows.count)
+        for row in rows {
+            b.append(row.pkText)
+            var values = ["$\(b.count)::\(pkType)"]
+            for (_, text, kind) in row.sets {
+                b.append(text)
+                values.append("$\(b.count)::\(kind.sqlType)")
+            }
+            tuples.append("(" + values.joined(separator: ", ") + ")")
+        }
+        let conflict =
+            first.sets.isEmpty
+            ? "DO NOTHING" : "DO UPDATE SET " + first.sets.map { "\(quoted($0.0)) = EXCLUDED.\(quoted($0.0))" }.joined(separator: ", ")
+        return PostgresQuery(
+            unsafeSQL:
+                "INSERT INTO \(quoted(m.schema.name)) (\(cols.joined(separator: ", "))) VALUES \(tuples.joined(separator: ", ")) ON CONFLICT (\(pkCol)) \(conflict)",
+            binds: b)
+    }
+}
