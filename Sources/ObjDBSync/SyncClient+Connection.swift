@@ -57,8 +57,12 @@ extension SyncClient {
             let connection = SyncConnection(outbound)
             try await self.opened(connection)
             for try await message in inbound.messages(maxSize: SyncLimits.maxMessageBytes) {
-                guard case .text(let text) = message else { continue }
-                if try await self.received(text, on: connection) == .reset {
+                let frame: SyncFrame
+                switch message {
+                case .text(let text): frame = .text(text)
+                case .binary(let buffer): frame = .binary(Array(buffer.readableBytesView))
+                }
+                if try await self.received(frame, on: connection) == .reset {
                     outcome.resetRequested = true
                     await connection.close()
                 }
@@ -92,10 +96,10 @@ extension SyncClient {
     enum Next { case goOn, reset }
 
     /// Handles one message of the service.
-    private func received(_ text: String, on connection: SyncConnection) async throws -> Next {
+    private func received(_ frame: SyncFrame, on connection: SyncConnection) async throws -> Next {
         let message: ServerMessage
         do {
-            message = try SyncMessageCoding.decodeServer(text)
+            message = try SyncMessageCoding.decodeServer(frame)
         } catch {
             throw ObjDBError(.sync, "The sync service sent a message that is not its protocol: \(Self.objdbError(error).message)")
         }
@@ -122,7 +126,7 @@ extension SyncClient {
             // classes it never downloaded. The next connection bootstraps them.
             guard Set(connectionClasses) == Set(subscriptions.all.classNames) else { return .goOn }
             try db.applyDownload(
-                parts.flatMap(\.changes), isReset: parts.first?.isReset ?? false, classNames: connectionClasses,
+                parts.flatMap(\.batches), isReset: parts.first?.isReset ?? false, classNames: connectionClasses,
                 checkpoint: checkpoint, includedSequence: part.includesSequence ?? 0)
         case .downloadDone(let id):
             downloadRequests.answered = max(downloadRequests.answered, id)

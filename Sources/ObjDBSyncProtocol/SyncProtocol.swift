@@ -4,7 +4,7 @@ import ObjDB
 /// The sync wire protocol's identity (Docs/SyncProtocol.md).
 public enum SyncProtocol {
     /// The protocol version this build speaks; a hello with another one is refused.
-    public static let version = 1
+    public static let version = 2
     /// The WebSocket endpoint's path.
     public static let path = "/sync"
 }
@@ -142,12 +142,13 @@ public enum ServerMessage: Sendable, Equatable {
     /// A fatal error; the server closes the connection after it.
     case error(code: String, message: String)
 
-    /// A part of a checkpoint.
+    /// A part of a checkpoint; it travels as a binary message (``DownloadFrame``).
     public struct Download: Sendable, Equatable {
         /// A bootstrap: objects of subscribed classes absent from the download are deleted.
         public var isReset: Bool
-        /// The current state of changed objects (`values == nil`: deleted).
-        public var changes: [SyncObjectState]
+        /// The current state of changed objects, in batches of one class (`values == nil`:
+        /// deleted).
+        public var batches: [SyncObjectBatch]
         /// Whether this part completes the checkpoint.
         public var isFinal: Bool
         /// The checkpoint reached (set when ``isFinal``), to send back in the next hello.
@@ -156,12 +157,41 @@ public enum ServerMessage: Sendable, Equatable {
         public var includesSequence: UInt64?
 
         /// A download part.
-        public init(isReset: Bool, changes: [SyncObjectState], isFinal: Bool, checkpoint: String?, includesSequence: UInt64?) {
+        public init(isReset: Bool, batches: [SyncObjectBatch], isFinal: Bool, checkpoint: String?, includesSequence: UInt64?) {
             self.isReset = isReset
-            self.changes = changes
+            self.batches = batches
             self.isFinal = isFinal
             self.checkpoint = checkpoint
             self.includesSequence = includesSequence
+        }
+
+        /// A download part of states one by one (grouped into batches).
+        public init(isReset: Bool, changes: [SyncObjectState], isFinal: Bool, checkpoint: String?, includesSequence: UInt64?) {
+            self.init(
+                isReset: isReset, batches: SyncObjectBatch.batches(changes), isFinal: isFinal, checkpoint: checkpoint,
+                includesSequence: includesSequence)
+        }
+
+        /// The part's object states, one by one, in order.
+        public var changes: [SyncObjectState] { batches.flatMap(\.states) }
+
+        /// How many object states the part holds.
+        public var changeCount: Int { batches.reduce(0) { $0 + $1.rows.count } }
+    }
+}
+
+/// One WebSocket message of the sync protocol: JSON text, or a binary download frame.
+public enum SyncFrame: Sendable, Equatable {
+    /// A text message: the JSON of every message but a download.
+    case text(String)
+    /// A binary message: a ``DownloadFrame``.
+    case binary([UInt8])
+
+    /// The message's length in bytes.
+    public var byteCount: Int {
+        switch self {
+        case .text(let text): text.utf8.count
+        case .binary(let bytes): bytes.count
         }
     }
 }
@@ -178,9 +208,35 @@ public enum SyncMessageCoding {
         try checked(clientJSON(message).text)
     }
 
-    /// The JSON text of a server message.
+    /// The JSON text of a server message other than a download, which travels as a binary
+    /// frame (see ``frame(_:)``).
     public static func encode(_ message: ServerMessage) throws -> String {
-        try checked(serverJSON(message).text)
+        guard case .text(let text) = try frame(message) else {
+            throw ObjDBError(.invalidValue, "A download part travels as a binary frame, not as text", key: SyncErrorCode.protocolViolation)
+        }
+        return text
+    }
+
+    /// The WebSocket message of a server message: a binary ``DownloadFrame`` for a download,
+    /// JSON text for the others. Throws `messageTooLarge` past ``SyncLimits/maxMessageBytes``.
+    public static func frame(_ message: ServerMessage) throws -> SyncFrame {
+        if case .download(let part) = message {
+            let bytes = DownloadFrame.encode(part)
+            guard bytes.count <= SyncLimits.maxMessageBytes else {
+                throw ObjDBError(
+                    .invalidValue, "Sync message of \(bytes.count) bytes exceeds \(SyncLimits.maxMessageBytes)", key: SyncErrorCode.messageTooLarge)
+            }
+            return .binary(bytes)
+        }
+        return .text(try checked((serverJSON(message) ?? .null).text))
+    }
+
+    /// Reads a server message from its WebSocket message.
+    public static func decodeServer(_ frame: SyncFrame) throws -> ServerMessage {
+        switch frame {
+        case .text(let text): try decodeServer(text)
+        case .binary(let bytes): .download(try DownloadFrame.decode(bytes))
+        }
     }
 
     /// Reads a client message.
@@ -228,23 +284,7 @@ public enum SyncMessageCoding {
         case "ack":
             return .ack(through: try uint(json["through"], "through"))
         case "download":
-            guard case .array(let changesJSON)? = json["changes"] else { throw malformed("download needs \"changes\", an array") }
-            let changes = try changesJSON.map { c -> SyncObjectState in
-                let values: [String: SyncValue]?
-                switch c["values"] {
-                case .null?: values = nil
-                case let v?: values = try valueMap(v, "values")
-                case nil: throw malformed("a change needs \"values\" (null when deleted)")
-                }
-                return SyncObjectState(
-                    className: try string(c["class"], "class"), primaryKey: try value(c["primaryKey"], "primaryKey"), values: values)
-            }
-            let isFinal = try bool(json["isFinal"], "isFinal")
-            return .download(
-                .init(
-                    isReset: try bool(json["isReset"], "isReset"), changes: changes, isFinal: isFinal,
-                    checkpoint: try optionalString(json["checkpoint"], "checkpoint"),
-                    includesSequence: try optionalUInt(json["includesSequence"], "includesSequence")))
+            throw malformed("a download part travels as a binary frame, not as text")
         case "downloadDone":
             return .downloadDone(id: try uint(json["id"], "id"))
         case "rejected":
@@ -287,7 +327,8 @@ public enum SyncMessageCoding {
         }
     }
 
-    static func serverJSON(_ message: ServerMessage) -> SyncJSON {
+    /// The JSON of a message, `nil` for a download (a binary frame).
+    static func serverJSON(_ message: ServerMessage) -> SyncJSON? {
         switch message {
         case .welcome(let acknowledged):
             return .object([
@@ -295,22 +336,9 @@ public enum SyncMessageCoding {
             ])
         case .ack(let through):
             return .object([("type", .string("ack")), ("through", .number(String(through)))])
-        case .download(let d):
-            return .object([
-                ("type", .string("download")), ("isReset", .bool(d.isReset)),
-                (
-                    "changes",
-                    .array(
-                        d.changes.map { c in
-                            .object([
-                                ("class", .string(c.className)), ("primaryKey", SyncValueJSON.encode(c.primaryKey)),
-                                ("values", c.values.map(valueMapJSON) ?? .null),
-                            ])
-                        })
-                ),
-                ("isFinal", .bool(d.isFinal)), ("checkpoint", d.checkpoint.map(SyncJSON.string) ?? .null),
-                ("includesSequence", d.includesSequence.map { .number(String($0)) } ?? .null),
-            ])
+        case .download:
+            // Not JSON: a binary frame (``DownloadFrame``).
+            return nil
         case .downloadDone(let id):
             return .object([("type", .string("downloadDone")), ("id", .number(String(id)))])
         case .rejected(let sequence, let className, let primaryKey, let reason):

@@ -33,6 +33,8 @@ public enum SyncErrorCode {
 public enum SyncValueJSON {
     /// Seconds from 1970 to 2001 (Foundation's reference date).
     static let referenceOffset = "978307200"
+    /// Seconds from 1970 to 2001 (Foundation's reference date), as SQL text.
+    public static let secondsFrom1970To2001 = referenceOffset
 
     /// The JSON of a value.
     public static func encode(_ value: SyncValue) -> SyncJSON {

@@ -134,7 +134,9 @@ final class Session: Sendable {
                 try? await fail(error.key ?? SyncErrorCode.internalError, error.message)
                 return
             } catch {
-                logger.error("Sync connection failed", metadata: ["error": "\(error)"])
+                // The full description (a PostgreSQL error's SQL state and message) for the
+                // operator's log; the client gets the short one.
+                logger.error("Sync connection failed", metadata: ["error": "\(String(reflecting: error))"])
                 try? await fail(SyncErrorCode.internalError, "The server failed: \(error)")
                 return
             }
@@ -148,7 +150,15 @@ final class Session: Sendable {
     }
 
     func send(_ message: ServerMessage) async throws {
-        try await outbound.write(.text(try SyncMessageCoding.encode(message)))
+        try await write(try SyncMessageCoding.frame(message))
+    }
+
+    /// Writes a WebSocket message.
+    func write(_ frame: SyncFrame) async throws {
+        switch frame {
+        case .text(let text): try await outbound.write(.text(text))
+        case .binary(let bytes): try await outbound.write(.binary(ByteBuffer(bytes: bytes)))
+        }
     }
 
     /// Handles one message; false when the connection is to close.
@@ -257,8 +267,8 @@ final class Session: Sendable {
             checkpoint = try await server.store.read(since: nil, classes: state.subscriptions, clientID: hello.clientID)
         }
         // Nothing new for this client: stay quiet, and keep the checkpoint it holds.
-        if !force && !checkpoint.isReset && checkpoint.changes.isEmpty { return }
-        try await Self.sendDownload(checkpoint) { try await outbound.write(.text($0)) }
+        if !force && !checkpoint.isReset && checkpoint.changeCount == 0 { return }
+        try await Self.sendDownload(checkpoint) { try await write($0) }
         state.checkpoint = checkpoint.snapshot
     }
 
@@ -266,27 +276,28 @@ final class Session: Sendable {
     /// ``SyncLimits/maxChangesPerMessage`` changes, a part halved until it encodes under the
     /// message size limit (always at least one part; the last one final). Each part is encoded
     /// once, sized by that encoding, and sent before the next is encoded.
-    static func sendDownload(_ checkpoint: SyncStore.Checkpoint, _ send: (String) async throws -> Void) async throws {
-        let changes = checkpoint.changes
+    static func sendDownload(_ checkpoint: SyncStore.Checkpoint, _ send: (SyncFrame) async throws -> Void) async throws {
         let limit = SyncLimits.maxChangesPerMessage
-        // Parts still to encode, in order, as ranges of `changes`; the first is at the end.
-        var pending: [Range<Int>] = stride(from: 0, to: changes.count, by: limit).map { $0..<min(changes.count, $0 + limit) }.reversed()
+        let total = checkpoint.changeCount
+        // Parts still to encode, in order, as ranges of the checkpoint's rows counted across its
+        // batches; the first is at the end.
+        var pending: [Range<Int>] = stride(from: 0, to: total, by: limit).map { $0..<min(total, $0 + limit) }.reversed()
         if pending.isEmpty { pending = [0..<0] }
         while let range = pending.popLast() {
             let isFinal = pending.isEmpty
             let part = ServerMessage.Download(
-                isReset: checkpoint.isReset, changes: Array(changes[range]), isFinal: isFinal, checkpoint: isFinal ? checkpoint.snapshot : nil,
-                includesSequence: isFinal ? checkpoint.includesSequence : nil)
-            let message: String
+                isReset: checkpoint.isReset, batches: checkpoint.batches(in: range), isFinal: isFinal,
+                checkpoint: isFinal ? checkpoint.snapshot : nil, includesSequence: isFinal ? checkpoint.includesSequence : nil)
+            let frame: SyncFrame
             do {
-                message = try SyncMessageCoding.encode(.download(part))
+                frame = try SyncMessageCoding.frame(.download(part))
             } catch let error as ObjDBError where error.key == SyncErrorCode.messageTooLarge && range.count > 1 {
                 let middle = range.lowerBound + range.count / 2
                 pending.append(middle..<range.upperBound)
                 pending.append(range.lowerBound..<middle)
                 continue
             }
-            try await send(message)
+            try await send(frame)
         }
     }
 }

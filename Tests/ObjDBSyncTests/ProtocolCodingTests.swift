@@ -127,12 +127,12 @@ struct ProtocolCodingTests {
             .rejected(sequence: 5, className: "Todo", primaryKey: .objectId(ObjectId()), reason: "no"), .reset(reason: "copied"),
             .error(code: "malformedMessage", message: "bad"),
         ]
-        for m in serverMessages { #expect(try SyncMessageCoding.decodeServer(SyncMessageCoding.encode(m)) == m) }
+        for m in serverMessages { #expect(try SyncMessageCoding.decodeServer(SyncMessageCoding.frame(m)) == m) }
     }
 
     @Test func exactJSONOfMessages() throws {
         #expect(try SyncMessageCoding.encode(.ack(through: 5)) == #"{"type":"ack","through":5}"#)
-        #expect(try SyncMessageCoding.encode(.welcome(acknowledged: 2)) == #"{"type":"welcome","protocol":1,"acknowledged":2}"#)
+        #expect(try SyncMessageCoding.encode(.welcome(acknowledged: 2)) == #"{"type":"welcome","protocol":2,"acknowledged":2}"#)
         let upload = try SyncMessageCoding.encode(
             .upload([SyncOperation(sequence: 1, className: "T", primaryKey: .string("k"), kind: .create, values: ["n": .int(1)])]))
         #expect(
@@ -170,7 +170,7 @@ struct ProtocolCodingTests {
         }
         #expect(Self.code { try SyncMessageCoding.decodeClient(#"{"type":"goodbye"}"#) } == SyncErrorCode.unknownMessageType)
         var hello = try SyncMessageCoding.encode(.hello(Self.sampleHello()))
-        hello = hello.replacingOccurrences(of: #""protocol":1"#, with: #""protocol":2"#)
+        hello = hello.replacingOccurrences(of: #""protocol":2"#, with: #""protocol":1"#)
         #expect(Self.code { try SyncMessageCoding.decodeClient(hello) } == SyncErrorCode.unsupportedProtocolVersion)
         let big = #"{"type":"upload","operations":[],"pad":""# + String(repeating: "x", count: SyncLimits.maxMessageBytes) + #""}"#
         #expect(Self.code { try SyncMessageCoding.decodeClient(big) } == SyncErrorCode.messageTooLarge)

@@ -159,6 +159,49 @@ struct SyncServerTests {
         }
     }
 
+    /// A scalar date is read back as `(seconds since 1970 − 978307200)::float8` (the service's
+    /// binary read): every bit of the `Date` a client wrote survives, NaN and ±∞ too, and a
+    /// date a SQL client wrote as decimal seconds since 1970 arrives as the nearest `Date`.
+    @Test func scalarDatesComeBackToTheBitFromTheBinaryRead() async throws {
+        try await withServer { server, db in
+            let writer = try await connect(server)
+            _ = try await writer.hello(Model.hello(subscriptions: ["Everything"]))
+            var generator = SystemRandomNumberGenerator()
+            var dates: [Date] = [Date(timeIntervalSinceReferenceDate: .nan), Date(timeIntervalSinceReferenceDate: .infinity),
+                                 Date(timeIntervalSinceReferenceDate: -.infinity), Date(timeIntervalSinceReferenceDate: 0),
+                                 Date(timeIntervalSinceReferenceDate: .leastNonzeroMagnitude)]
+            while dates.count < 100 {
+                let bits = Double(bitPattern: generator.next())
+                if bits.isFinite { dates.append(Date(timeIntervalSinceReferenceDate: bits)) }
+            }
+            var operations: [SyncOperation] = []
+            for (i, date) in dates.enumerated() {
+                var values = Self.values("date-\(i)", target: UUID())
+                values["link"] = .null
+                values["links"] = .list([])
+                values["date"] = .date(date)
+                operations.append(SyncOperation(sequence: UInt64(i + 1), className: "Everything", primaryKey: .string("date-\(i)"), kind: .create, values: values))
+            }
+            try writer.send(.upload(operations))
+            #expect(try await writer.nextReply() == .ack(through: UInt64(dates.count)))
+            await writer.close()
+            let connection = try await db.connect()
+            try await connection.query(#"UPDATE "Everything" SET date = 1700000000.123 WHERE id = 'date-0'"#, logger: Logger(label: "t"))
+            try await connection.close()
+            // A new client's first download reads every row the way a bootstrap does.
+            let reader = try await connect(server)
+            let parts = try await reader.hello(Model.hello(subscriptions: ["Everything"])).download
+            var read: [String: SyncValue] = [:]
+            for state in parts.flatMap(\.changes) { if case .string(let id) = state.primaryKey { read[id] = state.values?["date"] } }
+            // 1700000000.123 − 978307200 = 721692800.123, whose nearest Double is Swift's literal.
+            #expect(read["date-0"] == .date(Date(timeIntervalSinceReferenceDate: 721_692_800.123)))
+            for (i, date) in dates.enumerated().dropFirst() {
+                #expect(read["date-\(i)"] == .date(date), "date \(i): \(date.timeIntervalSinceReferenceDate)")
+            }
+            await reader.close()
+        }
+    }
+
     @Test func missingForgedOrExpiredTokenGets401BeforeAnyData() async throws {
         try await withServer { server, _ in
             let forged = try await makeToken(user: "ann", secret: Array("another secret entirely, 32 bytes or more".utf8))
@@ -321,7 +364,7 @@ struct SyncServerTests {
             let healthy = try await connect(server)
             _ = try await healthy.hello(Model.hello(subscriptions: ["Note"]))
             var hello = try SyncMessageCoding.encode(.hello(Model.hello()))
-            hello = hello.replacingOccurrences(of: #""protocol":1"#, with: #""protocol":99"#)
+            hello = hello.replacingOccurrences(of: #""protocol":2"#, with: #""protocol":99"#)
             let upload = try SyncMessageCoding.encode(.upload([]))
             let cases: [(setup: [String], bad: String, code: String)] = [
                 ([], "this is not json", SyncErrorCode.malformedMessage),

@@ -45,16 +45,16 @@ func makeServer(
 
 /// Received text messages, for waiting on them with a timeout.
 actor Inbox {
-    var messages: [String] = []
+    var messages: [SyncFrame] = []
     var isClosed = false
     var closeCode: WebSocketErrorCode?
 
-    func add(_ text: String) { messages.append(text) }
+    func add(_ frame: SyncFrame) { messages.append(frame) }
     func close(_ code: WebSocketErrorCode?) {
         isClosed = true
         closeCode = code
     }
-    func take() -> String? { messages.isEmpty ? nil : messages.removeFirst() }
+    func take() -> SyncFrame? { messages.isEmpty ? nil : messages.removeFirst() }
 }
 
 /// A WebSocket client of the sync protocol for tests.
@@ -82,7 +82,10 @@ final class TestClient: Sendable {
                             try? await outbound.close(.normalClosure, reason: nil)
                         }
                         for try await message in inbound.messages(maxSize: 8 << 20) {
-                            if case .text(let text) = message { await inbox.add(text) }
+                            switch message {
+                            case .text(let text): await inbox.add(.text(text))
+                            case .binary(let buffer): await inbox.add(.binary(Array(buffer.readableBytesView)))
+                            }
                         }
                         group.cancelAll()
                     }
@@ -107,7 +110,7 @@ final class TestClient: Sendable {
     func next(timeout: Duration = .seconds(180)) async throws -> ServerMessage {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if let text = await inbox.take() { return try SyncMessageCoding.decodeServer(text) }
+            if let frame = await inbox.take() { return try SyncMessageCoding.decodeServer(frame) }
             if await inbox.isClosed { throw HarnessError("connection closed while waiting") }
             try await Task.sleep(for: .milliseconds(10))
         }

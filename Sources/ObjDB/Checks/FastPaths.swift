@@ -54,6 +54,10 @@ struct FastPaths: OptionSet, Sendable {
     /// row, place the objects a commit changed by binary search (``IncrementalSortedKeys``)
     /// rather than evaluating and sorting again.
     static let incrementalSortedResults = FastPaths(rawValue: 1 << 10)
+    /// A sync download writes plain values of plain-typed columns from their ``SyncValue``
+    /// directly (``ClassInfo/typedSyncBytes(_:column:into:)``) rather than converting each
+    /// through `Any` as ``Database/createDynamicObject(_:value:update:)`` does.
+    static let typedDownloads = FastPaths(rawValue: 1 << 11)
 
     /// Every fast path, with the name `OBJDB_DISABLE_FAST_PATHS` knows it by.
     static let named: [(name: String, path: FastPaths)] = [
@@ -62,6 +66,7 @@ struct FastPaths: OptionSet, Sendable {
         ("objectRecycling", .objectRecycling), ("groupedIndexWrites", .groupedIndexWrites),
         ("incrementalResults", .incrementalResults), ("fusedMigrations", .fusedMigrations),
         ("indexPointLookups", .indexPointLookups), ("incrementalSortedResults", .incrementalSortedResults),
+        ("typedDownloads", .typedDownloads),
     ]
 
     /// Every fast path.

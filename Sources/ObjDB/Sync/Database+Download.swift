@@ -23,7 +23,7 @@ extension Database {
     /// which may hold links) last, once every object they may name exists; a link to an object
     /// the file does not hold is left out. Observers see one commit by another instance.
     package func applyDownload(
-        _ states: [SyncObjectState], isReset: Bool, classNames: [String], checkpoint: String, includedSequence: UInt64
+        _ batches: [SyncObjectBatch], isReset: Bool, classNames: [String], checkpoint: String, includedSequence: UInt64
     ) throws {
         try performWrite(gateEntered: false, download: true) {
             let context = try requireWrite("applyDownload")
@@ -36,18 +36,36 @@ extension Database {
                 return all.filter { $0.sequence > includedSequence }
             }
             var written = Set<SyncObjectReference>()
-            if isReset { written = try deleteObjectsMissing(from: states, classNames: classNames, context) }
-            var relationshipsLater: [(ClassInfo, SyncValue, [String: SyncValue])] = []
-            for state in states {
-                guard let info = classInfo(named: state.className), !info.isDiscarded else { continue }
-                written.insert(SyncObjectReference(className: state.className, primaryKey: state.primaryKey))
-                guard let values = state.values else {
-                    try deleteObject(info, primaryKey: state.primaryKey, context)
-                    continue
+            if isReset { written = try deleteObjectsMissing(from: batches, classNames: classNames, context) }
+            var relationshipsLater: [(ClassInfo, SyncValue, [(column: Int, value: SyncValue)])] = []
+            for batch in batches {
+                guard let info = classInfo(named: batch.className), !info.isDiscarded else { continue }
+                // Once per batch: each property's column, and whether it holds relationships.
+                let columns = batch.propertyNames.enumerated().compactMap { index, name -> (index: Int, column: Int, isRelationship: Bool)? in
+                    guard let column = info.stored.column(of: name) else { return nil }
+                    return (index, column, targetInfo(info, column: column) != nil)
                 }
-                let (plain, relationships) = split(values, info)
-                try upsert(info, primaryKey: state.primaryKey, plain, context)
-                if !relationships.isEmpty { relationshipsLater.append((info, state.primaryKey, relationships)) }
+                for row in batch.rows {
+                    // Only a rebase reads which objects were written.
+                    if !pending.isEmpty { written.insert(SyncObjectReference(className: batch.className, primaryKey: row.primaryKey)) }
+                    guard let values = row.values else {
+                        try deleteObject(info, primaryKey: row.primaryKey, context)
+                        continue
+                    }
+                    guard values.count == batch.propertyNames.count else {
+                        throw ObjDBError(
+                            .sync, "A download row of '\(batch.className)' holds \(values.count) values for \(batch.propertyNames.count) properties",
+                            className: batch.className, path: path)
+                    }
+                    var plain: [(column: Int, value: SyncValue)] = []
+                    var related: [(column: Int, value: SyncValue)] = []
+                    plain.reserveCapacity(columns.count)
+                    for c in columns {
+                        if c.isRelationship { related.append((c.column, values[c.index])) } else { plain.append((c.column, values[c.index])) }
+                    }
+                    try upsert(info, primaryKey: row.primaryKey, plain, context)
+                    if !related.isEmpty { relationshipsLater.append((info, row.primaryKey, related)) }
+                }
             }
             for (info, primaryKey, relationships) in relationshipsLater {
                 try upsert(info, primaryKey: primaryKey, relationships, context)
@@ -63,18 +81,29 @@ extension Database {
         }
     }
 
+    /// ``applyDownload(_:isReset:classNames:checkpoint:includedSequence:)`` for states one by one.
+    package func applyDownload(
+        _ states: [SyncObjectState], isReset: Bool, classNames: [String], checkpoint: String, includedSequence: UInt64
+    ) throws {
+        try applyDownload(
+            SyncObjectBatch.batches(states), isReset: isReset, classNames: classNames, checkpoint: checkpoint, includedSequence: includedSequence)
+    }
+
     // MARK: Steps
 
-    /// Deletes the objects of `classNames` whose primary keys `states` does not hold; returns them.
+    /// Deletes the objects of `classNames` whose primary keys `batches` does not hold; returns them.
     private func deleteObjectsMissing(
-        from states: [SyncObjectState], classNames: [String], _ context: WriteContext
+        from batches: [SyncObjectBatch], classNames: [String], _ context: WriteContext
     ) throws -> Set<SyncObjectReference> {
-        var kept: [String: Set<SyncValue>] = [:]
-        for state in states where state.values != nil { kept[state.className, default: []].insert(state.primaryKey) }
         var deleted = Set<SyncObjectReference>()
         for name in classNames {
             guard let info = classInfo(named: name), !info.isDiscarded else { continue }
-            let keep = kept[name] ?? []
+            // A class the file holds no object of (a first download) has none to delete.
+            guard try context.storage({ txn in try Cursor(txn, info.objectsTable).first() != nil }) else { continue }
+            var keep = Set<SyncValue>()
+            for batch in batches where batch.className == name {
+                keep.formUnion(batch.rows.lazy.filter { $0.values != nil }.map(\.primaryKey))
+            }
             var doomed: [UInt64] = []
             try context.storage { txn in
                 let cursor = try Cursor(txn, info.objectsTable)
@@ -138,21 +167,54 @@ extension Database {
         return (plain, relationships)
     }
 
-    /// Creates the object of `info` with `primaryKey`, or updates it, with `values` (links to
-    /// objects the file does not hold left out).
+    /// Creates the object of `info` with `primaryKey`, or updates it, with `values` by name
+    /// (links to objects the file does not hold left out).
     private func upsert(_ info: ClassInfo, primaryKey: SyncValue, _ values: [String: SyncValue], _ context: WriteContext) throws {
+        let byColumn = values.compactMap { name, value in info.stored.column(of: name).map { (column: $0, value: value) } }
+        try upsert(info, primaryKey: primaryKey, byColumn, context)
+    }
+
+    /// Creates the object of `info` with `primaryKey`, or updates it, with `values` by column
+    /// (links to objects the file does not hold left out). Columns not given keep their values,
+    /// or for a new object take their declared defaults.
+    private func upsert(_ info: ClassInfo, primaryKey: SyncValue, _ values: [(column: Int, value: SyncValue)], _ context: WriteContext) throws {
         guard let keyColumn = info.primaryKeyColumn else { return }
-        var given: [String: Any?] = [info.stored.properties[keyColumn].name: primaryKey.anyValue]
-        for (name, value) in values {
-            guard let column = info.stored.column(of: name), column != keyColumn,
-                info.stored.properties[column].type != .linkingObjects
-            else { continue }
-            given[name] = try resolved(value, info, column: column, context)
-        }
         try flushPendingCollections(context)
+        if FastPaths.enabled.contains(.typedDownloads), let typed = typedColumns(info, keyColumn: keyColumn, primaryKey, values) {
+            let found = try objectKey(info, primaryKey: typed.encoded[keyColumn], context)
+            let existing = found.flatMap { rows.fetch(info, key: $0) == nil ? nil : $0 }
+            _ = try writeEncoded(info, typed.encoded, isGiven: typed.isGiven, existing: existing, update: .modified, instanceDefaults: false, context)
+            return
+        }
+        var given: [(column: Int, value: Any?)] = [(keyColumn, primaryKey.anyValue)]
+        given.reserveCapacity(values.count + 1)
+        for (column, value) in values where column != keyColumn && info.stored.properties[column].type != .linkingObjects {
+            given.append((column, try resolved(value, info, column: column, context)))
+        }
+        given.sort { $0.column < $1.column }
         // No savepoint: a download is applied whole or not at all (an error rolls back the
         // transaction), so undo steps per object would only copy rows.
-        _ = try writeDynamic(info, given, update: .modified, requirePrimaryKey: true, operation: "applyDownload", context)
+        _ = try writeDynamic(
+            info, columns: given, update: .modified, requirePrimaryKey: true, operation: "applyDownload", instanceDefaults: false, context)
+    }
+
+    /// The columns of an object encoded by the typed fast path (see `ClassInfo+SyncValues.swift`),
+    /// or `nil` if one of them is not a plain value it encodes.
+    private func typedColumns(
+        _ info: ClassInfo, keyColumn: Int, _ primaryKey: SyncValue, _ values: [(column: Int, value: SyncValue)]
+    ) -> (encoded: [[UInt8]?], isGiven: [Bool])? {
+        var bytes = _ObjDBBytes()
+        var encoded = [[UInt8]?](repeating: nil, count: info.columnCount)
+        var isGiven = [Bool](repeating: false, count: info.columnCount)
+        guard let key = info.typedSyncBytes(primaryKey, column: keyColumn, into: &bytes) else { return nil }
+        encoded[keyColumn] = key
+        isGiven[keyColumn] = true
+        for (column, value) in values where column != keyColumn {
+            guard let typed = info.typedSyncBytes(value, column: column, into: &bytes) else { return nil }
+            encoded[column] = typed
+            isGiven[column] = true
+        }
+        return (encoded, isGiven)
     }
 
     /// `value` of column `column` of `info` as ``createDynamicObject(_:value:update:)`` takes

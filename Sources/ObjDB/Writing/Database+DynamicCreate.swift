@@ -104,6 +104,17 @@ extension Database {
         // In column order: what is written, and which error comes first, does not depend on the
         // dictionary's order.
         let given = try values.map { (column: try writableColumn(info, named: $0.key), value: $0.value) }.sorted { $0.column < $1.column }
+        return try writeDynamic(info, columns: given, update: update, requirePrimaryKey: requirePrimaryKey, operation: operation, key: key, context)
+    }
+
+    /// ``writeDynamic(_:_:update:requirePrimaryKey:operation:key:_:)`` for values already by
+    /// column, in ascending column order. With `instanceDefaults` off, columns not given take
+    /// their declared defaults without a new instance of the model class (what a download,
+    /// which gives every property the service has, uses).
+    func writeDynamic(
+        _ info: ClassInfo, columns given: [(column: Int, value: Any?)], update: UpdatePolicy, requirePrimaryKey: Bool, operation: String,
+        key: UInt64? = nil, instanceDefaults: Bool = true, _ context: WriteContext
+    ) throws -> (key: UInt64, row: RowView) {
         let existing = try existingObject(info, given, update: update, requirePrimaryKey: requirePrimaryKey, operation: operation, context)
         // Encoded first, into arrays of their own: links may create objects, which uses the row builder.
         var encoded = [[UInt8]?](repeating: nil, count: info.columnCount)
@@ -112,6 +123,15 @@ extension Database {
             encoded[column] = try encodeColumn(value, info, column: column, update: update, context)
             isGiven[column] = true
         }
+        return try writeEncoded(info, encoded, isGiven: isGiven, existing: existing, update: update, key: key, instanceDefaults: instanceDefaults, context)
+    }
+
+    /// Writes the object `existing` (or a new one, under `key` if given) from encoded columns:
+    /// those `isGiven` marks replace the stored ones (or the defaults of a new object).
+    func writeEncoded(
+        _ info: ClassInfo, _ encoded: [[UInt8]?], isGiven: [Bool], existing: UInt64?, update: UpdatePolicy, key: UInt64? = nil,
+        instanceDefaults: Bool, _ context: WriteContext
+    ) throws -> (key: UInt64, row: RowView) {
         let row = context.scratch.row
         func appendGiven(_ column: Int) -> Bool {
             guard isGiven[column] else { return false }
@@ -122,7 +142,7 @@ extension Database {
         guard let existing else {
             // Defaults the model class makes (a random `ObjectId` key, say) are made anew for
             // each object, as `create(_:value:update:)` makes them: by a new instance.
-            let instance = info.layout.map { $0.type.init() }
+            let instance = instanceDefaults ? info.layout.map { $0.type.init() } : nil
             for column in 0..<info.columnCount {
                 if !appendGiven(column) { appendDefault(info, column: column, from: instance, to: row) }
             }

@@ -102,13 +102,27 @@ struct FastPathChecksTests {
         }
     }
 
+    @Test func aWrongTypedDownloadValueIsCaughtByTheInternalCheck() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            setenv("OBJDB_BREAK_FAST_PATHS", "typedDownloads", 1)
+            let directory = TemporaryDirectory()
+            let db = try directory.open([SyncNote.self, SyncTag.self, SyncPlace.self])
+            try db.enableSync(classNames: ["SyncNote", "SyncTag"])
+            let batch = SyncObjectBatch(
+                className: "SyncTag", propertyNames: ["id", "label"], rows: [.init(primaryKey: .string("t"), values: [.string("t"), .string("L")])])
+            try db.applyDownload([batch], isReset: true, classNames: ["SyncTag"], checkpoint: "cp", includedSequence: 0)
+        }
+        let message = result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
+        #expect(message.contains("Internal check failed: typedDownloads encoded"), "\(message)")
+    }
+
     @Test func switchNamesParse() {
         #expect(FastPaths(names: "leafPages, keyGuesses") == [.leafPages, .keyGuesses])
         #expect(FastPaths(names: "all") == .all)
         #expect(FastPaths(names: "nonsense,rowKernels") == .rowKernels)
         #expect(FastPaths(names: "") == [])
         #expect(FastPaths(names: "fusedMigrations") == .fusedMigrations)
-        #expect(FastPaths.named.count == 11)
+        #expect(FastPaths.named.count == 12)
     }
 
     /// The checks run in this test process, and an application turns them off (or on) with

@@ -167,7 +167,7 @@ struct DownloadTests {
             db.object(ofType: SyncNote.self, forPrimaryKey: "n")?.tag = tag
         }  // 2: the tag's create and the note's update
         // The service has neither yet; a reset download of nothing rebases both.
-        try db.applyDownload([], isReset: true, classNames: ["SyncNote", "SyncTag"], checkpoint: "cp", includedSequence: 0)
+        try db.applyDownload([SyncObjectBatch](), isReset: true, classNames: ["SyncNote", "SyncTag"], checkpoint: "cp", includedSequence: 0)
         #expect(db.object(ofType: SyncNote.self, forPrimaryKey: "n")?.tag?.id == "t")
     }
 }

@@ -89,8 +89,10 @@ enum OutboxFormat {
         withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) }
     }
 
-    private static func appendString(_ string: String, to out: inout [UInt8]) {
-        appendBytes(Data(string.utf8), to: &out)
+    static func appendString(_ string: String, to out: inout [UInt8]) {
+        let utf8 = string.utf8
+        VarintBytes.append(UInt64(utf8.count), to: &out)
+        out.append(contentsOf: utf8)
     }
 
     private static func appendBytes(_ bytes: some Collection<UInt8>, to out: inout [UInt8]) {

@@ -1,0 +1,136 @@
+import Foundation
+import ObjDB
+import Testing
+
+@testable import ObjDBSyncProtocol
+
+/// The binary download frame: its exact bytes, every value type, and bad frames refused with an
+/// error, never read as something else and never a crash.
+@Suite("Download frames")
+struct DownloadFrameTests {
+    static let small = ServerMessage.Download(
+        isReset: true,
+        batches: [
+            SyncObjectBatch(
+                className: "T", propertyNames: ["id", "n"],
+                rows: [.init(primaryKey: .string("a"), values: [.string("a"), .int(1)]), .init(primaryKey: .string("b"), values: nil)])
+        ], isFinal: true, checkpoint: "c", includesSequence: 5)
+
+    /// The layout of Docs/SyncProtocol.md, "Download frames", byte by byte.
+    @Test func exactBytesOfASmallFrame() throws {
+        let expected: [UInt8] = [
+            0x4F, 0x44, 0x4C, 0x02,  // "ODL", version 2
+            0x0F,  // reset, final, checkpoint and included sequence present
+            0x01, 0x63,  // checkpoint "c"
+            0x05,  // included sequence 5
+            0x01,  // one batch
+            0x01, 0x54,  // class "T"
+            0x02, 0x02, 0x69, 0x64, 0x01, 0x6E,  // properties "id", "n"
+            0x02,  // two rows
+            0x05, 0x01, 0x61, 0x01, 0x05, 0x01, 0x61, 0x02, 0x01, 0, 0, 0, 0, 0, 0, 0,  // "a": present, "a", 1
+            0x05, 0x01, 0x62, 0x00,  // "b": deleted
+        ]
+        #expect(DownloadFrame.encode(Self.small) == expected)
+        #expect(try SyncMessageCoding.frame(.download(Self.small)) == .binary(expected))
+        #expect(try DownloadFrame.decode(expected) == Self.small)
+        #expect(Self.small.changes == [
+            SyncObjectState(className: "T", primaryKey: .string("a"), values: ["id": .string("a"), "n": .int(1)]),
+            SyncObjectState(className: "T", primaryKey: .string("b"), values: nil),
+        ])
+    }
+
+    @Test func everyValueRoundTripsInAFrame() throws {
+        let names = ProtocolCodingTests.everyValue.indices.map { "p\($0)" }
+        let part = ServerMessage.Download(
+            isReset: false,
+            batches: [
+                SyncObjectBatch(className: "Every", propertyNames: names, rows: [.init(primaryKey: .uuid(UUID()), values: ProtocolCodingTests.everyValue)]),
+                SyncObjectBatch(className: "Empty", propertyNames: [], rows: []),
+            ], isFinal: false, checkpoint: nil, includesSequence: nil)
+        #expect(try DownloadFrame.decode(DownloadFrame.encode(part)) == part)
+    }
+
+    /// Consecutive states of one class with the same properties share a batch; a deleted one
+    /// joins its class's batch; another class or other properties start a new one.
+    @Test func statesAreGroupedIntoBatchesInOrder() {
+        let states = [
+            SyncObjectState(className: "A", primaryKey: .string("1"), values: ["x": .int(1), "y": .null]),
+            SyncObjectState(className: "A", primaryKey: .string("2"), values: ["y": .int(2), "x": .int(3)]),
+            SyncObjectState(className: "A", primaryKey: .string("3"), values: nil),
+            SyncObjectState(className: "A", primaryKey: .string("4"), values: ["x": .int(4)]),
+            SyncObjectState(className: "B", primaryKey: .string("5"), values: nil),
+        ]
+        let batches = SyncObjectBatch.batches(states)
+        #expect(batches.map(\.className) == ["A", "A", "B"])
+        #expect(batches[0].propertyNames == ["x", "y"])
+        #expect(batches[0].rows.map(\.values) == [[.int(1), .null], [.int(3), .int(2)], nil])
+        #expect(batches[1].propertyNames == ["x"] && batches[1].rows.count == 1)
+        #expect(batches[2].propertyNames == [] && batches[2].rows == [.init(primaryKey: .string("5"), values: nil)])
+        #expect(batches.flatMap(\.states) == states)
+    }
+
+    static func code(_ bytes: [UInt8]) -> String? {
+        ProtocolCodingTests.code { try DownloadFrame.decode(bytes) }
+    }
+
+    @Test func badFramesAreRefusedWithACode() {
+        let good = DownloadFrame.encode(Self.small)
+        // Every frame cut short.
+        for length in 0..<good.count {
+            #expect(Self.code(Array(good[0..<length])) == SyncErrorCode.malformedMessage, "cut at \(length)")
+        }
+        #expect(Self.code(good + [0]) == SyncErrorCode.malformedMessage)  // a byte after the end
+        var wrong = good
+        wrong[0] = 0x7B  // "{": not a frame
+        #expect(Self.code(wrong) == SyncErrorCode.malformedMessage)
+        wrong = good
+        wrong[3] = 1  // version 1
+        #expect(Self.code(wrong) == SyncErrorCode.unsupportedProtocolVersion)
+        wrong = good
+        wrong[4] |= 0x10  // an unknown flag
+        #expect(Self.code(wrong) == SyncErrorCode.malformedMessage)
+        // A property named twice.
+        let twice = ServerMessage.Download(
+            isReset: false, batches: [SyncObjectBatch(className: "T", propertyNames: ["x", "x"], rows: [])], isFinal: false, checkpoint: nil,
+            includesSequence: nil)
+        #expect(Self.code(DownloadFrame.encode(twice)) == SyncErrorCode.malformedMessage)
+        wrong = good
+        wrong[good.count - 1] = 2  // a presence byte that is neither 0 nor 1
+        #expect(Self.code(wrong) == SyncErrorCode.malformedMessage)
+        // A row count far past what the bytes hold.
+        var huge = Array(good[0..<17])
+        huge += [0xFF, 0xFF, 0xFF, 0xFF, 0x0F]
+        #expect(Self.code(huge) == SyncErrorCode.malformedMessage)
+        // A value nested past the depth limit: lists in lists.
+        var deep = Array(good[0..<17]) + [0x01, 0x05, 0x01, 0x61, 0x01]
+        deep += Array(repeating: [0x0C, 0x01], count: 100).flatMap { $0 } + [0x00, 0x02, 0x01, 0, 0, 0, 0, 0, 0, 0]
+        #expect(Self.code(deep) == SyncErrorCode.malformedMessage)
+        // Too large.
+        #expect(Self.code(good + Array(repeating: 0, count: SyncLimits.maxMessageBytes)) == SyncErrorCode.messageTooLarge)
+        // A download as JSON text is not the protocol.
+        #expect(ProtocolCodingTests.code { try SyncMessageCoding.decodeServer(#"{"type":"download","changes":[]}"#) } == SyncErrorCode.malformedMessage)
+    }
+
+    /// Random damage to a frame: each decodes to something or is refused with an error.
+    @Test func randomlyDamagedFramesNeverCrash() {
+        let good = DownloadFrame.encode(
+            ServerMessage.Download(
+                isReset: true,
+                batches: [SyncObjectBatch(className: "Every", propertyNames: ProtocolCodingTests.everyValue.indices.map { "p\($0)" },
+                                          rows: [.init(primaryKey: .string("k"), values: ProtocolCodingTests.everyValue)])],
+                isFinal: true, checkpoint: "1:2:", includesSequence: 3))
+        var generator = SeededGenerator(state: 42)
+        var refused = 0
+        for _ in 0..<3000 {
+            var bytes = good
+            for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+            }
+            if let code = Self.code(bytes) {
+                #expect(code == SyncErrorCode.malformedMessage || code == SyncErrorCode.unsupportedProtocolVersion)
+                refused += 1
+            }
+        }
+        #expect(refused > 1000)  // most damage is seen; the rest reads as other valid values
+    }
+}
