@@ -177,18 +177,21 @@ extension SyncClient {
             guard let connection, state == .connected, let db = database else { return }
             db.refresh()
             guard let file = try db.syncFileState() else { return }
-            let window = UInt64(Self.batchesInFlight * SyncLimits.maxOperationsPerUpload)
+            let window = UInt64(Self.batchesInFlight * Self.operationsPerUpload)
             while sentThrough - min(sentThrough, file.acknowledged) < window, self.connection === connection {
-                let batch = try db.outboxOperations(after: sentThrough, limit: SyncLimits.maxOperationsPerUpload)
+                let batch = try db.outboxEntries(after: sentThrough, limit: Self.operationsPerUpload)
                 guard let last = batch.last else { break }
                 sentThrough = last.sequence
-                try await connection.send(.upload(batch))
+                try await connection.sendUpload(batch)
             }
         } while upload.isRequested
     }
 
     /// The most upload batches sent and not yet acknowledged.
     static let batchesInFlight = 4
+    /// The most operations in one upload batch: a quarter of what the service takes, so that
+    /// batches in flight overlap its work with their reading and sending.
+    static let operationsPerUpload = SyncLimits.maxOperationsPerUpload
 
     /// Wakes the uploader at every commit of the file, by any instance or process.
     private func watchCommits(_ db: Database) {

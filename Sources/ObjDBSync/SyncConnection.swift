@@ -1,5 +1,6 @@
 import Foundation
 import HummingbirdWSClient
+import NIOCore
 import ObjDB
 import ObjDBSyncProtocol
 
@@ -13,7 +14,15 @@ final class SyncConnection: Sendable {
 
     /// Sends a message.
     func send(_ message: ClientMessage) async throws {
-        try await outbound.writeTextMessage(try SyncMessageCoding.encode(message))
+        switch try SyncMessageCoding.frame(message) {
+        case .text(let text): try await outbound.writeTextMessage(text)
+        case .binary(let bytes): try await outbound.write(.binary(ByteBuffer(bytes: bytes)))
+        }
+    }
+
+    /// Sends an upload of the file's outbox entries as stored.
+    func sendUpload(_ entries: [SyncOutboxEntry]) async throws {
+        try await outbound.write(.binary(ByteBuffer(bytes: try SyncMessageCoding.checked(UploadFrame.encode(entries: entries)))))
     }
 
     /// Closes the connection normally; errors (a connection already gone) are ignored.

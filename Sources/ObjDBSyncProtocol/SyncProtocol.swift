@@ -14,7 +14,7 @@ public enum SyncLimits {
     /// The largest message (one WebSocket text message), in UTF-8 bytes: 4 MiB.
     public static let maxMessageBytes = 4 << 20
     /// The most operations in one upload.
-    public static let maxOperationsPerUpload = 1000
+    public static let maxOperationsPerUpload = 10000
     /// The most object states in one download part.
     public static let maxChangesPerMessage = 1000
 }
@@ -203,9 +203,37 @@ public enum SyncFrame: Sendable, Equatable {
 /// code (``SyncErrorCode``): malformed JSON or fields, an oversize message, an unknown type, a
 /// wrong protocol version.
 public enum SyncMessageCoding {
-    /// The JSON text of a client message.
+    /// The JSON text of a client message other than an upload, which travels as a binary frame
+    /// (see ``frame(_:)-(ClientMessage)``).
     public static func encode(_ message: ClientMessage) throws -> String {
-        try checked(clientJSON(message).text)
+        guard case .text(let text) = try frame(message) else {
+            throw ObjDBError(.invalidValue, "An upload travels as a binary frame, not as text", key: SyncErrorCode.protocolViolation)
+        }
+        return text
+    }
+
+    /// The WebSocket message of a client message: a binary ``UploadFrame`` for an upload, JSON
+    /// text for the others. Throws `messageTooLarge` past ``SyncLimits/maxMessageBytes``.
+    public static func frame(_ message: ClientMessage) throws -> SyncFrame {
+        if case .upload(let operations) = message { return .binary(try checked(UploadFrame.encode(operations))) }
+        return .text(try checked((clientJSON(message) ?? .null).text))
+    }
+
+    /// Reads a client message from its WebSocket message.
+    public static func decodeClient(_ frame: SyncFrame) throws -> ClientMessage {
+        switch frame {
+        case .text(let text): try decodeClient(text)
+        case .binary(let bytes): .upload(try UploadFrame.decode(bytes))
+        }
+    }
+
+    /// `bytes` if they fit in a message, else `messageTooLarge`.
+    package static func checked(_ bytes: [UInt8]) throws -> [UInt8] {
+        guard bytes.count <= SyncLimits.maxMessageBytes else {
+            throw ObjDBError(
+                .invalidValue, "Sync message of \(bytes.count) bytes exceeds \(SyncLimits.maxMessageBytes)", key: SyncErrorCode.messageTooLarge)
+        }
+        return bytes
     }
 
     /// The JSON text of a server message other than a download, which travels as a binary
@@ -220,14 +248,7 @@ public enum SyncMessageCoding {
     /// The WebSocket message of a server message: a binary ``DownloadFrame`` for a download,
     /// JSON text for the others. Throws `messageTooLarge` past ``SyncLimits/maxMessageBytes``.
     public static func frame(_ message: ServerMessage) throws -> SyncFrame {
-        if case .download(let part) = message {
-            let bytes = DownloadFrame.encode(part)
-            guard bytes.count <= SyncLimits.maxMessageBytes else {
-                throw ObjDBError(
-                    .invalidValue, "Sync message of \(bytes.count) bytes exceeds \(SyncLimits.maxMessageBytes)", key: SyncErrorCode.messageTooLarge)
-            }
-            return .binary(bytes)
-        }
+        if case .download(let part) = message { return .binary(try checked(DownloadFrame.encode(part))) }
         return .text(try checked((serverJSON(message) ?? .null).text))
     }
 
@@ -265,8 +286,7 @@ public enum SyncMessageCoding {
                 lastSequence: try uint(json["lastSequence"], "lastSequence"))
             return .hello(hello)
         case "upload":
-            guard case .array(let ops)? = json["operations"] else { throw malformed("upload needs \"operations\", an array") }
-            return .upload(try ops.map(operation))
+            throw malformed("an upload travels as a binary frame, not as text")
         case "requestDownload":
             return .requestDownload(id: try uint(json["id"], "id"))
         default:
@@ -311,7 +331,8 @@ public enum SyncMessageCoding {
         return text
     }
 
-    static func clientJSON(_ message: ClientMessage) -> SyncJSON {
+    /// The JSON of a message, `nil` for an upload (a binary frame).
+    static func clientJSON(_ message: ClientMessage) -> SyncJSON? {
         switch message {
         case .hello(let h):
             return .object([
@@ -320,8 +341,9 @@ public enum SyncMessageCoding {
                 ("subscriptions", .array(h.subscriptions.map(SyncJSON.string))), ("checkpoint", h.checkpoint.map(SyncJSON.string) ?? .null),
                 ("lastSequence", .number(String(h.lastSequence))),
             ])
-        case .upload(let ops):
-            return .object([("type", .string("upload")), ("operations", .array(ops.map(operationJSON)))])
+        case .upload:
+            // Not JSON: a binary frame (``UploadFrame``).
+            return nil
         case .requestDownload(let id):
             return .object([("type", .string("requestDownload")), ("id", .number(String(id)))])
         }
@@ -351,20 +373,6 @@ public enum SyncMessageCoding {
         case .error(let code, let message):
             return .object([("type", .string("error")), ("code", .string(code)), ("message", .string(message))])
         }
-    }
-
-    static func valueMapJSON(_ values: [String: SyncValue]) -> SyncJSON {
-        .object(values.sorted { $0.key < $1.key }.map { ($0.key, SyncValueJSON.encode($0.value)) })
-    }
-
-    static func operationJSON(_ op: SyncOperation) -> SyncJSON {
-        var fields: [(String, SyncJSON)] = [
-            ("sequence", .number(String(op.sequence))), ("class", .string(op.className)),
-            ("primaryKey", SyncValueJSON.encode(op.primaryKey)), ("kind", .string(op.kind.rawValue)),
-            ("values", valueMapJSON(op.values)),
-        ]
-        fields.append(("listAppends", .object(op.listAppends.sorted { $0.key < $1.key }.map { ($0.key, .array($0.value.map(SyncValueJSON.encode))) })))
-        return .object(fields)
     }
 
     static func classSchemaJSON(_ s: SyncClassSchema) -> SyncJSON {
@@ -420,11 +428,6 @@ public enum SyncMessageCoding {
         return v
     }
 
-    static func optionalUInt(_ json: SyncJSON?, _ name: String) throws -> UInt64? {
-        if json == nil || json == .null { return nil }
-        return try uint(json, name)
-    }
-
     static func bool(_ json: SyncJSON?, _ name: String) throws -> Bool {
         guard case .bool(let b)? = json else { throw malformed("\"\(name)\" needs true or false") }
         return b
@@ -446,33 +449,6 @@ public enum SyncMessageCoding {
     static func value(_ json: SyncJSON?, _ name: String) throws -> SyncValue {
         guard let json else { throw malformed("\"\(name)\" is missing") }
         return try SyncValueJSON.decode(json)
-    }
-
-    static func valueMap(_ json: SyncJSON, _ name: String) throws -> [String: SyncValue] {
-        guard case .object(let fields) = json else { throw malformed("\"\(name)\" needs an object") }
-        var out: [String: SyncValue] = [:]
-        for (k, v) in fields { out[k] = try SyncValueJSON.decode(v) }
-        return out
-    }
-
-    static func operation(_ json: SyncJSON) throws -> SyncOperation {
-        let kindText = try string(json["kind"], "kind")
-        guard let kind = SyncOperation.Kind(rawValue: kindText) else { throw malformed("unknown operation kind \"\(kindText)\"") }
-        var appends: [String: [SyncValue]] = [:]
-        switch json["listAppends"] {
-        case nil, .null?: break
-        case .object(let fields)?:
-            for (k, v) in fields {
-                guard case .array(let items) = v else { throw malformed("\"listAppends\" holds arrays") }
-                appends[k] = try items.map(SyncValueJSON.decode)
-            }
-        default: throw malformed("\"listAppends\" needs an object")
-        }
-        let values: [String: SyncValue]
-        if let v = json["values"], v != .null { values = try valueMap(v, "values") } else { values = [:] }
-        return SyncOperation(
-            sequence: try uint(json["sequence"], "sequence"), className: try string(json["class"], "class"),
-            primaryKey: try value(json["primaryKey"], "primaryKey"), kind: kind, values: values, listAppends: appends)
     }
 
     static func classSchema(_ json: SyncJSON) throws -> SyncClassSchema {

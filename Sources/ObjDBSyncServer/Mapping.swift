@@ -69,7 +69,17 @@ struct ClassMapping: Sendable {
     /// The stored properties with their column kinds, in schema order.
     let columns: [(property: SyncPropertySchema, kind: ColumnKind)]
 
-    subscript(name: String) -> (property: SyncPropertySchema, kind: ColumnKind)? { columns.first { $0.property.name == name } }
+    subscript(name: String) -> (property: SyncPropertySchema, kind: ColumnKind)? {
+        columnIndex[name].map { columns[$0] }
+    }
+
+    /// The position in ``columns`` of each property, by name.
+    let columnIndex: [String: Int]
+
+    /// Whether the class has every property `op` writes or appends to.
+    func holdsEvery(_ op: SyncOperation) -> Bool {
+        op.values.keys.allSatisfy { columnIndex[$0] != nil } && op.listAppends.keys.allSatisfy { columnIndex[$0] != nil }
+    }
 
     /// Resolves a (non-embedded) class; throws a message naming class and property.
     init(_ schema: SyncClassSchema, in all: [String: SyncClassSchema]) throws {
@@ -85,6 +95,7 @@ struct ClassMapping: Sendable {
         self.schema = schema
         self.primaryKey = pk
         self.columns = try schema.properties.filter { $0.type != .linkingObjects }.map { p in (p, try Self.kind(of: p, in: schema.name, all: all)) }
+        columnIndex = Dictionary(columns.enumerated().map { ($1.property.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     static func kind(of p: SyncPropertySchema, in className: String, all: [String: SyncClassSchema]) throws -> ColumnKind {

@@ -12,7 +12,7 @@ import PostgresNIO
 /// message is buffered per connection; a slow client catches up from its checkpoint.
 final class Session: Sendable {
     enum Event: Sendable {
-        case message(String)
+        case message(SyncFrame)
         case wake
         case expired
         case shutdown
@@ -80,8 +80,8 @@ final class Session: Sendable {
             while let message = try await iterator.next() {
                 queuedMessages.withLock { $0 += 1 }
                 switch message {
-                case .text(let text): continuation.yield(.message(text))
-                case .binary: continuation.yield(.message(""))
+                case .text(let text): continuation.yield(.message(.text(text)))
+                case .binary(let buffer): continuation.yield(.message(.binary(Array(buffer.readableBytesView))))
                 }
                 while queuedMessages.withLock({ $0 }) >= Self.maxQueuedMessages && !loopEnded.withLock({ $0 }) {
                     try await Task.sleep(for: .milliseconds(5))
@@ -125,9 +125,9 @@ final class Session: Sendable {
                     wakePending.withLock { $0 = false }
                     guard let hello = state.hello else { continue }
                     try await sendCheckpoint(&state, hello: hello)
-                case .message(let text):
+                case .message(let frame):
                     defer { queuedMessages.withLock { $0 -= 1 } }
-                    if try await handle(text, &state) == false { return }
+                    if try await handle(frame, &state) == false { return }
                 }
             } catch let error as ObjDBError {
                 logger.info("Sync connection failed", metadata: ["error": "\(error)"])
@@ -162,11 +162,10 @@ final class Session: Sendable {
     }
 
     /// Handles one message; false when the connection is to close.
-    func handle(_ text: String, _ state: inout State) async throws -> Bool {
+    func handle(_ frame: SyncFrame, _ state: inout State) async throws -> Bool {
         let message: ClientMessage
         do {
-            guard !text.isEmpty else { throw ObjDBError(.invalidValue, "Messages are JSON text frames", key: SyncErrorCode.malformedMessage) }
-            message = try SyncMessageCoding.decodeClient(text)
+            message = try SyncMessageCoding.decodeClient(frame)
         } catch let error as ObjDBError {
             logger.info("Malformed sync message", metadata: ["error": "\(error.message)"])
             try await fail(error.key ?? SyncErrorCode.malformedMessage, error.message)

@@ -99,10 +99,10 @@ extension SyncStore {
                     continue
                 }
                 if let first = group.first {
-                    let same = first.mapping.schema.name == e.mapping.schema.name && first.sets.map(\.0) == e.sets.map(\.0)
-                    // At most 30,000 parameters a statement (PostgreSQL takes 65,535).
-                    let full = (group.count + 1) * (e.sets.count + 1) > 30_000
-                    if !same || full || keys.contains(e.pkText) { try await flush() }
+                    let same =
+                        first.mapping.schema.name == e.mapping.schema.name && first.sets.map(\.name) == e.sets.map(\.name)
+                        && first.pk.type == e.pk.type && first.sets.map(\.cell.type) == e.sets.map(\.cell.type)
+                    if !same || keys.contains(e.pkText) { try await flush() }
                 }
                 group.append(e)
                 keys.insert(e.pkText)
@@ -145,12 +145,14 @@ extension SyncStore {
         }
     }
 
-    /// An operation's primary key and values as PostgreSQL text.
+    /// An operation's primary key and values as statement parameters.
     struct EncodedOperation {
         var mapping: ClassMapping
+        /// The primary key as text (what the feed and the duplicate check compare).
         var pkText: String
-        /// Properties written, by name order: name, text (nil: NULL), column kind.
-        var sets: [(String, String?, ColumnKind)]
+        var pk: PGCell
+        /// Properties written, by name order.
+        var sets: [(name: String, cell: PGCell, kind: ColumnKind)]
         /// List appends: name, text, column kind.
         var appends: [(String, String, ColumnKind)]
     }
@@ -165,7 +167,7 @@ extension SyncStore {
         guard var m = try await mapping(op.className) else { return .refused("Class '\(op.className)' is not synced") }
         // A property this instance has not seen may have been added through another instance
         // since it cached the class: read the mappings again before refusing it.
-        if op.values.keys.contains(where: { m[$0] == nil }) || op.listAppends.keys.contains(where: { m[$0] == nil }) {
+        if !m.holdsEvery(op) {
             try await reloadMappings()
             if let fresh = mappings.withLock({ $0[op.className] }) { m = fresh }
         }
@@ -176,10 +178,18 @@ extension SyncStore {
             }
             pkText = t
         } catch let e as PGText.Mismatch { return .refused("Primary key: \(e.message)") }
-        var sets: [(String, String?, ColumnKind)] = []
-        for (name, value) in op.values.sorted(by: { $0.key < $1.key }) where name != m.primaryKey.name {
-            guard let col = m[name] else { return .refused("Class '\(op.className)' has no property '\(name)'") }
-            do { sets.append((name, try PGText.encode(value, col.kind, property: col.property), col.kind)) } catch let e as PGText.Mismatch {
+        let pk: PGCell
+        do {
+            pk = try PGCell.of(op.primaryKey, .scalar(m.primaryKey.type, isLink: false), property: m.primaryKey)
+        } catch let e as PGText.Mismatch { return .refused("Primary key: \(e.message)") }
+        if let unknown = op.values.keys.first(where: { m[$0] == nil }) { return .refused("Class '\(op.className)' has no property '\(unknown)'") }
+        // In the class's column order (the same for every operation that writes the same
+        // properties, so that they share a statement).
+        var sets: [(name: String, cell: PGCell, kind: ColumnKind)] = []
+        sets.reserveCapacity(op.values.count)
+        for col in m.columns where col.property.name != m.primaryKey.name {
+            guard let value = op.values[col.property.name] else { continue }
+            do { sets.append((col.property.name, try PGCell.of(value, col.kind, property: col.property), col.kind)) } catch let e as PGText.Mismatch {
                 return .refused("\(op.className).\(e.message)")
             }
         }
@@ -192,7 +202,7 @@ extension SyncStore {
                 appends.append((name, text, col.kind))
             } catch let e as PGText.Mismatch { return .refused("\(op.className).\(e.message)") }
         }
-        return .encoded(EncodedOperation(mapping: m, pkText: pkText, sets: sets, appends: appends))
+        return .encoded(EncodedOperation(mapping: m, pkText: pkText, pk: pk, sets: sets, appends: appends))
     }
 
     /// The statements of an encoded operation.
@@ -212,13 +222,13 @@ extension SyncStore {
             b.append(pkText)
             var cols = [pkCol]
             var values = ["$1::\(pkType)"]
-            for (i, (name, text, kind)) in sets.enumerated() {
-                b.append(text)
+            for (i, (name, cell, kind)) in sets.enumerated() {
+                b.append(cell)
                 cols.append(quoted(name))
-                values.append("$\(i + 2)::\(kind.sqlType)")
+                values.append(PGCell.sql("$\(i + 2)", kind))
             }
             let conflict =
-                sets.isEmpty ? "DO NOTHING" : "DO UPDATE SET " + sets.map { "\(quoted($0.0)) = EXCLUDED.\(quoted($0.0))" }.joined(separator: ", ")
+                sets.isEmpty ? "DO NOTHING" : "DO UPDATE SET " + sets.map { "\(quoted($0.name)) = EXCLUDED.\(quoted($0.name))" }.joined(separator: ", ")
             statements.append(
                 PostgresQuery(
                     unsafeSQL: "INSERT INTO \(table) (\(cols.joined(separator: ", "))) VALUES (\(values.joined(separator: ", "))) ON CONFLICT (\(pkCol)) \(conflict)",
@@ -228,9 +238,9 @@ extension SyncStore {
                 var b = PostgresBindings()
                 b.append(pkText)
                 var assignments: [String] = []
-                for (i, (name, text, kind)) in sets.enumerated() {
-                    b.append(text)
-                    assignments.append("\(quoted(name)) = $\(i + 2)::\(kind.sqlType)")
+                for (i, (name, cell, kind)) in sets.enumerated() {
+                    b.append(cell)
+                    assignments.append("\(quoted(name)) = \(PGCell.sql("$\(i + 2)", kind))")
                 }
                 statements.append(
                     PostgresQuery(
@@ -252,32 +262,32 @@ extension SyncStore {
         return statements
     }
 
-    /// One `INSERT … VALUES (…), (…) ON CONFLICT` for creates of one class that write the same
-    /// properties, with distinct primary keys: what their statements do one by one.
+    /// One `INSERT … SELECT … FROM UNNEST(…) ON CONFLICT` for creates of one class that write
+    /// the same properties with cells of the same types, with distinct primary keys: what their
+    /// statements do one by one. A parameter per column (an array of the rows' cells), so the
+    /// statement's text and plan do not grow with the rows.
     func insertStatement(_ rows: [EncodedOperation]) -> PostgresQuery {
         let first = rows[0]
         let m = first.mapping
         let pkCol = quoted(m.primaryKey.name)
-        let pkType = ColumnKind.scalar(m.primaryKey.type, isLink: false).sqlType
-        let cols = [pkCol] + first.sets.map { quoted($0.0) }
+        let pkKind = ColumnKind.scalar(m.primaryKey.type, isLink: false)
+        let cols = [pkCol] + first.sets.map { quoted($0.name) }
+        let kinds = [pkKind] + first.sets.map(\.kind)
+        let types = [first.pk.type] + first.sets.map(\.cell.type)
         var b = PostgresBindings()
-        var tuples: [String] = []
-        tuples.reserveCapacity(rows.count)
-        for row in rows {
-            b.append(row.pkText)
-            var values = ["$\(b.count)::\(pkType)"]
-            for (_, text, kind) in row.sets {
-                b.append(text)
-                values.append("$\(b.count)::\(kind.sqlType)")
-            }
-            tuples.append("(" + values.joined(separator: ", ") + ")")
+        b.append(PGCellArray(elementType: first.pk.type, elements: rows.map(\.pk.bytes)), context: .default)
+        for i in first.sets.indices {
+            b.append(PGCellArray(elementType: first.sets[i].cell.type, elements: rows.map { $0.sets[i].cell.bytes }), context: .default)
         }
+        let parameters = types.indices.map { "$\($0 + 1)::\(PGCell.arraySQL(types[$0]))" }.joined(separator: ", ")
+        let names = types.indices.map { "c\($0)" }.joined(separator: ", ")
+        let selections = kinds.indices.map { PGCell.sql("u.c\($0)", kinds[$0]) }.joined(separator: ", ")
         let conflict =
             first.sets.isEmpty
-            ? "DO NOTHING" : "DO UPDATE SET " + first.sets.map { "\(quoted($0.0)) = EXCLUDED.\(quoted($0.0))" }.joined(separator: ", ")
+            ? "DO NOTHING" : "DO UPDATE SET " + first.sets.map { "\(quoted($0.name)) = EXCLUDED.\(quoted($0.name))" }.joined(separator: ", ")
         return PostgresQuery(
             unsafeSQL:
-                "INSERT INTO \(quoted(m.schema.name)) (\(cols.joined(separator: ", "))) VALUES \(tuples.joined(separator: ", ")) ON CONFLICT (\(pkCol)) \(conflict)",
+                "INSERT INTO \(quoted(m.schema.name)) (\(cols.joined(separator: ", "))) SELECT \(selections) FROM UNNEST(\(parameters)) AS u(\(names)) ON CONFLICT (\(pkCol)) \(conflict)",
             binds: b)
     }
 }

@@ -365,41 +365,49 @@ struct SyncServerTests {
             _ = try await healthy.hello(Model.hello(subscriptions: ["Note"]))
             var hello = try SyncMessageCoding.encode(.hello(Model.hello()))
             hello = hello.replacingOccurrences(of: #""protocol":2"#, with: #""protocol":99"#)
-            let upload = try SyncMessageCoding.encode(.upload([]))
-            let cases: [(setup: [String], bad: String, code: String)] = [
-                ([], "this is not json", SyncErrorCode.malformedMessage),
-                ([], #"{"type":"shout"}"#, SyncErrorCode.unknownMessageType),
+            let upload = try SyncMessageCoding.frame(.upload([]))
+            let greet = try SyncMessageCoding.frame(.hello(Model.hello(subscriptions: ["Note"])))
+            var oldUpload = UploadFrame.encode([])
+            oldUpload[3] = 1
+            let download = try SyncMessageCoding.frame(.download(.init(isReset: false, batches: [], isFinal: true, checkpoint: "c", includesSequence: 0)))
+            let cases: [(setup: [SyncFrame], bad: SyncFrame, code: String)] = [
+                ([], .text("this is not json"), SyncErrorCode.malformedMessage),
+                ([], .text(#"{"type":"shout"}"#), SyncErrorCode.unknownMessageType),
                 ([], upload, SyncErrorCode.protocolViolation),
-                ([], hello, SyncErrorCode.unsupportedProtocolVersion),
-                ([], #"{"type":"upload","operations":[],"pad":""# + String(repeating: "x", count: SyncLimits.maxMessageBytes) + #""}"#, SyncErrorCode.messageTooLarge),
+                ([], .text(hello), SyncErrorCode.unsupportedProtocolVersion),
+                ([], .text(#"{"type":"hello","pad":""# + String(repeating: "x", count: SyncLimits.maxMessageBytes) + #""}"#), SyncErrorCode.messageTooLarge),
+                ([greet], .binary([0x4F, 0x55, 0x4C, 0x02, 0x05, 0x01]), SyncErrorCode.malformedMessage),
+                ([greet], .binary(Array(repeating: 0xFF, count: 64)), SyncErrorCode.malformedMessage),
+                ([greet], .binary(oldUpload), SyncErrorCode.unsupportedProtocolVersion),
+                ([greet], download, SyncErrorCode.malformedMessage),
+                ([greet], .text(#"{"type":"upload","operations":[]}"#), SyncErrorCode.malformedMessage),
                 (
-                    [try SyncMessageCoding.encode(.hello(Model.hello(subscriptions: ["Note"])))],
-                    try SyncMessageCoding.encode(
+                    [greet],
+                    try SyncMessageCoding.frame(
                         .upload([
                             SyncOperation(sequence: 1, className: "Note", primaryKey: .string("a"), kind: .delete),
                             SyncOperation(sequence: 3, className: "Note", primaryKey: .string("a"), kind: .delete),
                         ])), SyncErrorCode.protocolViolation
                 ),
                 (
-                    [try SyncMessageCoding.encode(.hello(Model.hello(subscriptions: ["Note"])))],
-                    try SyncMessageCoding.encode(
+                    [greet],
+                    try SyncMessageCoding.frame(
                         .upload(
-                            (1...1001).map { SyncOperation(sequence: UInt64($0), className: "Note", primaryKey: .string("many"), kind: .delete) })),
+                            (1...(SyncLimits.maxOperationsPerUpload + 1)).map {
+                                SyncOperation(sequence: UInt64($0), className: "Note", primaryKey: .string("many"), kind: .delete)
+                            })),
                     SyncErrorCode.protocolViolation
                 ),
                 (
-                    [try SyncMessageCoding.encode(.hello(Model.hello(subscriptions: ["Note"])))],
-                    try SyncMessageCoding.encode(.upload([SyncOperation(sequence: 0, className: "Note", primaryKey: .string("a"), kind: .delete)])),
+                    [greet],
+                    try SyncMessageCoding.frame(.upload([SyncOperation(sequence: 0, className: "Note", primaryKey: .string("a"), kind: .delete)])),
                     SyncErrorCode.protocolViolation
                 ),
-                (
-                    [try SyncMessageCoding.encode(.hello(Model.hello(subscriptions: ["Note"])))],
-                    try SyncMessageCoding.encode(.hello(Model.hello(subscriptions: ["Note"]))), SyncErrorCode.protocolViolation
-                ),
+                ([greet], greet, SyncErrorCode.protocolViolation),
             ]
             for c in cases {
                 let bad = try await connect(server)
-                for text in c.setup { bad.sendRaw(text) }
+                for frame in c.setup { bad.sendRaw(frame) }
                 bad.sendRaw(c.bad)
                 var message = try await bad.next()
                 while case .welcome = message { message = try await bad.next() }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HummingbirdWSClient
+import NIOCore
 import NIOWebSocket
 import JWTKit
 import Logging
@@ -60,11 +61,11 @@ actor Inbox {
 /// A WebSocket client of the sync protocol for tests.
 final class TestClient: Sendable {
     let inbox = Inbox()
-    let outgoing: AsyncStream<String>.Continuation
+    let outgoing: AsyncStream<SyncFrame>.Continuation
     let task: Task<Void, Never>
 
     init(port: Int, token: String?) {
-        let (stream, continuation) = AsyncStream<String>.makeStream()
+        let (stream, continuation) = AsyncStream<SyncFrame>.makeStream()
         outgoing = continuation
         let inbox = self.inbox
         var headers = HTTPFields()
@@ -78,7 +79,12 @@ final class TestClient: Sendable {
                     inbound, outbound, _ in
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
-                            for await text in stream { try await outbound.write(.text(text)) }
+                            for await frame in stream {
+                                switch frame {
+                                case .text(let text): try await outbound.write(.text(text))
+                                case .binary(let bytes): try await outbound.write(.binary(ByteBuffer(bytes: bytes)))
+                                }
+                            }
                             try? await outbound.close(.normalClosure, reason: nil)
                         }
                         for try await message in inbound.messages(maxSize: 8 << 20) {
@@ -97,8 +103,9 @@ final class TestClient: Sendable {
         }
     }
 
-    func send(_ message: ClientMessage) throws { outgoing.yield(try SyncMessageCoding.encode(message)) }
-    func sendRaw(_ text: String) { outgoing.yield(text) }
+    func send(_ message: ClientMessage) throws { outgoing.yield(try SyncMessageCoding.frame(message)) }
+    func sendRaw(_ text: String) { outgoing.yield(.text(text)) }
+    func sendRaw(_ frame: SyncFrame) { outgoing.yield(frame) }
     func close() async {
         outgoing.finish()
         await task.value

@@ -229,6 +229,18 @@ struct SyncBench {
         figures.uploadFloor = seconds(since: start)
         let floorRows = try await count("SELECT count(*)::int8 FROM bench_upload_floor", on: connection)
         guard floorRows == u else { throw BenchFailure("the upload floor wrote \(floorRows) rows") }
+        if options.breakdown {
+            // The same statement into the synced table: what its change-feed triggers add.
+            let again = ItemRow.make(u, prefix: "trig")
+            start = monotonicNanoseconds()
+            try await upsert(again, into: #""BenchItem""#, on: connection)
+            figures.breakdown.append(("row 2's floor statement into the synced table (its triggers)", seconds(since: start)))
+            start = monotonicNanoseconds()
+            for chunk in stride(from: 0, to: u, by: 1000) {
+                try await upsert(Array(again[chunk..<min(u, chunk + 1000)]), into: #""BenchItem""#, on: connection)
+            }
+            figures.breakdown.append(("the same rows again (updates), by 1,000", seconds(since: start)))
+        }
         try await connection.close()
     }
 

@@ -81,6 +81,21 @@ extension Database {
         return try Self.operations(in: outbox, after: sequence, limit: limit, txn: txn)
     }
 
+    /// The outbox entries after `sequence`, at most `limit`, in order, as stored: what an upload
+    /// sends without decoding them.
+    package func outboxEntries(after sequence: UInt64, limit: Int) throws -> [SyncOutboxEntry] {
+        let txn = try requireReadableTxn()
+        guard let outbox = try existingSyncTable(TableName.outbox, flags: .objects, txn) else { return [] }
+        var result: [SyncOutboxEntry] = []
+        let cursor = try Cursor(txn, outbox)
+        var entry = try cursor.seek(atLeast: sequence &+ 1)
+        while let current = entry, result.count < limit {
+            if current.objectKey > sequence { result.append(SyncOutboxEntry(sequence: current.objectKey, bytes: Array(current.value))) }
+            entry = try cursor.next()
+        }
+        return result
+    }
+
     /// Records that the service applied every operation up to `sequence`.
     package func acknowledgeUploads(through sequence: UInt64) throws {
         try performWrite(gateEntered: false, download: true) {

@@ -73,6 +73,10 @@ struct DownloadFrameTests {
         ProtocolCodingTests.code { try DownloadFrame.decode(bytes) }
     }
 
+    static func code(upload bytes: [UInt8]) -> String? {
+        ProtocolCodingTests.code { try UploadFrame.decode(bytes) }
+    }
+
     @Test func badFramesAreRefusedWithACode() {
         let good = DownloadFrame.encode(Self.small)
         // Every frame cut short.
@@ -132,5 +136,86 @@ struct DownloadFrameTests {
             }
         }
         #expect(refused > 1000)  // most damage is seen; the rest reads as other valid values
+    }
+}
+
+/// The binary upload frame: operations as the outbox keeps them.
+@Suite("Upload frames")
+struct UploadFrameTests {
+    static let operation = SyncOperation(sequence: 1, className: "T", primaryKey: .string("k"), kind: .create, values: ["n": .int(1)])
+
+    /// The layout of Docs/SyncProtocol.md, "upload", byte by byte.
+    @Test func exactBytesOfASmallFrame() throws {
+        let entry: [UInt8] = [
+            0x01, 0x00,  // entry version 1, create
+            0x01, 0x54,  // class "T"
+            0x05, 0x01, 0x6B,  // primary key "k"
+            0x01, 0x01, 0x6E, 0x02, 0x01, 0, 0, 0, 0, 0, 0, 0,  // one value: "n" = 1
+            0x00,  // no list appends
+        ]
+        let expected: [UInt8] = [0x4F, 0x55, 0x4C, 0x02, 0x01, 0x01, UInt8(entry.count)] + entry
+        #expect(UploadFrame.encode([Self.operation]) == expected)
+        #expect(try SyncMessageCoding.frame(.upload([Self.operation])) == .binary(expected))
+        #expect(try SyncMessageCoding.decodeClient(.binary(expected)) == .upload([Self.operation]))
+    }
+
+    @Test func everyValueAndEveryKindRoundTrip() throws {
+        let values = Dictionary(uniqueKeysWithValues: ProtocolCodingTests.everyValue.enumerated().map { ("p\($0.offset)", $0.element) })
+        let operations = [
+            SyncOperation(sequence: 7, className: "Every", primaryKey: .uuid(UUID()), kind: .create, values: values),
+            SyncOperation(
+                sequence: 8, className: "Every", primaryKey: .objectId(ObjectId()), kind: .update, values: ["p1": .null],
+                listAppends: ["tags": [.string("x"), .null]]),
+            SyncOperation(sequence: .max, className: "Every", primaryKey: .string(""), kind: .delete),
+        ]
+        #expect(try UploadFrame.decode(UploadFrame.encode(operations)) == operations)
+        #expect(try UploadFrame.decode(UploadFrame.encode([])) == [])
+    }
+
+    @Test func badFramesAreRefusedWithACode() {
+        let good = UploadFrame.encode([Self.operation])
+        for length in 0..<good.count {
+            #expect(DownloadFrameTests.code(upload: Array(good[0..<length])) == SyncErrorCode.malformedMessage, "cut at \(length)")
+        }
+        #expect(DownloadFrameTests.code(upload: good + [0]) == SyncErrorCode.malformedMessage)
+        var wrong = good
+        wrong[8] = 3  // an operation kind that is not create, update or delete
+        #expect(DownloadFrameTests.code(upload: wrong) == SyncErrorCode.malformedMessage)
+        wrong = good
+        wrong[11] = 0x63  // a value tag no version knows
+        #expect(DownloadFrameTests.code(upload: wrong) == SyncErrorCode.malformedMessage)
+        wrong = good
+        wrong[7] = 2  // an entry version this peer does not know
+        #expect(DownloadFrameTests.code(upload: wrong) == SyncErrorCode.malformedMessage)
+        wrong = good
+        wrong[3] = 1  // protocol version 1
+        #expect(DownloadFrameTests.code(upload: wrong) == SyncErrorCode.unsupportedProtocolVersion)
+        wrong = good
+        wrong[6] = 0x7F  // an entry longer than the bytes left
+        #expect(DownloadFrameTests.code(upload: wrong) == SyncErrorCode.malformedMessage)
+        // A download frame is not an upload.
+        #expect(DownloadFrameTests.code(upload: DownloadFrame.encode(DownloadFrameTests.small)) == SyncErrorCode.malformedMessage)
+        #expect(DownloadFrameTests.code(upload: good + Array(repeating: 0, count: SyncLimits.maxMessageBytes)) == SyncErrorCode.messageTooLarge)
+    }
+
+    /// Random damage to an upload: each decodes to something or is refused with an error.
+    @Test func randomlyDamagedFramesNeverCrash() {
+        let values = Dictionary(uniqueKeysWithValues: ProtocolCodingTests.everyValue.enumerated().map { ("p\($0.offset)", $0.element) })
+        let good = UploadFrame.encode([
+            SyncOperation(sequence: 1, className: "Every", primaryKey: .string("k"), kind: .create, values: values, listAppends: ["l": [.int(1)]])
+        ])
+        var generator = SeededGenerator(state: 7)
+        var refused = 0
+        for _ in 0..<3000 {
+            var bytes = good
+            for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+            }
+            if let code = DownloadFrameTests.code(upload: bytes) {
+                #expect(code == SyncErrorCode.malformedMessage || code == SyncErrorCode.unsupportedProtocolVersion)
+                refused += 1
+            }
+        }
+        #expect(refused > 1000)
     }
 }
