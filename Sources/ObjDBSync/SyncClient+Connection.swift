@@ -191,7 +191,7 @@ extension SyncClient {
     static let batchesInFlight = 4
     /// The most operations in one upload batch: a quarter of what the service takes, so that
     /// batches in flight overlap its work with their reading and sending.
-    static let operationsPerUpload = SyncLimits.maxOperationsPerUpload
+    static let operationsPerUpload = SyncLimits.maxOperationsPerUpload / 4
 
     /// Wakes the uploader at every commit of the file, by any instance or process.
     private func watchCommits(_ db: Database) {

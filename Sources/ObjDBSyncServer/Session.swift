@@ -12,7 +12,9 @@ import PostgresNIO
 /// message is buffered per connection; a slow client catches up from its checkpoint.
 final class Session: Sendable {
     enum Event: Sendable {
-        case message(SyncFrame)
+        /// A message, decoded as it arrived (or the error that decoding it gave): decoding the
+        /// next message overlaps handling this one.
+        case message(Result<ClientMessage, ObjDBError>)
         case wake
         case expired
         case shutdown
@@ -80,8 +82,8 @@ final class Session: Sendable {
             while let message = try await iterator.next() {
                 queuedMessages.withLock { $0 += 1 }
                 switch message {
-                case .text(let text): continuation.yield(.message(.text(text)))
-                case .binary(let buffer): continuation.yield(.message(.binary(Array(buffer.readableBytesView))))
+                case .text(let text): continuation.yield(.message(Self.decode(.text(text))))
+                case .binary(let buffer): continuation.yield(.message(Self.decode(.binary(Array(buffer.readableBytesView)))))
                 }
                 while queuedMessages.withLock({ $0 }) >= Self.maxQueuedMessages && !loopEnded.withLock({ $0 }) {
                     try await Task.sleep(for: .milliseconds(5))
@@ -125,9 +127,9 @@ final class Session: Sendable {
                     wakePending.withLock { $0 = false }
                     guard let hello = state.hello else { continue }
                     try await sendCheckpoint(&state, hello: hello)
-                case .message(let frame):
+                case .message(let decoded):
                     defer { queuedMessages.withLock { $0 -= 1 } }
-                    if try await handle(frame, &state) == false { return }
+                    if try await handle(decoded, &state) == false { return }
                 }
             } catch let error as ObjDBError {
                 logger.info("Sync connection failed", metadata: ["error": "\(error)"])
@@ -161,12 +163,23 @@ final class Session: Sendable {
         }
     }
 
-    /// Handles one message; false when the connection is to close.
-    func handle(_ frame: SyncFrame, _ state: inout State) async throws -> Bool {
-        let message: ClientMessage
+    /// A client message read from its WebSocket message.
+    static func decode(_ frame: SyncFrame) -> Result<ClientMessage, ObjDBError> {
         do {
-            message = try SyncMessageCoding.decodeClient(frame)
+            return .success(try SyncMessageCoding.decodeClient(frame))
         } catch let error as ObjDBError {
+            return .failure(error)
+        } catch {
+            return .failure(ObjDBError(.invalidValue, "\(error)", key: SyncErrorCode.malformedMessage))
+        }
+    }
+
+    /// Handles one message; false when the connection is to close.
+    func handle(_ decoded: Result<ClientMessage, ObjDBError>, _ state: inout State) async throws -> Bool {
+        let message: ClientMessage
+        switch decoded {
+        case .success(let m): message = m
+        case .failure(let error):
             logger.info("Malformed sync message", metadata: ["error": "\(error.message)"])
             try await fail(error.key ?? SyncErrorCode.malformedMessage, error.message)
             return false

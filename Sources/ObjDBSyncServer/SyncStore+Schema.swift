@@ -65,6 +65,14 @@ extension SyncStore {
             all[c.name] = c
         }
         let synced = try classes.filter { !$0.isEmbedded }.map { try ClassMapping($0, in: all) }
+        // Checked a moment ago by this instance (the usual case: clients of one app reconnect
+        // with the schema they had): no transaction, no global lock, no catalog reads. A table
+        // changed by hand in the meantime shows as errors of its reads and writes until then.
+        let now = ContinuousClock.now
+        let fresh = checkedSchemas.withLock { checked in
+            classes.allSatisfy { checked[$0].map { now - $0 < Self.schemaCheckLifetime } ?? false }
+        }
+        if fresh, synced.allSatisfy({ m in mappings.withLock { $0[m.schema.name] } != nil }) { return }
         try await transaction { c in
             try await c.query("SELECT pg_advisory_xact_lock(7349002)", logger: logger)
             var registered = Set<String>()
@@ -171,6 +179,9 @@ extension SyncStore {
             }
         }
         try await reloadMappings()
+        checkedSchemas.withLock { checked in
+            for c in classes { checked[c] = now }
+        }
     }
 
     /// Column name → udt name of a table (empty: no table).

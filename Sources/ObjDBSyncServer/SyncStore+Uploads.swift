@@ -75,51 +75,67 @@ extension SyncStore {
     /// false, with nothing applied, if one is refused (by PostgreSQL or before it).
     func applyTogether(_ ops: [SyncOperation], on c: PostgresConnection) async throws -> Bool {
         try await c.query("SAVEPOINT objdb_batch", logger: logger)
+        // The statement sent last, while it runs: the next rows are encoded meanwhile, so this
+        // process's work overlaps PostgreSQL's. Statements still run one at a time, in order.
+        var running: Task<Void, any Error>?
         do {
+            func send(_ statement: PostgresQuery) async throws {
+                try await running?.value
+                let logger = self.logger
+                running = Task { try await c.query(statement, logger: logger) }
+            }
             // Consecutive creates of one class writing the same properties, distinct keys:
-            // one statement for them all.
+            // one statement for them (up to `rowsPerStatement`).
             var group: [EncodedOperation] = []
             var keys = Set<String>()
             func flush() async throws {
-                if !group.isEmpty { try await c.query(insertStatement(group), logger: logger) }
+                if !group.isEmpty { try await send(insertStatement(group)) }
                 group = []
                 keys = []
             }
             for op in ops {
                 let e: EncodedOperation
-                switch try await encode(op) {
+                switch try await encode(op, previous: group.last?.mapping) {
                 case .refused:
+                    _ = await running?.result
                     try await c.query("ROLLBACK TO SAVEPOINT objdb_batch", logger: logger)
                     return false
                 case .encoded(let encoded): e = encoded
                 }
                 guard op.kind == .create, e.appends.isEmpty else {
                     try await flush()
-                    for s in statements(op, e) { try await c.query(s, logger: logger) }
+                    for s in statements(op, e) { try await send(s) }
                     continue
                 }
-                if let first = group.first {
-                    let same =
-                        first.mapping.schema.name == e.mapping.schema.name && first.sets.map(\.name) == e.sets.map(\.name)
-                        && first.pk.type == e.pk.type && first.sets.map(\.cell.type) == e.sets.map(\.cell.type)
-                    if !same || keys.contains(e.pkText) { try await flush() }
+                if let first = group.first, !first.sharesStatement(with: e) || keys.contains(e.pkText) || group.count >= Self.rowsPerStatement {
+                    try await flush()
                 }
                 group.append(e)
                 keys.insert(e.pkText)
                 if SyncFaults.diesMidBatch && op.sequence != ops.last?.sequence {
                     // A crash inside the batch's transaction, with part of it written.
                     try await flush()
+                    try await running?.value
                     SyncFaults.die()
                 }
             }
             try await flush()
+            try await running?.value
         } catch is PSQLError {
+            _ = await running?.result
             try await c.query("ROLLBACK TO SAVEPOINT objdb_batch", logger: logger)
             return false
+        } catch {
+            _ = await running?.result
+            throw error
         }
         try await c.query("RELEASE SAVEPOINT objdb_batch", logger: logger)
         return true
     }
+
+    /// The most rows one multi-row insert writes: small enough that encoding the next ones
+    /// overlaps its run, large enough that a statement's own cost is small beside its rows'.
+    static let rowsPerStatement = 5000
 
     /// Applies one operation inside a savepoint; returns the reason when it is refused.
     /// `savepoint: false` runs its statements as they are, a refusal by PostgreSQL thrown.
@@ -151,10 +167,18 @@ extension SyncStore {
         /// The primary key as text (what the feed and the duplicate check compare).
         var pkText: String
         var pk: PGCell
-        /// Properties written, by name order.
+        /// Properties written, in the class's column order.
         var sets: [(name: String, cell: PGCell, kind: ColumnKind)]
         /// List appends: name, text, column kind.
         var appends: [(String, String, ColumnKind)]
+
+        /// Whether `other` writes the same class's same properties with cells of the same
+        /// types: rows of one multi-row insert.
+        func sharesStatement(with other: EncodedOperation) -> Bool {
+            guard mapping.schema.name == other.mapping.schema.name, pk.type == other.pk.type, sets.count == other.sets.count else { return false }
+            for (a, b) in zip(sets, other.sets) where a.name != b.name || a.cell.type != b.cell.type { return false }
+            return true
+        }
     }
 
     enum Encoding {
@@ -163,8 +187,14 @@ extension SyncStore {
     }
 
     /// Encodes an operation's values for PostgreSQL, or says why it is refused.
-    func encode(_ op: SyncOperation) async throws -> Encoding {
-        guard var m = try await mapping(op.className) else { return .refused("Class '\(op.className)' is not synced") }
+    func encode(_ op: SyncOperation, previous: ClassMapping? = nil) async throws -> Encoding {
+        var m: ClassMapping
+        if let previous, previous.schema.name == op.className {
+            m = previous
+        } else {
+            guard let found = try await mapping(op.className) else { return .refused("Class '\(op.className)' is not synced") }
+            m = found
+        }
         // A property this instance has not seen may have been added through another instance
         // since it cached the class: read the mappings again before refusing it.
         if !m.holdsEvery(op) {
@@ -182,7 +212,9 @@ extension SyncStore {
         do {
             pk = try PGCell.of(op.primaryKey, .scalar(m.primaryKey.type, isLink: false), property: m.primaryKey)
         } catch let e as PGText.Mismatch { return .refused("Primary key: \(e.message)") }
-        if let unknown = op.values.keys.first(where: { m[$0] == nil }) { return .refused("Class '\(op.className)' has no property '\(unknown)'") }
+        if !m.holdsEvery(op), let unknown = op.values.keys.first(where: { m[$0] == nil }) {
+            return .refused("Class '\(op.className)' has no property '\(unknown)'")
+        }
         // In the class's column order (the same for every operation that writes the same
         // properties, so that they share a statement).
         var sets: [(name: String, cell: PGCell, kind: ColumnKind)] = []

@@ -13,6 +13,11 @@ final class SyncStore: Sendable {
     let createsTables: Bool
     /// The class mappings: a cache of `objdb_schema` (``reloadMappings()``).
     let mappings = Locked<[String: ClassMapping]>([:])
+    /// Class schemas ``ensureSchema(_:)`` checked against PostgreSQL, and when: a hello whose
+    /// classes were all checked within ``schemaCheckLifetime`` skips the check.
+    let checkedSchemas = Locked<[SyncClassSchema: ContinuousClock.Instant]>([:])
+    /// How long a schema check holds for this instance.
+    static let schemaCheckLifetime = Duration.seconds(60)
 
     init(client: PostgresClient, logger: Logger, createsTables: Bool) {
         self.client = client

@@ -168,6 +168,7 @@ extension VarintReader {
     mutating func entries(depth: Int) -> [String: SyncValue]? {
         guard let count = count() else { return nil }
         var result: [String: SyncValue] = [:]
+        result.reserveCapacity(count)
         for _ in 0..<count {
             guard let key = string(), let value = value(depth: depth + 1) else { return nil }
             result[key] = value
