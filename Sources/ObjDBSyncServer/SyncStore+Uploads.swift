@@ -36,7 +36,22 @@ extension SyncStore {
 
     /// Applies operations in one transaction that locks the client's row first; operations at
     /// or below the client's last sequence are skipped.
+    ///
+    /// Usually every operation applies: they are tried together, a statement for many creates
+    /// and no savepoint; on the first refusal that transaction rolls back and a second one
+    /// applies them one by one, each under a savepoint, recording the refused ones.
     func apply(_ ops: [SyncOperation], clientID: UUID, user: String) async throws -> UploadResult {
+        do {
+            return try await apply(ops, clientID: clientID, user: user, together: true)
+        } catch is RefusedTogether {
+            return try await apply(ops, clientID: clientID, user: user, together: false)
+        }
+    }
+
+    /// An operation of a batch tried together was refused: its transaction rolls back.
+    private struct RefusedTogether: Error {}
+
+    private func apply(_ ops: [SyncOperation], clientID: UUID, user: String, together: Bool) async throws -> UploadResult {
         try await transaction { c in
             let rows = try await c.query(
                 "SELECT user_id, last_sequence FROM objdb_clients WHERE client_id = \(clientID) FOR UPDATE", logger: logger)
@@ -52,9 +67,8 @@ extension SyncStore {
             }
             var result = UploadResult(through: lastApplied)
             let todo = ops.filter { $0.sequence > lastApplied }
-            // Usually every operation applies: try them together under one savepoint, a round
-            // trip per statement rather than three; on the first refusal, undo and go one by one.
-            if todo.count > 1, try await self.applyTogether(todo, on: c), let last = todo.last {
+            if together && todo.count > 1, let last = todo.last {
+                guard try await self.applyTogether(todo, on: c) else { throw RefusedTogether() }
                 result.through = last.sequence
             } else {
                 for op in todo {
@@ -71,10 +85,9 @@ extension SyncStore {
         }
     }
 
-    /// Applies operations under one savepoint, each without a savepoint of its own; returns
-    /// false, with nothing applied, if one is refused (by PostgreSQL or before it).
+    /// Applies operations without a savepoint; returns false if one is refused (by PostgreSQL or
+    /// before it), when the transaction must roll back.
     func applyTogether(_ ops: [SyncOperation], on c: PostgresConnection) async throws -> Bool {
-        try await c.query("SAVEPOINT objdb_batch", logger: logger)
         // The statement sent last, while it runs: the next rows are encoded meanwhile, so this
         // process's work overlaps PostgreSQL's. Statements still run one at a time, in order.
         var running: Task<Void, any Error>?
@@ -98,7 +111,6 @@ extension SyncStore {
                 switch try await encode(op, previous: group.last?.mapping) {
                 case .refused:
                     _ = await running?.result
-                    try await c.query("ROLLBACK TO SAVEPOINT objdb_batch", logger: logger)
                     return false
                 case .encoded(let encoded): e = encoded
                 }
@@ -123,13 +135,11 @@ extension SyncStore {
             try await running?.value
         } catch is PSQLError {
             _ = await running?.result
-            try await c.query("ROLLBACK TO SAVEPOINT objdb_batch", logger: logger)
             return false
         } catch {
             _ = await running?.result
             throw error
         }
-        try await c.query("RELEASE SAVEPOINT objdb_batch", logger: logger)
         return true
     }
 
