@@ -146,6 +146,11 @@ extension SyncClient {
             }
             return .reset
         case .error(let code, let message):
+            if code == SyncErrorCode.malformedMessage {
+                // What the client sent is its outbox's entries as stored: a damaged one would be
+                // sent again at every reconnection. Reading them all finds it (`corruptFile`).
+                _ = try db.outboxOperations(after: 0)
+            }
             throw ObjDBError(.sync, "The sync service reported \(code): \(message)", key: code)
         }
         return .goOn
@@ -179,7 +184,8 @@ extension SyncClient {
             guard let file = try db.syncFileState() else { return }
             let window = UInt64(Self.batchesInFlight * Self.operationsPerUpload)
             while sentThrough - min(sentThrough, file.acknowledged) < window, self.connection === connection {
-                let batch = try db.outboxEntries(after: sentThrough, limit: Self.operationsPerUpload)
+                // Within a message's size, with room for the frame's own bytes.
+                let batch = try db.outboxEntries(after: sentThrough, limit: Self.operationsPerUpload, maxBytes: SyncLimits.maxMessageBytes - 64)
                 guard let last = batch.last else { break }
                 sentThrough = last.sequence
                 try await connection.sendUpload(batch)
@@ -206,8 +212,12 @@ extension SyncClient {
     /// (the upgrade refused), its schema, its client id.
     static func isPermanent(_ error: any Error) -> Bool {
         if let error = error as? WebSocketClientError, error == .webSocketUpgradeFailed { return true }
+        // A damaged outbox entry is sent, and refused, again at every try.
+        if let error = error as? ObjDBError, error.code == .corruptFile { return true }
         guard let error = error as? ObjDBError, error.code == .sync, let code = error.key else { return false }
-        return [SyncErrorCode.schemaMismatch, SyncErrorCode.clientIDInUse, SyncErrorCode.unsupportedProtocolVersion].contains(code)
+        // An operation larger than a message can never be sent.
+        return [SyncErrorCode.schemaMismatch, SyncErrorCode.clientIDInUse, SyncErrorCode.unsupportedProtocolVersion, SyncErrorCode.messageTooLarge]
+            .contains(code)
     }
 
     /// `error` as an ``ObjDBError``.

@@ -21,8 +21,17 @@ final class SyncConnection: Sendable {
     }
 
     /// Sends an upload of the file's outbox entries as stored.
+    /// An operation too large for a message (the batch is only that one, see
+    /// `outboxEntries(after:limit:maxBytes:)`) fails for good with `messageTooLarge`.
     func sendUpload(_ entries: [SyncOutboxEntry]) async throws {
-        try await outbound.write(.binary(ByteBuffer(bytes: try SyncMessageCoding.checked(UploadFrame.encode(entries: entries)))))
+        let frame = UploadFrame.encode(entries: entries)
+        guard frame.count <= SyncLimits.maxMessageBytes else {
+            throw ObjDBError(
+                .sync,
+                "Outbox operation \(entries.first?.sequence ?? 0) takes \(frame.count) bytes, more than a sync message holds (\(SyncLimits.maxMessageBytes))",
+                key: SyncErrorCode.messageTooLarge)
+        }
+        try await outbound.write(.binary(ByteBuffer(bytes: frame)))
     }
 
     /// Closes the connection normally; errors (a connection already gone) are ignored.

@@ -1,7 +1,7 @@
 import ObjDB
 
 /// The binary form of a download part: one WebSocket binary message (Docs/SyncProtocol.md,
-/// "Download frames"). Downloads carry the bulk of what a service sends (a first download is
+/// "download"). Downloads carry the bulk of what a service sends (a first download is
 /// every object of the subscribed classes), so they skip JSON: property names once per batch,
 /// values in the outbox's binary value encoding, read without a parse tree.
 ///
@@ -86,6 +86,7 @@ public enum DownloadFrame {
             }
             guard let batchCount = reader.count() else { throw malformed("the batch count is cut") }
             var batches: [SyncObjectBatch] = []
+            var rowsInFrame = 0
             for _ in 0..<batchCount {
                 guard let className = reader.string() else { throw malformed("a class name is cut or not UTF-8") }
                 guard let propertyCount = reader.count() else { throw malformed("a property count is cut") }
@@ -98,6 +99,10 @@ public enum DownloadFrame {
                 guard Set(names).count == names.count else { throw malformed("a property of '\(className)' is named twice") }
                 // Each row takes at least two bytes: a count past what is left is refused by count().
                 guard let rowCount = reader.count() else { throw malformed("a row count is cut") }
+                rowsInFrame += rowCount
+                guard rowsInFrame <= SyncLimits.maxChangesPerMessage else {
+                    throw malformed("a part holds at most \(SyncLimits.maxChangesPerMessage) objects")
+                }
                 var rows: [SyncObjectBatch.Row] = []
                 rows.reserveCapacity(rowCount)
                 for _ in 0..<rowCount {

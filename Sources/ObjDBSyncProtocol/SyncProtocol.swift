@@ -11,7 +11,7 @@ public enum SyncProtocol {
 
 /// The limits every peer of the sync protocol keeps.
 public enum SyncLimits {
-    /// The largest message (one WebSocket text message), in UTF-8 bytes: 4 MiB.
+    /// The largest message (one WebSocket text or binary message), in bytes: 4 MiB.
     public static let maxMessageBytes = 4 << 20
     /// The most operations in one upload.
     public static let maxOperationsPerUpload = 10000
@@ -184,7 +184,7 @@ public enum ServerMessage: Sendable, Equatable {
 public enum SyncFrame: Sendable, Equatable {
     /// A text message: the JSON of every message but a download.
     case text(String)
-    /// A binary message: a ``DownloadFrame``.
+    /// A binary message: an ``UploadFrame`` or a ``DownloadFrame``.
     case binary([UInt8])
 
     /// The message's length in bytes.

@@ -31,10 +31,8 @@ public enum SyncErrorCode {
 /// Every value but `null` is an object with one key naming its type: `{"int":"-5"}`,
 /// `{"double":1.5}`, `{"double":"NaN"}`, `{"date":1700000000.25}`, `{"link":{"string":"a"}}`.
 public enum SyncValueJSON {
-    /// Seconds from 1970 to 2001 (Foundation's reference date).
-    static let referenceOffset = "978307200"
-    /// Seconds from 1970 to 2001 (Foundation's reference date), as SQL text.
-    public static let secondsFrom1970To2001 = referenceOffset
+    /// Seconds from 1970 to 2001 (Foundation's reference date), as decimal text.
+    public static let secondsFrom1970To2001 = "978307200"
 
     /// The JSON of a value.
     public static func encode(_ value: SyncValue) -> SyncJSON {

@@ -6,7 +6,7 @@ import ObjDB
 ///
 /// ```
 /// frame := "OUL" version:u8 (2) varint(n) (varint(sequence) varint(length) entry)^n
-/// entry := the outbox entry of the operation (see "Operation entries")
+/// entry := the outbox entry of the operation (Docs/FileFormat.md, "The outbox")
 /// ```
 public enum UploadFrame {
     /// The first bytes of every upload frame: "OUL".
@@ -36,7 +36,8 @@ public enum UploadFrame {
     }
 
     /// Reads an upload; throws ``ObjDBError`` (`.invalidValue`, key `malformedMessage`,
-    /// `messageTooLarge` or `unsupportedProtocolVersion`) naming what is wrong.
+    /// `messageTooLarge`, `protocolViolation` for more than ``SyncLimits/maxOperationsPerUpload``
+    /// operations, or `unsupportedProtocolVersion`) naming what is wrong.
     public static func decode(_ bytes: [UInt8]) throws -> [SyncOperation] {
         guard bytes.count <= SyncLimits.maxMessageBytes else {
             throw ObjDBError(
@@ -57,11 +58,22 @@ public enum UploadFrame {
                     key: SyncErrorCode.unsupportedProtocolVersion)
             }
             guard let count = reader.count() else { throw malformed("the operation count is cut") }
+            guard count <= SyncLimits.maxOperationsPerUpload else {
+                throw ObjDBError(
+                    .invalidValue, "An upload holds at most \(SyncLimits.maxOperationsPerUpload) operations, not \(count)",
+                    key: SyncErrorCode.protocolViolation)
+            }
             var operations: [SyncOperation] = []
             operations.reserveCapacity(count)
             for _ in 0..<count {
                 guard let sequence = reader.varint() else { throw malformed("a sequence is cut") }
                 guard let length = reader.count(), let entry = reader.take(length) else { throw malformed("the entry of operation \(sequence) is cut") }
+                // The entry is the outbox's: one of another version is another protocol.
+                if let version = entry.first, version != SyncOperationBytes.entryVersion {
+                    throw ObjDBError(
+                        .invalidValue, "Upload entry of version \(version); this peer reads version \(SyncOperationBytes.entryVersion)",
+                        key: SyncErrorCode.unsupportedProtocolVersion)
+                }
                 do {
                     operations.append(try SyncOperationBytes.decode(entry, sequence: sequence))
                 } catch let error as ObjDBError {

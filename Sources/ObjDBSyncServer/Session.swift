@@ -136,6 +136,7 @@ final class Session: Sendable {
                 try? await fail(error.key ?? SyncErrorCode.internalError, error.message)
                 return
             } catch {
+                if let error = error as? PSQLError, SyncStore.isTableChange(error) { server.store.forgetSchemaChecks() }
                 // The full description (a PostgreSQL error's SQL state and message) for the
                 // operator's log; the client gets the short one.
                 logger.error("Sync connection failed", metadata: ["error": "\(String(reflecting: error))"])

@@ -145,8 +145,8 @@ extension SyncStore {
     /// given).
     ///
     /// Scalars of fixed binary form (integers, booleans, floating point, text, UUIDs, and links
-    /// of such keys) are read in PostgreSQL's binary format; the others (dates and decimals,
-    /// `numeric` read exactly; arrays; JSON) as text.
+    /// of such keys) are read in PostgreSQL's binary format, dates as `float8` seconds since 2001
+    /// (see ``selection(_:_:)``); the others (decimals, arrays, JSON) as text.
     func rows(of m: ClassMapping, keys: [String]?, on c: PostgresConnection) async throws -> (found: Set<String>, batch: SyncObjectBatch) {
         let pkCol = quoted(m.primaryKey.name)
         let select = m.columns.map { Self.selection(quoted($0.property.name), $0.kind) }

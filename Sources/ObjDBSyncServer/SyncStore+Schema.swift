@@ -180,8 +180,21 @@ extension SyncStore {
         }
         try await reloadMappings()
         checkedSchemas.withLock { checked in
+            checked = checked.filter { now - $0.value < Self.schemaCheckLifetime }
             for c in classes { checked[c] = now }
         }
+    }
+
+    /// Forgets every schema check: the next hello of each client checks its schema again.
+    func forgetSchemaChecks() {
+        checkedSchemas.withLock { $0 = [:] }
+    }
+
+    /// Whether PostgreSQL refused a statement because a synced table is not as checked: a table
+    /// or column missing, or a column of another type (SQL states 42P01, 42703, 42804).
+    static func isTableChange(_ error: PSQLError) -> Bool {
+        guard let state = error.serverInfo?[.sqlState] else { return false }
+        return ["42P01", "42703", "42804"].contains(state)
     }
 
     /// Column name → udt name of a table (empty: no table).

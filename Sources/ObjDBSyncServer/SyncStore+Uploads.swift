@@ -165,6 +165,11 @@ extension SyncStore {
             for s in statements { try await c.query(s, logger: logger) }
             try await c.query("RELEASE SAVEPOINT objdb_op", logger: logger)
             return nil
+        } catch let error as PSQLError where SyncStore.isTableChange(error) {
+            // Not the operation's fault: the table changed since this instance checked it. The
+            // connection fails (the client retries) and the next hello checks the schema again.
+            forgetSchemaChecks()
+            throw error
         } catch let error as PSQLError {
             try await c.query("ROLLBACK TO SAVEPOINT objdb_op", logger: logger)
             return "PostgreSQL refused the write: \(error.serverInfo?[.message] ?? String(describing: error.code))"

@@ -111,6 +111,12 @@ struct DownloadFrameTests {
         #expect(Self.code(deep) == SyncErrorCode.malformedMessage)
         // Too large.
         #expect(Self.code(good + Array(repeating: 0, count: SyncLimits.maxMessageBytes)) == SyncErrorCode.messageTooLarge)
+        // More objects than a part holds.
+        let many = ServerMessage.Download(
+            isReset: false,
+            batches: [SyncObjectBatch(className: "T", propertyNames: [], rows: (0...SyncLimits.maxChangesPerMessage).map { .init(primaryKey: .int(Int64($0)), values: nil) })],
+            isFinal: false, checkpoint: nil, includesSequence: nil)
+        #expect(Self.code(DownloadFrame.encode(many)) == SyncErrorCode.malformedMessage)
         // A download as JSON text is not the protocol.
         #expect(ProtocolCodingTests.code { try SyncMessageCoding.decodeServer(#"{"type":"download","changes":[]}"#) } == SyncErrorCode.malformedMessage)
     }
@@ -185,8 +191,19 @@ struct UploadFrameTests {
         wrong[11] = 0x63  // a value tag no version knows
         #expect(DownloadFrameTests.code(upload: wrong) == SyncErrorCode.malformedMessage)
         wrong = good
-        wrong[7] = 2  // an entry version this peer does not know
-        #expect(DownloadFrameTests.code(upload: wrong) == SyncErrorCode.malformedMessage)
+        wrong[7] = 2  // an entry version this peer does not know: another protocol
+        #expect(DownloadFrameTests.code(upload: wrong) == SyncErrorCode.unsupportedProtocolVersion)
+        // More operations than an upload takes, refused before anything is read or reserved.
+        #expect(DownloadFrameTests.code(upload: [0x4F, 0x55, 0x4C, 0x02, 0x91, 0x4E] + Array(repeating: 0, count: 10_001)) == SyncErrorCode.protocolViolation)
+        // A decimal whose text is not a whole number ("1.2." is read as 1.2 by Decimal alone).
+        var decimal = UploadFrame.encode([
+            SyncOperation(sequence: 1, className: "T", primaryKey: .string("k"), kind: .create, values: ["d": .decimal(Decimal(string: "1.25") ?? 0)])
+        ])
+        let text = Array("1.25".utf8)
+        if let at = (0...(decimal.count - text.count)).first(where: { Array(decimal[$0..<($0 + text.count)]) == text }) {
+            decimal[at + 3] = UInt8(ascii: ".")
+        }
+        #expect(DownloadFrameTests.code(upload: decimal) == SyncErrorCode.malformedMessage)
         wrong = good
         wrong[3] = 1  // protocol version 1
         #expect(DownloadFrameTests.code(upload: wrong) == SyncErrorCode.unsupportedProtocolVersion)

@@ -202,6 +202,43 @@ struct SyncServerTests {
         }
     }
 
+    /// A table changed by hand after this instance checked it (the check is kept 60 s): a write
+    /// PostgreSQL refuses for that reason fails the connection rather than being rejected, and
+    /// the next hello checks the schema again (here, in development mode, adding the column back),
+    /// so the write then applies.
+    @Test func aTableChangedByHandIsCheckedAgainNotRejected() async throws {
+        try await withServer { server, db in
+            let id = UUID()
+            let first = try await connect(server)
+            _ = try await first.hello(Model.hello(id, subscriptions: ["Note"]))
+            try first.send(.upload([SyncOperation(sequence: 1, className: "Note", primaryKey: .string("hand"), kind: .create, values: ["text": .string("a"), "tags": .list([])])]))
+            #expect(try await first.nextReply() == .ack(through: 1))
+            await first.close()
+            let connection = try await db.connect()
+            try await connection.query(#"ALTER TABLE "Note" DROP COLUMN "text""#, logger: Logger(label: "t"))
+            try await connection.close()
+            let update = SyncOperation(sequence: 2, className: "Note", primaryKey: .string("hand"), kind: .update, values: ["text": .string("b")])
+            // The hello passes on the kept check; its download, or the write, meets the change.
+            let second = try await connect(server)
+            try second.send(.hello(Model.hello(id, lastSequence: 1, subscriptions: ["Note"])))
+            try second.send(.upload([update]))
+            var reply = try await second.nextReply()
+            while case .welcome = reply { reply = try await second.nextReply() }
+            guard case .error(let code, _) = reply else {
+                Issue.record("expected an error, not \(reply)")
+                return
+            }
+            #expect(code == SyncErrorCode.internalError)
+            let third = try await connect(server)
+            _ = try await third.hello(Model.hello(id, lastSequence: 2, subscriptions: ["Note"]))
+            try third.send(.upload([update]))
+            #expect(try await third.nextReply() == .ack(through: 2))
+            let state = try await third.waitForChange(.string("hand"))
+            #expect(state.values?["text"] == .string("b"))
+            await third.close()
+        }
+    }
+
     @Test func missingForgedOrExpiredTokenGets401BeforeAnyData() async throws {
         try await withServer { server, _ in
             let forged = try await makeToken(user: "ann", secret: Array("another secret entirely, 32 bytes or more".utf8))

@@ -29,9 +29,10 @@ extension ClassInfo {
         #if OBJDB_INTERNAL_CHECKS
         if internalChecksEnabled {
             if FastPaths.broken.contains(.typedDownloads) { result?.append(0) }  // for the check's own test
-            let slow = try? encode(value.anyValue, column: column)
+            let slow = Result { try encode(value.anyValue, column: column) }
             internalCheck(
-                slow == result, "typedDownloads encoded \(value) for '\(name).\(stored.properties[column].name)' as \(String(describing: result)), not \(String(describing: slow))")
+                (try? slow.get()).map { $0 == result } ?? false,
+                "typedDownloads encoded \(value) for '\(name).\(stored.properties[column].name)' as \(String(describing: result)), not \(String(describing: slow))")
         }
         #endif
         return .some(result)

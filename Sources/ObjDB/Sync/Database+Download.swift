@@ -10,9 +10,9 @@ extension Database {
     /// 1. the outbox operations up to `includedSequence` leave the outbox (the server state
     ///    includes them);
     /// 2. with `isReset` (a first download, or one after a reset), objects of `classNames` that
-    ///    `states` does not name are deleted;
-    /// 3. each state is written: a deleted object is deleted, another is created or updated
-    ///    with every property it carries;
+    ///    `batches` do not name are deleted;
+    /// 3. each row of the batches is written: a deleted object is deleted, another is created or
+    ///    updated with every property its batch carries;
     /// 4. the pending operations (above `includedSequence`) on the objects steps 2 and 3 wrote
     ///    are applied again, in order: a create creates or updates, an update of an object that
     ///    no longer exists is dropped (a delete wins), list appends append. Objects the download

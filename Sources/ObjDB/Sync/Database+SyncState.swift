@@ -81,16 +81,22 @@ extension Database {
         return try Self.operations(in: outbox, after: sequence, limit: limit, txn: txn)
     }
 
-    /// The outbox entries after `sequence`, at most `limit`, in order, as stored: what an upload
-    /// sends without decoding them.
-    package func outboxEntries(after sequence: UInt64, limit: Int) throws -> [SyncOutboxEntry] {
+    /// The outbox entries after `sequence`, in order, as stored: what an upload sends without
+    /// decoding them. At most `limit` entries, and entries of at most `maxBytes` bytes in all
+    /// (each counted with 20 bytes for its framing), but always the first one.
+    package func outboxEntries(after sequence: UInt64, limit: Int, maxBytes: Int = .max) throws -> [SyncOutboxEntry] {
         let txn = try requireReadableTxn()
         guard let outbox = try existingSyncTable(TableName.outbox, flags: .objects, txn) else { return [] }
         var result: [SyncOutboxEntry] = []
+        var bytes = 0
         let cursor = try Cursor(txn, outbox)
         var entry = try cursor.seek(atLeast: sequence &+ 1)
         while let current = entry, result.count < limit {
-            if current.objectKey > sequence { result.append(SyncOutboxEntry(sequence: current.objectKey, bytes: Array(current.value))) }
+            if current.objectKey > sequence {
+                bytes += current.value.count + 20
+                if bytes > maxBytes && !result.isEmpty { break }
+                result.append(SyncOutboxEntry(sequence: current.objectKey, bytes: Array(current.value)))
+            }
             entry = try cursor.next()
         }
         return result

@@ -55,6 +55,23 @@ struct OutboxTests {
         #expect(try db.outboxOperations(after: 0).isEmpty)
     }
 
+    /// What an upload sends: the entries as stored (they decode to the operations), at most so
+    /// many, and at most so many bytes, but always the first.
+    @Test func entriesAreReadAsStoredWithinACountAndASize() throws {
+        let db = try open()
+        for i in 0..<5 { try db.write { try db.add(note("n\(i)", title: String(repeating: "x", count: 100))) } }
+        let all = try db.outboxEntries(after: 0, limit: 100)
+        #expect(all.map(\.sequence) == [1, 2, 3, 4, 5])
+        let operations = try db.outboxOperations(after: 0)
+        for (entry, operation) in zip(all, operations) {
+            #expect(try entry.bytes.withUnsafeBytes { try SyncOperationBytes.decode($0, sequence: entry.sequence) } == operation)
+        }
+        #expect(try db.outboxEntries(after: 2, limit: 2).map(\.sequence) == [3, 4])
+        let size = all[0].bytes.count + 20
+        #expect(try db.outboxEntries(after: 0, limit: 100, maxBytes: 2 * size).map(\.sequence) == [1, 2])
+        #expect(try db.outboxEntries(after: 0, limit: 100, maxBytes: 1).map(\.sequence) == [1])
+    }
+
     @Test func aCreateCarriesEveryProperty() throws {
         let db = try open()
         let when = Date(timeIntervalSince1970: 1_234.000_001)

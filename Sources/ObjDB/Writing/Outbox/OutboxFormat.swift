@@ -16,6 +16,31 @@ import Foundation
 /// Numbers are little-endian; floating-point values keep their bit patterns (NaN, ±∞, −0).
 /// Varints are LEB128, as in the change log.
 enum OutboxFormat {
+    /// Whether `text` is a whole decimal number as `Decimal.description` writes one (`-12.5`,
+    /// `1E-7`), or `NaN`.
+    static func isDecimalText(_ text: String) -> Bool {
+        if text == "NaN" { return true }
+        var bytes = Substring(text).utf8[...]
+        func digits() -> Int {
+            let before = bytes.count
+            while let c = bytes.first, c >= UInt8(ascii: "0"), c <= UInt8(ascii: "9") { bytes = bytes.dropFirst() }
+            return before - bytes.count
+        }
+        if bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        var count = digits()
+        if bytes.first == UInt8(ascii: ".") {
+            bytes = bytes.dropFirst()
+            count += digits()
+        }
+        guard count > 0 else { return false }
+        if let e = bytes.first, e == UInt8(ascii: "e") || e == UInt8(ascii: "E") {
+            bytes = bytes.dropFirst()
+            if let sign = bytes.first, sign == UInt8(ascii: "-") || sign == UInt8(ascii: "+") { bytes = bytes.dropFirst() }
+            guard digits() > 0 else { return false }
+        }
+        return bytes.isEmpty
+    }
+
     /// The version byte of entries this build writes and reads.
     static let version: UInt8 = 1
     /// Nesting depth past which a value is refused as damaged (embedded objects in lists…).
@@ -194,7 +219,10 @@ extension VarintReader {
             guard let length = count(), let raw = take(length) else { return nil }
             return .data(Data(raw))
         case 7: return word64().map { .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: $0))) }
-        case 8: return string().flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) }.map { .decimal($0) }
+        case 8:
+            // The whole text must be a decimal number: `Decimal(string:)` alone reads a prefix.
+            guard let text = string(), OutboxFormat.isDecimalText(text) else { return nil }
+            return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")).map { .decimal($0) }
         case 9:
             guard let raw = take(16) else { return nil }
             var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
