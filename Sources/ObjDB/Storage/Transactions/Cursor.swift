@@ -124,8 +124,15 @@ struct Cursor: ~Copyable {
     @inline(never)
     private func opened(_ key: MDB_val, _ value: MDB_val) throws -> CursorEntry {
         guard let cipher, table.seal.sealsValue(under: key.bytes) else { return CursorEntry(key: key.bytes, value: value.bytes) }
-        let plain = try Sealing.open(value.bytes, table: table, key: key.bytes, cipher: cipher, into: decrypted, path: environment.path)
-        return CursorEntry(key: key.bytes, value: plain)
+        do {
+            let plain = try Sealing.open(value.bytes, table: table, key: key.bytes, cipher: cipher, into: decrypted, path: environment.path)
+            return CursorEntry(key: key.bytes, value: plain)
+        } catch where table.seal == .values {
+            // A value that does not authenticate is damage, as bytes that are not a row are: the
+            // walk goes on with no bytes (a damaged row, an entry that does not decode).
+            noteFailure(error)
+            return CursorEntry(key: key.bytes, value: UnsafeRawBufferPointer(start: nil, count: 0))
+        }
     }
 
     /// Calls `body` with the key LMDB stores for `key`: its keyed hash in a ``TableSeal/keys``

@@ -113,6 +113,20 @@ struct Txn {
         return try entryCount(Table(dbi: dbi, flags: []))
     }
 
+    /// The names of the file's named tables (the keys of LMDB's main table).
+    func tableNames() throws -> [String] {
+        var dbi: MDB_dbi = 0
+        try lmdbCheck(mdb_dbi_open(handle, nil, 0, &dbi), "mdb_dbi_open(main)", path: environment.path)
+        let cursor = try Cursor(self, Table(dbi: dbi, flags: []), readsLeafPages: false)
+        var names: [String] = []
+        var entry = try cursor.first()
+        while let current = entry {
+            names.append(String(decoding: current.key, as: UTF8.self))
+            entry = try cursor.next()
+        }
+        return names
+    }
+
     // MARK: Writing
 
     /// Stores `value` under an object key.
