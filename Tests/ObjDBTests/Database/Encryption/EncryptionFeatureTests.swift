@@ -145,6 +145,9 @@ struct EncryptionFeatureTests {
         config.encryptionKey = EncryptionFixture.key
         let observing = Observing()
         try await observing.start(config)
+        // The initial delivery first, so that the helper's commit arrives as an update.
+        for _ in 0..<500 where await observing.calls.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(await observing.calls == ["initial [\"Ann\"]"])
         let hex = EncryptionFixture.key.map { String(format: "%02x", $0) }.joined()
         let helper = try TestProcess("ObjDBTestHelper", ["put", directory.file("shared.objdb").path, "2", "Bob"], timeout: 30,
                                      environment: ["OBJDB_TEST_ENCRYPTION_KEY": hex])
