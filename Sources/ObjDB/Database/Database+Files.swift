@@ -31,9 +31,15 @@ extension Database {
     ///
     /// - Throws: ``ObjDBError/Code/fileNotFound``, ``ObjDBError/Code/notAnObjDBFile`` and the
     ///   other open errors.
-    public static func schemaVersion(at fileURL: URL) throws -> UInt64 {
+    ///   With `encryptionKey`, the file must be encrypted with that key (an encrypted file's
+    ///   schema is encrypted too).
+    public static func schemaVersion(at fileURL: URL, encryptionKey: Data? = nil) throws -> UInt64 {
         let path = try Configuration.canonicalPath(fileURL.path)
-        let options = EnvironmentOptions(readOnly: true, mapSize: Configuration.defaultMaximumSize)
+        if let encryptionKey, encryptionKey.count != StoreCipher.keyLength {
+            throw ObjDBError(.invalidValue, "The encryptionKey has \(encryptionKey.count) bytes; it must have \(StoreCipher.keyLength)", path: path)
+        }
+        let options = EnvironmentOptions(
+            readOnly: true, mapSize: Configuration.defaultMaximumSize, cipher: encryptionKey.map(StoreCipher.init(key:)))
         let lease = try EnvironmentRegistry.shared.acquire(path: path, options: options)
         guard let meta = try lease.environment.existingTable(named: TableName.meta, flags: .plain) else {
             throw ObjDBError(.notAnObjDBFile, "The file has no ObjDB meta table", path: path)

@@ -47,6 +47,21 @@ struct EncryptionKeyTests {
         #expect(db.objects(ZebraPatient.self).count == 6)
     }
 
+    /// A compaction at launch does not touch a file the key does not open.
+    @Test func aCompactionAtLaunchLeavesAFileWithAnotherKeyAlone() throws {
+        let url = try encryptedFile()
+        for key in [EncryptionFixture.otherKey, nil] {
+            var config = EncryptionFixture.configuration(url, key: key)
+            config.shouldCompactOnLaunch = { _, _ in true }
+            try expectRefusal(config, key == nil ? .encryptionKeyRequired : .wrongEncryptionKey, url)
+        }
+        let plain = directory.file("plain-compact.objdb")
+        do { try EncryptionFixture.fill(try Database(configuration: EncryptionFixture.configuration(plain, key: nil))) }
+        var config = EncryptionFixture.configuration(plain)
+        config.shouldCompactOnLaunch = { _, _ in true }
+        try expectRefusal(config, .fileNotEncrypted, plain)
+    }
+
     @Test func aPlainFileOpenedWithAKeyIsRefusedUntouched() throws {
         let url = directory.file("plain.objdb")
         do { try EncryptionFixture.fill(try Database(configuration: EncryptionFixture.configuration(url, key: nil))) }
@@ -113,6 +128,17 @@ struct EncryptionKeyTests {
         #expect(!FileManager.default.fileExists(atPath: directory.file("bad.objdb").path))
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.hasSuffix(".partial") }
         #expect(leftovers == [])
+    }
+
+    @Test func theSchemaVersionOfAnEncryptedFileNeedsTheKey() throws {
+        let url = directory.file("versioned.objdb")
+        do {
+            var config = EncryptionFixture.configuration(url)
+            config.schemaVersion = 7
+            _ = try Database(configuration: config)
+        }
+        #expect(try Database.schemaVersion(at: url, encryptionKey: EncryptionFixture.key) == 7)
+        #expect { try Database.schemaVersion(at: url) } throws: { ($0 as? ObjDBError)?.code == .encryptionKeyRequired }
     }
 
     /// The plain `writeCopy(toFile:)` copies pages, so the copy keeps the key.
