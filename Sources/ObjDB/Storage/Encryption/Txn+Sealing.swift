@@ -45,7 +45,8 @@ enum Sealing {
         into arena: DecryptedValues?, path: String
     ) throws -> UnsafeRawBufferPointer {
         guard let arena else { objdbFatal("a transaction of an encrypted file without its decrypted values") }
-        if let plain = cipher.open(stored, tag: table.tag, key: key, { arena.keep($0) }) { return plain }
+        if let known = arena.opened(table: table.dbi, key: key) { return known }
+        if let plain = cipher.open(stored, tag: table.tag, key: key, { arena.keep($0, table: table.dbi, key: key) }) { return plain }
         throw damaged(key: key, path: path)
     }
 

@@ -29,7 +29,7 @@ final class ReadTransaction: @unchecked Sendable {
         handle = try lease.environment.beginTransaction(readOnly: true)
         id = mdb_txn_id(handle)
         isExtra = extra
-        decrypted = lease.environment.cipher == nil ? nil : DecryptedValues()
+        decrypted = lease.environment.cipher == nil ? nil : DecryptedValues(remembers: true)
         lease.environment.pinVersion(id)
     }
 

@@ -23,7 +23,7 @@ struct WriteTransaction: ~Copyable {
     /// transaction then leaves when it ends, or at once if it cannot begin).
     init(_ environment: Environment, gateEntered: Bool = false) throws {
         self.environment = environment
-        decrypted = environment.cipher == nil ? nil : Unmanaged.passRetained(DecryptedValues())
+        decrypted = environment.cipher == nil ? nil : Unmanaged.passRetained(DecryptedValues(remembers: false))
         let handle: OpaquePointer
         do {
             handle = try environment.beginTransaction(readOnly: false, gateEntered: gateEntered)
