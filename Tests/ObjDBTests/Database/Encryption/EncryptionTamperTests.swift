@@ -64,6 +64,42 @@ struct EncryptionTamperTests {
         }
     }
 
+    /// A changed byte of the sealed schema (its names) refuses the open as damage.
+    @Test func aChangedByteOfTheSealedSchemaIsDamage() throws {
+        let url = directory.file("schema.objdb")
+        let starts: [Int]
+        let length: Int
+        let original: [UInt8]
+        do {
+            let db = try Database(configuration: EncryptionFixture.configuration(url))
+            try EncryptionFixture.fill(db)
+            _ = db.refresh()
+            original = try EncryptionFixture.bytes(url)
+            let txn = try db.requireReadableTxn()
+            let meta = try #require(try db.environment.existingTable(named: "meta", flags: .plain))
+            let sealed = try #require(try Array("schema".utf8).withUnsafeBytes { try txn.rawGet(meta, key: $0) }.map(Array.init))
+            // The current page and older copies of it that LMDB freed: all are changed.
+            starts = (0...(original.count - sealed.count)).filter { original[$0..<($0 + sealed.count)].elementsEqual(sealed) }
+            length = sealed.count
+        }
+        try #require(!starts.isEmpty)
+        let damaged = directory.file("schema-damaged.objdb")
+        // The nonce, a byte of the ciphertext and the tag.
+        for offset in [0, 20, length - 1] {
+            var bytes = original
+            for start in starts { bytes[start + offset] ^= 0x80 }
+            try? FileManager.default.removeItem(at: damaged)
+            try? FileManager.default.removeItem(atPath: damaged.path + "-lock")
+            try Data(bytes).write(to: damaged)
+            #expect {
+                _ = try Database(configuration: EncryptionFixture.configuration(damaged))
+            } throws: { error in
+                guard let error = error as? ObjDBError else { return false }
+                return error.code == .corruptFile && error.message.contains("does not authenticate")
+            }
+        }
+    }
+
     /// A sealed row moved under another object key does not open there.
     @Test func aRowCopiedUnderAnotherKeyDoesNotAuthenticate() throws {
         let url = directory.file("moved.objdb")
