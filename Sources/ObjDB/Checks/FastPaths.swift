@@ -54,6 +54,10 @@ struct FastPaths: OptionSet, Sendable {
     /// row, place the objects a commit changed by binary search (``IncrementalSortedKeys``)
     /// rather than evaluating and sorting again.
     static let incrementalSortedResults = FastPaths(rawValue: 1 << 10)
+    /// An encrypted file's values are sealed and opened, and index keys hashed, by BoringSSL's
+    /// C functions with a key schedule prepared once and no allocation (``DirectCipher``), rather
+    /// than through swift-crypto's API, which prepares the key and allocates at every call.
+    static let directCipher = FastPaths(rawValue: 1 << 11)
 
     /// Every fast path, with the name `OBJDB_DISABLE_FAST_PATHS` knows it by.
     static let named: [(name: String, path: FastPaths)] = [
@@ -62,6 +66,7 @@ struct FastPaths: OptionSet, Sendable {
         ("objectRecycling", .objectRecycling), ("groupedIndexWrites", .groupedIndexWrites),
         ("incrementalResults", .incrementalResults), ("fusedMigrations", .fusedMigrations),
         ("indexPointLookups", .indexPointLookups), ("incrementalSortedResults", .incrementalSortedResults),
+        ("directCipher", .directCipher),
     ]
 
     /// Every fast path.

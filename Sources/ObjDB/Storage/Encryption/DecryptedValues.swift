@@ -17,14 +17,9 @@ final class DecryptedValues: @unchecked Sendable {
     /// Whether values are found again by table and key (read snapshots).
     let remembers: Bool
     /// The values opened so far under 8-byte keys (object keys, transaction ids, sequences).
-    private var byObjectKey: [ObjectKeySlot: UnsafeRawBufferPointer] = [:]
+    private var byObjectKey = OpenedValues()
     /// The values opened so far under other keys (named records).
     private var byName: [NameSlot: UnsafeRawBufferPointer] = [:]
-
-    private struct ObjectKeySlot: Hashable {
-        let table: UInt32
-        let key: UInt64
-    }
 
     private struct NameSlot: Hashable {
         let table: UInt32
@@ -44,31 +39,23 @@ final class DecryptedValues: @unchecked Sendable {
         guard remembers else { return nil }
         return lock.withLock {
             key.count == 8
-                ? byObjectKey[ObjectKeySlot(table: table, key: key.loadUnaligned(as: UInt64.self))]
+                ? byObjectKey.find(table: table, key: key.loadUnaligned(as: UInt64.self))
                 : byName[NameSlot(table: table, key: Array(key))]
         }
     }
 
-    /// A copy of `bytes`, the value under `key` of table `table`, that lives as long as this
-    /// object and is found again by ``opened(table:key:)``.
-    func keep(_ bytes: UnsafeRawBufferPointer, table: UInt32, key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-        let copy = keep(bytes)
+    /// `copy` (memory of this object), the value under `key` of table `table`, to be found
+    /// again by ``opened(table:key:)``.
+    func remember(_ copy: UnsafeRawBufferPointer, table: UInt32, key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
         guard remembers else { return copy }
         lock.withLock {
             if key.count == 8 {
-                byObjectKey[ObjectKeySlot(table: table, key: key.loadUnaligned(as: UInt64.self))] = copy
+                byObjectKey.insert(copy, table: table, key: key.loadUnaligned(as: UInt64.self))
             } else {
                 byName[NameSlot(table: table, key: Array(key))] = copy
             }
         }
         return copy
-    }
-
-    /// A copy of `bytes` that lives as long as this object.
-    func keep(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-        let space = allocate(bytes.count)
-        if bytes.count > 0 { space.copyMemory(from: bytes) }
-        return UnsafeRawBufferPointer(space)
     }
 
     /// `count` bytes of memory that live as long as this object.
@@ -96,5 +83,55 @@ final class DecryptedValues: @unchecked Sendable {
 
     deinit {
         for chunk in chunks { chunk.deallocate() }
+    }
+}
+
+/// The values a snapshot opened under 8-byte keys, by table and key: open addressing with
+/// linear probing and a multiplicative hash (a row walk adds one per row, where a `Dictionary`'s
+/// SipHash cost a fifth of the walk).
+private struct OpenedValues {
+    private struct Slot {
+        var used = false
+        var table: UInt32 = 0
+        var key: UInt64 = 0
+        var value = UnsafeRawBufferPointer(start: nil, count: 0)
+    }
+
+    private var slots = [Slot](repeating: Slot(), count: 1_024)
+    private var count = 0
+
+    private func home(_ table: UInt32, _ key: UInt64) -> Int {
+        let mixed = (key ^ (UInt64(table) &<< 40)) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: mixed >> 32) & (slots.count - 1)
+    }
+
+    func find(table: UInt32, key: UInt64) -> UnsafeRawBufferPointer? {
+        var i = home(table, key)
+        while slots[i].used {
+            if slots[i].key == key && slots[i].table == table { return slots[i].value }
+            i = (i + 1) & (slots.count - 1)
+        }
+        return nil
+    }
+
+    mutating func insert(_ value: UnsafeRawBufferPointer, table: UInt32, key: UInt64) {
+        if (count + 1) * 2 > slots.count { grow() }
+        var i = home(table, key)
+        while slots[i].used {
+            if slots[i].key == key && slots[i].table == table {
+                slots[i].value = value
+                return
+            }
+            i = (i + 1) & (slots.count - 1)
+        }
+        slots[i] = Slot(used: true, table: table, key: key, value: value)
+        count += 1
+    }
+
+    private mutating func grow() {
+        let old = slots
+        slots = [Slot](repeating: Slot(), count: old.count * 2)
+        count = 0
+        for slot in old where slot.used { insert(slot.value, table: slot.table, key: slot.key) }
     }
 }

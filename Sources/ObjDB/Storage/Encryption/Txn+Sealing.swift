@@ -40,14 +40,17 @@ extension Txn {
 enum Sealing {
     /// `stored` opened into `arena`; a value that does not authenticate is damage
     /// (``ObjDBError/Code/corruptFile``), never read as another value.
+    @inline(__always)
     static func open(
         _ stored: UnsafeRawBufferPointer, table: Table, key: UnsafeRawBufferPointer, cipher: StoreCipher,
-        into arena: DecryptedValues?, path: String
+        into arena: DecryptedValues?, path: @autoclosure () -> String
     ) throws -> UnsafeRawBufferPointer {
         guard let arena else { objdbFatal("a transaction of an encrypted file without its decrypted values") }
         if let known = arena.opened(table: table.dbi, key: key) { return known }
-        if let plain = cipher.open(stored, tag: table.tag, key: key, { arena.keep($0, table: table.dbi, key: key) }) { return plain }
-        throw damaged(key: key, path: path)
+        guard stored.count >= StoreCipher.overhead else { throw damaged(key: key, path: path()) }
+        let plain = arena.allocate(stored.count - StoreCipher.overhead)
+        guard cipher.open(stored, tag: table.tag, key: key, into: plain) else { throw damaged(key: key, path: path()) }
+        return arena.remember(UnsafeRawBufferPointer(plain), table: table.dbi, key: key)
     }
 
     /// The error of a value that does not authenticate under `key`.
