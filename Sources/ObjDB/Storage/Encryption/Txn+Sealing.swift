@@ -21,6 +21,7 @@ extension Txn {
         }
         guard let stored = try rawGet(table, key: key) else { return nil }
         guard table.seal.sealsValue(under: key) else { return stored }
+        guard let decrypted else { objdbFatal("a transaction of an encrypted file without its decrypted values") }
         return try Sealing.open(stored, table: table, key: key, cipher: cipher, into: decrypted, path: environment.path)
     }
 
@@ -43,9 +44,8 @@ enum Sealing {
     @inline(__always)
     static func open(
         _ stored: UnsafeRawBufferPointer, table: Table, key: UnsafeRawBufferPointer, cipher: StoreCipher,
-        into arena: DecryptedValues?, path: @autoclosure () -> String
+        into arena: DecryptedValues, path: @autoclosure () -> String
     ) throws -> UnsafeRawBufferPointer {
-        guard let arena else { objdbFatal("a transaction of an encrypted file without its decrypted values") }
         if let known = arena.opened(table: table.dbi, key: key) { return known }
         guard stored.count >= StoreCipher.overhead else { throw damaged(key: key, path: path()) }
         let plain = arena.allocate(stored.count - StoreCipher.overhead)
@@ -70,7 +70,7 @@ enum RowStore {
     /// Returns the row's plaintext bytes.
     @inline(__always)
     static func store(
-        key: UInt64, count: Int, table: Table, cipher: StoreCipher?, decrypted: DecryptedValues?,
+        key: UInt64, count: Int, table: Table, cipher: Unmanaged<StoreCipher>?, decrypted: Unmanaged<DecryptedValues>?,
         _ fill: (UnsafeMutableRawBufferPointer) -> Void, reserve: (Int) throws -> UnsafeMutableRawBufferPointer?
     ) throws -> UnsafeMutableRawBufferPointer? {
         guard table.seal == .values, let cipher, let decrypted else {
@@ -79,12 +79,14 @@ enum RowStore {
             RowChecksum.seal(space, key: key)
             return space
         }
-        let plain = decrypted.allocate(count)
+        let plain = decrypted._withUnsafeGuaranteedRef { $0.allocate(count) }
         fill(plain)
         RowChecksum.seal(plain, key: key)
         guard let space = try reserve(StoreCipher.sealedSize(count)) else { return nil }
         var key = key
-        try withUnsafeBytes(of: &key) { try cipher.seal(UnsafeRawBufferPointer(plain), tag: table.tag, key: $0, into: space) }
+        try withUnsafeBytes(of: &key) { key in
+            try cipher._withUnsafeGuaranteedRef { try $0.seal(UnsafeRawBufferPointer(plain), tag: table.tag, key: key, into: space) }
+        }
         return plain
     }
 
@@ -94,6 +96,8 @@ enum RowStore {
         key: UInt64, count: Int, table: Table, txn: Txn,
         _ fill: (UnsafeMutableRawBufferPointer) -> Void, reserve: (Int) throws -> UnsafeMutableRawBufferPointer?
     ) throws -> UnsafeMutableRawBufferPointer? {
-        try store(key: key, count: count, table: table, cipher: txn.environment.cipher, decrypted: txn.decrypted, fill, reserve: reserve)
+        try store(
+            key: key, count: count, table: table, cipher: txn.environment.cipher.map { Unmanaged.passUnretained($0) },
+            decrypted: txn.decrypted.map { Unmanaged.passUnretained($0) }, fill, reserve: reserve)
     }
 }

@@ -34,10 +34,11 @@ struct Cursor: ~Copyable {
     private let sortsDuplicates: Bool
     /// What an encrypted file encrypts in the table, and its tag; ``TableSeal/none`` otherwise.
     private let table: Table
-    /// The cipher of an encrypted file (owned by the environment).
-    private unowned(unsafe) let cipher: StoreCipher?
+    /// The cipher of an encrypted file (owned by the environment; unmanaged, so that a row
+    /// walk does not retain it per row).
+    private let cipher: Unmanaged<StoreCipher>?
     /// Where opened values live (owned by the transaction's owner).
-    private unowned(unsafe) let decrypted: DecryptedValues?
+    private let decrypted: Unmanaged<DecryptedValues>?
     #if OBJDB_INTERNAL_CHECKS
     /// Tests only: see ``Environment/refusedLeafKeyForTesting``.
     let refusedLeafKey: UInt64?
@@ -66,8 +67,8 @@ struct Cursor: ~Copyable {
         pageSize = txn.environment.pageSize
         sortsDuplicates = table.flags.contains(.duplicateSort)
         self.table = table
-        cipher = txn.environment.cipher
-        decrypted = txn.decrypted
+        cipher = txn.environment.cipher.map { Unmanaged.passUnretained($0) }
+        decrypted = txn.decrypted.map { Unmanaged.passUnretained($0) }
         #if OBJDB_INTERNAL_CHECKS
         refusedLeafKey = txn.environment.refusedLeafKeyForTesting
         failsForTesting = txn.isReadOnly && txn.environment.failingReadsForTesting == table
@@ -123,9 +124,15 @@ struct Cursor: ~Copyable {
     /// The entry `key`–`value` of an encrypted file's table, its value opened if sealed.
     @inline(never)
     private func opened(_ key: MDB_val, _ value: MDB_val) throws -> CursorEntry {
-        guard let cipher, table.seal.sealsValue(under: key.bytes) else { return CursorEntry(key: key.bytes, value: value.bytes) }
+        guard let cipher, let decrypted, table.seal.sealsValue(under: key.bytes) else {
+            return CursorEntry(key: key.bytes, value: value.bytes)
+        }
         do {
-            let plain = try Sealing.open(value.bytes, table: table, key: key.bytes, cipher: cipher, into: decrypted, path: environment.path)
+            let plain = try cipher._withUnsafeGuaranteedRef { cipher in
+                try decrypted._withUnsafeGuaranteedRef { arena in
+                    try Sealing.open(value.bytes, table: table, key: key.bytes, cipher: cipher, into: arena, path: environment.path)
+                }
+            }
             return CursorEntry(key: key.bytes, value: plain)
         } catch where table.seal == .values {
             // A value that does not authenticate is damage, as bytes that are not a row are: the
@@ -140,7 +147,7 @@ struct Cursor: ~Copyable {
     @inline(__always)
     private func withStoredKey<R>(_ key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         guard table.seal == .keys, let cipher else { return try body(key) }
-        return try cipher.indexKey(key, tag: table.tag).withUnsafeBytes(body)
+        return try cipher._withUnsafeGuaranteedRef { $0.indexKey(key, tag: table.tag) }.withUnsafeBytes(body)
     }
 
     /// Calls `body` with the bytes LMDB stores for `value` under `key`: sealed in a table whose
@@ -150,7 +157,7 @@ struct Cursor: ~Copyable {
         _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> R
     ) throws -> R {
         guard let cipher, table.seal.sealsValue(under: key) else { return try body(value) }
-        return try cipher.sealed(value, tag: table.tag, key: key).withUnsafeBytes(body)
+        return try cipher._withUnsafeGuaranteedRef { try $0.sealed(value, tag: table.tag, key: key) }.withUnsafeBytes(body)
     }
 
     /// The first entry of the table.
