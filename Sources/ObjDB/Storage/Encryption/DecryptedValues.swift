@@ -60,7 +60,27 @@ final class DecryptedValues: @unchecked Sendable {
 
     /// `count` bytes of memory that live as long as this object.
     func allocate(_ count: Int) -> UnsafeMutableRawBufferPointer {
-        lock.withLock {
+        lock.withLock { allocateLocked(count) }
+    }
+
+    /// The value under 8-byte `key` of table `table`: the one opened before if this snapshot
+    /// remembers it, else `count` new bytes that `open` fills (returning `false` if the value
+    /// does not authenticate, and then `nil` here), remembered. One lock for the whole step: a
+    /// row walk takes it once per row.
+    func value(
+        table: UInt32, objectKey key: UInt64, count: Int, _ open: (UnsafeMutableRawBufferPointer) -> Bool
+    ) -> UnsafeRawBufferPointer? {
+        lock.lock()
+        defer { lock.unlock() }
+        if remembers, let known = byObjectKey.find(table: table, key: key) { return known }
+        let plain = allocateLocked(count)
+        guard open(plain) else { return nil }
+        if remembers { byObjectKey.insert(UnsafeRawBufferPointer(plain), table: table, key: key) }
+        return UnsafeRawBufferPointer(plain)
+    }
+
+    private func allocateLocked(_ count: Int) -> UnsafeMutableRawBufferPointer {
+        do {
             byteCount += count
             let aligned = (count + 7) & ~7
             if let last = chunks.last, last.count - used >= aligned {

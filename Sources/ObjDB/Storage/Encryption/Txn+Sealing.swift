@@ -46,8 +46,15 @@ enum Sealing {
         _ stored: UnsafeRawBufferPointer, table: Table, key: UnsafeRawBufferPointer, cipher: StoreCipher,
         into arena: DecryptedValues, path: @autoclosure () -> String
     ) throws -> UnsafeRawBufferPointer {
-        if let known = arena.opened(table: table.dbi, key: key) { return known }
         guard stored.count >= StoreCipher.overhead else { throw damaged(key: key, path: path()) }
+        if key.count == 8 {
+            let opened = arena.value(table: table.dbi, objectKey: key.loadUnaligned(as: UInt64.self), count: stored.count - StoreCipher.overhead) {
+                cipher.open(stored, tag: table.tag, key: key, into: $0)
+            }
+            guard let opened else { throw damaged(key: key, path: path()) }
+            return opened
+        }
+        if let known = arena.opened(table: table.dbi, key: key) { return known }
         let plain = arena.allocate(stored.count - StoreCipher.overhead)
         guard cipher.open(stored, tag: table.tag, key: key, into: plain) else { throw damaged(key: key, path: path()) }
         return arena.remember(UnsafeRawBufferPointer(plain), table: table.dbi, key: key)
