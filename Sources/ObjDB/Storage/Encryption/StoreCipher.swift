@@ -27,6 +27,12 @@ final class StoreCipher: Sendable {
     /// A digest of the key (HKDF output of its own), telling two keys apart without keeping
     /// either: environments of one file in a process must share one key.
     let keyID: [UInt8]
+    /// Whether this build has the fast path (`directCipher`): where swift-crypto builds BoringSSL.
+    #if canImport(CCryptoBoringSSL)
+    static let hasDirectCipher = true
+    #else
+    static let hasDirectCipher = false
+    #endif
     /// The nonces of the values this cipher seals.
     private let nonces = NonceSource()
     #if canImport(CCryptoBoringSSL)
@@ -107,6 +113,8 @@ final class StoreCipher: Sendable {
             if let direct {
                 let opened = direct.open(sealed, ad: ad, into: target)
                 #if OBJDB_INTERNAL_CHECKS
+                // Tests only: a wrong plaintext for the check to catch.
+                if opened, FastPaths.broken.contains(.directCipher), let first = target.first { target[0] = first ^ 0xFF }
                 if internalChecksEnabled {
                     let twin = Self.openWithAPI(sealed, ad: ad, key: valueKey)
                     internalCheck(
