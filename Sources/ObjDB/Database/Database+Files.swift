@@ -27,12 +27,12 @@ extension Database {
         return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
     }
 
-    /// The schema version stored in the file at `fileURL`, without opening it for writing.
+    /// The schema version stored in the file at `fileURL`, without opening it for writing. An
+    /// encrypted file needs its `encryptionKey` (its records are encrypted too).
     ///
-    /// - Throws: ``ObjDBError/Code/fileNotFound``, ``ObjDBError/Code/notAnObjDBFile`` and the
-    ///   other open errors.
-    ///   With `encryptionKey`, the file must be encrypted with that key (an encrypted file's
-    ///   schema is encrypted too).
+    /// - Throws: ``ObjDBError/Code/fileNotFound``, ``ObjDBError/Code/notAnObjDBFile``,
+    ///   ``ObjDBError/Code/encryptionKeyRequired`` and the other open errors;
+    ///   ``ObjDBError/Code/invalidValue`` for a key that is not 64 bytes long.
     public static func schemaVersion(at fileURL: URL, encryptionKey: Data? = nil) throws -> UInt64 {
         let path = try Configuration.canonicalPath(fileURL.path)
         if let encryptionKey, encryptionKey.count != StoreCipher.keyLength {
