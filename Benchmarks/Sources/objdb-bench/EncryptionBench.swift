@@ -27,19 +27,19 @@ enum EncryptionBench {
         func fresh() throws -> Database { try Database(configuration: config) }
         var checks: [String: Int] = [:]
         let readAll = try fresh()
-        times["read all"] = try timedRegion {
+        times["read all"] = timedRegion {
             var sum = 0
             for person in readAll.objects(ObjDBPerson.self) { sum &+= person.age &+ person.name.utf8.count &+ Int(person.score) }
             checks["read all"] = sum
         }
         let pk = try fresh()
-        times["pk lookups"] = try timedRegion {
+        times["pk lookups"] = timedRegion {
             var sum = 0
             for id in ids { sum &+= pk.object(ofType: ObjDBPerson.self, forPrimaryKey: id)?.age ?? -1_000_000 }
             checks["pk lookups"] = sum
         }
         let indexed = try fresh()
-        times["indexed equality (first)"] = try timedRegion {
+        times["indexed equality (first)"] = timedRegion {
             var sum = 0
             for age in ages { sum &+= indexed.objects(ObjDBPerson.self).where { $0.age == age }.first?.age ?? -1_000_000 }
             checks["indexed equality (first)"] = sum

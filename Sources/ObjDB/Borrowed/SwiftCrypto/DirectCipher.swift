@@ -1,5 +1,5 @@
 // BORROWED: swift-crypto's BoringSSL module, `CCryptoBoringSSL` (swift-crypto 4.x, BoringSSL's
-// `EVP_AEAD_CTX_*` and `HMAC` under its symbol prefix). It is a target of
+// `EVP_AEAD_CTX_*` and `HMAC_*` under its symbol prefix). It is a target of
 // swift-crypto, not one of its products: it is importable because `Crypto` depends on it, and
 // only where swift-crypto builds it (not on Apple platforms, where `Crypto` is CryptoKit).
 // Verified at run time: the context must initialise, every call's result code and length are
@@ -10,13 +10,17 @@
 #if canImport(CCryptoBoringSSL)
 import CCryptoBoringSSL
 import Crypto
+import Foundation
 
 /// AES-GCM-256 with the key schedule prepared once, and HMAC-SHA256, through BoringSSL's C API:
 /// no allocation per value.
 final class DirectCipher: @unchecked Sendable {
     /// The AEAD context; BoringSSL's seal and open take it `const`, so threads share it.
     private let context: UnsafeMutablePointer<EVP_AEAD_CTX>
-    private let indexKey: [UInt8]
+    /// The HMAC context with the index key's inner and outer states prepared once; reused by
+    /// every index key under ``macLock`` (an HMAC context is not shared between threads).
+    private let hmac: UnsafeMutablePointer<HMAC_CTX>
+    private let macLock = NSLock()
     /// A byte to point at for empty buffers (BoringSSL wants pointers, even for 0 bytes); never
     /// written (nothing is written for 0 bytes) and never freed.
     private nonisolated(unsafe) static let empty = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
@@ -32,13 +36,28 @@ final class DirectCipher: @unchecked Sendable {
             context.deallocate()
             return nil
         }
+        guard let hmac = CCryptoBoringSSL_HMAC_CTX_new() else {
+            CCryptoBoringSSL_EVP_AEAD_CTX_cleanup(context)
+            context.deallocate()
+            return nil
+        }
+        let keyed = indexKey.withUnsafeBytes { key in
+            CCryptoBoringSSL_HMAC_Init_ex(hmac, key.baseAddress, key.count, CCryptoBoringSSL_EVP_sha256(), nil)
+        }
+        guard keyed == 1 else {
+            CCryptoBoringSSL_HMAC_CTX_free(hmac)
+            CCryptoBoringSSL_EVP_AEAD_CTX_cleanup(context)
+            context.deallocate()
+            return nil
+        }
         self.context = context
-        self.indexKey = indexKey
+        self.hmac = hmac
     }
 
     deinit {
         CCryptoBoringSSL_EVP_AEAD_CTX_cleanup(context)
         context.deallocate()
+        CCryptoBoringSSL_HMAC_CTX_free(hmac)
     }
 
     private func address(_ buffer: UnsafeRawBufferPointer) -> UnsafePointer<UInt8> {
@@ -73,10 +92,14 @@ final class DirectCipher: @unchecked Sendable {
     func mac(_ message: UnsafeRawBufferPointer, into target: UnsafeMutableRawBufferPointer) -> Bool {
         guard let out = target.baseAddress?.assumingMemoryBound(to: UInt8.self), target.count == 32 else { return false }
         var length: UInt32 = 0
-        let result = indexKey.withUnsafeBytes { key in
-            CCryptoBoringSSL_HMAC(CCryptoBoringSSL_EVP_sha256(), key.baseAddress, key.count, address(message), message.count, out, &length)
-        }
-        return result != nil && length == 32
+        macLock.lock()
+        defer { macLock.unlock() }
+        // A nil key with the same hash function restarts from the prepared inner state.
+        guard CCryptoBoringSSL_HMAC_Init_ex(hmac, nil, 0, nil, nil) == 1,
+            CCryptoBoringSSL_HMAC_Update(hmac, address(message), message.count) == 1,
+            CCryptoBoringSSL_HMAC_Final(hmac, out, &length) == 1
+        else { return false }
+        return length == 32
     }
 }
 #endif
