@@ -18,6 +18,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // Encryption at rest (Docs/Encryption.md): AES-GCM, HKDF, HMAC. jwt-kit needs 4.1 or later.
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.1.0"),
         // The sync stack: only the ObjDBSync* targets, objdb-sync and todo use these; `objdb`
         // and `ObjDB` build none of them (`swift run objdb demo` stays light).
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
@@ -40,7 +42,10 @@ let package = Package(
         // relaxed atomic words (Swift's own need macOS 15).
         .systemLibrary(name: "CObjDBRuntime"),
         .target(
-            name: "ObjDB", dependencies: ["CLMDB", "CObjDBChecksum", "CObjDBRuntime"],
+            name: "ObjDB",
+            dependencies: [
+                "CLMDB", "CObjDBChecksum", "CObjDBRuntime", .product(name: "Crypto", package: "swift-crypto"),
+            ],
             // Fast paths checked against their slow twins (see FastPaths); `swift test` builds debug.
             swiftSettings: [.define("OBJDB_INTERNAL_CHECKS", .when(configuration: .debug))]
         ),

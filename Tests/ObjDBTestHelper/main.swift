@@ -13,6 +13,7 @@ import ObjDBStore
 //                                   (before the commit), for a test to kill it there
 //   store-count <file> <n>          dispatches n increments to a Store persisted under key
 //                                   "counter", flushes, prints "flushed" and sleeps (to be killed)
+// With OBJDB_TEST_ENCRYPTION_KEY (128 hexadecimal digits) set, files are opened with that key.
 
 /// Fails with a message on standard error and exit code 2.
 func fail(_ message: String) -> Never {
@@ -23,7 +24,14 @@ func fail(_ message: String) -> Never {
 let arguments = CommandLine.arguments.dropFirst()
 guard let command = arguments.first, arguments.count >= 2 else { fail("usage: put|hold-write|count <file> …") }
 let url = URL(fileURLWithPath: arguments[arguments.startIndex + 1])
-let config = Configuration(fileURL: url, objectTypes: [Person.self])
+// OBJDB_TEST_ENCRYPTION_KEY: the 64-byte key of an encrypted file, in hexadecimal.
+let encryptionKey: Data? = ProcessInfo.processInfo.environment["OBJDB_TEST_ENCRYPTION_KEY"].map { hex in
+    Data(stride(from: 0, to: hex.count - 1, by: 2).compactMap { i in
+        UInt8(hex.dropFirst(i).prefix(2), radix: 16)
+    })
+}
+var config = Configuration(fileURL: url, objectTypes: [Person.self])
+config.encryptionKey = encryptionKey
 
 /// Writes a line to standard output at once (the test reads it while the process runs).
 @Sendable func say(_ line: String) {
@@ -36,6 +44,7 @@ if command == "migrate" {
     // "plain": the model without an index, whose rows the enumeration rewrites as it goes.
     let plain = arguments.count == 4 && arguments[arguments.startIndex + 3] == "plain"
     var migrating = Configuration(fileURL: url, objectTypes: [plain ? MigratingPlainItemV1.self : MigratingItemV1.self])
+    migrating.encryptionKey = encryptionKey
     migrating.schemaVersion = 1
     migrating.migrationProgress = { progress in
         if progress.processed == 1_000 { say(progress.phase.rawValue) }
@@ -66,7 +75,9 @@ struct Increment: Action {}
 if command == "store-count" {
     guard arguments.count == 3, let n = Int(arguments[arguments.startIndex + 2]) else { fail("store-count <file> <n>") }
     do {
-        let db = try Database(configuration: Configuration(fileURL: url))
+        var storeConfig = Configuration(fileURL: url)
+        storeConfig.encryptionKey = encryptionKey
+        let db = try Database(configuration: storeConfig)
         let store = try Store(
             reducer: { (action: any Action, state: HelperCounter) in action is Increment ? HelperCounter(count: state.count + 1) : state },
             state: HelperCounter(), persistence: .database(db, key: "counter").writeInterval(.seconds(3600)))

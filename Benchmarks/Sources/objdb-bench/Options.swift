@@ -36,6 +36,8 @@ struct Options {
     var countN = 1_000_000
     /// Run the `--notifications` tables.
     var notifications = false
+    /// Run the `--encryption` table.
+    var encryption = false
     /// Run the `--freeze` tables.
     var freeze = false
     /// Run the `--migration` table.
@@ -92,6 +94,8 @@ struct Options {
                            without an index, sort
           --durability     ObjDB alone: --commits (default 1000) transactions of one object each with durability
                            .full, .normal and .noSync, in ms per commit
+          --encryption     ObjDB alone: N people without and with Configuration.encryptionKey (insert, read all,
+                           10,000 pk lookups, 10,000 indexed equality firsts, update all), and the ratio
           --notifications  commit-to-callback latency (--notify-commits per run, default 500; GRDB's
                            ValueObservation a tenth of them) in this process and from another one; the
                            change log's cost with and without an observer; an idle observer's CPU time
@@ -134,6 +138,7 @@ struct Options {
             case "--relationships": options.relationships = true
             case "--queries": options.queries = true
             case "--durability": options.durability = true
+            case "--encryption": options.encryption = true
             case "--notifications": options.notifications = true
             case "--freeze": options.freeze = true
             case "--migration": options.migration = true
@@ -187,7 +192,7 @@ struct Options {
             }
         }
         options.table = explicitTable
-            || !(options.scale || options.memory || options.relationships || options.queries || options.durability || options.notifications || options.freeze || options.migration || options.store || options.cliExport)
+            || !(options.scale || options.memory || options.relationships || options.queries || options.durability || options.encryption || options.notifications || options.freeze || options.migration || options.store || options.cliExport)
         return options
     }
 }

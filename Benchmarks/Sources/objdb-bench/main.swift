@@ -74,6 +74,11 @@ do {
         print("\n## Durability: \(formatCount(options.commits)) transactions of one object each, median\n")
         print(table)
     }
+    if options.encryption {
+        let table = try EncryptionBench.run(n: options.n, lookups: 10_000, repetitions: options.repetitions)
+        print("\n## Encryption at rest: \(formatCount(options.n)) people, median\n")
+        print(table)
+    }
     if options.notifications {
         let tables = try NotificationRun.run(
             n: options.n, commits: options.notifyCommits, repetitions: options.repetitions, idleSeconds: Double(options.idleSeconds))

@@ -11,11 +11,11 @@ enum ReliabilityCommand {
         found a violation, 1 if one did, 64 on a usage error.
 
         commands:
-          crash    [--cycles N] [--batch MIN-MAX] [--max-items N] [--max-delay MS]
+          crash    [--cycles N] [--batch MIN-MAX] [--max-items N] [--max-delay MS] [--encrypted]
                    SIGKILL crash cycles: every acknowledged commit survives, nothing beyond the
                    one in flight appears, the file opens and verify() calls it healthy
                    (short: 20 cycles, batches 50-400; full: 1,000 cycles, batches 500-5,000)
-          damage   [--files N] [--base-objects N] [--verifying-every N]
+          damage   [--files N] [--base-objects N] [--verifying-every N] [--encrypted]
                    damaged and foreign files: verify() never crashes, and never calls a file
                    healthy whose reads changed (short: 60 files; full: 1,000)
           fuzz     [--count N] [--chunk N] [--avoid-known]
@@ -93,6 +93,7 @@ enum ReliabilityCommand {
             if let batch = try options.range("batch") { crash.batchSizes = batch }
             if let cap = try options.int("max-items") { crash.maximumItems = cap }
             if let delay = try options.int("max-delay") { crash.maximumKillDelay = delay }
+            if options.flag("encrypted") { crash.encryptionKey = HarnessKey.fixed }
         }
         return {
             crash.directory = try context.subdirectory("crash")
@@ -108,6 +109,7 @@ enum ReliabilityCommand {
             if let files = try options.int("files") { damage.files = files }
             if let objects = try options.int("base-objects") { damage.baseObjects = objects }
             if let every = try options.int("verifying-every") { damage.verifyingOpenEvery = every }
+            if options.flag("encrypted") { damage.encryptionKey = HarnessKey.fixed }
         }
         return {
             damage.directory = try context.subdirectory("damage")

@@ -27,6 +27,26 @@ extension ReliabilityAttacks {
             #expect(result.contentMismatches == 0)
             #expect(result.finalMarkers == result.acknowledgedCommits + result.inFlightCommitsPresent)
         }
+
+        /// The same on an encrypted file: the worker and the checker open it with the key.
+        @Test func tenKillCyclesOfAnEncryptedFileLoseNoAcknowledgedCommit() throws {
+            let options = CrashCycles.Options(
+                cycles: 10, seed: 2, batchSizes: 50...400, maximumItems: 2_000, maximumKillDelay: 400,
+                worker: try ReliabilityExecutable.require(), directory: scratch.url, encryptionKey: HarnessKey.fixed)
+            let result = try CrashCycles.run(options)
+            #expect(result.passed, "\(result.table)")
+            #expect(result.cycles == 10)
+            #expect(result.acknowledgedCommits > 10)
+            #expect(result.acknowledgedCommitsLost == 0)
+            #expect(result.unacknowledgedCommitsVisible == 0)
+            #expect(result.healthyFilesRefused == 0)
+            #expect(result.verifyProblems == 0)
+            #expect(result.contentMismatches == 0)
+            let file = try FileManager.default.contentsOfDirectory(at: scratch.url, includingPropertiesForKeys: nil)
+                .first { $0.pathExtension == "objdb" }
+            let bytes = try Data(contentsOf: try #require(file))
+            #expect(bytes.range(of: Data("CrashItem".utf8)) == nil, "a class name is in the encrypted file")
+        }
     }
 }
 

@@ -21,6 +21,19 @@ extension ReliabilityAttacks {
             #expect(result.total(.refused) + result.total(.differs) + result.total(.crashed) >= 20, "\(result.table)")
             #expect(result.counts[.truncation]?.verify[.healthy] ?? 0 == 0)
         }
+
+        /// The same on encrypted files: a changed value does not authenticate, so verify (with
+        /// the key) never calls healthy a file whose reads changed.
+        @Test func thirtyDamagedEncryptedFiles() throws {
+            let options = DamagedFiles.Options(
+                files: 30, seed: 3, baseObjects: 600, worker: try ReliabilityExecutable.require(), directory: scratch.url,
+                encryptionKey: HarnessKey.fixed)
+            let result = try DamagedFiles.run(options)
+            #expect(result.passed, "\(result.table)")
+            #expect(result.files == 30)
+            #expect(result.total(DamagedFiles.VerifyOutcome.crashed) == 0)
+            #expect(result.total(DamagedFiles.VerifyOutcome.problems) >= 10, "\(result.table)")
+        }
     }
 }
 

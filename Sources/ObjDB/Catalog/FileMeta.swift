@@ -22,6 +22,9 @@ enum FileMeta {
         /// The names of the classes a synced file keeps in sync (see `SyncTables`); absent in a
         /// file that is not synced.
         static let syncClasses = "syncClasses"
+        /// The key-check record of an encrypted file (``checkKey(_:_:path:)``); absent in a
+        /// file that is not encrypted. Never sealed itself, like the magic bytes and the format.
+        static let encryption = "encryption"
         /// The next object key of a class.
         static func nextKey(_ classID: UInt32) -> String { "nextKey.\(classID)" }
         /// The next auto-increment primary key of a class (as a `UInt64` holding an `Int`'s bits).
@@ -52,6 +55,7 @@ enum FileMeta {
                 path: path)
         }
         guard format >= 1 else { throw ObjDBError(.corruptFile, "The file has format version \(format)", path: path) }
+        try checkKey(txn, meta, path: path)
         if let stored = try get(txn, meta, Key.checksum) {
             guard stored.count == 4, UInt32(littleEndian: stored.loadUnaligned(as: UInt32.self)) == (try checksum(txn, meta)) else {
                 throw ObjDBError(
@@ -105,8 +109,41 @@ enum FileMeta {
         return true
     }
 
+    /// Refuses a file whose encryption does not match the environment's cipher: encrypted
+    /// without a key, with another key, or not encrypted with a key. Runs before any other record
+    /// is read (they are sealed in an encrypted file) and before anything is written.
+    static func checkKey(_ txn: Txn, _ meta: Table, path: String) throws {
+        let record = try get(txn, meta, Key.encryption)
+        switch (record, txn.environment.cipher) {
+        case (nil, nil):
+            return
+        case (nil, _?):
+            throw ObjDBError(
+                .fileNotEncrypted,
+                "The file is not encrypted, but Configuration.encryptionKey is set; open it without a key, or make an encrypted copy with writeCopy(toFile:encryptionKey:)",
+                path: path)
+        case (_?, nil):
+            throw ObjDBError(
+                .encryptionKeyRequired, "The file is encrypted; set Configuration.encryptionKey to its 64-byte key to open it", path: path)
+        case (let bytes?, let cipher?):
+            switch KeyCheck.check(bytes, cipher: cipher, tag: meta.tag) {
+            case .matches: return
+            case .otherKey:
+                throw ObjDBError(
+                    .wrongEncryptionKey, "The file is encrypted with another key than Configuration.encryptionKey", path: path)
+            case .damaged:
+                throw ObjDBError(
+                    .corruptFile, "The file's key-check record is damaged: the key's identifier matches but the record does not authenticate",
+                    path: path)
+            }
+        }
+    }
+
     /// Writes the records of a new, empty file.
     static func initialize(_ txn: Txn, meta: Table, schemaVersion: UInt64) throws {
+        if let cipher = txn.environment.cipher {
+            try put(txn, meta, Key.encryption, try KeyCheck.record(cipher: cipher, tag: meta.tag))
+        }
         try put(txn, meta, Key.magic, magic)
         try withUnsafeBytes(of: currentFormat.littleEndian) { try put(txn, meta, Key.format, Array($0)) }
         try writeUInt64(txn, meta, Key.schemaVersion, schemaVersion)

@@ -58,6 +58,10 @@ struct FastPaths: OptionSet, Sendable {
     /// directly (``ClassInfo/typedSyncBytes(_:column:into:)``) rather than converting each
     /// through `Any` as ``Database/createDynamicObject(_:value:update:)`` does.
     static let typedDownloads = FastPaths(rawValue: 1 << 11)
+    /// An encrypted file's values are sealed and opened, and index keys hashed, by BoringSSL's
+    /// C functions with a key schedule prepared once and no allocation (``DirectCipher``), rather
+    /// than through swift-crypto's API, which prepares the key and allocates at every call.
+    static let directCipher = FastPaths(rawValue: 1 << 12)
 
     /// Every fast path, with the name `OBJDB_DISABLE_FAST_PATHS` knows it by.
     static let named: [(name: String, path: FastPaths)] = [
@@ -67,6 +71,7 @@ struct FastPaths: OptionSet, Sendable {
         ("incrementalResults", .incrementalResults), ("fusedMigrations", .fusedMigrations),
         ("indexPointLookups", .indexPointLookups), ("incrementalSortedResults", .incrementalSortedResults),
         ("typedDownloads", .typedDownloads),
+        ("directCipher", .directCipher),
     ]
 
     /// Every fast path.

@@ -18,6 +18,11 @@ extension Configuration {
                 .incompatibleConfiguration,
                 "Configuration.readOnly and deleteDatabaseIfMigrationNeeded are both set: a read-only database never deletes its file; unset one of them")
         }
+        if let encryptionKey, encryptionKey.count != StoreCipher.keyLength {
+            throw ObjDBError(
+                .incompatibleConfiguration,
+                "Configuration.encryptionKey has \(encryptionKey.count) bytes; it must have \(StoreCipher.keyLength) (as Realm's), or be nil for a file that is not encrypted")
+        }
         if maximumNumberOfActiveVersions == 0 {
             throw ObjDBError(
                 .incompatibleConfiguration,

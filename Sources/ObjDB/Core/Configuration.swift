@@ -158,6 +158,27 @@ public struct Configuration: Sendable {
     /// same process do not check again. Off by default.
     public var verifiesFileOnOpen = false
 
+    /// The 64-byte key of an encrypted file, as Realm's `encryptionKey`; `nil` (the default) for
+    /// a file that is not encrypted.
+    ///
+    /// With a key, every stored value that carries data — rows with their collections and
+    /// embedded objects, the schema's names, the change log, the outbox — is encrypted and
+    /// authenticated with AES-GCM-256, and index and primary-key entries are keyed by a keyed
+    /// hash of their values, so equality and primary-key lookups still use them (ranges,
+    /// prefixes and sorts on indexed values read the rows instead). A new file is created
+    /// encrypted; an existing file must have been created with the same key. Opening an
+    /// encrypted file without it throws ``ObjDBError/Code/encryptionKeyRequired``, with another
+    /// ``ObjDBError/Code/wrongEncryptionKey``, and a file that is not encrypted with a key
+    /// ``ObjDBError/Code/fileNotEncrypted``; a key of another length than 64 bytes
+    /// ``ObjDBError/Code/incompatibleConfiguration``. To change the key, or add or remove
+    /// encryption, use ``Database/writeCopy(toFile:encryptionKey:)``. See Docs/Encryption.md.
+    ///
+    /// ```swift
+    /// var config = Configuration(fileURL: url)
+    /// config.encryptionKey = key64  // Data, 64 bytes, kept in the Keychain
+    /// ```
+    public var encryptionKey: Data?
+
     /// For tools that open files without their model classes (`objectTypes` `nil`), such as
     /// `objdb`: open a file whatever its schema version, as if ``schemaVersion`` were the
     /// file's, without raising the file's version. Not part of the stable API.
@@ -254,6 +275,6 @@ extension Configuration {
         EnvironmentOptions(
             readOnly: readOnly, mapSize: maximumSize ?? Self.defaultMaximumSize,
             sync: inMemoryIdentifier != nil ? .noSync : durability.syncMode,
-            deleteOnClose: inMemoryIdentifier != nil)
+            deleteOnClose: inMemoryIdentifier != nil, cipher: encryptionKey.map(StoreCipher.init(key:)))
     }
 }

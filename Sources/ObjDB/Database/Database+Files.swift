@@ -27,13 +27,19 @@ extension Database {
         return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
     }
 
-    /// The schema version stored in the file at `fileURL`, without opening it for writing.
+    /// The schema version stored in the file at `fileURL`, without opening it for writing. An
+    /// encrypted file needs its `encryptionKey` (its records are encrypted too).
     ///
-    /// - Throws: ``ObjDBError/Code/fileNotFound``, ``ObjDBError/Code/notAnObjDBFile`` and the
-    ///   other open errors.
-    public static func schemaVersion(at fileURL: URL) throws -> UInt64 {
+    /// - Throws: ``ObjDBError/Code/fileNotFound``, ``ObjDBError/Code/notAnObjDBFile``,
+    ///   ``ObjDBError/Code/encryptionKeyRequired`` and the other open errors;
+    ///   ``ObjDBError/Code/invalidValue`` for a key that is not 64 bytes long.
+    public static func schemaVersion(at fileURL: URL, encryptionKey: Data? = nil) throws -> UInt64 {
         let path = try Configuration.canonicalPath(fileURL.path)
-        let options = EnvironmentOptions(readOnly: true, mapSize: Configuration.defaultMaximumSize)
+        if let encryptionKey, encryptionKey.count != StoreCipher.keyLength {
+            throw ObjDBError(.invalidValue, "The encryptionKey has \(encryptionKey.count) bytes; it must have \(StoreCipher.keyLength)", path: path)
+        }
+        let options = EnvironmentOptions(
+            readOnly: true, mapSize: Configuration.defaultMaximumSize, cipher: encryptionKey.map(StoreCipher.init(key:)))
         let lease = try EnvironmentRegistry.shared.acquire(path: path, options: options)
         guard let meta = try lease.environment.existingTable(named: TableName.meta, flags: .plain) else {
             throw ObjDBError(.notAnObjDBFile, "The file has no ObjDB meta table", path: path)

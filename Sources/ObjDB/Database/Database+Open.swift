@@ -28,7 +28,7 @@ struct OpenedFile {
         }
         let lease = try EnvironmentRegistry.shared.acquire(path: path, options: configuration.environmentOptions) {
             guard let asks, !configuration.verifiesFileOnOpen else { return }
-            compaction = Compaction.compactIfWanted(path: path, asks)
+            compaction = Compaction.compactIfWanted(path: path, cipher: configuration.environmentOptions.cipher, asks)
         }
         let env = lease.environment
         if configuration.verifiesFileOnOpen && !env.hasBeenVerified {

@@ -157,6 +157,16 @@ extension ObjDBError {
         /// The sync service refused a connection or a message, or answered with something that
         /// is not its protocol. The message says what, with the service's own code.
         public static let sync = Code(rawValue: 32)
+        /// The file is encrypted and the configuration has no `encryptionKey`. Nothing was read
+        /// or written.
+        public static let encryptionKeyRequired = Code(rawValue: 33)
+        /// The file is encrypted with another key than the configuration's `encryptionKey`.
+        /// Nothing was read or written.
+        public static let wrongEncryptionKey = Code(rawValue: 34)
+        /// The configuration has an `encryptionKey` but the file is not encrypted; open it
+        /// without one, or make an encrypted copy with `writeCopy(toFile:encryptionKey:)`.
+        /// Nothing was read or written.
+        public static let fileNotEncrypted = Code(rawValue: 35)
 
         private static let names: [Int: String] = [
             1: "storage", 2: "file not found", 3: "permission denied", 4: "not an ObjDB file",
@@ -168,6 +178,7 @@ extension ObjDBError {
             22: "incompatible configuration", 23: "object invalidated",
             24: "not in write transaction", 25: "file in use", 26: "embedded object owned", 27: "invalid query",
             28: "too many active versions", 29: "migration failed", 30: "state not decodable", 31: "unique constraint violation", 32: "sync",
+            33: "encryption key required", 34: "wrong encryption key", 35: "file not encrypted",
         ]
     }
 }

@@ -282,11 +282,9 @@ enum MigrationRun {
             }
         }
         let size = row.encodedSize
-        guard let space = try cursor.reserve(key: key, count: size, flags: .append) else {
+        guard let space = try cursor.storeRow(key: key, count: size, flags: .append, { row.write(into: $0) }) else {
             throw ObjDBError(.storage, "Could not rewrite object \(key) of '\(info.name)'", className: info.name, path: path)
         }
-        row.write(into: space)
-        RowChecksum.seal(space, key: key)
         return RowView(UnsafeRawBufferPointer(space)) ?? .damaged
     }
 

@@ -18,4 +18,26 @@ enum TableName {
     static func index(_ classID: UInt32, property propertyID: UInt32) -> String { "c\(classID).i\(propertyID)" }
     /// Backlinks of one link property: target object key → origin object keys.
     static func backlinks(_ classID: UInt32, property propertyID: UInt32) -> String { "c\(classID).b\(propertyID)" }
+
+    /// The LMDB flags of the table named `name`, from its kind; `nil` for a name ObjDB does not
+    /// give its tables.
+    static func flags(ofTable name: String) -> TableFlags? {
+        switch name {
+        case meta, sync: return .plain
+        case changes, outbox: return .objects
+        default: break
+        }
+        guard name.hasPrefix("c") else { return nil }
+        let parts = name.dropFirst().split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let id = parts.first, UInt32(id) != nil else { return nil }
+        guard parts.count == 2 else { return .objects }
+        let rest = parts[1]
+        if rest == "pk" { return .multimap }
+        guard rest.count > 1, UInt32(rest.dropFirst()) != nil else { return nil }
+        switch rest.first {
+        case "i": return .multimap
+        case "b": return .backlinks
+        default: return nil
+        }
+    }
 }

@@ -11,6 +11,9 @@ struct ClassFacts {
     var keyEntries: [Int: [KeyEntry]] = [:]
     /// Per link column: the (target, origin) pairs its backlink table must hold.
     var backlinks: [Int: [BacklinkEntry]] = [:]
+    /// Objects whose encrypted rows do not authenticate: what the rows say of them is unknown,
+    /// so the derived tables' entries for them are not checked.
+    var unreadable: Set<UInt64> = []
 
     /// Whether the class has an object with key `key`.
     func contains(_ key: UInt64) -> Bool {

@@ -25,7 +25,7 @@ struct ClassVerifier {
         for column in links { facts.backlinks[column] = [] }
         var checked = 0
         var withoutChecksum = 0
-        walk.walk(table) { key, value in
+        walk.walkOpened(table, visit: { key, value in
             guard key.count == 8 else {
                 problem(.row, "A row's key has \(key.count) bytes instead of 8")
                 return
@@ -66,7 +66,14 @@ struct ClassVerifier {
                     }
                 }
             }
-        }
+        }, failed: { key in
+            // Counted as an object, so the key tables' entries for it are not reported too.
+            let objectKey = key.count == 8 ? key.u64(0) : 0
+            facts.keys.append(objectKey)
+            facts.unreadable.insert(objectKey)
+            checked += 1
+            problem(.checksum, "The encrypted row does not authenticate: a byte of it or of its key changed, or it was moved", key: objectKey)
+        })
         walk.report.objectsChecked[stored.name, default: 0] += checked
         walk.report.rowsWithoutChecksum += withoutChecksum
         return facts

@@ -49,6 +49,20 @@ extension Database {
     ///
     /// - Throws: ``ObjDBError/Code/fileNotFound`` if there is no file; ``ObjDBError`` if it cannot be read.
     public static func verify(fileAt url: URL) throws -> VerificationReport {
+        try verify(fileAt: url, encryptionKey: nil)
+    }
+
+    /// ``verify(fileAt:)`` of an encrypted file, with its 64-byte key: without it the pages are
+    /// checked but what they hold cannot be, and the report says the file is encrypted; with a
+    /// wrong key it says that.
+    ///
+    /// - Throws: ``ObjDBError/Code/invalidValue`` for a key that is not 64 bytes long, and the
+    ///   errors of ``verify(fileAt:)``.
+    public static func verify(fileAt url: URL, encryptionKey: Data?) throws -> VerificationReport {
+        if let encryptionKey, encryptionKey.count != StoreCipher.keyLength {
+            throw ObjDBError(.invalidValue, "The encryptionKey has \(encryptionKey.count) bytes; it must have \(StoreCipher.keyLength)")
+        }
+        let cipher = encryptionKey.map(StoreCipher.init(key:))
         let path = try Configuration.canonicalPath(url.path)
         guard FileManager.default.fileExists(atPath: path) else {
             throw ObjDBError(.fileNotFound, "There is no database file to verify", path: path)
@@ -66,8 +80,8 @@ extension Database {
         } catch {
             // LMDB cannot open it (damaged meta pages, a failed structure check, no lock file
             // possible): walk what the meta pages describe, without a pinned version.
-            return try FileVerifier.verifyUnpinned(path: path)
+            return try FileVerifier.verifyUnpinned(path: path, cipher: cipher)
         }
-        return try FileVerifier.verifyPinned(lease, path: path)
+        return try FileVerifier.verifyPinned(lease, path: path, cipher: cipher)
     }
 }

@@ -4,7 +4,8 @@ import Foundation
 /// tables hold (``MetaVerifier``, ``ClassVerifier``, ``DerivedTableVerifier``).
 enum FileVerifier {
     /// Verifies the newest version of the file of `lease`, pinned by a read transaction.
-    static func verifyPinned(_ lease: EnvironmentLease, path: String) throws -> VerificationReport {
+    /// `cipher`: the key of an encrypted file, when the environment was not opened with it.
+    static func verifyPinned(_ lease: EnvironmentLease, path: String, cipher: StoreCipher? = nil) throws -> VerificationReport {
         // A version stays described by a meta page until two more commits land; try again then.
         for _ in 0..<50 {
             let pin = try ReadTransaction(lease)
@@ -17,13 +18,13 @@ enum FileVerifier {
                 return report
             }
             guard let meta = metas.version(UInt64(truncatingIfNeeded: pin.id)) else { continue }
-            return withExtendedLifetime(pin) { verify(file: file, meta: meta) }
+            return withExtendedLifetime(pin) { verify(file: file, meta: meta, cipher: cipher ?? lease.environment.cipher) }
         }
         throw ObjDBError(.storage, "The file changed too fast to pin a version for verification; try again", path: path)
     }
 
     /// Verifies the newest version the meta pages of the file at `path` describe, without LMDB.
-    static func verifyUnpinned(path: String) throws -> VerificationReport {
+    static func verifyUnpinned(path: String, cipher: StoreCipher? = nil) throws -> VerificationReport {
         let file = try PageFile(path: path)
         let metas = try MetaPages(file)
         let usable = metas.pages.compactMap { $0 }.filter {
@@ -34,13 +35,13 @@ enum FileVerifier {
             report.add(metas.problem ?? VerificationProblem(.metaPage, "The file has no valid LMDB meta page: it is not a database file"))
             return report
         }
-        var report = verify(file: file, meta: meta)
+        var report = verify(file: file, meta: meta, cipher: cipher)
         if let problem = metas.problem { report.problems.insert(problem, at: 0) }
         return report
     }
 
     /// Verifies the version `meta` describes.
-    static func verify(file: PageFile, meta: MetaRecord) -> VerificationReport {
+    static func verify(file: PageFile, meta: MetaRecord, cipher: StoreCipher? = nil) -> VerificationReport {
         let walk = FileWalk(
             file: file, meta: meta, report: VerificationReport(path: file.path, transactionID: Int(truncatingIfNeeded: meta.transactionID)))
         walk.walkFreeTree()
@@ -50,6 +51,15 @@ enum FileVerifier {
         }
         var remaining: [String: NamedTree] = [:]
         for table in tables { remaining[table.name] = table }
+        walk.cipher = cipher
+        // The meta records first, as stored: the key check decides whether the rest can be read.
+        let metaRecords = remaining.removeValue(forKey: TableName.meta).map { MetaVerifier.records($0, walk) }
+        if let metaRecords, !KeyCheckVerifier.check(metaRecords, walk) {
+            // An encrypted file without its key: its pages are checked, what they hold cannot be.
+            for table in remaining.values.sorted(by: { $0.name < $1.name }) { walk.walk(table) { _, _ in } }
+            walk.finishAccounting()
+            return walk.report
+        }
 
         var schema: StoredSchema?
         var counters: [UInt32: UInt64] = [:]
@@ -62,8 +72,8 @@ enum FileVerifier {
         if let syncTree = remaining.removeValue(forKey: TableName.sync) {
             OutboxVerifier.checkState(syncTree, walk)
         }
-        if let metaTree = remaining.removeValue(forKey: TableName.meta) {
-            (schema, counters) = MetaVerifier.check(metaTree, walk)
+        if let metaRecords {
+            (schema, counters) = MetaVerifier.check(metaRecords, walk)
         } else if tables.isEmpty && others.isEmpty {
             // An LMDB file with nothing in it yet: a database not initialised.
         } else {
@@ -155,19 +165,37 @@ struct RemovedClassTables {
 /// Checks ObjDB's `meta` table: the magic bytes, the format, the checksum of its records, the
 /// schema and the key counters.
 enum MetaVerifier {
-    /// Walks the table; returns the schema (if it reads) and the key counter of each class id.
-    static func check(_ tree: NamedTree, _ walk: FileWalk) -> (StoredSchema?, [UInt32: UInt64]) {
+    /// The table's records as stored, in key order.
+    static func records(_ tree: NamedTree, _ walk: FileWalk) -> [(key: [UInt8], value: [UInt8])] {
+        var records: [(key: [UInt8], value: [UInt8])] = []
+        walk.walk(tree) { key, value in records.append((Array(key), Array(value))) }
+        return records
+    }
+
+    /// Checks the records; returns the schema (if it reads) and the key counter of each class id.
+    static func check(_ stored: [(key: [UInt8], value: [UInt8])], _ walk: FileWalk) -> (StoredSchema?, [UInt32: UInt64]) {
         var records: [String: [UInt8]] = [:]
         var crc: UInt32 = 0
-        walk.walk(tree) { key, value in
+        let seal = TableSeal(flags: .plain, encrypted: walk.cipher != nil)
+        let tag = StoreCipher.tag(ofTable: TableName.meta)
+        for (key, sealed) in stored {
             let name = String(decoding: key, as: UTF8.self)
-            records[name] = Array(value)
+            var value = sealed
+            if let cipher = walk.cipher, key.withUnsafeBytes({ seal.sealsValue(under: $0) }) {
+                guard let opened = key.withUnsafeBytes({ k in sealed.withUnsafeBytes { cipher.open($0, tag: tag, key: k) { Array($0) } } }) else {
+                    walk.report.add(VerificationProblem(
+                        .meta, "The encrypted record '\(name)' does not authenticate: it was damaged or altered", table: TableName.meta))
+                    continue
+                }
+                value = opened
+            }
+            records[name] = value
             // The checksum covers every other record in key order, as `FileMeta.checksum` does.
-            guard name != FileMeta.Key.checksum else { return }
+            guard name != FileMeta.Key.checksum else { continue }
             for part in [key, value] {
                 var length = UInt32(part.count).littleEndian
                 crc = withUnsafeBytes(of: &length) { Checksum.crc32c($0, continuing: crc) }
-                crc = Checksum.crc32c(part, continuing: crc)
+                crc = part.withUnsafeBytes { Checksum.crc32c($0, continuing: crc) }
             }
         }
         func problem(_ message: String) {
@@ -196,7 +224,7 @@ enum MetaVerifier {
         var counters: [UInt32: UInt64] = [:]
         for (name, value) in records.sorted(by: { $0.key < $1.key }) {
             switch name {
-            case FileMeta.Key.magic, FileMeta.Key.format, FileMeta.Key.checksum, FileMeta.Key.schema:
+            case FileMeta.Key.magic, FileMeta.Key.format, FileMeta.Key.checksum, FileMeta.Key.schema, FileMeta.Key.encryption:
                 continue
             case FileMeta.Key.syncClasses:
                 if value.withUnsafeBytes({ SyncTables.classNames(decoding: $0) }) == nil {
@@ -232,7 +260,7 @@ enum MetaVerifier {
 enum ChangeLogVerifier {
     static func check(_ tree: NamedTree, _ walk: FileWalk) {
         var reported = 0
-        walk.walk(tree) { key, value in
+        walk.walkOpened(tree, visit: { key, value in
             guard reported < 10 else { return }
             if key.count != 8 {
                 walk.report.add(VerificationProblem(.table, "The change log has a key of \(key.count) bytes", table: TableName.changes))
@@ -247,6 +275,46 @@ enum ChangeLogVerifier {
                 reported += 1
             } catch {
                 reported += 1
+            }
+        }, failed: { key in
+            guard reported < 10 else { return }
+            reported += 1
+            walk.report.add(VerificationProblem(
+                .table, "The change log's encrypted entry under key \(key.count == 8 ? key.loadUnaligned(as: UInt64.self) : 0) does not authenticate: it was damaged or altered",
+                table: TableName.changes))
+        })
+    }
+}
+
+/// Checks the key-check record of `meta` against the walk's cipher, before anything sealed is
+/// read: an encrypted file needs its key, and a key is no use on a plain file.
+enum KeyCheckVerifier {
+    /// Returns whether what the tables hold can be checked; sets the walk's cipher to `nil` for
+    /// a plain file.
+    static func check(_ records: [(key: [UInt8], value: [UInt8])], _ walk: FileWalk) -> Bool {
+        let record = records.first { $0.key.elementsEqual(FileMeta.Key.encryption.utf8) }?.value
+        func problem(_ message: String) {
+            walk.report.add(VerificationProblem(.meta, message, table: TableName.meta))
+        }
+        switch (record, walk.cipher) {
+        case (nil, nil):
+            return true
+        case (nil, _?):
+            problem("The file is not encrypted, but a key was given; verify it without one")
+            walk.cipher = nil
+            return true
+        case (_?, nil):
+            problem("The file is encrypted: its rows, schema and logs can only be checked with its key")
+            return false
+        case (let bytes?, let cipher?):
+            switch bytes.withUnsafeBytes({ KeyCheck.check($0, cipher: cipher, tag: StoreCipher.tag(ofTable: TableName.meta)) }) {
+            case .matches: return true
+            case .otherKey:
+                problem("The file is encrypted with another key than the one given")
+                return false
+            case .damaged:
+                problem("The key-check record of the encrypted file is damaged")
+                return true
             }
         }
     }

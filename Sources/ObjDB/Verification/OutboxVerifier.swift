@@ -4,7 +4,7 @@ enum OutboxVerifier {
     /// Checks the `outbox` table.
     static func check(_ tree: NamedTree, _ walk: FileWalk) {
         var reported = 0
-        walk.walk(tree) { key, value in
+        walk.walkOpened(tree, visit: { key, value in
             guard reported < 10 else { return }
             guard key.count == 8 else {
                 walk.report.add(VerificationProblem(.table, "The outbox has a key of \(key.count) bytes", table: TableName.outbox))
@@ -19,12 +19,14 @@ enum OutboxVerifier {
                 walk.report.add(VerificationProblem(.table, message, table: TableName.outbox))
                 reported += 1
             }
-        }
+        }, failed: { _ in
+            walk.report.add(VerificationProblem(.table, "An encrypted outbox entry does not authenticate: it was damaged or altered", table: TableName.outbox))
+        })
     }
 
     /// Checks the `sync` table.
     static func checkState(_ tree: NamedTree, _ walk: FileWalk) {
-        walk.walk(tree) { key, value in
+        walk.walkOpened(tree, visit: { key, value in
             let name = String(decoding: key, as: UTF8.self)
             let expected: Int?
             switch name {
@@ -44,6 +46,10 @@ enum OutboxVerifier {
                 walk.report.add(VerificationProblem(
                     .table, "The sync record '\(name)' has \(value.count) bytes instead of \(expected)", table: TableName.sync))
             }
-        }
+        }, failed: { key in
+            walk.report.add(VerificationProblem(
+                .table, "The encrypted sync record '\(String(decoding: key, as: UTF8.self))' does not authenticate: it was damaged or altered",
+                table: TableName.sync))
+        })
     }
 }

@@ -52,16 +52,14 @@ extension Database {
             // below it (one handed out before a later row was written; no path does that today)
             // is refused by the append and takes the search.
             let space = try context.transaction.withInsertCursor(table, txn) { cursor in
-                try cursor.reserve(key: key, count: size, flags: [.noOverwrite, .append])
-                    ?? cursor.reserve(key: key, count: size, flags: .noOverwrite)
+                try cursor.storeRow(key: key, count: size, flags: [.noOverwrite, .append]) { context.scratch.row.write(into: $0) }
+                    ?? cursor.storeRow(key: key, count: size, flags: .noOverwrite) { context.scratch.row.write(into: $0) }
             }
             guard let space else {
                 throw ObjDBError(
                     .corruptFile, "Object key \(key) of class '\(info.name)' is already in use; the file's key counter is damaged",
                     className: info.name, key: "\(key)", path: path)
             }
-            context.scratch.row.write(into: space)
-            RowChecksum.seal(space, key: key)
             context.undo.record(.inserted(info, key: key))
             return (key, RowView(UnsafeRawBufferPointer(space)) ?? .damaged)
         }
@@ -76,13 +74,10 @@ extension Database {
         try context.storage { txn in
             try updateKeys(info, key: key, old: nil, new: new, columns: nil, context, txn: txn)
             if info.hasLinks { _ = try updateBacklinks(info, key: key, old: nil, new: new, columns: nil, context, txn: txn) }
-            guard let space = try txn.reserve(info.objectsTable, key: key, count: new.length, flags: .noOverwrite),
-                let target = space.baseAddress, let from = new.bytes.baseAddress
+            guard try txn.storeRow(info.objectsTable, key: key, count: new.length, flags: .noOverwrite, { $0.copyMemory(from: new.bytes) }) != nil
             else {
                 throw ObjDBError(.storage, "Could not restore the row of '\(info.name)' \(key)", className: info.name, key: "\(key)", path: path)
             }
-            target.copyMemory(from: from, byteCount: new.length)
-            RowChecksum.seal(space, key: key)
             try classChanges(info, context, txn).restored(key, columnCount: info.columnCount)
         }
         generation &+= 1
@@ -146,13 +141,11 @@ extension Database {
         _ info: ClassInfo, key: UInt64, size: Int, orphans: [(ClassInfo, UInt64)], _ context: WriteContext, _ txn: Txn,
         write: (UnsafeMutableRawBufferPointer) -> Void
     ) throws -> RowView {
-        guard let space = try context.transaction.reserveThroughCursor(info.objectsTable, key: key, count: size)
-            ?? txn.reserve(info.objectsTable, key: key, count: size)
+        guard let space = try context.transaction.storeRowThroughCursor(info.objectsTable, key: key, count: size, write)
+            ?? txn.storeRow(info.objectsTable, key: key, count: size, write)
         else {
             throw ObjDBError(.storage, "Could not overwrite the row of '\(info.name)' \(key)", path: path)
         }
-        write(space)
-        RowChecksum.seal(space, key: key)
         return try rowAfterDeleting(orphans, info, key: key, written: space, context, txn)
     }
 

@@ -89,14 +89,16 @@ final class OpenTransaction {
 
     // MARK: Cursors
 
-    /// Reserves `count` bytes for the row of `key` through an iterator cursor that sits on it,
-    /// which saves the B-tree search of a plain put; `nil` if no cursor is there.
-    func reserveThroughCursor(_ table: Table, key: UInt64, count: Int) throws -> UnsafeMutableRawBufferPointer? {
+    /// Stores the row of `key`, `count` bytes written by `fill`, through an iterator cursor that
+    /// sits on it, which saves the B-tree search of a plain put; `nil` if no cursor is there.
+    func storeRowThroughCursor(
+        _ table: Table, key: UInt64, count: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void
+    ) throws -> UnsafeMutableRawBufferPointer? {
         for walk in iteratorWalks {
             guard walk.isOpen, walk.table == table,
                 let current = try walk.cursor?.current(), current.objectKey == key
             else { continue }
-            return try walk.cursor?.reserve(key: key, count: count, flags: .current)
+            return try walk.cursor?.storeRow(key: key, count: count, flags: .current, fill)
         }
         return nil
     }

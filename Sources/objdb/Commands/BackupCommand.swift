@@ -26,7 +26,7 @@ struct BackupCommand: ParsableCommand {
             guard !FileManager.default.fileExists(atPath: destination) else {
                 throw CommandFailure("\(destination): exists; backup never overwrites a file")
             }
-            let db = try DatabaseOpening.readOnly(database.file)
+            let db = try DatabaseOpening.readOnly(database)
             try db.writeCopy(toFile: URL(fileURLWithPath: destination), compacting: compact)
             let size = (try? FileManager.default.attributesOfItem(atPath: destination)[.size] as? Int) ?? 0
             Console.line("\(destination): \(size) bytes (from \(db.fileSize))")

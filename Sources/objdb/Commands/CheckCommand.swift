@@ -23,7 +23,7 @@ struct CheckCommand: ParsableCommand {
         try reportingFailures {
             let url = URL(fileURLWithPath: database.file)
             guard FileManager.default.fileExists(atPath: url.path) else { throw CommandFailure("\(database.file): no such file") }
-            let report = try Database.verify(fileAt: url)
+            let report = try Database.verify(fileAt: url, encryptionKey: try database.encryptionKey())
             // Not a damaged database but something else: one line, as other commands say it.
             guard report.isDatabaseFile else {
                 throw ObjDBError(

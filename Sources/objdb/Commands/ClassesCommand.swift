@@ -11,7 +11,7 @@ struct ClassesCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let db = try DatabaseOpening.readOnly(database.file)
+            let db = try DatabaseOpening.readOnly(database)
             let rows = db.schema.objectSchema.map { schema in
                 (schema.className, db.objectCount(ofClassNamed: schema.className), schema.isEmbedded)
             }

@@ -20,7 +20,7 @@ struct DumpCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let db = try DatabaseOpening.readOnly(database.file)
+            let db = try DatabaseOpening.readOnly(database)
             let classes = db.schema.objectSchema
             let header = DumpHeader(
                 schemaVersion: db.storedSchemaVersion,

@@ -38,7 +38,7 @@ struct SetCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let db = try DatabaseOpening.writable(database.file)
+            let db = try DatabaseOpening.writable(database)
             let schema = try DatabaseOpening.objectSchema(className, in: db, file: database.file)
             let values = try assignments.map { assignment -> (String, Any?) in
                 let parts = assignment.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -92,7 +92,7 @@ struct DeleteCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let db = try DatabaseOpening.writable(database.file)
+            let db = try DatabaseOpening.writable(database)
             let schema = try DatabaseOpening.objectSchema(className, in: db, file: database.file)
             var count = 0
             if let predicate {

@@ -28,7 +28,7 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let db = try DatabaseOpening.readOnly(database.file)
+            let db = try DatabaseOpening.readOnly(database)
             let classes = try className.map { [try DatabaseOpening.objectSchema($0, in: db, file: database.file)] }
                 ?? db.schema.objectSchema.filter { !$0.isEmbedded }
             let total = classes.reduce(0) { $0 + db.objectCount(ofClassNamed: $1.className) }

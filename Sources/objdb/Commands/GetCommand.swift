@@ -22,7 +22,7 @@ struct GetCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let db = try DatabaseOpening.readOnly(database.file)
+            let db = try DatabaseOpening.readOnly(database)
             let schema = try DatabaseOpening.objectSchema(className, in: db, file: database.file)
             let object = try DatabaseOpening.object(db, schema, primaryKey: primaryKey, file: database.file)
             let printer = ObjectPrinter(format: output.resolved, writer: ObjectWriter(db: db, linkDepth: linkDepth), truncate: !output.noTruncate)

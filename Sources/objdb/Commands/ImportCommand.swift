@@ -56,7 +56,7 @@ struct ImportCommand: ParsableCommand {
             guard let data = FileManager.default.contents(atPath: input) else { throw CommandFailure("\(input): no such file") }
             let source = try schemaSource.map(SchemaSource.read)
             if FileManager.default.fileExists(atPath: database.file) {
-                let db = try DatabaseOpening.writable(database.file)
+                let db = try DatabaseOpening.writable(database)
                 try importRecords(data, into: db, creating: (source?.classes ?? []).filter { db.schema[$0.className] == nil })
                 return
             }

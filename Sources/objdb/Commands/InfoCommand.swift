@@ -19,7 +19,7 @@ struct InfoCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let file = database.file
-            let db = try DatabaseOpening.readOnly(file)
+            let db = try DatabaseOpening.readOnly(database)
             let (environment, _) = try db.storageStatistics()
             let classes = db.schema.objectSchema.map { ($0, db.objectCount(ofClassNamed: $0.className)) }
             let used = environment.pagesInFile - environment.freePages

@@ -31,7 +31,7 @@ struct LoadCommand: ParsableCommand {
             let dump = try DumpFile.read(data, file: input)
             let count: Int
             if FileManager.default.fileExists(atPath: database.file) {
-                let db = try DatabaseOpening.writable(database.file)
+                let db = try DatabaseOpening.writable(database)
                 try checkCanLoad(dump, into: db)
                 count = try load(dump, into: db)
             } else {

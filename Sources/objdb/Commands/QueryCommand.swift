@@ -44,7 +44,7 @@ struct QueryCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let db = try DatabaseOpening.readOnly(database.file)
+            let db = try DatabaseOpening.readOnly(database)
             let schema = try DatabaseOpening.objectSchema(className, in: db, file: database.file)
             let results = try Self.results(db, schema, predicate: predicate, sort: sort, file: database.file)
             if explain {

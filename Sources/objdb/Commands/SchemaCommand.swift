@@ -20,7 +20,7 @@ struct SchemaCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let db = try DatabaseOpening.readOnly(database.file)
+            let db = try DatabaseOpening.readOnly(database)
             let classes = try className.map { [try DatabaseOpening.objectSchema($0, in: db, file: database.file)] } ?? db.schema.objectSchema
             if swift {
                 Console.line(SwiftModels.source(for: classes))

@@ -18,7 +18,7 @@ struct StatCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let db = try DatabaseOpening.readOnly(database.file)
+            let db = try DatabaseOpening.readOnly(database)
             var cleared: Int?
             if clearStaleReaders { cleared = try db.clearStaleReaders() }
             let (environment, tables) = try db.storageStatistics()

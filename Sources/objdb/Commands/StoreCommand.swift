@@ -23,7 +23,7 @@ struct StoreCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let db = try DatabaseOpening.readOnly(database.file)
+            let db = try DatabaseOpening.readOnly(database)
             guard db.schema["ObjDBStoreState"] != nil else {
                 throw CommandFailure("\(database.file): no Store state in this file (no class ObjDBStoreState)")
             }

@@ -32,7 +32,7 @@ struct WatchCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let db = try DatabaseOpening.readOnly(database.file)
+            let db = try DatabaseOpening.readOnly(database)
             let classes = try className.map { [try DatabaseOpening.objectSchema($0, in: db, file: database.file)] }
                 ?? db.schema.objectSchema.filter { !$0.isEmbedded }
             let feed = ChangeFeed(db: db, format: format)

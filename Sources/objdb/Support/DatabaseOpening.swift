@@ -2,10 +2,41 @@ import ArgumentParser
 import Foundation
 @_spi(Inspection) import ObjDB
 
-/// The database file every command but `demo` takes first.
+/// The database file every command but `demo` takes first, and the file holding its key when
+/// it is encrypted.
 struct DatabaseArgument: ParsableArguments {
     @Argument(help: "The database file.", completion: .file())
     var file: String
+
+    @Option(
+        name: .customLong("key-file"),
+        help: ArgumentHelp(
+            "A file holding the encryption key of an encrypted database: 64 bytes, or 128 hexadecimal digits.",
+            discussion: "The key is never taken on the command line, where other users and the shell's history could read it."),
+        completion: .file())
+    var keyFile: String?
+
+    /// The key read from `--key-file`; `nil` without it.
+    func encryptionKey() throws -> Data? {
+        guard let keyFile else { return nil }
+        guard let bytes = FileManager.default.contents(atPath: keyFile) else { throw CommandFailure("\(keyFile): cannot read the key file") }
+        if bytes.count == 64 { return bytes }
+        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let digits = Array(text.utf8)
+        guard digits.count == 128, let key = Self.hexadecimal(digits) else {
+            throw CommandFailure("\(keyFile): the key file must hold the 64-byte key, as bytes or as 128 hexadecimal digits")
+        }
+        return key
+    }
+
+    private static func hexadecimal(_ digits: [UInt8]) -> Data? {
+        var key = Data(capacity: digits.count / 2)
+        for i in stride(from: 0, to: digits.count, by: 2) {
+            guard let byte = UInt8(String(decoding: digits[i...(i + 1)], as: UTF8.self), radix: 16) else { return nil }
+            key.append(byte)
+        }
+        return key
+    }
 }
 
 /// A failure a command reports as one line on standard error, then exits with status 1.
@@ -33,6 +64,23 @@ extension ParsableCommand {
 /// Opening files for the commands: without the application's classes, at the file's own schema
 /// version, and never creating a file.
 enum DatabaseOpening {
+    /// The configuration for `database`, with its key.
+    static func configuration(_ database: DatabaseArgument, readOnly: Bool) throws -> Configuration {
+        var configuration = try configuration(database.file, readOnly: readOnly)
+        configuration.encryptionKey = try database.encryptionKey()
+        return configuration
+    }
+
+    /// Opens `database` for reading: the file is not changed (LMDB's lock file beside it may be).
+    static func readOnly(_ database: DatabaseArgument) throws -> Database {
+        try Database(configuration: configuration(database, readOnly: true))
+    }
+
+    /// Opens `database` for writing (commands that change it, behind `--write`).
+    static func writable(_ database: DatabaseArgument) throws -> Database {
+        try Database(configuration: configuration(database, readOnly: false))
+    }
+
     /// The configuration for `file`.
     static func configuration(_ file: String, readOnly: Bool) throws -> Configuration {
         let url = URL(fileURLWithPath: file)
@@ -51,10 +99,6 @@ enum DatabaseOpening {
         try Database(configuration: configuration(file, readOnly: true))
     }
 
-    /// Opens `file` for writing (commands that change it, behind `--write`).
-    static func writable(_ file: String) throws -> Database {
-        try Database(configuration: configuration(file, readOnly: false))
-    }
 
     /// The object of `schema`'s class whose primary key is `text` (parsed as the key's type), or
     /// a failure naming the class and key.

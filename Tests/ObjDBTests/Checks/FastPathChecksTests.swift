@@ -83,6 +83,22 @@ struct FastPathChecksTests {
         #expect(message.contains("Internal check failed: incremental results"), "\(message)")
     }
 
+    @Test(.enabled(if: StoreCipher.hasDirectCipher))
+    func aWrongDirectCipherIsCaughtByTheInternalCheck() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            setenv("OBJDB_BREAK_FAST_PATHS", "directCipher", 1)
+            let directory = TemporaryDirectory()
+            var config = directory.configuration([Person.self])
+            config.encryptionKey = Data(repeating: 7, count: 64)
+            let db = try Database(configuration: config)
+            try db.write { try db.add(person(1, "Ann")) }
+            _ = db.refresh()
+            _ = db.object(ofType: Person.self, forPrimaryKey: 1)?.name
+        }
+        let message = result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
+        #expect(message.contains("Internal check failed: BoringSSL and swift-crypto disagree"), "\(message)")
+    }
+
     /// With every fast path switched off, every query gives what it gives with them on, and
     /// the internal checks (which compare the plan's answer with the reference interpreter)
     /// pass too.
@@ -122,7 +138,8 @@ struct FastPathChecksTests {
         #expect(FastPaths(names: "nonsense,rowKernels") == .rowKernels)
         #expect(FastPaths(names: "") == [])
         #expect(FastPaths(names: "fusedMigrations") == .fusedMigrations)
-        #expect(FastPaths.named.count == 12)
+        #expect(FastPaths(names: "directCipher") == .directCipher)
+        #expect(FastPaths.named.count == 13)
     }
 
     /// The checks run in this test process, and an application turns them off (or on) with

@@ -127,11 +127,11 @@ struct DatabaseInsertCursorTests {
         #expect(throws: ObjDBError.self) {
             try db.write {
                 let cursor = try Cursor(try db.requireReadableTxn(), info.tables.objects)
-                #expect(try cursor.reserve(key: freed, count: 3, flags: [.noOverwrite, .append]) == nil)
-                #expect(try cursor.reserve(key: lastKey, count: 3, flags: [.noOverwrite, .append]) == nil)
-                #expect(try cursor.reserve(key: lastKey + 5, count: 3, flags: [.noOverwrite, .append]) != nil)
-                #expect(try cursor.reserve(key: lastKey + 2, count: 3, flags: [.noOverwrite, .append]) == nil)
-                #expect(try cursor.reserve(key: lastKey + 2, count: 3, flags: .noOverwrite) != nil)
+                #expect(try cursor.storeRow(key: freed, count: 3, flags: [.noOverwrite, .append]) { $0.initializeMemory(as: UInt8.self, repeating: 0) } == nil)
+                #expect(try cursor.storeRow(key: lastKey, count: 3, flags: [.noOverwrite, .append]) { $0.initializeMemory(as: UInt8.self, repeating: 0) } == nil)
+                #expect(try cursor.storeRow(key: lastKey + 5, count: 3, flags: [.noOverwrite, .append]) { $0.initializeMemory(as: UInt8.self, repeating: 0) } != nil)
+                #expect(try cursor.storeRow(key: lastKey + 2, count: 3, flags: [.noOverwrite, .append]) { $0.initializeMemory(as: UInt8.self, repeating: 0) } == nil)
+                #expect(try cursor.storeRow(key: lastKey + 2, count: 3, flags: .noOverwrite) { $0.initializeMemory(as: UInt8.self, repeating: 0) } != nil)
                 throw ObjDBError(.invalidValue, "roll back")
             }
         }

@@ -25,6 +25,7 @@ enum CrashCheck {
         let failures = FailureCollector()
         var config = Configuration(fileURL: URL(fileURLWithPath: file), objectTypes: crashModelTypes)
         config.readFailureHandler = failures.handler
+        config.encryptionKey = HarnessKey.current
         let db: Database
         do {
             db = try Database(configuration: config)

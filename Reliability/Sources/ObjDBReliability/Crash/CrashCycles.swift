@@ -26,12 +26,15 @@ public enum CrashCycles {
         public var worker: URL
         /// A directory for the database file and the children's output.
         public var directory: URL
+        /// The key the file is encrypted with, `nil` for a plain file.
+        public var encryptionKey: Data?
 
         /// Options with the full run's batch sizes (500–5,000) and item cap (20,000).
         public init(
             cycles: Int, seed: UInt64 = 1, batchSizes: ClosedRange<Int> = 500...5_000, maximumItems: Int = 20_000,
-            maximumKillDelay: Int = 1_500, worker: URL, directory: URL
+            maximumKillDelay: Int = 1_500, worker: URL, directory: URL, encryptionKey: Data? = nil
         ) {
+            self.encryptionKey = encryptionKey
             self.cycles = cycles
             self.seed = seed
             self.batchSizes = batchSizes
@@ -109,7 +112,7 @@ public enum CrashCycles {
     public static func run(_ options: Options, progress: (String) -> Void = { _ in }) throws -> Result {
         let clock = Stopwatch()
         var result = Result()
-        result.options = "seed \(options.seed), batches \(options.batchSizes.lowerBound)-\(options.batchSizes.upperBound), cap \(options.maximumItems) items"
+        result.options = "seed \(options.seed), batches \(options.batchSizes.lowerBound)-\(options.batchSizes.upperBound), cap \(options.maximumItems) items\(options.encryptionKey == nil ? "" : ", encrypted")"
         let file = options.directory.appendingPathComponent("crash.objdb")
         for url in [file, URL(fileURLWithPath: file.path + "-lock")] { try? FileManager.default.removeItem(at: url) }
         let plan = CrashPlan(seed: options.seed, batchSizes: options.batchSizes, maximumItems: options.maximumItems)
@@ -124,7 +127,7 @@ public enum CrashCycles {
                 "_crash-worker", file.path, String(options.seed), noSync ? "nosync" : "full",
                 String(options.batchSizes.lowerBound), String(options.batchSizes.upperBound), String(options.maximumItems),
             ]
-            let worker = try ChildProcess(options.worker, arguments, directory: options.directory)
+            let worker = try ChildProcess(options.worker, arguments, directory: options.directory, environment: HarnessKey.environment(options.encryptionKey))
             if rng.percent(10) {
                 // During open: process start, LMDB open, schema check, the first state read.
                 usleep(useconds_t(rng.below(60_000)))
@@ -173,7 +176,9 @@ public enum CrashCycles {
             }
             if !sawReady { result.killsDuringOpen += 1 }
 
-            let check = try ChildProcess.run(options.worker, ["_crash-check", file.path], directory: options.directory, timeout: 600)
+            let check = try ChildProcess.run(
+                options.worker, ["_crash-check", file.path], directory: options.directory, timeout: 600,
+                environment: HarnessKey.environment(options.encryptionKey))
             guard check.termination.succeeded, let opened = OutputFields.first("open", in: check.output) else {
                 result.processFailures += 1
                 result.violationList.append("\(cycleName): the checker ended with \(check.termination): \(check.error.prefix(500))")

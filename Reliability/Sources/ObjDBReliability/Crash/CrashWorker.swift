@@ -15,8 +15,9 @@ import Darwin
 enum CrashWorker {
     static func run(file: String, plan: CrashPlan, durability: Durability) throws {
         let parent = getppid()
-        let config = Configuration(
+        var config = Configuration(
             fileURL: URL(fileURLWithPath: file), objectTypes: crashModelTypes, durability: durability)
+        config.encryptionKey = HarnessKey.current
         let db = try Database(configuration: config)
         var state = CrashCheck.state(of: db)
         Output.line("ready sequence=\(state.sequence)")

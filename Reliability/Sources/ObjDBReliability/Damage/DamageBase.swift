@@ -23,7 +23,13 @@ public struct DamageBase: Sendable {
     /// Builds a base in `directory` with about `objects` objects. A compact base is copied with
     /// `MDB_CP_COMPACT` before its last commit, so it has almost no free pages; the other keeps
     /// the free pages its commits left, as files in use do.
-    public static func build(in directory: URL, objects: Int, seed: UInt64, compact: Bool) throws -> DamageBase {
+    /// With `encryptionKey`, the files are encrypted with it.
+    public static func build(in directory: URL, objects: Int, seed: UInt64, compact: Bool, encryptionKey: Data? = nil) throws -> DamageBase {
+        func configuration(_ url: URL) -> Configuration {
+            var config = Configuration(fileURL: url, objectTypes: damageModelTypes)
+            config.encryptionKey = encryptionKey
+            return config
+        }
         let name = compact ? "base-compact" : "base"
         let newest = directory.appendingPathComponent(name + ".objdb")
         let previous = directory.appendingPathComponent(name + "-previous.objdb")
@@ -38,7 +44,7 @@ public struct DamageBase: Sendable {
         let allTypes = max(objects / 10, 5)
         let owners = max(objects / 20, 4)
         do {
-            let db = try Database(configuration: Configuration(fileURL: compact ? grown : newest, objectTypes: damageModelTypes))
+            let db = try Database(configuration: configuration(compact ? grown : newest))
             // Commits 1-4: the objects, in several transactions.
             for part in 0..<2 {
                 try db.write {
@@ -75,7 +81,7 @@ public struct DamageBase: Sendable {
         }
         try FileManager.default.copyItem(at: newest, to: previous)
         // The last commit: more updates, inserts, deletes, so that the two versions differ.
-        let db = try Database(configuration: Configuration(fileURL: newest, objectTypes: damageModelTypes))
+        let db = try Database(configuration: configuration(newest))
         try db.write {
             for person in db.objects(Person.self).filter({ $0.id % 5 == 0 }) { person.name += " (renamed)" }
             for id in (people + 1)...(people + 20) { try db.add(makePerson(id, &rng)) }

@@ -8,7 +8,7 @@ enum DamageWorkers {
     /// kinds=<kinds> first=<first problem>`.
     static func verify(file: String) {
         do {
-            let report = try Database.verify(fileAt: URL(fileURLWithPath: file))
+            let report = try Database.verify(fileAt: URL(fileURLWithPath: file), encryptionKey: HarnessKey.current)
             let kinds = Set(report.problems.map(\.kind.rawValue)).sorted().joined(separator: ",")
             Output.line(
                 "verify outcome=\(report.isHealthy ? "healthy" : "problems") problems=\(report.problems.count + report.omittedProblems) kinds=\(kinds.isEmpty ? "-" : kinds) first=\(fieldText(report.problems.first?.description ?? "-"))"
@@ -27,6 +27,7 @@ enum DamageWorkers {
         var config = Configuration(fileURL: URL(fileURLWithPath: file), objectTypes: damageModelTypes)
         config.readFailureHandler = failures.handler
         config.verifiesFileOnOpen = verifying
+        config.encryptionKey = HarnessKey.current
         let db: Database
         do {
             db = try Database(configuration: config)

@@ -28,9 +28,15 @@ public enum DamagedFiles {
         public var worker: URL
         /// A directory for the files and the children's output.
         public var directory: URL
+        /// The key of encrypted bases (every file encrypted with it), `nil` for plain files.
+        public var encryptionKey: Data?
 
         /// Options with the full run's base of about 3,000 objects.
-        public init(files: Int, seed: UInt64 = 1, baseObjects: Int = 3_000, verifyingOpenEvery: Int = 4, worker: URL, directory: URL) {
+        public init(
+            files: Int, seed: UInt64 = 1, baseObjects: Int = 3_000, verifyingOpenEvery: Int = 4, worker: URL, directory: URL,
+            encryptionKey: Data? = nil
+        ) {
+            self.encryptionKey = encryptionKey
             self.files = files
             self.seed = seed
             self.baseObjects = baseObjects
@@ -162,19 +168,23 @@ public enum DamagedFiles {
     public static func run(_ options: Options, progress: (String) -> Void = { _ in }) throws -> Result {
         let clock = Stopwatch()
         var result = Result()
-        result.options = "seed \(options.seed), base of ~\(options.baseObjects) objects"
+        result.options = "seed \(options.seed), base of ~\(options.baseObjects) objects\(options.encryptionKey == nil ? "" : ", encrypted")"
         progress("building the base databases")
         let trial = options.directory.appendingPathComponent("trial.objdb")
 
         // The reference reads, from copies (an open must not add a version to a base).
         func reference(_ bytes: [UInt8], _ name: String) throws -> (digest: String, objects: Int) {
             try write(bytes, to: trial)
-            let verify = try ChildProcess.run(options.worker, ["_verify-file", trial.path], directory: options.directory, timeout: 600)
+            let verify = try ChildProcess.run(
+                options.worker, ["_verify-file", trial.path], directory: options.directory, timeout: 600,
+                environment: HarnessKey.environment(options.encryptionKey))
             guard OutputFields.first("verify", in: verify.output)?["outcome"] == "healthy" else {
                 throw HarnessError("the \(name) base file is not healthy: \(verify.output) \(verify.error)")
             }
             try write(bytes, to: trial)
-            let dump = try ChildProcess.run(options.worker, ["_dump-file", trial.path, "plain"], directory: options.directory, timeout: 600)
+            let dump = try ChildProcess.run(
+                options.worker, ["_dump-file", trial.path, "plain"], directory: options.directory, timeout: 600,
+                environment: HarnessKey.environment(options.encryptionKey))
             guard let fields = OutputFields.first("dump", in: dump.output.replacingOccurrences(of: "dump opened\n", with: "")),
                 fields["outcome"] == "read", fields.int("failures") == 0, let digest = fields["digest"]
             else { throw HarnessError("the \(name) base file does not read: \(dump.output) \(dump.error)") }
@@ -184,7 +194,8 @@ public enum DamagedFiles {
         // in use). Trials alternate between them.
         var bases: [(damager: Damager, newest: String, previous: String, name: String)] = []
         for compact in [false, true] {
-            let base = try DamageBase.build(in: options.directory, objects: options.baseObjects, seed: options.seed, compact: compact)
+            let base = try DamageBase.build(
+                in: options.directory, objects: options.baseObjects, seed: options.seed, compact: compact, encryptionKey: options.encryptionKey)
             let newest = [UInt8](try Data(contentsOf: base.newest))
             let previous = [UInt8](try Data(contentsOf: base.previous))
             let name = compact ? "compact" : "grown"
@@ -213,7 +224,9 @@ public enum DamagedFiles {
 
             // verify(fileAt:)
             try write(damaged.bytes, to: trial)
-            let verify = try ChildProcess.run(options.worker, ["_verify-file", trial.path], directory: options.directory, timeout: 600)
+            let verify = try ChildProcess.run(
+                options.worker, ["_verify-file", trial.path], directory: options.directory, timeout: 600,
+                environment: HarnessKey.environment(options.encryptionKey))
             let verifyOutcome: VerifyOutcome
             let verifyFields = OutputFields.first("verify", in: verify.output)
             if let outcome = verifyFields?["outcome"].flatMap(VerifyOutcome.init(rawValue:)), verify.termination.succeeded {
@@ -232,7 +245,7 @@ public enum DamagedFiles {
                 try write(damaged.bytes, to: trial)
                 let child = try ChildProcess.run(
                     options.worker, ["_dump-file", trial.path, verifying ? "verifying" : "plain"], directory: options.directory,
-                    timeout: 600)
+                    timeout: 600, environment: HarnessKey.environment(options.encryptionKey))
                 let fields = child.output.split(separator: "\n").compactMap { OutputFields($0) }.last { $0.tag == "dump" && $0["outcome"] != nil }
                 guard child.termination.succeeded, let fields else { return (.crashed, child) }
                 switch fields["outcome"] {

@@ -68,6 +68,8 @@ struct ExecutionPlan {
     /// Whether the candidates come from a collection or linking objects (even when the plan
     /// reads nothing).
     var readsElements = false
+    /// Whether the class's indexes are an encrypted file's, which answer equality only.
+    var hasEncryptedIndexes = false
 
     /// The plan, one step per line, for a query on `className` (not kept in the plan: the
     /// executor knows the class, and a name in the plan is one more reference to count).
@@ -90,6 +92,9 @@ struct ExecutionPlan {
         case .general: first += ", compiled test of the whole filter\(onlyWhereCut)"
         }
         if mayRunInParallel { first += ", may split among threads" }
+        if hasEncryptedIndexes {
+            first += " (indexes of an encrypted file answer equality and IN only; ranges, prefixes and sorts read the rows)"
+        }
         var then: [String] = []
         switch gathering {
         case .all: break

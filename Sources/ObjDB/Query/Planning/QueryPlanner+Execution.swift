@@ -67,7 +67,7 @@ extension QueryPlanner {
         return ExecutionPlan(
             access: access, test: test, gathering: gathering, mayRunInParallel: mayRunInParallel,
             sort: sort.map { (path: $0.0, ascending: $0.1) }, distinct: query.distinct, limit: limit,
-            filter: predicate, readsElements: readsElements)
+            filter: predicate, readsElements: readsElements, hasEncryptedIndexes: info.objectsTable.seal != .none)
     }
 
     /// Whether a table scan with a row test may be split among threads: every match is needed,

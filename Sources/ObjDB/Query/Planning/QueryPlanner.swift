@@ -126,6 +126,9 @@ enum QueryPlanner {
         let table = isPrimary ? info.primaryKeyTable : info.tables.indexes[column]
         guard let table else { return nil }
         if type == .mixed { return mixedAccess(c, name: name, table: table) }
+        // An encrypted file's index keys are keyed hashes: equal values find each other, but the
+        // keys have no order, so ranges and prefixes read the rows (Docs/Encryption.md).
+        if table.seal == .keys, c.op != .equal, c.op != .in { return nil }
         switch (c.op, c.right) {
         case (.equal, .constant(let comparand)):
             guard let k = key(comparand) else { return nil }
@@ -274,7 +277,8 @@ enum QueryPlanner {
             let cursor = try Cursor(txn, table)
             try values.forEach { value in
                 guard let entry = try cursor.seek(exactly: value) else { return true }
-                return try body(cursor, entry, cut(entry))
+                // The key looked up, which equals the entry's unless the file keys hashes.
+                return try body(cursor, entry, KeyEncoding.mayBeTruncated(count: value.count))
             }
         case .range(_, let table, let low, let high):
             let cursor = try Cursor(txn, table)

@@ -17,7 +17,9 @@ enum Compaction {
     /// used)` says so: a compacted copy is written beside it, given the file's permissions,
     /// owner, group and extended attributes (``FileAttributes``), flushed, and renamed over it.
     /// A copy that cannot keep one of them is removed, and the file stays as it was.
-    static func compactIfWanted(path: String, _ shouldCompact: (Int, Int) -> Bool) -> CompactionOnLaunch {
+    /// `cipher`: the key the file is opened with; a file encrypted otherwise is left alone (the
+    /// open then refuses it, untouched).
+    static func compactIfWanted(path: String, cipher: StoreCipher?, _ shouldCompact: (Int, Int) -> Bool) -> CompactionOnLaunch {
         let lockPath = path + "-lock"
         let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { return .skipped(reason: "the lock file \(lockPath) cannot be opened (\(String(cString: strerror(errno))))") }
@@ -30,7 +32,7 @@ enum Compaction {
         exclusive.l_len = 1
         guard fcntl(descriptor, F_SETLK, &exclusive) == 0 else { return .skipped(reason: "another process has the file open") }
         do {
-            return try compact(path: path, shouldCompact)
+            return try compact(path: path, cipher: cipher, shouldCompact)
         } catch {
             return .skipped(reason: "\(error)")
         }
@@ -51,7 +53,7 @@ enum Compaction {
 
     /// Measures the file through an environment without a lock file (this process alone has it
     /// open), and compacts it if wanted.
-    private static func compact(path: String, _ shouldCompact: (Int, Int) -> Bool) throws -> CompactionOnLaunch {
+    private static func compact(path: String, cipher: StoreCipher?, _ shouldCompact: (Int, Int) -> Bool) throws -> CompactionOnLaunch {
         guard let total = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int else {
             return .skipped(reason: "the file does not exist yet")
         }
@@ -63,6 +65,9 @@ enum Compaction {
         try lmdbCheck(mdb_env_set_mapsize(env, max(total, 1 << 20)), "mdb_env_set_mapsize", path: path)
         let flags: EnvironmentFlags = [.noSubdirectory, .noThreadLocalStorage, .readOnly, .noLock]
         try lmdbCheck(mdb_env_open(env, path, flags.rawValue, 0o644), "mdb_env_open", path: path)
+        guard try encryptionMatches(env, cipher, path: path) else {
+            return .skipped(reason: "the file's encryption does not match Configuration.encryptionKey")
+        }
         let used = try usedBytes(env, path: path)
         guard shouldCompact(total, used) else { return .declined(totalBytes: total, usedBytes: used) }
         let temporary = path + ".compacting"
@@ -89,6 +94,25 @@ enum Compaction {
         try? syncFile((path as NSString).deletingLastPathComponent)  // try?: the copy is complete either way
         let after = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int ?? 0
         return .compacted(fromBytes: total, toBytes: after)
+    }
+
+    /// Whether the file's key-check record (``KeyCheck``) matches `cipher`: absent without one,
+    /// present and matching with one.
+    private static func encryptionMatches(_ env: OpaquePointer, _ cipher: StoreCipher?, path: String) throws -> Bool {
+        var txn: OpaquePointer?
+        try lmdbCheck(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn), "mdb_txn_begin", path: path)
+        defer { mdb_txn_abort(txn) }
+        var dbi: MDB_dbi = 0
+        guard mdb_dbi_open(txn, "meta", 0, &dbi) == MDB_SUCCESS else { return cipher == nil }
+        var name = Array("encryption".utf8)
+        var value = MDB_val()
+        let found = name.withUnsafeMutableBytes { bytes in
+            var key = MDB_val(mv_size: bytes.count, mv_data: bytes.baseAddress)
+            return mdb_get(txn, dbi, &key, &value)
+        }
+        guard found == MDB_SUCCESS else { return cipher == nil }
+        guard let cipher else { return false }
+        return KeyCheck.check(value.bytes, cipher: cipher, tag: StoreCipher.tag(ofTable: "meta")) == .matches
     }
 
     /// The bytes of the pages in use: every page up to the last one, less those on the free list.

@@ -37,6 +37,13 @@ struct EnvironmentOptions: Sendable, Equatable {
     var maxReaders = 1022
     /// Delete the file and its lock file when the last user closes it (in-memory databases).
     var deleteOnClose = false
+    /// The cipher of an encrypted file (`Configuration.encryptionKey`), `nil` for a plain one.
+    var cipher: StoreCipher?
+
+    static func == (a: EnvironmentOptions, b: EnvironmentOptions) -> Bool {
+        a.readOnly == b.readOnly && a.mapSize == b.mapSize && a.sync == b.sync && a.maxTables == b.maxTables
+            && a.maxReaders == b.maxReaders && a.deleteOnClose == b.deleteOnClose && a.cipher?.keyID == b.cipher?.keyID
+    }
 }
 
 /// One open LMDB environment: one database file, shared by every `Database` on it in this process.
@@ -51,6 +58,8 @@ final class Environment: @unchecked Sendable {
     let handle: OpaquePointer
     /// The options the environment was opened with.
     let options: EnvironmentOptions
+    /// The cipher of an encrypted file, `nil` for a plain one.
+    var cipher: StoreCipher? { options.cipher }
     /// Page size of the file, for size computations.
     let pageSize: Int
     /// Whether scans in read-only transactions read leaf pages in place (``LeafPage``).
@@ -190,7 +199,9 @@ final class Environment: @unchecked Sendable {
             var dead: Int32 = 0
             try lmdbCheck(mdb_reader_check(env, &dead), "mdb_reader_check", path: path)
             pageSize = try Self.checkStructure(env, path: path)
-            readsLeafPages = LeafPage.isSupported(pageSize: pageSize)
+            // Leaf pages hold sealed values in an encrypted file: rows are read through the
+            // cursor, which opens them (Docs/Encryption.md).
+            readsLeafPages = LeafPage.isSupported(pageSize: pageSize) && options.cipher == nil
             reserve = map.reserve > 0
                 ? SpaceReserve(limitPages: map.limit / pageSize, reservePages: map.reserve / pageSize, pageSize: pageSize)
                 : nil
@@ -564,11 +575,17 @@ final class Environment: @unchecked Sendable {
             let commit = mdb_txn_commit(txn)
             transactionEnded(readOnly: true)
             try lmdbCheck(commit, "mdb_txn_commit (open table \(name))", path: path)
-            let table = Table(dbi: dbi, flags: flags)
+            let table = sealedTable(dbi, named: name, flags: flags)
             tables[name] = table
             handleLock.withLock { publishedHandles.append(table.dbi) }
             return table
         }
+    }
+
+    /// The table `dbi`, named `name`, with what this file encrypts in it.
+    private func sealedTable(_ dbi: MDB_dbi, named name: String, flags: TableFlags) -> Table {
+        guard cipher != nil else { return Table(dbi: dbi, flags: flags) }
+        return Table(dbi: dbi, flags: flags, seal: TableSeal(flags: flags, encrypted: true), tag: StoreCipher.tag(ofTable: name))
     }
 
     /// The handles of every table opened so far (and published), without waiting for a writer.
@@ -597,7 +614,7 @@ final class Environment: @unchecked Sendable {
         var dbi: MDB_dbi = 0
         try lmdbCheck(
             mdb_dbi_open(txn, name, flags.union(.create).rawValue, &dbi), "mdb_dbi_open(\(name))", path: path)
-        let table = Table(dbi: dbi, flags: flags)
+        let table = sealedTable(dbi, named: name, flags: flags)
         writerTables[name] = table
         return table
     }

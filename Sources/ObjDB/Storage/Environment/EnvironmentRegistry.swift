@@ -67,6 +67,20 @@ final class EnvironmentRegistry: @unchecked Sendable {
     }
 
     private static func checkCompatible(_ env: Environment, _ options: EnvironmentOptions) throws {
+        // Every instance on a file in a process shares one environment, and so one cipher.
+        switch (env.options.cipher, options.cipher) {
+        case (nil, _?):
+            throw ObjDBError(
+                .fileNotEncrypted,
+                "The file is open in this process without encryption, but Configuration.encryptionKey is set; open it without a key",
+                path: env.path)
+        case (_?, nil):
+            throw ObjDBError(.encryptionKeyRequired, "The file is encrypted; set Configuration.encryptionKey to its 64-byte key to open it", path: env.path)
+        case (let open?, let given?) where open.keyID != given.keyID:
+            throw ObjDBError(.wrongEncryptionKey, "The file is encrypted with another key than Configuration.encryptionKey", path: env.path)
+        default:
+            break
+        }
         if env.options.readOnly && !options.readOnly {
             throw ObjDBError(
                 .incompatibleConfiguration,

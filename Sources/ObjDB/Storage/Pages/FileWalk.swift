@@ -34,6 +34,9 @@ final class FileWalk {
     @exclusivity(unchecked) private var used: PageSet
     /// Set when some page could not be reached, so that the page count is expected to fall short.
     private var incomplete = false
+    /// The cipher of an encrypted file, for the checks of what its tables hold
+    /// (``walkOpened(_:visit:failed:)``); `nil` for a plain file, or when no key was given.
+    var cipher: StoreCipher?
 
     /// The most levels a tree may have (LMDB's cursor stack).
     static let maximumDepth = 32

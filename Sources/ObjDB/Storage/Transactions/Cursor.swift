@@ -32,6 +32,13 @@ struct Cursor: ~Copyable {
     private let pageSize: Int
     /// Whether the table is `MDB_DUPSORT`, for those checks.
     private let sortsDuplicates: Bool
+    /// What an encrypted file encrypts in the table, and its tag; ``TableSeal/none`` otherwise.
+    private let table: Table
+    /// The cipher of an encrypted file (owned by the environment; unmanaged, so that a row
+    /// walk does not retain it per row).
+    private let cipher: Unmanaged<StoreCipher>?
+    /// Where opened values live (owned by the transaction's owner).
+    private let decrypted: Unmanaged<DecryptedValues>?
     #if OBJDB_INTERNAL_CHECKS
     /// Tests only: see ``Environment/refusedLeafKeyForTesting``.
     let refusedLeafKey: UInt64?
@@ -59,6 +66,9 @@ struct Cursor: ~Copyable {
         checksValues = txn.isReadOnly
         pageSize = txn.environment.pageSize
         sortsDuplicates = table.flags.contains(.duplicateSort)
+        self.table = table
+        cipher = txn.environment.cipher.map { Unmanaged.passUnretained($0) }
+        decrypted = txn.decrypted.map { Unmanaged.passUnretained($0) }
         #if OBJDB_INTERNAL_CHECKS
         refusedLeafKey = txn.environment.refusedLeafKeyForTesting
         failsForTesting = txn.isReadOnly && txn.environment.failingReadsForTesting == table
@@ -104,10 +114,50 @@ struct Cursor: ~Copyable {
                 // with many objects per key checks the first value of every key.
                 v = Unmanaged.passUnretained(environment)._withUnsafeGuaranteedRef { $0.inFile(key: k.mv_data, value: v) }
             }
+            if table.seal != .none { return try opened(k, v) }
             return CursorEntry(key: k.bytes, value: v.bytes)
         }
         if rc == MDB_NOTFOUND { return nil }
         throw ObjDBError.lmdb(rc, operation: "mdb_cursor_get", path: environment.path)
+    }
+
+    /// The entry `key`–`value` of an encrypted file's table, its value opened if sealed.
+    @inline(never)
+    private func opened(_ key: MDB_val, _ value: MDB_val) throws -> CursorEntry {
+        guard let cipher, let decrypted, table.seal.sealsValue(under: key.bytes) else {
+            return CursorEntry(key: key.bytes, value: value.bytes)
+        }
+        do {
+            let plain = try cipher._withUnsafeGuaranteedRef { cipher in
+                try decrypted._withUnsafeGuaranteedRef { arena in
+                    try Sealing.open(value.bytes, table: table, key: key.bytes, cipher: cipher, into: arena, path: environment.path)
+                }
+            }
+            return CursorEntry(key: key.bytes, value: plain)
+        } catch where table.seal == .values {
+            // A value that does not authenticate is damage, as bytes that are not a row are: the
+            // walk goes on with no bytes (a damaged row, an entry that does not decode).
+            noteFailure(error)
+            return CursorEntry(key: key.bytes, value: UnsafeRawBufferPointer(start: nil, count: 0))
+        }
+    }
+
+    /// Calls `body` with the key LMDB stores for `key`: its keyed hash in a ``TableSeal/keys``
+    /// table of an encrypted file, else `key` itself.
+    @inline(__always)
+    private func withStoredKey<R>(_ key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        guard table.seal == .keys, let cipher else { return try body(key) }
+        return try cipher._withUnsafeGuaranteedRef { $0.indexKey(key, tag: table.tag) }.withUnsafeBytes(body)
+    }
+
+    /// Calls `body` with the bytes LMDB stores for `value` under `key`: sealed in a table whose
+    /// values an encrypted file seals.
+    @inline(__always)
+    private func withStoredValue<R>(
+        _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> R
+    ) throws -> R {
+        guard let cipher, table.seal.sealsValue(under: key) else { return try body(value) }
+        return try cipher._withUnsafeGuaranteedRef { try $0.sealed(value, tag: table.tag, key: key) }.withUnsafeBytes(body)
     }
 
     /// The first entry of the table.
@@ -131,9 +181,15 @@ struct Cursor: ~Copyable {
     /// Positions at exactly `key` (its first duplicate). Inlined, as ``get(_:_:)`` is: index
     /// lookups and keyed iteration seek once per key.
     @inline(__always)
-    func seek(exactly key: UnsafeRawBufferPointer) throws -> CursorEntry? { try get(MDB_SET_KEY, MDB_val(bytes: key)) }
-    /// Positions at the first key greater than or equal to `key`.
-    func seek(atLeast key: UnsafeRawBufferPointer) throws -> CursorEntry? { try get(MDB_SET_RANGE, MDB_val(bytes: key)) }
+    func seek(exactly key: UnsafeRawBufferPointer) throws -> CursorEntry? {
+        if table.seal == .keys { return try withStoredKey(key) { try get(MDB_SET_KEY, MDB_val(bytes: $0)) } }
+        return try get(MDB_SET_KEY, MDB_val(bytes: key))
+    }
+    /// Positions at the first key greater than or equal to `key`. In an index of an encrypted
+    /// file keys are hashes, in no useful order: only ``seek(exactly:)`` means anything there.
+    func seek(atLeast key: UnsafeRawBufferPointer) throws -> CursorEntry? {
+        try withStoredKey(key) { try get(MDB_SET_RANGE, MDB_val(bytes: $0)) }
+    }
 
     /// Stores `value` under `key` through the cursor (`mdb_cursor_put`), which is left on the new
     /// entry. LMDB first looks at the cursor's own page: a key past the last one of the table's
@@ -141,6 +197,14 @@ struct Cursor: ~Copyable {
     /// write transactions.
     /// - Returns: `false` if `flags` forbid overwriting (or duplicating) and the entry exists.
     func put(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: PutFlags = []) throws -> Bool {
+        if table.seal != .none {
+            return try withStoredKey(key) { key in try withStoredValue(key, value) { try rawPut(key: key, value: $0, flags: flags) } }
+        }
+        return try rawPut(key: key, value: value, flags: flags)
+    }
+
+    /// ``put(key:value:flags:)`` of the bytes LMDB is to store.
+    private func rawPut(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: PutFlags) throws -> Bool {
         var k = MDB_val(bytes: key)
         var v = MDB_val(bytes: value)
         let rc = mdb_cursor_put(handle, &k, &v, flags.rawValue)
@@ -149,11 +213,25 @@ struct Cursor: ~Copyable {
         return true
     }
 
+    /// Stores a row of `count` bytes under the object key `key` through the cursor (see
+    /// ``Txn/storeRow(_:key:count:flags:_:)``): `fill` writes it, then it gets its checksum and,
+    /// in an encrypted file, its seal. Returns the stored row, or `nil` if `flags` forbid
+    /// overwriting and the key exists. With ``PutFlags/current`` it replaces the value at the
+    /// cursor, whose key must be `key`, without a search.
+    func storeRow(
+        key: UInt64, count: Int, flags: PutFlags = [], _ fill: (UnsafeMutableRawBufferPointer) -> Void
+    ) throws -> UnsafeMutableRawBufferPointer? {
+        try RowStore.store(key: key, count: count, table: table, cipher: cipher, decrypted: decrypted, fill) {
+            try reserve(key: key, count: $0, flags: flags)
+        }
+    }
+
     /// Reserves `count` bytes under the object key `key` through the cursor (`MDB_RESERVE`; see
     /// ``put(key:value:flags:)``) and returns the space to fill, or `nil` if `flags` forbid
     /// overwriting and the key exists. With ``PutFlags/current`` it replaces the value at the
-    /// cursor, whose key must be `key`, without a search.
-    func reserve(key: UInt64, count: Int, flags: PutFlags = []) throws -> UnsafeMutableRawBufferPointer? {
+    /// cursor, whose key must be `key`, without a search. Rows go through
+    /// ``storeRow(key:count:flags:_:)``.
+    private func reserve(key: UInt64, count: Int, flags: PutFlags = []) throws -> UnsafeMutableRawBufferPointer? {
         var key = key
         return try withUnsafeMutableBytes(of: &key) { keyBytes in
             var k = MDB_val(bytes: UnsafeRawBufferPointer(keyBytes))
@@ -170,6 +248,10 @@ struct Cursor: ~Copyable {
     /// in where the previous one went, with no search from the root, so ascending object keys
     /// cost least. Pairs already stored stay as they are. Only in write transactions.
     func putAll(key: UnsafeRawBufferPointer, objectKeys: [UInt64]) throws {
+        try withStoredKey(key) { try rawPutAll(key: $0, objectKeys: objectKeys) }
+    }
+
+    private func rawPutAll(key: UnsafeRawBufferPointer, objectKeys: [UInt64]) throws {
         try objectKeys.withUnsafeBufferPointer { values in
             guard let base = values.baseAddress else { return }
             var done = 0
@@ -188,7 +270,7 @@ struct Cursor: ~Copyable {
                     done += data.1.mv_size
                 } else {
                     var one = base[done]
-                    _ = try withUnsafeBytes(of: &one) { try put(key: key, value: $0) }
+                    _ = try withUnsafeBytes(of: &one) { try rawPut(key: key, value: $0, flags: []) }
                     done += 1
                 }
             }
@@ -201,6 +283,10 @@ struct Cursor: ~Copyable {
     /// new cursor every time. Only in write transactions.
     /// - Returns: whether the pair existed.
     func delete(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws -> Bool {
+        try withStoredKey(key) { try rawDelete(key: $0, value: value) }
+    }
+
+    private func rawDelete(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws -> Bool {
         var k = MDB_val(bytes: key)
         var v = MDB_val(bytes: value)
         let rc = mdb_cursor_get(handle, &k, &v, MDB_GET_BOTH)

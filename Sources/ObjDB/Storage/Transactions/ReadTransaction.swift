@@ -15,6 +15,8 @@ final class ReadTransaction: @unchecked Sendable {
 
     /// Whether the transaction holds one of the environment's extra reader slots.
     private let isExtra: Bool
+    /// The values this snapshot of an encrypted file decrypted, kept while it lives.
+    private let decrypted: DecryptedValues?
 
     /// Begins a snapshot of the newest version.
     convenience init(_ lease: EnvironmentLease) throws {
@@ -27,11 +29,12 @@ final class ReadTransaction: @unchecked Sendable {
         handle = try lease.environment.beginTransaction(readOnly: true)
         id = mdb_txn_id(handle)
         isExtra = extra
+        decrypted = lease.environment.cipher == nil ? nil : DecryptedValues(remembers: true)
         lease.environment.pinVersion(id)
     }
 
     /// A borrowed view for reading.
-    var txn: Txn { Txn(handle, environment: lease.environment, isReadOnly: true) }
+    var txn: Txn { Txn(handle, environment: lease.environment, isReadOnly: true, decrypted: decrypted) }
 
     /// Another read transaction of the same version, for use on another thread; `nil` if the
     /// file moved to a newer version since this one began (LMDB begins reads at the newest

@@ -12,11 +12,14 @@ struct Txn {
     unowned(unsafe) let environment: Environment
     /// Whether the transaction is read-only: every page it reads lies in the memory map.
     let isReadOnly: Bool
+    /// Where the values this transaction decrypts live (an encrypted file's); its owner keeps it.
+    unowned(unsafe) let decrypted: DecryptedValues?
 
-    init(_ handle: OpaquePointer, environment: Environment, isReadOnly: Bool) {
+    init(_ handle: OpaquePointer, environment: Environment, isReadOnly: Bool, decrypted: DecryptedValues? = nil) {
         self.handle = handle
         self.environment = environment
         self.isReadOnly = isReadOnly
+        self.decrypted = decrypted
     }
 
     /// The LMDB transaction id.
@@ -30,9 +33,16 @@ struct Txn {
         return try withUnsafeMutableBytes(of: &key) { try get(table, key: UnsafeRawBufferPointer($0)) }
     }
 
-    /// The value stored under `key` (the first duplicate in a multimap), or `nil`.
+    /// The value stored under `key` (the first duplicate in a multimap), or `nil`. In an
+    /// encrypted file, the value opened and the key hashed as the table's ``TableSeal`` says.
     func get(_ table: Table, key: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer? {
-        switch try getOnPage(table, key: key) {
+        if table.seal != .none { return try sealedGet(table, key: key) }
+        return try rawGet(table, key: key)
+    }
+
+    /// ``get(_:key:)`` of what LMDB stores.
+    func rawGet(_ table: Table, key: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer? {
+        switch try rawGetOnPage(table, key: key) {
         case .absent: return nil
         case .value(let bytes): return bytes
         case .mayLieOffPage(let v): return try largeValue(table, key: key, v).bytes
@@ -53,6 +63,13 @@ struct Txn {
     /// a cursor: the caller may have a cheaper way to the answer.
     @inline(__always)
     func getOnPage(_ table: Table, key: UnsafeRawBufferPointer) throws -> PageRead {
+        if table.seal != .none { return try sealedGet(table, key: key).map { .value($0) } ?? .absent }
+        return try rawGetOnPage(table, key: key)
+    }
+
+    /// ``getOnPage(_:key:)`` of what LMDB stores.
+    @inline(__always)
+    private func rawGetOnPage(_ table: Table, key: UnsafeRawBufferPointer) throws -> PageRead {
         useOf(table)
         var k = MDB_val(bytes: key)
         var v = MDB_val()
@@ -96,6 +113,20 @@ struct Txn {
         return try entryCount(Table(dbi: dbi, flags: []))
     }
 
+    /// The names of the file's named tables (the keys of LMDB's main table).
+    func tableNames() throws -> [String] {
+        var dbi: MDB_dbi = 0
+        try lmdbCheck(mdb_dbi_open(handle, nil, 0, &dbi), "mdb_dbi_open(main)", path: environment.path)
+        let cursor = try Cursor(self, Table(dbi: dbi, flags: []), readsLeafPages: false)
+        var names: [String] = []
+        var entry = try cursor.first()
+        while let current = entry {
+            names.append(String(decoding: current.key, as: UTF8.self))
+            entry = try cursor.next()
+        }
+        return names
+    }
+
     // MARK: Writing
 
     /// Stores `value` under an object key.
@@ -108,9 +139,20 @@ struct Txn {
         }
     }
 
+    /// Stores a row of `count` bytes under the object key `key`: `fill` writes it, then its
+    /// checksum is sealed into it (``RowChecksum``) and, in an encrypted file, it is sealed with
+    /// the cipher. Returns the stored row (valid as a read's bytes), or `nil` if `flags` forbid
+    /// overwriting and the key exists.
+    func storeRow(
+        _ table: Table, key: UInt64, count: Int, flags: PutFlags = [], _ fill: (UnsafeMutableRawBufferPointer) -> Void
+    ) throws -> UnsafeMutableRawBufferPointer? {
+        try RowStore.store(key: key, count: count, table: table, txn: self, fill) { try reserve(table, key: key, count: $0, flags: flags) }
+    }
+
     /// Reserves `count` bytes under an object key and returns the space to fill (`MDB_RESERVE`),
-    /// or `nil` if `flags` forbid overwriting and the key exists.
-    func reserve(_ table: Table, key: UInt64, count: Int, flags: PutFlags = []) throws -> UnsafeMutableRawBufferPointer? {
+    /// or `nil` if `flags` forbid overwriting and the key exists. The bytes are stored as they
+    /// are: rows go through ``storeRow(_:key:count:flags:_:)``.
+    private func reserve(_ table: Table, key: UInt64, count: Int, flags: PutFlags = []) throws -> UnsafeMutableRawBufferPointer? {
         useOf(table)
         var key = key
         return try withUnsafeMutableBytes(of: &key) { keyBytes in
@@ -127,6 +169,12 @@ struct Txn {
     /// - Returns: `false` if `flags` forbid overwriting (or duplicating) and the entry exists.
     @discardableResult
     func put(_ table: Table, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: PutFlags = []) throws -> Bool {
+        if table.seal != .none { return try sealedPut(table, key: key, value: value, flags: flags) }
+        return try rawPut(table, key: key, value: value, flags: flags)
+    }
+
+    /// ``put(_:key:value:flags:)`` of the bytes LMDB is to store.
+    func rawPut(_ table: Table, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: PutFlags = []) throws -> Bool {
         useOf(table)
         var k = MDB_val(bytes: key)
         var v = MDB_val(bytes: value)
@@ -147,6 +195,13 @@ struct Txn {
     /// - Returns: whether something was deleted.
     @discardableResult
     func delete(_ table: Table, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?) throws -> Bool {
+        if table.seal == .keys {
+            return try storedKey(table, key).withUnsafeBytes { try rawDelete(table, key: $0, value: value) }
+        }
+        return try rawDelete(table, key: key, value: value)
+    }
+
+    private func rawDelete(_ table: Table, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?) throws -> Bool {
         useOf(table)
         var k = MDB_val(bytes: key)
         let rc: Int32

@@ -14,13 +14,23 @@ struct WriteTransaction: ~Copyable {
     /// checked against LMDB's own figure; `nil` when the environment keeps no reserve for
     /// deletes (``SpaceReserve``) or the check failed.
     let startPages: Int?
+    /// The values this transaction of an encrypted file decrypted or sealed, kept while it lives
+    /// (retained here, released when it ends: `discard` needs trivially destroyed fields).
+    private let decrypted: Unmanaged<DecryptedValues>?
 
     /// Begins a write transaction, waiting for any other writer (in any process) to finish.
     /// `gateEntered`: the caller already took the process's ``WriterGate`` (which the
     /// transaction then leaves when it ends, or at once if it cannot begin).
     init(_ environment: Environment, gateEntered: Bool = false) throws {
         self.environment = environment
-        let handle = try environment.beginTransaction(readOnly: false, gateEntered: gateEntered)
+        decrypted = environment.cipher == nil ? nil : Unmanaged.passRetained(DecryptedValues(remembers: false))
+        let handle: OpaquePointer
+        do {
+            handle = try environment.beginTransaction(readOnly: false, gateEntered: gateEntered)
+        } catch {
+            decrypted?.release()
+            throw error
+        }
         self.handle = handle
         if let reserve = environment.reserve, reserve.isActive, let committed = environment.committedPageCount() {
             // LMDB starts the transaction's next page at the newest version's last page + 1;
@@ -33,7 +43,7 @@ struct WriteTransaction: ~Copyable {
     }
 
     /// A borrowed view for reading and writing.
-    var txn: Txn { Txn(handle, environment: environment, isReadOnly: false) }
+    var txn: Txn { Txn(handle, environment: environment, isReadOnly: false, decrypted: decrypted?.takeUnretainedValue()) }
 
     /// Opens (creating if needed) a table in this transaction; the handle becomes visible to
     /// other transactions when this one commits.
@@ -69,6 +79,7 @@ struct WriteTransaction: ~Copyable {
             }
         }
         let rc = mdb_txn_commit(handle)
+        decrypted?.release()
         discard self
         // try?: without a reader slot the owner's next read begins the snapshot and says why not.
         let pinned = rc == MDB_SUCCESS ? lease.flatMap { try? ReadTransaction($0) } : nil
@@ -89,6 +100,7 @@ struct WriteTransaction: ~Copyable {
     @discardableResult
     consuming func abort(pinning lease: EnvironmentLease? = nil) -> ReadTransaction? {
         mdb_txn_abort(handle)
+        decrypted?.release()
         let environment = self.environment
         discard self
         let pinned = lease.flatMap { try? ReadTransaction($0) }
@@ -98,6 +110,7 @@ struct WriteTransaction: ~Copyable {
 
     deinit {
         mdb_txn_abort(handle)
+        decrypted?.release()
         environment.writeTransactionEnded(committed: false)
     }
 }

@@ -1,0 +1,157 @@
+import Foundation
+
+/// Where the values a transaction of an encrypted file decrypts live until the transaction
+/// ends, so that the bytes a read returns stay valid as long as the memory map's would
+/// (``Txn``): chunks of memory, filled in turn and freed together.
+///
+/// A read snapshot therefore keeps every value it has decrypted, once: its values never change,
+/// so a value read again is found by table and key (``opened(table:key:)``) rather than
+/// decrypted into new memory. A write transaction's values change, so it keeps no such index.
+/// Docs/Encryption.md counts the memory in the cost. Thread-safe: a snapshot may be read from
+/// several threads.
+final class DecryptedValues: @unchecked Sendable {
+    private let lock = NSLock()
+    private var chunks: [UnsafeMutableRawBufferPointer] = []
+    private var used = 0
+    private static let chunkSize = 64 << 10
+    /// Whether values are found again by table and key (read snapshots).
+    let remembers: Bool
+    /// The values opened so far under 8-byte keys (object keys, transaction ids, sequences).
+    private var byObjectKey = OpenedValues()
+    /// The values opened so far under other keys (named records).
+    private var byName: [NameSlot: UnsafeRawBufferPointer] = [:]
+
+    private struct NameSlot: Hashable {
+        let table: UInt32
+        let key: [UInt8]
+    }
+
+    /// Bytes held, for tests and statistics.
+    private(set) var byteCount = 0
+
+    /// `remembers`: the transaction's values never change (a read snapshot).
+    init(remembers: Bool) {
+        self.remembers = remembers
+    }
+
+    /// The value opened before under `key` of table `table`, if this snapshot remembers it.
+    func opened(table: UInt32, key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        guard remembers else { return nil }
+        return lock.withLock {
+            key.count == 8
+                ? byObjectKey.find(table: table, key: key.loadUnaligned(as: UInt64.self))
+                : byName[NameSlot(table: table, key: Array(key))]
+        }
+    }
+
+    /// `copy` (memory of this object), the value under `key` of table `table`, to be found
+    /// again by ``opened(table:key:)``.
+    func remember(_ copy: UnsafeRawBufferPointer, table: UInt32, key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        guard remembers else { return copy }
+        lock.withLock {
+            if key.count == 8 {
+                byObjectKey.insert(copy, table: table, key: key.loadUnaligned(as: UInt64.self))
+            } else {
+                byName[NameSlot(table: table, key: Array(key))] = copy
+            }
+        }
+        return copy
+    }
+
+    /// `count` bytes of memory that live as long as this object.
+    func allocate(_ count: Int) -> UnsafeMutableRawBufferPointer {
+        lock.withLock { allocateLocked(count) }
+    }
+
+    /// The value under 8-byte `key` of table `table`: the one opened before if this snapshot
+    /// remembers it, else `count` new bytes that `open` fills (returning `false` if the value
+    /// does not authenticate, and then `nil` here), remembered. One lock for the whole step: a
+    /// row walk takes it once per row.
+    func value(
+        table: UInt32, objectKey key: UInt64, count: Int, _ open: (UnsafeMutableRawBufferPointer) -> Bool
+    ) -> UnsafeRawBufferPointer? {
+        lock.lock()
+        defer { lock.unlock() }
+        if remembers, let known = byObjectKey.find(table: table, key: key) { return known }
+        let plain = allocateLocked(count)
+        guard open(plain) else { return nil }
+        if remembers { byObjectKey.insert(UnsafeRawBufferPointer(plain), table: table, key: key) }
+        return UnsafeRawBufferPointer(plain)
+    }
+
+    private func allocateLocked(_ count: Int) -> UnsafeMutableRawBufferPointer {
+        do {
+            byteCount += count
+            let aligned = (count + 7) & ~7
+            if let last = chunks.last, last.count - used >= aligned {
+                let start = used
+                used += aligned
+                return UnsafeMutableRawBufferPointer(rebasing: last[start..<(start + count)])
+            }
+            let size = max(Self.chunkSize, aligned)
+            let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+            if size == aligned && !chunks.isEmpty {
+                // A large value gets a chunk of its own, kept before the one being filled.
+                chunks.insert(chunk, at: chunks.count - 1)
+                return UnsafeMutableRawBufferPointer(rebasing: chunk[0..<count])
+            }
+            chunks.append(chunk)
+            used = aligned
+            return UnsafeMutableRawBufferPointer(rebasing: chunk[0..<count])
+        }
+    }
+
+    deinit {
+        for chunk in chunks { chunk.deallocate() }
+    }
+}
+
+/// The values a snapshot opened under 8-byte keys, by table and key: open addressing with
+/// linear probing and a multiplicative hash (a row walk adds one per row, where a `Dictionary`'s
+/// SipHash cost a fifth of the walk).
+private struct OpenedValues {
+    private struct Slot {
+        var used = false
+        var table: UInt32 = 0
+        var key: UInt64 = 0
+        var value = UnsafeRawBufferPointer(start: nil, count: 0)
+    }
+
+    private var slots = [Slot](repeating: Slot(), count: 1_024)
+    private var count = 0
+
+    private func home(_ table: UInt32, _ key: UInt64) -> Int {
+        let mixed = (key ^ (UInt64(table) &<< 40)) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: mixed >> 32) & (slots.count - 1)
+    }
+
+    func find(table: UInt32, key: UInt64) -> UnsafeRawBufferPointer? {
+        var i = home(table, key)
+        while slots[i].used {
+            if slots[i].key == key && slots[i].table == table { return slots[i].value }
+            i = (i + 1) & (slots.count - 1)
+        }
+        return nil
+    }
+
+    mutating func insert(_ value: UnsafeRawBufferPointer, table: UInt32, key: UInt64) {
+        if (count + 1) * 2 > slots.count { grow() }
+        var i = home(table, key)
+        while slots[i].used {
+            if slots[i].key == key && slots[i].table == table {
+                slots[i].value = value
+                return
+            }
+            i = (i + 1) & (slots.count - 1)
+        }
+        slots[i] = Slot(used: true, table: table, key: key, value: value)
+        count += 1
+    }
+
+    private mutating func grow() {
+        let old = slots
+        slots = [Slot](repeating: Slot(), count: old.count * 2)
+        count = 0
+        for slot in old where slot.used { insert(slot.value, table: slot.table, key: slot.key) }
+    }
+}

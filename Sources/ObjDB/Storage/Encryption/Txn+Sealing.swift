@@ -1,0 +1,110 @@
+/// The reads and writes of an encrypted file's tables: the one place values are sealed and
+/// opened, and index keys hashed, on their way into and out of LMDB (with ``Cursor``'s twins).
+extension Txn {
+    /// The cipher of the file; only called for tables with a ``TableSeal``, which only an
+    /// encrypted file's environment gives.
+    var cipher: StoreCipher {
+        guard let cipher = environment.cipher else { objdbFatal("a sealed table in a file opened without a cipher") }
+        return cipher
+    }
+
+    /// The key LMDB stores for `key` in `table`: its keyed hash in a ``TableSeal/keys`` table.
+    func storedKey(_ table: Table, _ key: UnsafeRawBufferPointer) -> [UInt8] {
+        table.seal == .keys ? cipher.indexKey(key, tag: table.tag) : Array(key)
+    }
+
+    /// ``get(_:key:)`` of a table with a seal.
+    @inline(never)
+    func sealedGet(_ table: Table, key: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer? {
+        if table.seal == .keys {
+            return try storedKey(table, key).withUnsafeBytes { try rawGet(table, key: $0) }
+        }
+        guard let stored = try rawGet(table, key: key) else { return nil }
+        guard table.seal.sealsValue(under: key) else { return stored }
+        guard let decrypted else { objdbFatal("a transaction of an encrypted file without its decrypted values") }
+        return try Sealing.open(stored, table: table, key: key, cipher: cipher, into: decrypted, path: environment.path)
+    }
+
+    /// ``put(_:key:value:flags:)`` of a table with a seal.
+    @inline(never)
+    func sealedPut(_ table: Table, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: PutFlags) throws -> Bool {
+        if table.seal == .keys {
+            return try storedKey(table, key).withUnsafeBytes { try rawPut(table, key: $0, value: value, flags: flags) }
+        }
+        guard table.seal.sealsValue(under: key) else { return try rawPut(table, key: key, value: value, flags: flags) }
+        let sealed = try cipher.sealed(value, tag: table.tag, key: key)
+        return try sealed.withUnsafeBytes { try rawPut(table, key: key, value: $0, flags: flags) }
+    }
+}
+
+/// Opening sealed values, for ``Txn`` and ``Cursor``.
+enum Sealing {
+    /// `stored` opened into `arena`; a value that does not authenticate is damage
+    /// (``ObjDBError/Code/corruptFile``), never read as another value.
+    @inline(__always)
+    static func open(
+        _ stored: UnsafeRawBufferPointer, table: Table, key: UnsafeRawBufferPointer, cipher: StoreCipher,
+        into arena: DecryptedValues, path: @autoclosure () -> String
+    ) throws -> UnsafeRawBufferPointer {
+        guard stored.count >= StoreCipher.overhead else { throw damaged(key: key, path: path()) }
+        if key.count == 8 {
+            let opened = arena.value(table: table.dbi, objectKey: key.loadUnaligned(as: UInt64.self), count: stored.count - StoreCipher.overhead) {
+                cipher.open(stored, tag: table.tag, key: key, into: $0)
+            }
+            guard let opened else { throw damaged(key: key, path: path()) }
+            return opened
+        }
+        if let known = arena.opened(table: table.dbi, key: key) { return known }
+        let plain = arena.allocate(stored.count - StoreCipher.overhead)
+        guard cipher.open(stored, tag: table.tag, key: key, into: plain) else { throw damaged(key: key, path: path()) }
+        return arena.remember(UnsafeRawBufferPointer(plain), table: table.dbi, key: key)
+    }
+
+    /// The error of a value that does not authenticate under `key`.
+    static func damaged(key: UnsafeRawBufferPointer, path: String) -> ObjDBError {
+        let name = key.count == 8 ? "object key \(key.loadUnaligned(as: UInt64.self))" : "record '\(String(decoding: key, as: UTF8.self))'"
+        return ObjDBError(
+            .corruptFile,
+            "The encrypted value under \(name) does not authenticate: it was damaged or altered; run verify() for a full report",
+            key: key.count == 8 ? "\(key.loadUnaligned(as: UInt64.self))" : nil, path: path)
+    }
+}
+
+/// Storing a row: written in place in an unencrypted file, sealed in an encrypted one.
+enum RowStore {
+    /// Stores a row of `count` bytes under `key`, written by `fill` and given its checksum;
+    /// `reserve` reserves the stored size in LMDB (or returns `nil` when the key is taken).
+    /// Returns the row's plaintext bytes.
+    @inline(__always)
+    static func store(
+        key: UInt64, count: Int, table: Table, cipher: Unmanaged<StoreCipher>?, decrypted: Unmanaged<DecryptedValues>?,
+        _ fill: (UnsafeMutableRawBufferPointer) -> Void, reserve: (Int) throws -> UnsafeMutableRawBufferPointer?
+    ) throws -> UnsafeMutableRawBufferPointer? {
+        guard table.seal == .values, let cipher, let decrypted else {
+            guard let space = try reserve(count) else { return nil }
+            fill(space)
+            RowChecksum.seal(space, key: key)
+            return space
+        }
+        let plain = decrypted._withUnsafeGuaranteedRef { $0.allocate(count) }
+        fill(plain)
+        RowChecksum.seal(plain, key: key)
+        guard let space = try reserve(StoreCipher.sealedSize(count)) else { return nil }
+        var key = key
+        try withUnsafeBytes(of: &key) { key in
+            try cipher._withUnsafeGuaranteedRef { try $0.seal(UnsafeRawBufferPointer(plain), tag: table.tag, key: key, into: space) }
+        }
+        return plain
+    }
+
+    /// ``store(key:count:table:cipher:decrypted:_:reserve:)`` in `txn`.
+    @inline(__always)
+    static func store(
+        key: UInt64, count: Int, table: Table, txn: Txn,
+        _ fill: (UnsafeMutableRawBufferPointer) -> Void, reserve: (Int) throws -> UnsafeMutableRawBufferPointer?
+    ) throws -> UnsafeMutableRawBufferPointer? {
+        try store(
+            key: key, count: count, table: table, cipher: txn.environment.cipher.map { Unmanaged.passUnretained($0) },
+            decrypted: txn.decrypted.map { Unmanaged.passUnretained($0) }, fill, reserve: reserve)
+    }
+}
