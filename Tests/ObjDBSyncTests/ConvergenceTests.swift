@@ -57,8 +57,10 @@ struct ConvergenceTests {
                     let db = databases[index]
                     db.refresh()
                     let id = ids.randomElement(using: &random) ?? "t0"
-                    let existing = db.object(ofType: SyncedTodo.self, forPrimaryKey: id)
                     try db.write {
+                        // Read inside the write: the client's downloads commit between this
+                        // file's writes, and may have created or deleted the object since.
+                        let existing = db.object(ofType: SyncedTodo.self, forPrimaryKey: id)
                         switch Int.random(in: 0..<6, using: &random) {
                         case 0 where existing == nil:
                             let todo = SyncedTodo()
