@@ -55,24 +55,11 @@ public enum DownloadFrame {
     /// Reads a download part; throws ``ObjDBError`` (`.invalidValue`, key `malformedMessage`,
     /// or `messageTooLarge`) naming the byte offset of what is wrong.
     public static func decode(_ bytes: [UInt8]) throws -> ServerMessage.Download {
-        guard bytes.count <= SyncLimits.maxMessageBytes else {
-            throw ObjDBError(
-                .invalidValue, "Sync message of \(bytes.count) bytes exceeds \(SyncLimits.maxMessageBytes)", key: SyncErrorCode.messageTooLarge)
-        }
+        try FrameHeader.checkSize(bytes)
         return try bytes.withUnsafeBytes { raw in
             var reader = SyncValueReader(bytes: raw)
-            func malformed(_ what: String) -> ObjDBError {
-                SyncValueJSON.malformed("download frame, byte \(reader.offset): \(what)")
-            }
-            for byte in magic {
-                guard reader.byte() == byte else { throw malformed("not a download frame (it must start with \"ODL\")") }
-            }
-            guard let version = reader.byte() else { throw malformed("the version is missing") }
-            guard Int(version) == SyncProtocol.version else {
-                throw ObjDBError(
-                    .invalidValue, "Download frame of protocol version \(version); this peer speaks \(SyncProtocol.version)",
-                    key: SyncErrorCode.unsupportedProtocolVersion)
-            }
+            func malformed(_ what: String) -> ObjDBError { FrameHeader.malformed("download", reader, what) }
+            try FrameHeader.read(&reader, magic: magic, kind: "download")
             guard let flags = reader.byte(), flags & 0xF0 == 0 else { throw malformed("unknown flags") }
             var checkpoint: String?
             if flags & 4 != 0 {

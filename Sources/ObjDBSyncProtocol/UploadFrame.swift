@@ -39,24 +39,11 @@ public enum UploadFrame {
     /// `messageTooLarge`, `protocolViolation` for more than ``SyncLimits/maxOperationsPerUpload``
     /// operations, or `unsupportedProtocolVersion`) naming what is wrong.
     public static func decode(_ bytes: [UInt8]) throws -> [SyncOperation] {
-        guard bytes.count <= SyncLimits.maxMessageBytes else {
-            throw ObjDBError(
-                .invalidValue, "Sync message of \(bytes.count) bytes exceeds \(SyncLimits.maxMessageBytes)", key: SyncErrorCode.messageTooLarge)
-        }
+        try FrameHeader.checkSize(bytes)
         return try bytes.withUnsafeBytes { raw in
             var reader = SyncValueReader(bytes: raw)
-            func malformed(_ what: String) -> ObjDBError {
-                SyncValueJSON.malformed("upload frame, byte \(reader.offset): \(what)")
-            }
-            for byte in magic {
-                guard reader.byte() == byte else { throw malformed("not an upload frame (it must start with \"OUL\")") }
-            }
-            guard let version = reader.byte() else { throw malformed("the version is missing") }
-            guard Int(version) == SyncProtocol.version else {
-                throw ObjDBError(
-                    .invalidValue, "Upload frame of protocol version \(version); this peer speaks \(SyncProtocol.version)",
-                    key: SyncErrorCode.unsupportedProtocolVersion)
-            }
+            func malformed(_ what: String) -> ObjDBError { FrameHeader.malformed("upload", reader, what) }
+            try FrameHeader.read(&reader, magic: magic, kind: "upload")
             guard let count = reader.count() else { throw malformed("the operation count is cut") }
             guard count <= SyncLimits.maxOperationsPerUpload else {
                 throw ObjDBError(
