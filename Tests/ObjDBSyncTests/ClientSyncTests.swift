@@ -16,9 +16,13 @@ struct ClientSyncTests {
 
     static let types: [ObjectBase.Type] = syncedTestTypes
 
+    /// The key of the files whose names start with "secret".
+    static let key = Data((0..<64).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) })
+
     func configuration(_ name: String) -> Configuration {
         var config = Configuration(fileURL: directory.url(name))
         config.objectTypes = Self.types
+        if name.hasPrefix("secret") { config.encryptionKey = Self.key }
         return config
     }
 
@@ -80,6 +84,33 @@ struct ClientSyncTests {
             #expect(try todos("b.objdb") == ["t1|milk|false|0|[\"x\"]"])
             await a.stop()
             await b.stop()
+        }
+    }
+
+    /// An encrypted file syncs as a plain one does (its outbox and sync state are encrypted in
+    /// the file, and read in the clear by the client): writes go both ways, and none of them
+    /// can be found in the encrypted file's bytes.
+    @Test func anEncryptedFileSyncsBothWays() async throws {
+        try await withSyncServer { server, _ in
+            let secret = try await client("secret.objdb", server)
+            let plain = try await client("plain.objdb", server)
+            await secret.start()
+            await plain.start()
+            try add(try open("secret.objdb"), "s1", title: "Quetzalcoatl-from-secret", lines: ["Xylophone-line"])
+            try await secret.waitForUpload()
+            try await plain.waitForDownload()
+            #expect(try todos("plain.objdb") == ["s1|Quetzalcoatl-from-secret|false|0|[\"Xylophone-line\"]"])
+            try add(try open("plain.objdb"), "p1", title: "Zanzibar-from-plain")
+            try await plain.waitForUpload()
+            try await secret.waitForDownload()
+            #expect(try todos("secret.objdb") == ["p1|Zanzibar-from-plain|false|0|[]", "s1|Quetzalcoatl-from-secret|false|0|[\"Xylophone-line\"]"])
+            await secret.stop()
+            await plain.stop()
+            let bytes = try Data(contentsOf: directory.url("secret.objdb"))
+            for word in ["Quetzalcoatl", "Xylophone", "Zanzibar", "SyncedTodo"] {
+                #expect(bytes.range(of: Data(word.utf8)) == nil, "\(word) is in the encrypted file")
+                #expect(try Data(contentsOf: directory.url("plain.objdb")).range(of: Data(word.utf8)) != nil, "\(word) is not in the plain file")
+            }
         }
     }
 
