@@ -19,7 +19,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // Encryption at rest (Docs/Encryption.md): AES-GCM, HKDF, HMAC. jwt-kit needs 4.1 or later.
-        .package(url: "https://github.com/apple/swift-crypto", from: "4.1.0"),
+        // Up to the next minor only: DirectCipher calls BoringSSL functions of this release line.
+        .package(url: "https://github.com/apple/swift-crypto", .upToNextMinor(from: "4.5.0")),
         // The sync stack: only the ObjDBSync* targets, objdb-sync and todo use these; `objdb`
         // and `ObjDB` build none of them (`swift run objdb demo` stays light).
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),

@@ -62,7 +62,12 @@ extension Database {
             }
             // An integer's key is 9 bytes, built here without the column form in between.
             var encoded = KeyEncoding.IntegerKey(integer)
-            found = lookingUp(info) { try withUnsafeBytes(of: &encoded) { try RowReader.objectKey(forWholePrimaryKey: $0, table, txn: txn) } }
+            var hit = lookingUp(info) { try withUnsafeBytes(of: &encoded) { try RowReader.objectKey(forWholePrimaryKey: $0, table, txn: txn) } }
+            // An encrypted file's primary-key entries are not authenticated: the row must hold the key.
+            if let candidate = hit, table.seal != .none, rows.fetch(info, key: candidate, txn: txn).map({ Self.primaryKey(of: $0, info) }) != integer {
+                hit = nil
+            }
+            found = hit
             if let found, !info.isShared { info.keyDistance.learn(integer, at: found) }
         } else {
             lookups.value.buffer.reset()

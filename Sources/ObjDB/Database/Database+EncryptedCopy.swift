@@ -56,7 +56,8 @@ enum ReKeyedCopy {
         var pinned: ReadTransaction?
         for _ in 0..<10 {
             let read = try ReadTransaction(lease)
-            let names = try read.txn.tableNames()
+            // Tables of names ObjDB does not know are not copied: seen, not waited for.
+            let names = try read.txn.tableNames().filter { TableName.flags(ofTable: $0) != nil }
             if names.allSatisfy({ tables[$0] != nil }) {
                 pinned = read
                 break
@@ -89,14 +90,18 @@ enum ReKeyedCopy {
             // Keys of key tables are hashes in an encrypted file: rebuilt from the rows below.
             let rebuilt = table.flags == .multimap && (table.seal == .keys || copy.seal == .keys)
             guard !rebuilt else { continue }
-            let cursor = try Cursor(from, table, readsLeafPages: false)
+            // A value that does not authenticate stops the copy: written under the new key, it
+            // would become a valid value.
+            let cursor = try Cursor(from, table, readsLeafPages: false, tracksFailures: true)
             var entry = try cursor.first()
             while let current = entry {
+                if let error = cursor.failure?.error { throw error }
                 let isKeyCheck = name == TableName.meta
                     && (current.key.elementsEqual(FileMeta.Key.encryption.utf8) || current.key.elementsEqual(FileMeta.Key.checksum.utf8))
                 if !isKeyCheck { try to.put(copy, key: current.key, value: current.value) }
                 entry = try cursor.next()
             }
+            if let error = cursor.failure?.error { throw error }
         }
         for stored in schema.classes {
             try rebuildKeyTables(stored, tables: tables, targets: targets, from: from, to: to)

@@ -89,9 +89,11 @@ extension Database {
         guard let outbox = try existingSyncTable(TableName.outbox, flags: .objects, txn) else { return [] }
         var result: [SyncOutboxEntry] = []
         var bytes = 0
-        let cursor = try Cursor(txn, outbox)
+        // An entry of an encrypted file that does not authenticate is damage, not an empty entry.
+        let cursor = try Cursor(txn, outbox, tracksFailures: true)
         var entry = try cursor.seek(atLeast: sequence &+ 1)
         while let current = entry, result.count < limit {
+            if let error = cursor.failure?.error { throw error }
             if current.objectKey > sequence {
                 bytes += current.value.count + 20
                 if bytes > maxBytes && !result.isEmpty { break }

@@ -9,7 +9,9 @@ extension RowReader {
         _ = KeyEncoding.append(value, kind: info.scalarKinds[column], to: &sink)
         let truncated = KeyEncoding.mayBeTruncated(count: scratch.count)
         let key = scratch.bytes
-        if !truncated { return try objectKey(forWholePrimaryKey: key, table, txn: txn) }
+        // An encrypted file's primary-key table holds keyed hashes and object keys that no tag
+        // authenticates: the row found must hold the value, as for a cut key.
+        if !truncated && table.seal == .none { return try objectKey(forWholePrimaryKey: key, table, txn: txn) }
         // A cut key may be shared by several values: compare the candidates' rows.
         let cursor = try Cursor(txn, table)
         var entry = try cursor.seek(exactly: key)

@@ -80,11 +80,14 @@ enum RowStore {
         key: UInt64, count: Int, table: Table, cipher: Unmanaged<StoreCipher>?, decrypted: Unmanaged<DecryptedValues>?,
         _ fill: (UnsafeMutableRawBufferPointer) -> Void, reserve: (Int) throws -> UnsafeMutableRawBufferPointer?
     ) throws -> UnsafeMutableRawBufferPointer? {
-        guard table.seal == .values, let cipher, let decrypted else {
+        guard table.seal == .values else {
             guard let space = try reserve(count) else { return nil }
             fill(space)
             RowChecksum.seal(space, key: key)
             return space
+        }
+        guard let cipher, let decrypted else {
+            objdbFatal("A row of an encrypted file's table \(table.tag) was to be stored without its transaction's cipher")
         }
         let plain = decrypted._withUnsafeGuaranteedRef { $0.allocate(count) }
         fill(plain)

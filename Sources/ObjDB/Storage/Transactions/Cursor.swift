@@ -124,8 +124,9 @@ struct Cursor: ~Copyable {
     /// The entry `key`–`value` of an encrypted file's table, its value opened if sealed.
     @inline(never)
     private func opened(_ key: MDB_val, _ value: MDB_val) throws -> CursorEntry {
-        guard let cipher, let decrypted, table.seal.sealsValue(under: key.bytes) else {
-            return CursorEntry(key: key.bytes, value: value.bytes)
+        guard table.seal.sealsValue(under: key.bytes) else { return CursorEntry(key: key.bytes, value: value.bytes) }
+        guard let cipher, let decrypted else {
+            objdbFatal("A cursor on an encrypted file's table \(table.tag) was read without its transaction's cipher")
         }
         do {
             let plain = try cipher._withUnsafeGuaranteedRef { cipher in
