@@ -2,7 +2,7 @@ import Foundation
 import ObjDBTestModels
 import ObjDBTestProcesses
 import Testing
-@testable import ObjDB
+@_spi(Implementation) @testable import ObjDB
 
 /// Queries, migrations, compaction, frozen snapshots and notifications on encrypted files.
 @Suite(.serialized)
@@ -42,6 +42,31 @@ struct EncryptionFeatureTests {
         let sorted = all.where { $0.axolotlAge < 5 }.sorted(by: \.axolotlAge, ascending: false)
         #expect(sorted.map(\.axolotlAge) == [4, 3, 2, 1, 0])
         #expect(all.sorted(by: \.wombatSurname).first?.wombatSurname == EncryptionFixture.surname)
+    }
+
+    /// The primary-key table's object keys are not authenticated: one repointed by someone who
+    /// can write the file (here, "p1" at p2's object) gives no object, not another's, and
+    /// `verify()` reports it.
+    @Test func aRepointedPrimaryKeyEntryFindsNoOtherObject() throws {
+        let db = try open()
+        try EncryptionFixture.fill(db, count: 5)
+        let info = try #require(try db.classInfo(for: ZebraPatient.self))
+        let table = try #require(info.primaryKeyTable)
+        let column = try #require(info.primaryKeyColumn)
+        var p2 = try #require(db.object(ofType: ZebraPatient.self, forPrimaryKey: "p2"))._objdbKey
+        // The key the table stores "p1" under (hashed by the transaction, as a lookup does).
+        var value = _ObjDBBytes()
+        _ = "p1"._objdbEncode(into: &value)
+        var key = _ObjDBBytes()
+        _ = KeyEncoding.append(.value(value.buffer.bytes), kind: info.scalarKinds[column], to: &key)
+        let write = try WriteTransaction(db.environment)
+        _ = try write.txn.delete(table, key: key.buffer.bytes, value: nil)
+        _ = try withUnsafeBytes(of: &p2) { try write.txn.put(table, key: key.buffer.bytes, value: $0) }
+        try write.commit()
+        db.refresh()
+        #expect(db.object(ofType: ZebraPatient.self, forPrimaryKey: "p1") == nil, "found \(db.object(ofType: ZebraPatient.self, forPrimaryKey: "p1")?.quokkaIdentifier ?? "-")")
+        #expect(db.object(ofType: ZebraPatient.self, forPrimaryKey: "p2")?.quokkaIdentifier == "p2")
+        #expect(try !db.verify().isHealthy)
     }
 
     @Test func aMigrationRewritesAnEncryptedFile() throws {
@@ -115,7 +140,7 @@ struct EncryptionFeatureTests {
         #expect(frozen.object(ofType: ZebraPatient.self, forPrimaryKey: "p1")?.axolotlAge == 1)
         _ = db.refresh()
         #expect(db.objects(ZebraPatient.self).count == 3)
-        #expect(db.object(ofType: ZebraPatient.self, forPrimaryKey: "p1") == nil)
+        #expect(db.object(ofType: ZebraPatient.self, forPrimaryKey: "p1") == nil, "found \(db.object(ofType: ZebraPatient.self, forPrimaryKey: "p1")?.quokkaIdentifier ?? "-")")
     }
 
     /// Observes the persons of a file on its own executor.
