@@ -77,6 +77,24 @@ struct DownloadFrameTests {
         ProtocolCodingTests.code { try UploadFrame.decode(bytes) }
     }
 
+    /// 3,000 copies of `good` with 1 to 4 random bytes changed: each decodes to something or is
+    /// refused as malformed (or of another version); returns how many were refused.
+    static func refusals(of good: [UInt8], seed: UInt64, _ code: ([UInt8]) -> String?) -> Int {
+        var generator = SeededGenerator(state: seed)
+        var refused = 0
+        for _ in 0..<3000 {
+            var bytes = good
+            for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+            }
+            if let code = code(bytes) {
+                #expect(code == SyncErrorCode.malformedMessage || code == SyncErrorCode.unsupportedProtocolVersion)
+                refused += 1
+            }
+        }
+        return refused
+    }
+
     @Test func badFramesAreRefusedWithACode() {
         let good = DownloadFrame.encode(Self.small)
         // Every frame cut short.
@@ -129,19 +147,7 @@ struct DownloadFrameTests {
                 batches: [SyncObjectBatch(className: "Every", propertyNames: ProtocolCodingTests.everyValue.indices.map { "p\($0)" },
                                           rows: [.init(primaryKey: .string("k"), values: ProtocolCodingTests.everyValue)])],
                 isFinal: true, checkpoint: "1:2:", includesSequence: 3))
-        var generator = SeededGenerator(state: 42)
-        var refused = 0
-        for _ in 0..<3000 {
-            var bytes = good
-            for _ in 0..<Int.random(in: 1...4, using: &generator) {
-                bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
-            }
-            if let code = Self.code(bytes) {
-                #expect(code == SyncErrorCode.malformedMessage || code == SyncErrorCode.unsupportedProtocolVersion)
-                refused += 1
-            }
-        }
-        #expect(refused > 1000)  // most damage is seen; the rest reads as other valid values
+        #expect(DownloadFrameTests.refusals(of: good, seed: 42, { Self.code($0) }) > 1000)  // most damage is seen; the rest reads as other valid values
     }
 }
 
@@ -221,18 +227,6 @@ struct UploadFrameTests {
         let good = UploadFrame.encode([
             SyncOperation(sequence: 1, className: "Every", primaryKey: .string("k"), kind: .create, values: values, listAppends: ["l": [.int(1)]])
         ])
-        var generator = SeededGenerator(state: 7)
-        var refused = 0
-        for _ in 0..<3000 {
-            var bytes = good
-            for _ in 0..<Int.random(in: 1...4, using: &generator) {
-                bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
-            }
-            if let code = DownloadFrameTests.code(upload: bytes) {
-                #expect(code == SyncErrorCode.malformedMessage || code == SyncErrorCode.unsupportedProtocolVersion)
-                refused += 1
-            }
-        }
-        #expect(refused > 1000)
+        #expect(DownloadFrameTests.refusals(of: good, seed: 7, { DownloadFrameTests.code(upload: $0) }) > 1000)
     }
 }
