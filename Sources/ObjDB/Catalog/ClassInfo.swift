@@ -16,6 +16,14 @@ struct KeySlot {
     var isUnique = false
 }
 
+/// A column with a full-text index (see ``ClassInfo/fullTextSlots``).
+struct FullTextSlot {
+    /// The column.
+    let column: Int
+    /// Its full-text index table (``FullTextPostings``).
+    let table: Table
+}
+
 /// How a column is stored and maintained.
 enum ColumnKind: Equatable {
     /// A single value.
@@ -107,6 +115,9 @@ final class ClassInfo {
     /// The columns with a primary-key or index table, the primary key first, each with its
     /// table and key kind: what a row write walks to keep those tables current.
     let keySlots: [KeySlot]
+    /// The columns with a full-text index, each with its table: what a row write walks to keep
+    /// those indexes current.
+    let fullTextSlots: [FullTextSlot]
     /// Each column alone (`[c]` at `c`): the changed columns of a one-column write, so that
     /// setting a property allocates no array.
     let singleColumns: [[Int]]
@@ -168,6 +179,7 @@ final class ClassInfo {
             }
         }
         keySlots = slots
+        fullTextSlots = tables.fullText.enumerated().compactMap { column, table in table.map { FullTextSlot(column: column, table: $0) } }
         compoundKeys = (stored.uniqueKeys ?? []).compactMap { names in
             let columns = names.compactMap { name in properties.firstIndex { $0.name == name } }
             return columns.count == names.count && tables.indexes.indices.contains(columns[0]) && tables.indexes[columns[0]] != nil ? columns : nil

@@ -32,7 +32,9 @@ struct SchemaChanges {
                 continue
             }
             try requireSameData(layout, existing)
-            if indexChanges(layout, existing).contains(where: { _ in true }) || withMetadata(of: layout, existing) != existing {
+            if indexChanges(layout, existing).contains(where: { _ in true }) || !fullTextChanges(layout, existing).isEmpty
+                || withMetadata(of: layout, existing) != existing
+            {
                 changes.any = true
             }
         }
@@ -51,10 +53,12 @@ struct SchemaChanges {
         try Self.requireSameData(layout, existing)
         let changed = Array(Self.indexChanges(layout, existing))
         for (column, indexed) in changed { existing.properties[column].indexed = indexed }
+        let fullText = Self.fullTextChanges(layout, existing)
+        for (column, wanted) in fullText { existing.properties[column].fullText = wanted ? FullTextTokenizer.version : nil }
         let updated = Self.withMetadata(of: layout, existing)
         let madeUnique = updated.properties.indices.filter { updated.properties[$0].unique == true && existing.properties[$0].unique != true }
         let newKeys = (updated.uniqueKeys ?? []).filter { !(existing.uniqueKeys ?? []).contains($0) }
-        if !changed.isEmpty || updated != existing {
+        if !changed.isEmpty || !fullText.isEmpty || updated != existing {
             existing = updated
             stored.replace(existing)
             any = true
@@ -69,6 +73,13 @@ struct SchemaChanges {
                 let old = try txn.openTable(named: TableName.index(existing.id, property: property.id), flags: .multimap)
                 try txn.empty(old)
             }
+        }
+        for (column, wanted) in fullText {
+            let property = existing.properties[column]
+            // Emptied first: a rebuild for another tokenizer version starts from nothing.
+            let table = try txn.openTable(named: TableName.fullText(existing.id, property: property.id), flags: .postings)
+            try txn.empty(table)
+            if wanted { try FullTextIndexBuilder.fill(table, column: column, from: tables.objects, txn: txn) }
         }
         // Keys whose every property exists, as columns.
         let keyColumns = newKeys.map { names in names.compactMap(existing.column(of:)) }
@@ -108,6 +119,17 @@ struct SchemaChanges {
         return updated
     }
 
+    /// Columns whose full-text index the model adds, removes, or has filled by another tokenizer
+    /// version, with whether the model wants one.
+    private static func fullTextChanges(_ layout: ClassLayout, _ existing: StoredClass) -> [(Int, Bool)] {
+        existing.properties.enumerated().compactMap { column, property in
+            guard let model = layout.schema[property.name] else { return nil }
+            let wanted = model.isFullTextIndexed
+            if wanted { return property.fullText == FullTextTokenizer.version ? nil : (column, true) }
+            return property.fullText == nil ? nil : (column, false)
+        }
+    }
+
     /// Columns whose index flag differs between the model and the file, with the model's flag.
     private static func indexChanges(_ layout: ClassLayout, _ existing: StoredClass) -> some Sequence<(Int, Bool)> {
         existing.properties.enumerated().compactMap { column, property in
@@ -115,6 +137,43 @@ struct SchemaChanges {
                 wanted != property.indexed
             else { return nil }
             return (column, wanted)
+        }
+    }
+}
+
+/// Builds full-text indexes from existing rows.
+enum FullTextIndexBuilder {
+    /// Adds the postings of every row's text in `column` of `objects` to the empty full-text
+    /// index `table`, grouped by word, a batch of rows at a time.
+    static func fill(_ table: Table, column: Int, from objects: Table, txn: Txn) throws {
+        let pending = PendingFullText()
+        var logged = 0
+        var next: UInt64 = 0
+        var more = true
+        // Rows are read in batches and the postings written between them: a write invalidates
+        // the cursor's pointers into the map, so the cursor is opened again after each batch.
+        while more {
+            more = false
+            let cursor = try Cursor(txn, objects)
+            var entry = try cursor.seek(atLeast: next)
+            while let current = entry {
+                let key = current.objectKey
+                let row = RowView(current.value) ?? RowView.damaged
+                let document = FullTextDocument(row.column(column).textBytes)
+                for (word, occurrences) in document.words {
+                    pending.add(table, word: word, .init(objectKey: key, occurrences: occurrences, textLength: document.length))
+                }
+                pending.adjust(table, documents: document.words.isEmpty ? 0 : 1, words: Int64(document.length))
+                logged += document.words.count
+                entry = try cursor.next()
+                if logged >= 1 << 20, entry != nil, key < .max {
+                    next = key + 1
+                    more = true
+                    break
+                }
+            }
+            try pending.write(txn)
+            logged = 0
         }
     }
 }

@@ -48,6 +48,7 @@ final class FusedRewrite {
         guard change.rewritesRows, FastPaths.enabled.contains(.fusedMigrations) else { return false }
         return !change.new.isEmbedded && info.linkColumns.isEmpty && info.compoundKeys.isEmpty
             && info.tables.indexes.allSatisfy { $0 == nil } && info.tables.backlinks.allSatisfy { $0 == nil }
+            && info.tables.fullText.allSatisfy { $0 == nil }
             && !info.keySlots.contains { $0.isUnique && !$0.isPrimary }
     }
 

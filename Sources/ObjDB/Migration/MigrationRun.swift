@@ -322,6 +322,19 @@ enum MigrationRun {
             try txn.empty(index)
             try IndexBuilder.fill(index, column: column, kind: property.type.scalarKind, from: info.objectsTable, txn: txn)
         }
+        // Full-text indexes: emptied where the column or its index is gone, filled where the
+        // column or its index is new (or was filled by another tokenizer version). Kept texts
+        // keep their postings: a rewrite copies them unchanged.
+        let oldFullText = Dictionary(change.old.properties.compactMap { p in p.fullText.map { (p.id, $0) } }, uniquingKeysWith: { a, _ in a })
+        let newFullText = Set(change.new.properties.filter { $0.fullText != nil }.map(\.id))
+        for property in change.old.properties where property.fullText != nil && !newFullText.contains(property.id) {
+            try txn.empty(try txn.openTable(named: TableName.fullText(change.old.id, property: property.id), flags: .postings))
+        }
+        for (column, property) in change.new.properties.enumerated() where property.fullText != nil && oldFullText[property.id] != property.fullText {
+            guard let table = info.tables.fullText[column] else { continue }
+            try txn.empty(table)
+            try FullTextIndexBuilder.fill(table, column: column, from: info.objectsTable, txn: txn)
+        }
         // A primary key that is gone: its table emptied (it stays, as dropped tables do).
         if change.old.properties.contains(where: \.primaryKey) && !change.new.properties.contains(where: \.primaryKey) {
             try txn.empty(try txn.openTable(named: TableName.primaryKeys(change.old.id), flags: .multimap))

@@ -182,6 +182,32 @@ extension Persisted where Value: IndexableType {
     }
 }
 
+extension Persisted where Value: FullTextIndexable {
+    /// A string with a full-text index: `@Persisted(fullTextIndexed: true) var body: String = ""`.
+    ///
+    /// The index holds each word of the text, folded for case and diacritics, so that
+    /// `filter("body TEXT %@", "swift -objc data*")` and ``Results/search(_:in:)`` find objects
+    /// by the words they contain without reading every row (see `Docs/FullTextSearch.md`).
+    /// A full-text indexed property has no ordinary index.
+    @inlinable
+    public init(wrappedValue: Value, fullTextIndexed: Bool) {
+        _column = -1
+        _value = wrappedValue
+        _options = fullTextIndexed ? PersistedOptions.fullText : 0
+    }
+
+    /// A full-text indexed string with the type's default value.
+    @inlinable
+    public init(fullTextIndexed: Bool) {
+        self.init(wrappedValue: Value._objdbDefaultValue(), fullTextIndexed: fullTextIndexed)
+    }
+}
+
+/// The types a full-text index can hold: `String` and `String?`.
+public protocol FullTextIndexable: PersistableType {}
+extension String: FullTextIndexable {}
+extension Optional: FullTextIndexable where Wrapped == String {}
+
 extension Persisted where Value: _LinkValue {
     /// A link, or a collection of links, with a delete rule:
     /// `@Persisted(deleteRule: .cascade) var lines: List<InvoiceLine>`.
@@ -212,6 +238,7 @@ enum PersistedOptions {
     @usableFromInline static let unique: UInt8 = 16
     @usableFromInline static let createdAt: UInt8 = 32
     @usableFromInline static let modifiedAt: UInt8 = 64
+    @usableFromInline static let fullText: UInt8 = 128
 }
 
 /// What schema discovery needs to know about a `@Persisted` field, from its type alone.

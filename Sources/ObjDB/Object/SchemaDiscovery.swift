@@ -180,7 +180,8 @@ enum SchemaDiscovery {
             isAutoIncrement: options & PersistedOptions.autoIncrement != 0,
             timestamp: options & PersistedOptions.createdAt != 0
                 ? .createdAt : options & PersistedOptions.modifiedAt != 0 ? .modifiedAt : nil,
-            isUnique: options & PersistedOptions.unique != 0)
+            isUnique: options & PersistedOptions.unique != 0,
+            isFullTextIndexed: options & PersistedOptions.fullText != 0)
     }
 
     /// The layouts of `types` and of every class they link to, directly or not, each once.

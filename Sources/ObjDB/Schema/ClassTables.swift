@@ -8,6 +8,8 @@ struct ClassTables {
     let indexes: [Table?]
     /// Per column: target object key → origin object keys, for link columns.
     let backlinks: [Table?]
+    /// Per column: word → postings, for full-text indexed columns.
+    let fullText: [Table?]
 }
 
 extension ClassTables {
@@ -31,7 +33,10 @@ extension ClassTables {
         let backlinks = try stored.properties.map { property in
             property.type == .object ? try require(TableName.backlinks(stored.id, property: property.id), .backlinks) : nil
         }
-        return ClassTables(objects: objects, primaryKeys: primaryKeys, indexes: indexes, backlinks: backlinks)
+        let fullText = try stored.properties.map { property in
+            property.fullText != nil ? try require(TableName.fullText(stored.id, property: property.id), .postings) : nil
+        }
+        return ClassTables(objects: objects, primaryKeys: primaryKeys, indexes: indexes, backlinks: backlinks, fullText: fullText)
     }
 
     /// Opens (creating as needed) the tables of a stored class inside a write transaction.
@@ -47,6 +52,10 @@ extension ClassTables {
             property.type == .object
                 ? try write.openTable(named: TableName.backlinks(stored.id, property: property.id), flags: .backlinks) : nil
         }
-        return ClassTables(objects: objects, primaryKeys: primaryKeys, indexes: indexes, backlinks: backlinks)
+        let fullText = try stored.properties.map { property in
+            property.fullText != nil
+                ? try write.openTable(named: TableName.fullText(stored.id, property: property.id), flags: .postings) : nil
+        }
+        return ClassTables(objects: objects, primaryKeys: primaryKeys, indexes: indexes, backlinks: backlinks, fullText: fullText)
     }
 }

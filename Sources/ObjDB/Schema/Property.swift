@@ -36,13 +36,17 @@ public struct Property: Sendable, Hashable, CustomStringConvertible {
     public let timestamp: PersistedTimestamp?
     /// Whether no two objects may hold the same non-nil value (`@Persisted(unique: true)`).
     public let isUnique: Bool
+    /// Whether the property has a full-text index (`@Persisted(fullTextIndexed: true)`), which
+    /// `TEXT` predicates and ``Results/search(_:in:)`` read.
+    public let isFullTextIndexed: Bool
 
     /// Creates a property description.
     public init(
         name: String, type: PropertyType, isOptional: Bool = false, isPrimaryKey: Bool = false,
         isIndexed: Bool = false, bitWidth: Int? = nil, objectClassName: String? = nil,
         linkOriginPropertyName: String? = nil, collection: CollectionKind? = nil, deleteRule: DeleteRule = .nullify,
-        isAutoIncrement: Bool = false, timestamp: PersistedTimestamp? = nil, isUnique: Bool = false
+        isAutoIncrement: Bool = false, timestamp: PersistedTimestamp? = nil, isUnique: Bool = false,
+        isFullTextIndexed: Bool = false
     ) {
         self.name = name
         self.type = type
@@ -57,6 +61,7 @@ public struct Property: Sendable, Hashable, CustomStringConvertible {
         self.isAutoIncrement = isAutoIncrement
         self.timestamp = timestamp
         self.isUnique = isUnique
+        self.isFullTextIndexed = isFullTextIndexed
     }
 
     /// The same description with an index.
@@ -64,7 +69,8 @@ public struct Property: Sendable, Hashable, CustomStringConvertible {
         Property(
             name: name, type: type, isOptional: isOptional, isPrimaryKey: isPrimaryKey, isIndexed: true, bitWidth: bitWidth,
             objectClassName: objectClassName, linkOriginPropertyName: linkOriginPropertyName, collection: collection,
-            deleteRule: deleteRule, isAutoIncrement: isAutoIncrement, timestamp: timestamp, isUnique: isUnique)
+            deleteRule: deleteRule, isAutoIncrement: isAutoIncrement, timestamp: timestamp, isUnique: isUnique,
+            isFullTextIndexed: isFullTextIndexed)
     }
 
     /// Whether the property is a ``List``.
@@ -93,7 +99,7 @@ public struct Property: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `name: Type` followed by `(primary key)`, `(auto-increment)`, `(unique)`, `(indexed)`,
-    /// `(createdAt)`, `(modifiedAt)`, `(cascade)` or `(origin: property)`.
+    /// `(full-text indexed)`, `(createdAt)`, `(modifiedAt)`, `(cascade)` or `(origin: property)`.
     public var description: String {
         var text = "\(name): \(typeName)"
         if isPrimaryKey {
@@ -104,6 +110,7 @@ public struct Property: Sendable, Hashable, CustomStringConvertible {
         } else if isIndexed {
             text += " (indexed)"
         }
+        if isFullTextIndexed { text += " (full-text indexed)" }
         if let timestamp { text += " (\(timestamp.rawValue))" }
         if deleteRule == .cascade { text += " (cascade)" }
         if let origin = linkOriginPropertyName { text += " (origin: \(origin))" }

@@ -45,6 +45,18 @@ enum SchemaValidation {
                     "'\(name).\(property.name)' is indexed but has type \(property.typeName); only integers, Bool, String, Date, UUID and ObjectId (optional or not) can be indexed",
                     property: property.name)
             }
+            if property.isFullTextIndexed {
+                if property.type != .string || property.collection != nil {
+                    throw fail(
+                        "'\(name).\(property.name)' is full-text indexed but has type \(property.typeName); only String and String? can be",
+                        property: property.name)
+                }
+                if property.isPrimaryKey || property.isIndexed || property.isUnique {
+                    throw fail(
+                        "'\(name).\(property.name)' is full-text indexed and also \(property.isPrimaryKey ? "a primary key" : property.isUnique ? "unique" : "indexed"); a full-text index cannot be combined with another index",
+                        property: property.name)
+                }
+            }
             try validateMaintained(property, of: name, failWith)
         }
         for property in schema.properties { try validateRelationship(property, of: schema, failWith) }

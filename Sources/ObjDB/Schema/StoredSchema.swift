@@ -160,6 +160,9 @@ struct StoredProperty: Codable, Equatable, Sendable {
     /// `true` for a unique property (its index refuses a second object with the same value);
     /// absent otherwise.
     var unique: Bool?
+    /// For a property with a full-text index (its postings table exists): the version of the
+    /// tokenizer that filled it (``FullTextTokenizer/version``); absent otherwise.
+    var fullText: Int?
 
     init(id: UInt32, _ property: Property) {
         self.id = id
@@ -176,6 +179,7 @@ struct StoredProperty: Codable, Equatable, Sendable {
         autoIncrement = property.isAutoIncrement ? true : nil
         timestamp = property.timestamp
         unique = property.isUnique ? true : nil
+        fullText = property.isFullTextIndexed ? FullTextTokenizer.version : nil
     }
 
     /// The public description.
@@ -184,6 +188,7 @@ struct StoredProperty: Codable, Equatable, Sendable {
             name: name, type: type, isOptional: optional, isPrimaryKey: primaryKey, isIndexed: indexed,
             bitWidth: type == .int ? (bits ?? 64) : 0, objectClassName: objectClass,
             linkOriginPropertyName: origin, collection: collection, deleteRule: deleteRule ?? .nullify,
-            isAutoIncrement: autoIncrement ?? false, timestamp: timestamp, isUnique: unique ?? false)
+            isAutoIncrement: autoIncrement ?? false, timestamp: timestamp, isUnique: unique ?? false,
+            isFullTextIndexed: fullText != nil)
     }
 }

@@ -16,6 +16,8 @@ enum TableName {
     static func primaryKeys(_ classID: UInt32) -> String { "c\(classID).pk" }
     /// One index: encoded value → object keys.
     static func index(_ classID: UInt32, property propertyID: UInt32) -> String { "c\(classID).i\(propertyID)" }
+    /// The full-text index of one string property: word → postings (see `FullTextPostings`).
+    static func fullText(_ classID: UInt32, property propertyID: UInt32) -> String { "c\(classID).f\(propertyID)" }
     /// Backlinks of one link property: target object key → origin object keys.
     static func backlinks(_ classID: UInt32, property propertyID: UInt32) -> String { "c\(classID).b\(propertyID)" }
 
@@ -36,6 +38,7 @@ enum TableName {
         guard rest.count > 1, UInt32(rest.dropFirst()) != nil else { return nil }
         switch rest.first {
         case "i": return .multimap
+        case "f": return .postings
         case "b": return .backlinks
         default: return nil
         }

@@ -11,6 +11,8 @@ struct ClassFacts {
     var keyEntries: [Int: [KeyEntry]] = [:]
     /// Per link column: the (target, origin) pairs its backlink table must hold.
     var backlinks: [Int: [BacklinkEntry]] = [:]
+    /// Per full-text indexed column: the postings its table must hold, and its statistics.
+    var fullText: [Int: (entries: [FullTextEntry], statistics: FullTextPostings.Statistics)] = [:]
     /// Objects whose encrypted rows do not authenticate: what the rows say of them is unknown,
     /// so the derived tables' entries for them are not checked.
     var unreadable: Set<UInt64> = []
@@ -37,6 +39,18 @@ struct KeyEntry: Comparable {
     static func < (a: KeyEntry, b: KeyEntry) -> Bool {
         let order = a.value.withUnsafeBytes { x in b.value.withUnsafeBytes { y in compareBytes(x, y) } }
         return order != 0 ? order < 0 : a.objectKey < b.objectKey
+    }
+}
+
+/// One entry of a full-text index: a word and a posting's 16 bytes, ordered as LMDB orders
+/// them (the word's bytes, then the posting's).
+struct FullTextEntry: Comparable {
+    let word: [UInt8]
+    let posting: [UInt8]
+
+    static func < (a: FullTextEntry, b: FullTextEntry) -> Bool {
+        let order = a.word.withUnsafeBytes { x in b.word.withUnsafeBytes { y in compareBytes(x, y) } }
+        return order != 0 ? order < 0 : a.posting.lexicographicallyPrecedes(b.posting)
     }
 }
 

@@ -21,6 +21,7 @@ struct ClassVerifier {
         let properties = stored.properties
         let keyed = properties.indices.filter { properties[$0].primaryKey || properties[$0].indexed }
         for column in keyed { facts.keyEntries[column] = [] }
+        for column in properties.indices where properties[column].fullText != nil { facts.fullText[column] = ([], .init()) }
         let links = properties.indices.filter { properties[$0].type == .object }
         for column in links { facts.backlinks[column] = [] }
         var checked = 0
@@ -55,6 +56,17 @@ struct ClassVerifier {
                 }
                 if facts.keyEntries[column] != nil {
                     facts.keyEntries[column]?.append(KeyEntry(value: Self.keyBytes(read, property), objectKey: objectKey))
+                }
+                if facts.fullText[column] != nil {
+                    let document = FullTextDocument(read.textBytes)
+                    for (word, occurrences) in document.words {
+                        let posting = FullTextPostings.bytes(.init(objectKey: objectKey, occurrences: occurrences, textLength: document.length))
+                        facts.fullText[column]?.entries.append(FullTextEntry(word: word, posting: posting))
+                    }
+                    if !document.words.isEmpty {
+                        facts.fullText[column]?.statistics.documents += 1
+                        facts.fullText[column]?.statistics.words += UInt64(document.length)
+                    }
                 }
                 if property.type == .object {
                     let kind = ColumnKind(property)

@@ -7,9 +7,9 @@ struct DerivedTableVerifier {
     /// At most this many entries are reported one by one per table; the rest are counted.
     static let reportedEntries = 10
 
-    private var stored: StoredClass { facts.stored }
+    var stored: StoredClass { facts.stored }
 
-    private func problem(_ kind: VerificationProblem.Kind, _ message: String, table: String, key: UInt64? = nil) {
+    func problem(_ kind: VerificationProblem.Kind, _ message: String, table: String, key: UInt64? = nil) {
         walk.report.add(VerificationProblem(kind, message, table: table, className: stored.name, objectKey: key))
     }
 
@@ -28,6 +28,10 @@ struct DerivedTableVerifier {
                 expected.sort()
                 checkKeyTable(tables.removeValue(forKey: name), name: name, property: property, expected: expected)
             }
+            if let expected = facts.fullText[column] {
+                let name = TableName.fullText(stored.id, property: property.id)
+                checkFullTextTable(tables.removeValue(forKey: name), name: name, property: property, expected: expected.entries, expected.statistics)
+            }
             if property.type == .object, var expected = facts.backlinks[column] {
                 expected.sort()
                 let backlinks = TableName.backlinks(stored.id, property: property.id)
@@ -36,7 +40,7 @@ struct DerivedTableVerifier {
         }
     }
 
-    private func checkFlags(_ table: NamedTree, _ flags: TableFlags) {
+    func checkFlags(_ table: NamedTree, _ flags: TableFlags) {
         if table.record.flags != flags.rawValue16 {
             problem(.table, "The table has flags 0x\(String(table.record.flags, radix: 16)) instead of 0x\(String(flags.rawValue16, radix: 16))", table: table.name)
         }
@@ -136,7 +140,7 @@ struct DerivedTableVerifier {
         summarize(.backlink, missing: missing, extra: extra, table: name)
     }
 
-    private func summarize(_ kind: VerificationProblem.Kind, missing: Int, extra: Int, table: String) {
+    func summarize(_ kind: VerificationProblem.Kind, missing: Int, extra: Int, table: String) {
         if missing > Self.reportedEntries || extra > Self.reportedEntries {
             problem(kind, "In all, \(missing) entries are missing and \(extra) are not given by any row", table: table)
         }

@@ -101,6 +101,7 @@ enum FileVerifier {
         // Removing an index keeps its table, emptied (LMDB cannot reuse dropped handles safely).
         let formerIndexes = Set((schema?.classes ?? []).flatMap { stored in
             stored.properties.filter { !$0.indexed && !$0.primaryKey }.map { TableName.index(stored.id, property: $0.id) }
+                + stored.properties.filter { $0.fullText == nil }.map { TableName.fullText(stored.id, property: $0.id) }
         })
         // A migration that removes a property keeps its index and backlink tables, emptied, and
         // one that removes the primary key its key table.
@@ -108,7 +109,7 @@ enum FileVerifier {
             let current = Set(stored.properties.map(\.id))
             let formerKey = stored.properties.contains(where: \.primaryKey) ? [] : [TableName.primaryKeys(stored.id)]
             return formerKey + (1..<max(stored.nextPropertyID, 1)).filter { !current.contains($0) }.flatMap { id in
-                [TableName.index(stored.id, property: id), TableName.backlinks(stored.id, property: id)]
+                [TableName.index(stored.id, property: id), TableName.backlinks(stored.id, property: id), TableName.fullText(stored.id, property: id)]
             }
         })
         // A migration that removes a class (deleteData of a class no model declares) keeps its
@@ -138,7 +139,7 @@ enum FileVerifier {
 }
 
 /// Tells the tables of classes a migration removed from the schema: `c<id>`, `c<id>.pk`,
-/// `c<id>.i<n>` and `c<id>.b<n>` for a class id below the schema's next one that no class has.
+/// `c<id>.i<n>`, `c<id>.b<n>` and `c<id>.f<n>` for a class id below the schema's next one that no class has.
 struct RemovedClassTables {
     private let current: Set<UInt32>
     private let nextClassID: UInt32
@@ -157,7 +158,7 @@ struct RemovedClassTables {
         else { return false }
         let rest = name.dropFirst(TableName.objects(id).count)
         if rest.isEmpty || rest == ".pk" { return true }
-        guard rest.hasPrefix(".i") || rest.hasPrefix(".b"), let property = UInt32(rest.dropFirst(2)) else { return false }
+        guard rest.hasPrefix(".i") || rest.hasPrefix(".b") || rest.hasPrefix(".f"), let property = UInt32(rest.dropFirst(2)) else { return false }
         return rest.dropFirst(2) == "\(property)"
     }
 }

@@ -15,9 +15,27 @@ extension Database {
     /// Removes the primary-key and index entries of `old` and adds those of `new` (either may be
     /// absent), for `columns` or every keyed column. All keys are encoded before anything is
     /// written, because a write invalidates row pointers into the map.
+    ///
+    /// Full-text indexes are updated last: the texts are read first, and the postings written
+    /// once the primary-key entry was accepted.
     func updateKeys<New: ColumnSource>(
         _ info: ClassInfo, key: UInt64, old: RowView?, new: New?, columns: [Int]?,
         _ context: WriteContext, txn: Txn, uniquePrimaryKey: Bool = false
+    ) throws {
+        if info.fullTextSlots.isEmpty {
+            try updateIndexKeys(info, key: key, old: old, new: new, columns: columns, context, txn: txn, uniquePrimaryKey: uniquePrimaryKey)
+            return
+        }
+        let fullText = fullTextChange(info, old: old, new: new, columns: columns)
+        try updateIndexKeys(info, key: key, old: old, new: new, columns: columns, context, txn: txn, uniquePrimaryKey: uniquePrimaryKey)
+        if !fullText.columns.isEmpty { try apply(fullText, key: key, context, txn) }
+    }
+
+    /// ``updateKeys(_:key:old:new:columns:_:txn:uniquePrimaryKey:)`` for the primary-key and
+    /// index tables.
+    private func updateIndexKeys<New: ColumnSource>(
+        _ info: ClassInfo, key: UInt64, old: RowView?, new: New?, columns: [Int]?,
+        _ context: WriteContext, txn: Txn, uniquePrimaryKey: Bool
     ) throws {
         // The parts are reached through the context each time: a local of one would be retained.
         context.scratch.keyUpdates.reset()

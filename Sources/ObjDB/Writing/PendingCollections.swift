@@ -114,12 +114,15 @@ extension Database {
     }
 
     /// Writes every pending collection back into its row, then the logged secondary-index
-    /// entries (``PendingIndexEntries``). Called before anything that reads collection columns
+    /// entries (``PendingIndexEntries``) and full-text postings (``PendingFullText``). Called before anything that reads collection columns
     /// from rows or reads index tables, and at commit.
     func flushPendingWrites(_ context: WriteContext) throws {
         try flushPendingCollections(context)
         if !context.pending.index.isEmpty {
             try context.storage { txn in try flushPendingIndexEntries(context, txn) }
+        }
+        if !context.pending.fullText.isEmpty {
+            try context.storage { txn in try flushPendingFullText(context, txn) }
         }
     }
 
@@ -161,7 +164,9 @@ extension Database {
     /// ``flushPendingWrites(_:)`` for the write transaction in progress, if any; an error
     /// dooms it.
     func flushPendingWritesIfWriting() {
-        guard let context = writeContext, !context.pending.collections.isEmpty || !context.pending.index.isEmpty else { return }
+        guard let context = writeContext,
+            !context.pending.collections.isEmpty || !context.pending.index.isEmpty || !context.pending.fullText.isEmpty
+        else { return }
         _ = dooming(context) { try flushPendingWrites(context) }
     }
 }

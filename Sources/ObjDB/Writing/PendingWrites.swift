@@ -7,6 +7,8 @@ final class PendingWrites {
     @exclusivity(unchecked) var collections: [CollectionSlot: PendingCollection] = [:]
     /// Secondary-index entries not written yet.
     let index = PendingIndexEntries()
+    /// Full-text postings not written yet.
+    let fullText = PendingFullText()
     /// Whether new secondary-index entries are logged in ``index`` and written grouped (the fast
     /// path ``FastPaths/groupedIndexWrites``), read once: a static's lazy initializer is checked
     /// at every access.

@@ -41,6 +41,9 @@ final class BoundComparison {
     /// The same for the right side.
     var compiledRightSubquery: CompiledSubqueries?
 
+    /// For `TEXT`: the search text, read once when the comparison was bound.
+    var fullText: FullTextQuery?
+
     /// The compiled predicates of the subqueries of one side.
     enum CompiledSubqueries {
         /// The one subquery that is the side.

@@ -65,6 +65,7 @@ struct PredicateBinder {
     // MARK: Comparisons
 
     private func bind(_ c: QueryComparison) throws -> BoundComparison {
+        if c.op == .text { return try bindText(c) }
         // Matched without binding payloads, which would copy both sides.
         if c.left.isConstant {
             guard !c.right.isConstant else {
@@ -127,7 +128,7 @@ struct PredicateBinder {
 
     /// The left operand, the type of its values, whether it is to-many, the class of object
     /// values and whether values may be nil.
-    private func bindLeft(_ c: QueryComparison) throws -> (BoundOperand, PropertyType, Bool, String?, Bool) {
+    func bindLeft(_ c: QueryComparison) throws -> (BoundOperand, PropertyType, Bool, String?, Bool) {
         switch c.left {
         case .keyPath(let keyPath):
             let path = try bindPath(keyPath)
@@ -448,6 +449,9 @@ struct PredicateBinder {
             }
         case .like:
             if type != .string && type != .data && type != .mixed { throw error(position, "LIKE applies to strings and data, not to \(subject()) of type \(type)") }
+        case .text:
+            // Bound by `bindText`, which checks more.
+            if type != .string { throw error(position, "TEXT applies to full-text indexed strings, not to \(subject()) of type \(type)") }
         }
     }
 
@@ -569,7 +573,7 @@ struct PredicateBinder {
         return Decimal(string: literal, locale: Locale(identifier: "en_US_POSIX"))
     }
 
-    private func describe(_ expression: QueryExpression) -> String {
+    func describe(_ expression: QueryExpression) -> String {
         switch expression {
         case .keyPath(let path): "'\(path)'"
         case .aggregate(let path, let aggregate, let property): "'\(path).\(aggregate.rawValue)\(property.map { ".\($0)" } ?? "")'"

@@ -333,6 +333,19 @@ extension Query where Value: _QueryComparable, Value._QueryBase == String {
         compare(.endsWith, suffix, options: options.queryOptions)
     }
 
+    /// Holds the words of a full-text search: the predicate string's `TEXT`, for a property
+    /// declared `@Persisted(fullTextIndexed: true)`.
+    ///
+    /// ```swift
+    /// notes.where { $0.body.fullTextMatches("swift -objc data*") }
+    /// ```
+    ///
+    /// Every word must be in the text, `-word` must not be, and `word*` is a prefix; case and
+    /// diacritics are ignored (see `Docs/FullTextSearch.md`).
+    public func fullTextMatches(_ text: String) -> Query<Bool> {
+        compare(.text, text)
+    }
+
     /// Matches a pattern where `?` is one character and `*` any run of characters.
     public func like(_ pattern: String, caseInsensitive: Bool = false) -> Query<Bool> {
         compare(.like, pattern, options: caseInsensitive ? .caseInsensitive : [])

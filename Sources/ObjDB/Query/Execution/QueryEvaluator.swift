@@ -172,6 +172,11 @@ struct QueryEvaluator {
     /// Tests one left value against the right side of `c`.
     private func test(_ c: BoundComparison, _ value: QueryScalar, key: UInt64, row: RowView) -> Bool {
         if let set = c.inSet { return set.contains(value) }
+        if let fullText = c.fullText {
+            // nil holds no word, as the empty text.
+            guard case .bytes(let text) = value else { return fullText.matches(UnsafeRawBufferPointer(start: nil, count: 0)) }
+            return fullText.matches(text)
+        }
         switch c.right {
         case .constant(let constant):
             return constant.withScalar { apply(c.op, value, $0, c.options, c.type) }
@@ -339,6 +344,11 @@ struct QueryEvaluator {
                     Array(String(decoding: text, as: UTF8.self).unicodeScalars),
                     Array(String(decoding: pattern, as: UTF8.self).unicodeScalars))
             }
+        case .text:
+            // `test(_:_:key:row:)` answers TEXT from the comparison's query; this is a search
+            // text met elsewhere (a key path on the right), read for the one value.
+            guard case .bytes(let text) = value, case .bytes(let words) = other else { return false }
+            return FullTextQuery(String(decoding: words, as: UTF8.self)).matches(text)
         }
     }
 

@@ -24,6 +24,9 @@ struct QueryPlan: CustomStringConvertible {
         case range(property: String, table: Table, low: Bound?, high: Bound?)
         /// The index entries whose keys start with `prefix`.
         case prefix(property: String, table: Table, prefix: [UInt8])
+        /// The objects a full-text index finds for a `TEXT` query (``FullTextIndexReader``);
+        /// `objects` is the class's table, read for a query that only excludes words.
+        case fullText(property: String, table: Table, objects: Table, query: FullTextQuery)
     }
 
     /// The access.
@@ -44,13 +47,14 @@ struct QueryPlan: CustomStringConvertible {
             "\(primary ? "primary key" : "index") lookup on \(property) (\(keys.count) value\(keys.count == 1 ? "" : "s"))"
         case .range(let property, _, _, _): "index range on \(property)"
         case .prefix(let property, _, _): "index prefix scan on \(property)"
+        case .fullText(let property, _, _, let query): "full-text index lookup on \(property) for \(query)"
         }
     }
 
     /// Whether the plan reads an index or the primary-key table.
     var usesIndex: Bool {
         switch access {
-        case .lookup, .range, .prefix: true
+        case .lookup, .range, .prefix, .fullText: true
         case .none, .scan: false
         }
     }
@@ -97,10 +101,11 @@ enum QueryPlanner {
     }
 
     /// Ranks of accesses; lower is better.
-    private enum Rank {
+    enum Rank {
         static let primaryKey = 0
         static let indexEquality = 1
         static let indexIn = 1 << 41
+        static let fullText = (1 << 41) - 1
         static let between = (1 << 42) - 1
         static let range = 1 << 42
     }
@@ -112,6 +117,7 @@ enum QueryPlanner {
 
     /// An index access for one comparison, ranked; `nil` if none applies.
     private static func access(_ c: BoundComparison, _ info: ClassInfo) -> (rank: Int, access: QueryPlan.Access)? {
+        if c.op == .text { return fullTextAccess(c, info) }
         guard case .path(let path) = c.left, let column = path.directColumn, c.quantifier == .any,
             c.options.isEmpty, info.columnKinds[column] == .value
         else { return nil }
@@ -271,7 +277,7 @@ enum QueryPlanner {
             boundCut || KeyEncoding.mayBeTruncated(count: entry.key.count)
         }
         switch plan.access {
-        case .none, .scan:
+        case .none, .scan, .fullText:
             return
         case .lookup(_, _, let table, let values):
             let cursor = try Cursor(txn, table)
@@ -332,6 +338,9 @@ enum QueryPlanner {
     /// (`where { $0.age == 30 }.first` reads one index entry, not every object aged 30.)
     static func candidates(_ plan: QueryPlan, txn: Txn, limit: Int? = nil) throws -> (keys: [UInt64], exact: Bool) {
         if let first = try firstKeyOfPointLookup(plan, txn: txn, limit: limit) { return (first, true) }
+        if case .fullText(_, let table, let objects, let query) = plan.access {
+            return (try fullTextMatches(table: table, objects: objects, query: query, txn: txn), true)
+        }
         var keys: [UInt64] = []
         var stopAt = Int.max
         if let limit, plan.covers, case .lookup(_, _, _, .one) = plan.access { stopAt = limit }
@@ -358,6 +367,9 @@ enum QueryPlanner {
     ///   entries under each key, so the entries themselves are not visited.
     static func count(_ plan: QueryPlan, txn: Txn) throws -> Int? {
         guard plan.covers, plan.usesIndex else { return nil }
+        if case .fullText(_, let table, let objects, let query) = plan.access {
+            return try fullTextMatches(table: table, objects: objects, query: query, txn: txn).count
+        }
         var count = 0
         var exact = true
         try forEachKey(plan, txn: txn) { cursor, _, cut in

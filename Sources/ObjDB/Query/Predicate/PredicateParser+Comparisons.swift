@@ -25,7 +25,7 @@ extension PredicateParser.Reader {
                 throw PredicateSyntaxError(
                     position: current.position,
                     message: "unknown operator \(describe(current)) after \(describe(left)); expected ==, !=, <, <=, >, >=, "
-                        + "BETWEEN, IN, CONTAINS, BEGINSWITH, ENDSWITH or LIKE")
+                        + "BETWEEN, IN, CONTAINS, BEGINSWITH, ENDSWITH, LIKE or TEXT")
             }
             throw PredicateSyntaxError(
                 position: current.position, message: "expected an operator after \(describe(left)), found \(describe(current))")
@@ -175,6 +175,8 @@ extension PredicateParser.Reader {
             case "BEGINSWITH": return .beginsWith
             case "ENDSWITH": return .endsWith
             case "LIKE": return .like
+            // Not a reserved word: a property may be called `text`.
+            case "TEXT": return .text
             default: return nil
             }
         default:

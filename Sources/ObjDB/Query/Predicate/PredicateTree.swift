@@ -84,6 +84,9 @@ enum QueryOperator: String, Equatable, Sendable, CaseIterable {
     case endsWith = "ENDSWITH"
     /// Wildcards: `?` one character, `*` any run of characters.
     case like = "LIKE"
+    /// Full-text search: `body TEXT 'swift -objc data*'` (see ``FullTextQuery``); only on a
+    /// full-text indexed property.
+    case text = "TEXT"
 }
 
 /// String comparison options.

@@ -10,6 +10,13 @@ extension ReferenceInterpreter {
             // data that is not nil.
             return !left.isNull
         }
+        if op == .text {
+            guard case .bytes(let words) = right else { return false }
+            // nil holds no word, as the empty text.
+            var text: [UInt8] = []
+            if case .bytes(let bytes) = left { text = bytes }
+            return ReferenceText.fullTextHolds(text, String(decoding: words, as: UTF8.self))
+        }
         var (left, right) = (left, right)
         if textual, case .bytes(let l) = left, case .bytes(let r) = right {
             (left, right) = (.bytes(ReferenceText.fold(l, options)), .bytes(ReferenceText.fold(r, options)))
@@ -41,6 +48,8 @@ extension ReferenceInterpreter {
             case .endsWith: return ReferenceText.ends(text, with: part)
             default: return ReferenceText.like(text, part)
             }
+        case .text:
+            return false  // answered above
         }
     }
 

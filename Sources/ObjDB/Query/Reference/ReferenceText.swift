@@ -53,4 +53,25 @@ enum ReferenceText {
         }
         return matches[text.count][pattern.count]
     }
+
+    /// Whether `text` matches the search text `search` of a `TEXT` predicate, by the rules of
+    /// ``FullTextQuery`` applied to the list of the text's words, one search word at a time.
+    static func fullTextHolds(_ text: [UInt8], _ search: String) -> Bool {
+        let query = FullTextQuery(search)
+        if query.required.isEmpty && query.excluded.isEmpty { return false }
+        let words = text.withUnsafeBytes { FullTextTokenizer.words($0) }
+        func found(_ term: FullTextQuery.Term) -> Bool {
+            for word in words {
+                if term.isPrefix ? word.starts(with: term.word) : word == term.word { return true }
+            }
+            return false
+        }
+        for term in query.required where !found(term) { return false }
+        for group in query.excluded {
+            var all = true
+            for term in group where !found(term) { all = false }
+            if all { return false }
+        }
+        return true
+    }
 }

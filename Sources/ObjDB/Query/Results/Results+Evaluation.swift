@@ -55,6 +55,8 @@ extension Results {
                 keys = executor.distinct(keys, keyPaths)
             case .limit(let count):
                 if keys.count > count { keys.removeSubrange(count...) }
+            case .rank(let property, let query):
+                keys = ranked(keys, property: property, query, txn: executor.txn)
             }
         }
         return keys

@@ -104,7 +104,11 @@ extension Results {
             }
             objdbPrecondition(!path.isToMany, "Results.sorted: '\(descriptor.keyPath)' is to-many (a collection or linking objects); sort by a property or a to-one link's property")
         }
-        return with { $0.sort = descriptors }
+        return with {
+            $0.sort = descriptors
+            // A sort replaces the order of a search.
+            $0.later.removeAll { if case .rank = $0 { true } else { false } }
+        }
     }
 
     /// The first object of each distinct combination of the values of `keyPaths`.
@@ -131,6 +135,13 @@ extension Results {
     /// were chained in (a predicate string's `LIMIT(n) SORT(…)` clauses apply in their order).
     public func prefix(_ maxLength: Int) -> Results<Element> {
         objdbPrecondition(maxLength >= 0, "Results.prefix: the length \(maxLength) is negative")
-        return with { $0.limit = Swift.min($0.limit ?? .max, maxLength) }
+        return with {
+            // After a search, the limit keeps the most relevant.
+            if $0.later.contains(where: { if case .rank = $0 { true } else { false } }) {
+                $0.later.append(.limit(maxLength))
+            } else {
+                $0.limit = Swift.min($0.limit ?? .max, maxLength)
+            }
+        }
     }
 }

@@ -65,6 +65,8 @@ struct ResultsQuery {
         case sort([SortDescriptor])
         case distinct([String])
         case limit(Int)
+        /// The most relevant first, for a full-text search of the property (``Results/search(_:in:)``).
+        case rank(property: String, FullTextQuery)
     }
 
     /// Whether the results are the whole class table, unfiltered and in key order: the case

@@ -253,28 +253,51 @@ struct Cursor: ~Copyable {
     }
 
     private func rawPutAll(key: UnsafeRawBufferPointer, objectKeys: [UInt64]) throws {
-        try objectKeys.withUnsafeBufferPointer { values in
-            guard let base = values.baseAddress else { return }
-            var done = 0
-            while done < values.count {
-                var k = MDB_val(bytes: key)
-                var data = (
-                    MDB_val(mv_size: MemoryLayout<UInt64>.size, mv_data: UnsafeMutableRawPointer(mutating: base + done)),
-                    MDB_val(mv_size: values.count - done, mv_data: nil))
-                let rc = withUnsafeMutablePointer(to: &data) {
-                    $0.withMemoryRebound(to: MDB_val.self, capacity: 2) { mdb_cursor_put(handle, &k, $0, UInt32(MDB_MULTIPLE)) }
-                }
-                try lmdbCheck(rc, "mdb_cursor_put(MDB_MULTIPLE)", path: environment.path)
-                // LMDB reports how many it stored; should it stop short without storing any,
-                // the next pair goes in on its own.
-                if data.1.mv_size > 0 {
-                    done += data.1.mv_size
-                } else {
-                    var one = base[done]
-                    _ = try withUnsafeBytes(of: &one) { try rawPut(key: key, value: $0, flags: []) }
-                    done += 1
-                }
+        try objectKeys.withUnsafeBytes { try rawPutAll(key: key, values: $0, size: MemoryLayout<UInt64>.size) }
+    }
+
+    /// Stores the pairs `key`–value for each `size`-byte value of `values`, in one
+    /// `MDB_MULTIPLE` call as ``putAll(key:objectKeys:)`` does, for any table of fixed-size
+    /// duplicates (`MDB_DUPFIXED`). Only in write transactions.
+    func putAll(key: UnsafeRawBufferPointer, values: UnsafeRawBufferPointer, size: Int) throws {
+        try withStoredKey(key) { try rawPutAll(key: $0, values: values, size: size) }
+    }
+
+    private func rawPutAll(key: UnsafeRawBufferPointer, values: UnsafeRawBufferPointer, size: Int) throws {
+        guard let base = values.baseAddress, size > 0 else { return }
+        let total = values.count / size
+        var done = 0
+        while done < total {
+            var k = MDB_val(bytes: key)
+            var data = (
+                MDB_val(mv_size: size, mv_data: UnsafeMutableRawPointer(mutating: base + done * size)),
+                MDB_val(mv_size: total - done, mv_data: nil))
+            let rc = withUnsafeMutablePointer(to: &data) {
+                $0.withMemoryRebound(to: MDB_val.self, capacity: 2) { mdb_cursor_put(handle, &k, $0, UInt32(MDB_MULTIPLE)) }
             }
+            try lmdbCheck(rc, "mdb_cursor_put(MDB_MULTIPLE)", path: environment.path)
+            // LMDB reports how many it stored; should it stop short without storing any,
+            // the next pair goes in on its own.
+            if data.1.mv_size > 0 {
+                done += data.1.mv_size
+            } else {
+                _ = try rawPut(key: key, value: UnsafeRawBufferPointer(start: base + done * size, count: size), flags: [])
+                done += 1
+            }
+        }
+    }
+
+    /// The values under the cursor's key in a table of fixed-size duplicates, a page of them at
+    /// a time (`MDB_GET_MULTIPLE`, then `MDB_NEXT_MULTIPLE`): `body` gets each page's values
+    /// one after the other and returns `false` to stop. The cursor must stand on the key.
+    func forEachDuplicatePage(_ body: (UnsafeRawBufferPointer) throws -> Bool) throws {
+        var page = try get(MDB_GET_MULTIPLE)
+        // A key with one value has no page of duplicates: LMDB then reports success and leaves
+        // the data empty, and the value is the entry at the cursor.
+        if let first = page, first.value.count == 0 { page = try get(MDB_GET_CURRENT) }
+        while let current = page {
+            if try !body(current.value) { return }
+            page = try get(MDB_NEXT_MULTIPLE)
         }
     }
 

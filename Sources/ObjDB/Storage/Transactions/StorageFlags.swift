@@ -27,6 +27,8 @@ struct TableFlags: OptionSet, Sendable, Hashable {
     static let multimap: TableFlags = [.duplicateSort, .duplicateFixed, .integerDuplicate]
     /// A backlink table: native object keys mapping to sorted native object keys.
     static let backlinks: TableFlags = [.integerKey, .duplicateSort, .duplicateFixed, .integerDuplicate]
+    /// Words to fixed-size postings sorted by their bytes: full-text indexes.
+    static let postings: TableFlags = [.duplicateSort, .duplicateFixed]
     /// Plain byte-string keys to values.
     static let plain: TableFlags = []
 }

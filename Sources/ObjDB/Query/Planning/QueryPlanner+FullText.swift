@@ -1,0 +1,26 @@
+extension QueryPlanner {
+    /// The full-text index access for `body TEXT 'words'`; `nil` when the index cannot answer:
+    /// in an encrypted file, whose index words are keyed hashes, a prefix (`data*`) reads the
+    /// rows.
+    static func fullTextAccess(_ c: BoundComparison, _ info: ClassInfo) -> (rank: Int, access: QueryPlan.Access)? {
+        guard let query = c.fullText, case .path(let path) = c.left, let column = path.directValueColumn,
+            info.tables.fullText.indices.contains(column), let table = info.tables.fullText[column]
+        else { return nil }
+        if table.seal == .keys && query.hasPrefixes { return nil }
+        return (Rank.fullText, .fullText(property: info.columnNames[column], table: table, objects: info.objectsTable, query: query))
+    }
+
+    /// The object keys a full-text index finds for `query`, ascending.
+    static func fullTextMatches(table: Table, objects: Table, query: FullTextQuery, txn: Txn) throws -> [UInt64] {
+        try FullTextIndexReader(table: table, txn: txn).matches(query) {
+            let cursor = try Cursor(txn, objects)
+            var keys: [UInt64] = []
+            var entry = try cursor.first()
+            while let current = entry {
+                keys.append(current.objectKey)
+                entry = try cursor.next()
+            }
+            return keys
+        }
+    }
+}
