@@ -65,6 +65,7 @@ struct SchemaCommand: ParsableCommand {
         if let origin = property.linkOriginPropertyName { json["originProperty"] = origin }
         if property.isAutoIncrement { json["autoIncrement"] = true }
         if property.isUnique { json["unique"] = true }
+        if property.isFullTextIndexed { json["fullTextIndexed"] = true }
         if let timestamp = property.timestamp { json["timestamp"] = timestamp.rawValue }
         return json
     }
@@ -115,6 +116,7 @@ enum SwiftModels {
         } else if property.isIndexed && !property.isPrimaryKey {
             arguments.append("indexed: true")
         }
+        if property.isFullTextIndexed { arguments.append("fullTextIndexed: true") }
         if let timestamp = property.timestamp { arguments.append(".\(timestamp.rawValue)") }
         if let origin = property.linkOriginPropertyName { arguments.append("originProperty: \"\(origin)\"") }
         let attribute = "@Persisted" + (arguments.isEmpty ? "" : "(\(arguments.joined(separator: ", ")))")

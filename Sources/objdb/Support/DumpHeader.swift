@@ -75,6 +75,7 @@ struct DumpHeader {
         if property.isPrimaryKey { json.raw(",\"primaryKey\":true") }
         if property.isIndexed { json.raw(",\"indexed\":true") }
         if property.isUnique { json.raw(",\"unique\":true") }
+        if property.isFullTextIndexed { json.raw(",\"fullTextIndexed\":true") }
         if property.isAutoIncrement { json.raw(",\"autoIncrement\":true") }
         if let timestamp = property.timestamp { json.raw(",\"timestamp\":\"\(timestamp.rawValue)\"") }
         if let target = property.objectClassName {
@@ -177,7 +178,8 @@ struct DumpHeader {
             deleteRule: try known("deleteRule", DeleteRule.self) ?? .nullify,
             isAutoIncrement: try flag(fields["autoIncrement"], "\(place).autoIncrement"),
             timestamp: try known("timestamp", PersistedTimestamp.self),
-            isUnique: try flag(fields["unique"], "\(place).unique"))
+            isUnique: try flag(fields["unique"], "\(place).unique"),
+            isFullTextIndexed: try flag(fields["fullTextIndexed"], "\(place).fullTextIndexed"))
     }
 
     private static func flag(_ json: JSONValue?, _ name: String) throws -> Bool {
