@@ -2,11 +2,16 @@ import Foundation
 
 /// The records of the `meta` table (see `Docs/FileFormat.md`).
 enum FileMeta {
-    /// The file-format version this build writes and the newest it reads. Version 2 added links,
+    /// The newest file-format version this build reads and writes. Version 2 added links,
     /// collections, embedded objects and backlink tables; version 3 added row checksums and the
-    /// meta checksum. Older files are read as they are and upgraded to version 3 by their first
-    /// write transaction (their old rows keep no checksum until they are rewritten).
-    static let currentFormat: UInt32 = 3
+    /// meta checksum; version 4 added full-text indexes. Older files are read as they are and
+    /// upgraded to ``checksummedFormat`` by their first write transaction (their old rows keep
+    /// no checksum until they are rewritten); a schema raises the format further only when it
+    /// needs it (``requiredFormat(for:)``), so files without full-text indexes stay readable by
+    /// builds that read version 3.
+    static let currentFormat: UInt32 = 4
+    /// The format every file this build writes has at least: row checksums.
+    static let checksummedFormat: UInt32 = 3
     /// Bytes stored under `magic`; a file without them is not an ObjDB file.
     static let magic = Array("ObjDB".utf8)
 
@@ -96,16 +101,16 @@ enum FileMeta {
         try withUnsafeBytes(of: crc.littleEndian) { try put(txn, meta, Key.checksum, Array($0)) }
     }
 
-    /// Raises the stored format to ``currentFormat`` if it is older: before a write transaction
-    /// of this build commits rows with checksums. Returns whether it wrote.
+    /// Raises the stored format to ``checksummedFormat`` if it is older: before a write
+    /// transaction of this build commits rows with checksums. Returns whether it wrote.
     @discardableResult
     static func upgradeFormat(_ txn: Txn, _ meta: Table) throws -> Bool {
         if let bytes = try get(txn, meta, Key.format), bytes.count == 4,
-            UInt32(littleEndian: bytes.loadUnaligned(as: UInt32.self)) >= currentFormat
+            UInt32(littleEndian: bytes.loadUnaligned(as: UInt32.self)) >= checksummedFormat
         {
             return false
         }
-        try withUnsafeBytes(of: currentFormat.littleEndian) { try put(txn, meta, Key.format, Array($0)) }
+        try withUnsafeBytes(of: checksummedFormat.littleEndian) { try put(txn, meta, Key.format, Array($0)) }
         return true
     }
 
@@ -145,7 +150,7 @@ enum FileMeta {
             try put(txn, meta, Key.encryption, try KeyCheck.record(cipher: cipher, tag: meta.tag))
         }
         try put(txn, meta, Key.magic, magic)
-        try withUnsafeBytes(of: currentFormat.littleEndian) { try put(txn, meta, Key.format, Array($0)) }
+        try withUnsafeBytes(of: checksummedFormat.littleEndian) { try put(txn, meta, Key.format, Array($0)) }
         try writeUInt64(txn, meta, Key.schemaVersion, schemaVersion)
         try writeSchema(txn, meta, StoredSchema(), stamp: 1)
     }
@@ -163,8 +168,10 @@ enum FileMeta {
     }
 
     /// The oldest format that can hold `schema`: 2 once it has links, collections, embedded
-    /// classes or linking objects.
+    /// classes or linking objects; 4 once it has a full-text index (a build that does not
+    /// maintain full-text indexes must not write to it).
     static func requiredFormat(for schema: StoredSchema) -> UInt32 {
+        if schema.classes.contains(where: { $0.properties.contains { $0.fullText != nil } }) { return 4 }
         let usesRelationships = schema.classes.contains { stored in
             stored.isEmbedded || stored.computed != nil
                 || stored.properties.contains { $0.type == .object || $0.collection != nil }

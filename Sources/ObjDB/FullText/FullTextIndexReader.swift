@@ -172,7 +172,7 @@ struct FullTextIndexReader {
     static func sortedUnique(_ keys: [UInt64]) -> [UInt64] {
         var unique: [UInt64] = []
         unique.reserveCapacity(keys.count)
-        for key in RadixSort.sorted(keys) where unique.last != key { unique.append(key) }
+        for key in keys.sorted() where unique.last != key { unique.append(key) }
         return unique
     }
 }

@@ -262,7 +262,7 @@ extension Database {
                 catalog.stamp += 1
                 formatVersion = max(formatVersion, FileMeta.requiredFormat(for: catalog.stored))
             }
-            if context.changes.upgradedFormat { formatVersion = FileMeta.currentFormat }
+            if context.changes.upgradedFormat { formatVersion = max(formatVersion, FileMeta.checksummedFormat) }
         }
         writeContext = nil
         generation &+= 1
@@ -311,7 +311,7 @@ extension Database {
             try FileMeta.writeSchema(txn, metaTable, catalog.stored, stamp: catalog.stamp + 1)
             metaChanged = true
         }
-        if formatVersion < FileMeta.currentFormat, try FileMeta.upgradeFormat(txn, metaTable) {
+        if formatVersion < FileMeta.checksummedFormat, try FileMeta.upgradeFormat(txn, metaTable) {
             context.changes.upgradedFormat = true
             metaChanged = true
         }

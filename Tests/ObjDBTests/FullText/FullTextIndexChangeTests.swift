@@ -57,8 +57,11 @@ struct FullTextIndexChangeTests {
 
     @Test func anIndexAddedAtOpenIsFilledAndOneRemovedIsEmptied() throws {
         try write(["alpha beta", "beta gamma", "gamma"])
+        do { #expect(try Database(configuration: configuration(FTArticleV0.self)).formatVersion == 3) }
         do {
             let db = try Database(configuration: configuration(FTArticleV1.self))
+            // Only a file with a full-text index needs format 4.
+            #expect(db.formatVersion == 4)
             #expect(try ids(db, "body TEXT 'beta'") == [1, 2])
             #expect(try db.objects(FTArticleV1.self).filter("body TEXT 'gamma -beta'").map(\.id) == [3])
             #expect(try db.verify().isHealthy)

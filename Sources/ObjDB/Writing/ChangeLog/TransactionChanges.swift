@@ -9,7 +9,7 @@ struct TransactionChanges {
     private(set) var classes: [ClassChanges?] = []
     /// Whether the stored schema changed and must be written at commit.
     var schemaChanged = false
-    /// Whether the commit raised the file's format to ``FileMeta/currentFormat``.
+    /// Whether the commit raised the file's format to ``FileMeta/checksummedFormat``.
     var upgradedFormat = false
     /// Whether the transaction inserted or rewrote a row other than as part of a delete (which
     /// rewrites the rows that linked to the deleted object). A transaction that did neither, nor
