@@ -87,8 +87,9 @@ enum ReKeyedCopy {
         for (name, table) in tables.sorted(by: { $0.key < $1.key }) {
             let copy = try to.openTable(named: name, flags: table.flags)
             targets[name] = copy
-            // Keys of key tables are hashes in an encrypted file: rebuilt from the rows below.
-            let rebuilt = table.flags == .multimap && (table.seal == .keys || copy.seal == .keys)
+            // Keys of key tables and the words of full-text indexes are hashes in an encrypted
+            // file: rebuilt from the rows below.
+            let rebuilt = (table.flags == .multimap || table.flags == .postings) && (table.seal == .keys || copy.seal == .keys)
             guard !rebuilt else { continue }
             // A value that does not authenticate stops the copy: written under the new key, it
             // would become a valid value.
@@ -105,6 +106,7 @@ enum ReKeyedCopy {
         }
         for stored in schema.classes {
             try rebuildKeyTables(stored, tables: tables, targets: targets, from: from, to: to)
+            try rebuildFullTextIndexes(stored, tables: tables, targets: targets, to: to)
         }
         guard let targetMeta = targets[TableName.meta] else { throw ObjDBError(.storage, "The copy has no meta table", path: path) }
         if let cipher {
@@ -113,6 +115,18 @@ enum ReKeyedCopy {
         try FileMeta.seal(to, targetMeta)
         try write.commit()
         withExtendedLifetime(read) {}
+    }
+
+    /// Fills the full-text indexes of `stored` in the copy from the copy's rows, when their words
+    /// cannot be copied (either file hashes them).
+    private static func rebuildFullTextIndexes(_ stored: StoredClass, tables: [String: Table], targets: [String: Table], to: Txn) throws {
+        for (column, property) in stored.properties.enumerated() where property.fullText != nil {
+            let name = TableName.fullText(stored.id, property: property.id)
+            guard let source = tables[name], let target = targets[name], source.seal == .keys || target.seal == .keys,
+                let objects = targets[TableName.objects(stored.id)]
+            else { continue }
+            try FullTextIndexBuilder.fill(target, column: column, from: objects, txn: to)
+        }
     }
 
     /// Fills the primary-key and index tables of `stored` in the copy from its rows, when their

@@ -130,6 +130,28 @@ struct FullTextIndexChangeTests {
         #expect(try db.verify().isHealthy)
     }
 
+    @Test func copiesThatAddChangeOrRemoveTheKeyRebuildTheIndex() throws {
+        let key = Data((0..<64).map { UInt8($0) })
+        let other = Data((0..<64).map { UInt8(255 - $0) })
+        try write(["secret alpha", "secret beta", "public gamma"])
+        let steps: [(Data?, Data?)] = [(nil, key), (key, other), (other, nil)]
+        for (index, (from, to)) in steps.enumerated() {
+            let source = index == 0 ? directory.file() : directory.file("copy\(index - 1).objdb")
+            do {
+                var configuration = configuration(FTArticleV1.self, key: from)
+                configuration.fileURL = source
+                let db = try Database(configuration: configuration)
+                try db.writeCopy(toFile: directory.file("copy\(index).objdb"), encryptionKey: to)
+            }
+            var configuration = configuration(FTArticleV1.self, key: to)
+            configuration.fileURL = directory.file("copy\(index).objdb")
+            let copy = try Database(configuration: configuration)
+            #expect(try ids(copy, "body TEXT 'secret -beta'") == [1], "copy \(index)")
+            #expect(copy.objects(FTArticleV1.self).search("gamma", in: \.body).map(\.id) == [3])
+            #expect(try copy.verify().isHealthy, "copy \(index)")
+        }
+    }
+
     @Test func anEncryptedFilesIndexHoldsNoWord() throws {
         let key = Data((0..<64).map { UInt8($0) })
         try write(["secret alpha", "secret beta", "public gamma"], key: key)
