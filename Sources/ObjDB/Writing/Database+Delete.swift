@@ -37,6 +37,9 @@ extension Database {
         let context = requireWriteForDelete()
         guard !context.transaction.isDoomed else { return }
         context.pending.collections.removeAll()
+        // Entries logged for objects about to go would be written into the emptied tables.
+        context.pending.index.removeAll()
+        context.pending.fullText.removeAll()
         for info in catalog.byName.values where !info.isDiscarded {
             // try?: a failure dooms the transaction (`storage` records it), and commitWrite() throws it.
             let emptied: Void? = try? context.storage { txn in
@@ -45,6 +48,7 @@ extension Database {
                 if let primaryKeys = info.tables.primaryKeys { try txn.empty(primaryKeys) }
                 for case let index? in info.tables.indexes { try txn.empty(index) }
                 for case let backlinks? in info.tables.backlinks { try txn.empty(backlinks) }
+                for case let fullText? in info.tables.fullText { try txn.empty(fullText) }
             }
             guard emptied != nil else { return }
         }

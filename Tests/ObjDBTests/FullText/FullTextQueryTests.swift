@@ -101,6 +101,22 @@ struct FullTextQueryTests {
         #expect(try db.verify().isHealthy)
     }
 
+    @Test func deleteAllEmptiesTheIndexEvenOfObjectsAddedInTheSameWrite() throws {
+        let db = try open(["red apple"])
+        try db.write {
+            let book = FTBook()
+            (book.id, book.name) = (2, "red cherry")
+            try db.add(book)
+            db.deleteAll()
+            let kept = FTBook()
+            (kept.id, kept.name) = (3, "green apple")
+            try db.add(kept)
+        }
+        #expect(ids(try db.objects(FTBook.self).filter("name TEXT 'red'")) == [])
+        #expect(ids(try db.objects(FTBook.self).filter("name TEXT 'apple'")) == [3])
+        #expect(try db.verify().isHealthy)
+    }
+
     @Test func aFailedAddLeavesNoPostings() throws {
         let db = try open(["first book"])
         #expect(throws: ObjDBError.self) {

@@ -199,4 +199,17 @@ struct DatabasePendingIndexTests {
         #expect(try indexEntryCount(db) == committed)
         #expect(idsNamed(db, "p0-" + String(repeating: "z", count: 300)) == [0])
     }
+
+    /// deleteAll() after adds in the same write: the entries logged for the deleted objects
+    /// are not written into the emptied index.
+    @Test func deleteAllEmptiesOrdinaryIndexesOfObjectsAddedInTheSameWrite() throws {
+        let db = try directory.open()
+        try db.write {
+            try db.add(person(1, "Ann"))
+            db.deleteAll()
+            try db.add(person(2, "Bob"))
+        }
+        #expect(try db.objects(Person.self).filter("name == 'Ann'").count == 0)
+        #expect(try db.verify().isHealthy)
+    }
 }
