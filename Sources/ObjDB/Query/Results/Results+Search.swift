@@ -32,7 +32,8 @@ extension Results {
 
     /// ``search(_:in:)`` with the property named.
     func search(_ text: String, property: String) -> Results<Element> {
-        let comparison = QueryComparison(left: .keyPath(QueryKeyPath(components: [property])), op: .text, right: .value(.string(text)))
+        let path = QueryKeyPath(components: property.split(separator: ".").map(String.init))
+        let comparison = QueryComparison(left: .keyPath(path), op: .text, right: .value(.string(text)))
         let results = with {
             $0.addFilter(.comparison(comparison))
             $0.sort = []
