@@ -104,6 +104,7 @@ struct FullTextDocument: Equatable {
         }
     }
 
+    /// Equal when they hold the same words as often, and as many.
     static func == (a: FullTextDocument, b: FullTextDocument) -> Bool {
         a.length == b.length && a.words.elementsEqual(b.words) { $0.word == $1.word && $0.occurrences == $1.occurrences }
     }

@@ -75,5 +75,6 @@ struct FullTextQuery: Equatable, Sendable, CustomStringConvertible {
     /// The search text, quoted.
     var description: String { "'\(text)'" }
 
+    /// Equal when written the same: the words follow from the text.
     static func == (a: FullTextQuery, b: FullTextQuery) -> Bool { a.text == b.text }
 }

@@ -6,8 +6,11 @@ extension Database {
     struct FullTextChange {
         /// One column's change.
         struct Column {
+            /// The column's full-text index.
             let table: Table
+            /// The words of the old text (none for an insert).
             let old: FullTextDocument
+            /// The words of the new text (none for a delete).
             let new: FullTextDocument
         }
 

@@ -11,9 +11,13 @@
 final class PendingFullText {
     /// The logged postings of one table, by word.
     private struct TableEntries {
+        /// The full-text index.
         let table: Table
+        /// The postings to add, by word.
         var words: [[UInt8]: [FullTextPostings.Posting]] = [:]
+        /// The change of the statistics' number of documents.
         var documents: Int64 = 0
+        /// The change of the statistics' number of words.
         var wordCount: Int64 = 0
     }
 
