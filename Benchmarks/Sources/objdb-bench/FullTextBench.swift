@@ -26,6 +26,9 @@ enum FullTextBench {
         case two = "two-term (AND) queries"
         case prefix = "prefix queries (`abcd*`)"
         case exclusion = "exclusion queries (`a -b`)"
+        case singleCount = "single-term counts (index only)"
+        case prefixCount = "prefix counts (index only)"
+        case exclusionCount = "exclusion counts (index only)"
         case ranked = "ranked top-10 (BM25)"
         case update = "re-index 10 % (one transaction)"
 
@@ -63,6 +66,21 @@ enum FullTextBench {
             var answer = FullTextAnswer()
             for note in notes.where({ $0.body.fullTextMatches(query.objdb) }) { answer.add(note.id) }
             return answer
+        }
+    }
+
+    /// ObjDB's numbers of matches: `count`, which a full-text plan answers from the index
+    /// without reading the objects.
+    private static func objdbCounts(_ db: ObjDB.Database, _ queries: [FullTextCorpus.Query]) -> [Int] {
+        let notes = db.objects(FullTextNote.self)
+        return queries.map { query in notes.where({ $0.body.fullTextMatches(query.objdb) }).count }
+    }
+
+    /// FTS5's numbers of matches: `SELECT count(*) … MATCH`.
+    private static func fts5Counts(_ pool: DatabasePool, _ queries: [FullTextCorpus.Query]) throws -> [Int] {
+        try pool.read { db in
+            let statement = try db.cachedStatement(sql: "SELECT count(*) FROM note WHERE note MATCH ?")
+            return try queries.map { try Int.fetchOne(statement, arguments: [$0.fts5]) ?? -1 }
         }
     }
 
@@ -163,6 +181,18 @@ enum FullTextBench {
             times[row] = (objdbTime, fts5Time)
             let hits = objdb.reduce(0) { $0 + $1.count }
             progress("full-text: \(row.rawValue): \(hits) keys in all, ObjDB \(fixed(Double(objdbTime) / 1e6, 1)) ms, FTS5 \(fixed(Double(fts5Time) / 1e6, 1)) ms")
+        }
+
+        let countKinds: [(Row, FullTextCorpus.QueryKind)] = [(.singleCount, .single), (.prefixCount, .prefix), (.exclusionCount, .exclusion)]
+        for (row, kind) in countKinds {
+            let queries = corpus.queries(kind, count: queryCount)
+            var objdb: [Int] = []
+            var fts5: [Int] = []
+            let objdbTime = timedAfterWarmUp { objdb = objdbCounts(db, queries) }
+            let fts5Time = try timedAfterWarmUp { fts5 = try fts5Counts(pool, queries) }
+            try check(
+                row.rawValue, queries, objdb.map { FullTextAnswer(count: $0, sum: 0) }, fts5.map { FullTextAnswer(count: $0, sum: 0) }, reference)
+            times[row] = (objdbTime, fts5Time)
         }
 
         let rankedQueries = corpus.queries(.single, count: queryCount)
