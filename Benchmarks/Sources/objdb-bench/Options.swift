@@ -46,6 +46,10 @@ struct Options {
     var store = false
     /// Run the `--cli-export` table.
     var cliExport = false
+    /// Run the `--full-text` table.
+    var fullText = false
+    /// Queries per query row of `--full-text` (`--fts-queries`).
+    var fullTextQueries = 1_000
     /// The `objdb` binary of `--cli-export` (`--objdb`).
     var objdbPath: String?
     /// Commits per latency measurement of `--notifications` (`--notify-commits`).
@@ -77,11 +81,11 @@ struct Options {
     /// The usage text.
     static let usage = """
         usage: objdb-bench [N] [--repetitions R] [--scale] [--memory] [--relationships] [--queries] [--durability]
-                           [--notifications] [--freeze] [--migration] [--store] [--cli-export] [--all]
+                           [--notifications] [--freeze] [--migration] [--store] [--cli-export] [--full-text] [--all]
                            [--only SCENARIO[,…]] [--system objdb|lmdb|grdb[,…]] [--n N]
                            [--sizes N,N,…] [--memory-n N] [--link-sizes N,N,…]
                            [--query-only SCENARIO[,…]] [--lookup-sizes N,N,…] [--count-n N] [--commits N]
-                           [--notify-commits N] [--idle-seconds S]
+                           [--notify-commits N] [--idle-seconds S] [--fts-queries K]
           N / --n N        objects per scenario (default 100000); also the length of the --relationships list
                            and the objects of the --queries lookups, IN and sort
           --repetitions R  runs per scenario and system, interleaved (default 5)
@@ -108,6 +112,9 @@ struct Options {
                            10,000 dispatches against the same without persistence, 3,000 subscribers
           --cli-export     `objdb export --format jsonl` of N people against `sqlite3 -json` on the same data
                            (a release objdb: --objdb PATH, else ../.build/release/objdb)
+          --full-text      N generated documents (Zipf vocabulary) in ObjDB's full-text index and in SQLite FTS5:
+                           build, --fts-queries (default 1000) single-term, two-term, prefix, exclusion and
+                           ranked top-10 queries, re-indexing 10 % on update; the ratio and the targets
           --query-only     --queries scenarios: \(QueryScenario.allCases.map(\.rawValue).joined(separator: ", "))
           --all            the default table, --scale, --memory, --relationships, --queries, --durability, --notifications, --freeze, --migration and --store
           --only           scenarios: \(Scenario.allCases.map(\.rawValue).joined(separator: ", "))
@@ -144,6 +151,8 @@ struct Options {
             case "--migration": options.migration = true
             case "--store": options.store = true
             case "--cli-export": options.cliExport = true
+            case "--full-text": options.fullText = true
+            case "--fts-queries": options.fullTextQueries = try number(argument, value(argument))
             case "--objdb": options.objdbPath = try value(argument)
             case "--notify-commits": options.notifyCommits = try number(argument, value(argument))
             case "--idle-seconds": options.idleSeconds = try number(argument, value(argument))
@@ -192,7 +201,8 @@ struct Options {
             }
         }
         options.table = explicitTable
-            || !(options.scale || options.memory || options.relationships || options.queries || options.durability || options.encryption || options.notifications || options.freeze || options.migration || options.store || options.cliExport)
+            || !(options.scale || options.memory || options.relationships || options.queries || options.durability || options.encryption || options.notifications || options.freeze || options.migration || options.store || options.cliExport
+                || options.fullText)
         return options
     }
 }

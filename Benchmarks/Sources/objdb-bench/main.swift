@@ -105,6 +105,11 @@ do {
         print("\n## objdb export: \(formatCount(options.n)) people\n")
         print(table)
     }
+    if options.fullText {
+        let table = try FullTextBench.run(n: options.n, queryCount: options.fullTextQueries, repetitions: options.repetitions)
+        print("\n## Full-text search: \(formatCount(options.n)) documents, ObjDB against SQLite FTS5, median ms\n")
+        print(table)
+    }
     if let memoryTable {
         print("\n## Memory: ObjDB read-all at \(formatCount(options.memoryN))\n")
         print(memoryTable)

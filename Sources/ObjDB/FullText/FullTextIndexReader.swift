@@ -106,7 +106,7 @@ struct FullTextIndexReader {
     /// The relevance of each of `keys` (ascending) to the query's required words, by Okapi
     /// BM25 (k1 = 1.2, b = 0.75, Lucene's idf, which stays positive): a word counts more the
     /// rarer it is among the texts and the more often it occurs in the text, relative to the
-    /// text's length. A prefix counts each word it stands for.
+    /// text's length. A prefix counts each word it stands for (in an encrypted file, nothing).
     func scores(_ keys: [UInt64], _ query: FullTextQuery) throws -> [Double] {
         var scores = [Double](repeating: 0, count: keys.count)
         guard !keys.isEmpty else { return scores }
@@ -115,7 +115,8 @@ struct FullTextIndexReader {
         let averageLength = max(Double(statistics.words) / documents, 1)
         let k1 = 1.2
         let b = 0.75
-        for term in query.required {
+        // An encrypted file's words are hashes: a prefix stands for no word it can find.
+        for term in query.required where !(term.isPrefix && table.seal == .keys) {
             for word in try words(of: term) {
                 let postings = try postings(of: word)
                 let containing = Double(postings.count)

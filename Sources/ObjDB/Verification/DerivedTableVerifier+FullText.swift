@@ -35,7 +35,7 @@ extension DerivedTableVerifier {
             while next < expected.count && expected[next] < actual {
                 missing += 1
                 if missing <= Self.reportedEntries {
-                    let key = FullTextPostings.objectKey(UnsafeRawBufferPointer(start: expected[next].posting, count: 16), at: 0)
+                    let key = expected[next].posting.withUnsafeBytes { FullTextPostings.objectKey($0, at: 0) }
                     problem(.index, "A word of the text of '\(property.name)' of object \(key) is missing from its full-text index", table: name, key: key)
                 }
                 next += 1

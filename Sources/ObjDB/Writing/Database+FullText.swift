@@ -50,9 +50,7 @@ extension Database {
                     }
                 }
             }
-            for (word, occurrences) in column.new.words {
-                pending.add(column.table, word: word, .init(objectKey: key, occurrences: occurrences, textLength: column.new.length))
-            }
+            pending.add(column.table, column.new, objectKey: key)
             pending.adjust(
                 column.table, documents: (column.new.words.isEmpty ? 0 : 1) - (column.old.words.isEmpty ? 0 : 1),
                 words: Int64(column.new.length) - Int64(column.old.length))
