@@ -44,13 +44,24 @@ extension QueryValue {
 
 extension PredicateBinder {
     /// The names `value.@type` compares with, as realm-core spells them, and the type bits
-    /// (``MixedFormat/typeBit(_:)``) each stands for: `'numeric'` for every number type.
+    /// (``MixedFormat/typeBit(_:)``) each stands for: `'numeric'` for every number type, and
+    /// realm-core's other names for a type (`'integer'`, `'int64'`, `'long'`, `'boolean'`,
+    /// `'bytearray'`, `'guid'`, `'datetimeoffset'`…).
     static let typeNames: [String: [MixedFormat.Tag]] = {
         var names: [String: [MixedFormat.Tag]] = [:]
         for tag in MixedFormat.Tag.allCases { names[tag.typeName.lowercased()] = [tag] }
         names["numeric"] = MixedFormat.Tag.allCases.filter(\.isNumeric)
-        names["decimal128"] = [.decimal]
-        names["timestamp"] = [.date]
+        let aliases: [MixedFormat.Tag: [String]] = [
+            .int: ["integer", "int16", "int32", "int64", "short", "long", "byte", "char"],
+            .bool: ["boolean"],
+            .data: ["bytearray", "byte[]"],
+            .date: ["timestamp", "datetimeoffset"],
+            .decimal: ["decimal128"],
+            .uuid: ["guid"],
+        ]
+        for (tag, spellings) in aliases {
+            for spelling in spellings { names[spelling] = [tag] }
+        }
         return names
     }()
 
@@ -68,6 +79,9 @@ extension PredicateBinder {
                 throw error(c.position, "'\(name)' is not a type name; use one of \(Self.typeNames.keys.sorted().joined(separator: ", "))")
             }
             return tags.map { .int(1 << Int64($0.rawValue)) }
+        }
+        if !c.options.isEmpty {
+            throw error(c.position, "@type is compared with type names as they are; [c] and [d] do not apply to it")
         }
         let constants: [Comparand]
         switch (c.op, c.right) {
