@@ -188,13 +188,16 @@ struct PredicateBinder {
             if property != nil { throw error(at, "@count takes no property") }
             return (.aggregate(path, .count), .int)
         case .sum, .average:
+            // A collection of mixed values sums its numbers as decimals (``MixedAggregate``).
+            if path.leafType == .mixed { return (.aggregate(path, aggregate), .decimal) }
             guard path.leafType.isNumeric else {
                 throw error(at, "\(aggregate.rawValue) needs numbers, and '\(path.text)' holds \(path.leafType)")
             }
             let type: PropertyType = aggregate == .average ? .double : path.leafType
             return (.aggregate(path, aggregate), type == .float ? .double : type)
         case .min, .max:
-            guard path.leafType.isNumeric || path.leafType == .date else {
+            // Of mixed values, the least or greatest in Realm's order of types.
+            guard path.leafType.isNumeric || path.leafType == .date || path.leafType == .mixed else {
                 throw error(at, "\(aggregate.rawValue) needs numbers or dates, and '\(path.text)' holds \(path.leafType)")
             }
             return (.aggregate(path, aggregate), path.leafType == .float ? .double : path.leafType)
