@@ -401,19 +401,6 @@ struct RealmParserCurrentMixedListTests {
     ]
     static let knownFailingCases: [RQCase] = [
         RQCase("values.length == 3", 2, "ObjDB refuses .length on a collection of MixedValue; realm-core reads the lengths of its strings and binaries"),
-        RQCase("values.@sum > 0", 3, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("values.@sum == 0", 4, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("values.@sum == 3", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("values.@sum == 10.9", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("values.@sum == 7.2", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("values.@avg == 1", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("values.@avg == 2.725", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("values.@avg == 2.4", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("values.@min == false", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("values.@min == 1", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("values.@max == 2", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("values.@max == 4.4", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("values.@max == uuid(00000000-0000-0000-0000-000000000000)", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
     ]
 
     @Test(arguments: rqExcluding(cases, knownFailingCases)) func check(_ c: RQCase) {
@@ -496,26 +483,6 @@ struct RealmParserCurrentMixedSetTests {
         RQCase("set.length == 3", 1),
     ]
     static let knownFailingCases: [RQCase] = [
-        RQCase("set.@min == 3", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("set.@min == 3.5", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("set.@min == 300", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("set.@min == NULL", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("set.@min == -1", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("set.@max == 'hello'", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("set.@max == uuid(00000000-0000-0000-0000-000000000000)", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("set.@max == 7.6", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("set.@max == 300", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("set.@max == NULL", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("set.@sum == 303", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("set.@sum == 3.5", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("set.@sum == 300", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("set.@sum == 0", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("set.@sum == 11", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("set.@avg == 151.5", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("set.@avg == 3.5", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("set.@avg == 300", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("set.@avg == NULL", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
-        RQCase("set.@avg == 2.75", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)"),
         RQCase("set.length == 5", 2, "ObjDB refuses .length on a collection of MixedValue; realm-core reads the lengths of its strings and binaries"),
         RQCase("set.length == 3", 1, "ObjDB refuses .length on a collection of MixedValue; realm-core reads the lengths of its strings and binaries"),
     ]
@@ -593,16 +560,7 @@ struct RealmParserCurrentMixedDictionaryTests {
         RQCase("dict.@avg < 10", 15),
     ]
     static let cases = base.map { $0.on("base") } + withDouble.map { $0.on("4.5") } + withDate.map { $0.on("Timestamp") }
-    static let knownFailingCases: [RQCase] = [
-        RQCase("dict.@max == 100", 2, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)").on("4.5"),
-        RQCase("dict.@min < 2", 2, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)").on("4.5"),
-        RQCase("dict.@sum >= 100", 9, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)").on("4.5"),
-        RQCase("dict.@avg < 10", 15, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)").on("4.5"),
-        RQCase("dict.@max == 100", 2, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)").on("Timestamp"),
-        RQCase("dict.@min < 2", 1, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)").on("Timestamp"),
-        RQCase("dict.@sum >= 100", 9, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)").on("Timestamp"),
-        RQCase("dict.@avg < 10", 15, "ObjDB refuses @min, @max, @sum and @avg on a collection of MixedValue; realm-core aggregates its numbers (@min/@max across types)").on("Timestamp"),
-    ]
+    static let knownFailingCases: [RQCase] = []
 
     func run(_ c: RQCase, known: Bool) {
         let stage: Stage = c.variant == "base" ? .base : c.variant == "4.5" ? .withDouble : .withDate
