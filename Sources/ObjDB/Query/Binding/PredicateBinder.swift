@@ -180,7 +180,9 @@ struct PredicateBinder {
         if let property { full.components.append(property) }
         let path = try bindPath(full)
         let at = keyPath.position ?? position
-        guard path.isToMany || (aggregate == .count && [.string, .data, .object].contains(path.leafType)) else {
+        // `@size` of one value: a string's or data's length, also in a mixed value (0 for its
+        // other values), or whether a link is set.
+        guard path.isToMany || (aggregate == .count && [.string, .data, .object, .mixed].contains(path.leafType)) else {
             throw error(at, "\(aggregate.rawValue) needs a list, set, map or linking objects\(aggregate == .count ? ", a string or data" : ""), and '\(keyPath)' is not one")
         }
         switch aggregate {
@@ -389,8 +391,9 @@ struct PredicateBinder {
                         steps: steps, leafType: valueType, leafOptional: false, leafClass: nil, isToMany: toMany, keyPath: keyPath,
                         measuresType: true)
                 }
-                if i == components.count - 2, components[i + 1] == "length", valueType == .string || valueType == .data {
-                    // Realm's `.length` of strings and data (strings have no properties of their own).
+                if i == components.count - 2, components[i + 1] == "length", [.string, .data, .mixed].contains(valueType) {
+                    // Realm's `.length` of strings and data (strings have no properties of their
+                    // own), also of those a mixed value holds (0 for its other values).
                     return BoundPath(
                         steps: steps, leafType: valueType, leafOptional: property.optional, leafClass: nil, isToMany: toMany,
                         keyPath: keyPath, measuresLength: true)
