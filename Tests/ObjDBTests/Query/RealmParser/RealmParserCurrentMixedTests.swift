@@ -152,7 +152,6 @@ struct RealmParserCurrentMixedColumnTests {
         RQCase(#"mixed like bin("Strin*")"#, 1, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) and has no bin()/binary(); realm-core keeps a Mixed string and binary apart for == and the string operators"),
         RQCase(#"mixed endswith bin("4")"#, 0, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) and has no bin()/binary(); realm-core keeps a Mixed string and binary apart for == and the string operators"),
         RQCase(#"mixed endswith bin("Binary")"#, 1, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) and has no bin()/binary(); realm-core keeps a Mixed string and binary apart for == and the string operators"),
-        RQCase("mixed.@size > 7", 22, "ObjDB refuses @size on a mixed property; realm-core counts the bytes of a string or binary"),
         RQCase("mixed endswith $0", 0, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) and has no bin()/binary(); realm-core keeps a Mixed string and binary apart for == and the string operators"),
         RQCase(#"mixed == "String2Binary""#, 0, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) and has no bin()/binary(); realm-core keeps a Mixed string and binary apart for == and the string operators"),
         RQCase(#"mixed == bin("String2Binary")"#, 1, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) and has no bin()/binary(); realm-core keeps a Mixed string and binary apart for == and the string operators"),
@@ -399,9 +398,7 @@ struct RealmParserCurrentMixedListTests {
         RQCase("ANY values == {'one', 'two'}", 1),
         RQCase("NONE values == ANY {null, ''}", 3),
     ]
-    static let knownFailingCases: [RQCase] = [
-        RQCase("values.length == 3", 2, "ObjDB refuses .length on a collection of MixedValue; realm-core reads the lengths of its strings and binaries"),
-    ]
+    static let knownFailingCases: [RQCase] = []
 
     @Test(arguments: rqExcluding(cases, knownFailingCases)) func check(_ c: RQCase) {
         rqCheck("Parser_list_of_primitive_mixed", RQMValues.self, c) { try fixture() }
@@ -482,10 +479,7 @@ struct RealmParserCurrentMixedSetTests {
         RQCase("set.length == 5", 2),
         RQCase("set.length == 3", 1),
     ]
-    static let knownFailingCases: [RQCase] = [
-        RQCase("set.length == 5", 2, "ObjDB refuses .length on a collection of MixedValue; realm-core reads the lengths of its strings and binaries"),
-        RQCase("set.length == 3", 1, "ObjDB refuses .length on a collection of MixedValue; realm-core reads the lengths of its strings and binaries"),
-    ]
+    static let knownFailingCases: [RQCase] = []
 
     @Test(arguments: rqExcluding(cases, knownFailingCases)) func check(_ c: RQCase) {
         rqCheck("Parser_SetMixed", RQMSetRow.self, c) { try fixture() }
