@@ -299,13 +299,7 @@ struct RealmParserCurrentTypeOfValueTests {
         RQCase("int.@type == 'int'", nil),
         RQCase("mixed.@type =[c] 'string'", nil),
     ]
-    static let knownFailingFoo: [RQCase] = [
-        RQCase("mixed.@type == mixed.@type", 100, "ObjDB compares @type only with type names, not with another @type"),
-        RQCase("mixed.@type == int.@type", ints, "ObjDB compares @type only with type names, not with another @type"),
-        RQCase("list.@type == mixed.@type", 1, "ObjDB compares @type only with type names, not with another @type"),
-        RQCase("NONE list.@type == mixed.@type && list.@size > 0", 1, "ObjDB compares @type only with type names, not with another @type"),
-        RQCase("ALL list.@type == mixed.@type && list.@size > 0", 0, "ObjDB compares @type only with type names, not with another @type"),
-    ]
+    static let knownFailingFoo: [RQCase] = []
 
     // realm-core test_parser.cpp (newest): TEST(Parser_TypeOfValue) — on class_Origin
     static let origin: [RQCase] = [
