@@ -142,23 +142,19 @@ struct RealmParserCurrentMixedColumnTests {
         RQCase("mixed == int", 71),
     ]
     static let knownFailingFoo: [RQCase] = [
-        RQCase("mixed beginswith 'String2'", 2, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) and has no bin()/binary(); realm-core keeps a Mixed string and binary apart for == and the string operators"),
-        RQCase("mixed beginswith bin('String2')", 1, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) and has no bin()/binary(); realm-core keeps a Mixed string and binary apart for == and the string operators"),
+        RQCase("mixed beginswith 'String2'", 2, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) where realm-core keeps a Mixed string and binary apart for == and the string operators"),
+        RQCase("mixed beginswith bin('String2')", 1, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) where realm-core keeps a Mixed string and binary apart for == and the string operators"),
         RQCase(#"mixed beginswith B64"U3RyaW5nMg==""#, 2, "ObjDB reads B64\"…\" as data, realm-core as a string; and a Mixed string and binary are kept apart there"),
-        RQCase(#"mixed beginswith bin(B64"U3RyaW5nMg==")"#, 1, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) and has no bin()/binary(); realm-core keeps a Mixed string and binary apart for == and the string operators"),
-        RQCase(#"mixed contains "trin""#, 24, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) and has no bin()/binary(); realm-core keeps a Mixed string and binary apart for == and the string operators"),
-        RQCase(#"mixed contains bin("trin")"#, 1, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) and has no bin()/binary(); realm-core keeps a Mixed string and binary apart for == and the string operators"),
-        RQCase(#"mixed like "Strin*""#, 24, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) and has no bin()/binary(); realm-core keeps a Mixed string and binary apart for == and the string operators"),
-        RQCase(#"mixed like bin("Strin*")"#, 1, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) and has no bin()/binary(); realm-core keeps a Mixed string and binary apart for == and the string operators"),
-        RQCase(#"mixed endswith bin("4")"#, 0, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) and has no bin()/binary(); realm-core keeps a Mixed string and binary apart for == and the string operators"),
-        RQCase(#"mixed endswith bin("Binary")"#, 1, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) and has no bin()/binary(); realm-core keeps a Mixed string and binary apart for == and the string operators"),
-        RQCase("mixed endswith $0", 0, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) and has no bin()/binary(); realm-core keeps a Mixed string and binary apart for == and the string operators"),
-        RQCase(#"mixed == "String2Binary""#, 0, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) and has no bin()/binary(); realm-core keeps a Mixed string and binary apart for == and the string operators"),
-        RQCase(#"mixed == bin("String2Binary")"#, 1, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) and has no bin()/binary(); realm-core keeps a Mixed string and binary apart for == and the string operators"),
-        RQCase(#"mixed ==[c] "string2binary""#, 0, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) and has no bin()/binary(); realm-core keeps a Mixed string and binary apart for == and the string operators"),
-        RQCase(#"mixed ==[c] binary("string2binary")"#, 1, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) and has no bin()/binary(); realm-core keeps a Mixed string and binary apart for == and the string operators"),
-        RQCase(#"mixed !=[c] "string2binary""#, 100, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) and has no bin()/binary(); realm-core keeps a Mixed string and binary apart for == and the string operators"),
-        RQCase(#"mixed !=[c] bin("string2binary")"#, 99, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) and has no bin()/binary(); realm-core keeps a Mixed string and binary apart for == and the string operators"),
+        RQCase(#"mixed beginswith bin(B64"U3RyaW5nMg==")"#, 1, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) where realm-core keeps a Mixed string and binary apart for == and the string operators"),
+        RQCase(#"mixed contains "trin""#, 24, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) where realm-core keeps a Mixed string and binary apart for == and the string operators"),
+        RQCase(#"mixed contains bin("trin")"#, 1, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) where realm-core keeps a Mixed string and binary apart for == and the string operators"),
+        RQCase(#"mixed like "Strin*""#, 24, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) where realm-core keeps a Mixed string and binary apart for == and the string operators"),
+        RQCase(#"mixed like bin("Strin*")"#, 1, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) where realm-core keeps a Mixed string and binary apart for == and the string operators"),
+        RQCase(#"mixed endswith bin("4")"#, 0, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) where realm-core keeps a Mixed string and binary apart for == and the string operators"),
+        RQCase("mixed endswith $0", 0, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) where realm-core keeps a Mixed string and binary apart for == and the string operators"),
+        RQCase(#"mixed == "String2Binary""#, 0, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) where realm-core keeps a Mixed string and binary apart for == and the string operators"),
+        RQCase(#"mixed ==[c] "string2binary""#, 0, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) where realm-core keeps a Mixed string and binary apart for == and the string operators"),
+        RQCase(#"mixed !=[c] "string2binary""#, 100, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) where realm-core keeps a Mixed string and binary apart for == and the string operators"),
     ]
 
     // realm-core test_parser.cpp (newest): TEST(Parser_Mixed) — on class_Origin
@@ -185,8 +181,8 @@ struct RealmParserCurrentMixedColumnTests {
         RQCase("links == $2", nil),
     ]
     static let knownFailingOrigin: [RQCase] = [
-        RQCase(#"links.mixed beginswith[c] bin("string")"#, 1, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) and has no bin()/binary(); realm-core keeps a Mixed string and binary apart for == and the string operators"),
-        RQCase(#"link.mixed beginswith[c] bin("string")"#, 0, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) and has no bin()/binary(); realm-core keeps a Mixed string and binary apart for == and the string operators"),
+        RQCase(#"links.mixed beginswith[c] bin("string")"#, 1, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) where realm-core keeps a Mixed string and binary apart for == and the string operators"),
+        RQCase(#"link.mixed beginswith[c] bin("string")"#, 0, "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) where realm-core keeps a Mixed string and binary apart for == and the string operators"),
     ]
 
     @Test(arguments: rqExcluding(foo, knownFailingFoo)) func onFoo(_ c: RQCase) {
