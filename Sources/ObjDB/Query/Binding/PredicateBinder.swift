@@ -157,7 +157,9 @@ struct PredicateBinder {
             return .constant(.double(number))
         case .keyPath(let keyPath):
             let path = try bindPath(keyPath)
-            guard !path.isToMany, path.leafType.isNumeric else {
+            // A mixed value counts when it holds a number; otherwise the arithmetic is nil, as
+            // realm-core's `age + tag` is for a tag that holds a string.
+            guard !path.isToMany, path.leafType.isNumeric || path.leafType == .mixed else {
                 throw error(keyPath.position ?? position, "arithmetic needs a number property, and '\(keyPath)' is \(path.isToMany ? "to-many" : "\(path.leafType)")")
             }
             return .path(path)
