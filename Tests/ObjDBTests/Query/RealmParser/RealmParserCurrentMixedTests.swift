@@ -589,9 +589,7 @@ struct RealmParserCurrentMixedArithmeticTests {
 
     // realm-core test_parser.cpp (newest): TEST_TYPES(Parser_Arithmetic, …) — the Mixed `tag` case
     static let cases: [RQCase] = [RQCase("age + tag > 28", 1)]
-    static let knownFailingCases: [RQCase] = [
-        RQCase("age + tag > 28", 1, "ObjDB arithmetic refuses a MixedValue operand; realm-core adds numbers held in a Mixed"),
-    ]
+    static let knownFailingCases: [RQCase] = []
 
     @Test(arguments: rqExcluding(cases, knownFailingCases)) func check(_ c: RQCase) {
         rqCheck("Parser_Arithmetic", RQMArithPerson.self, c) { try fixture() }
