@@ -44,13 +44,24 @@ extension QueryValue {
 
 extension PredicateBinder {
     /// The names `value.@type` compares with, as realm-core spells them, and the type bits
-    /// (``MixedFormat/typeBit(_:)``) each stands for: `'numeric'` for every number type.
+    /// (``MixedFormat/typeBit(_:)``) each stands for: `'numeric'` for every number type, and
+    /// realm-core's other names for a type (`'integer'`, `'int64'`, `'long'`, `'boolean'`,
+    /// `'bytearray'`, `'guid'`, `'datetimeoffset'`…).
     static let typeNames: [String: [MixedFormat.Tag]] = {
         var names: [String: [MixedFormat.Tag]] = [:]
         for tag in MixedFormat.Tag.allCases { names[tag.typeName.lowercased()] = [tag] }
         names["numeric"] = MixedFormat.Tag.allCases.filter(\.isNumeric)
-        names["decimal128"] = [.decimal]
-        names["timestamp"] = [.date]
+        let aliases: [MixedFormat.Tag: [String]] = [
+            .int: ["integer", "int16", "int32", "int64", "short", "long", "byte", "char"],
+            .bool: ["boolean"],
+            .data: ["bytearray", "byte[]"],
+            .date: ["timestamp", "datetimeoffset"],
+            .decimal: ["decimal128"],
+            .uuid: ["guid"],
+        ]
+        for (tag, spellings) in aliases {
+            for spelling in spellings { names[spelling] = [tag] }
+        }
         return names
     }()
 
@@ -69,10 +80,32 @@ extension PredicateBinder {
             }
             return tags.map { .int(1 << Int64($0.rawValue)) }
         }
-        let constants: [Comparand]
+        if !c.options.isEmpty {
+            throw error(c.position, "@type is compared with type names as they are; [c] and [d] do not apply to it")
+        }
+        var constants: [Comparand] = []
+        var otherPath: BoundPath?
         switch (c.op, c.right) {
         case (.equal, .value(let value)), (.notEqual, .value(let value)): constants = try bits(value)
         case (.in, .list(let values)): constants = try values.flatMap(bits)
+        case (.equal, .keyPath(let other)) where other.components.last == QueryKeyPath.typeOf,
+            (.notEqual, .keyPath(let other)) where other.components.last == QueryKeyPath.typeOf:
+            // Another `@type`: of mixed values, their types; of a typed property, its type, a
+            // constant (realm-core's `mixed.@type == int.@type`).
+            var property = other
+            property.components.removeLast()
+            let measured = try bindPath(property)
+            if measured.leafType == .mixed {
+                let typed = try bindPath(other)
+                if typed.isToMany && path.isToMany {
+                    throw error(c.position, "both sides are to-many ('\(other)' on the right); compare with ANY/ALL on one side")
+                }
+                otherPath = typed
+            } else if let tag = Self.typeTag(of: measured.leafType) {
+                constants = [.int(1 << Int64(tag.rawValue))]
+            } else {
+                throw error(c.position, "@type of '\(property)' (\(measured.leafType)) is no type a mixed value holds")
+            }
         default:
             throw error(c.position, "@type is compared with ==, != or IN and type names, as in value.@type == 'string'")
         }
@@ -80,8 +113,28 @@ extension PredicateBinder {
             throw error(c.position, "@type != on a collection is not supported; write NONE \(keyPath).@type == … instead")
         }
         let order = QuantifierOrder(c, leftIsToMany: path.isToMany)
-        let comparison = BoundComparison(
-            left: .path(path), op: .in, right: .list(constants), options: [], quantifier: order.quantifier, type: .int)
+        let comparison = if let otherPath {
+            BoundComparison(left: .path(path), op: .equal, right: .path(otherPath), options: [], quantifier: order.quantifier, type: .int)
+        } else {
+            BoundComparison(left: .path(path), op: .in, right: .list(constants), options: [], quantifier: order.quantifier, type: .int)
+        }
         return c.op == .notEqual ? .not(.comparison(comparison)) : .comparison(comparison)
+    }
+
+    /// The tag of the values a property of `type` holds, as `@type` names them; `nil` for links.
+    static func typeTag(of type: PropertyType) -> MixedFormat.Tag? {
+        switch type {
+        case .int: .int
+        case .bool: .bool
+        case .float: .float
+        case .double: .double
+        case .decimal: .decimal
+        case .string: .string
+        case .data: .data
+        case .date: .date
+        case .objectId: .objectId
+        case .uuid: .uuid
+        case .object, .linkingObjects, .mixed: nil
+        }
     }
 }

@@ -157,7 +157,9 @@ struct PredicateBinder {
             return .constant(.double(number))
         case .keyPath(let keyPath):
             let path = try bindPath(keyPath)
-            guard !path.isToMany, path.leafType.isNumeric else {
+            // A mixed value counts when it holds a number; otherwise the arithmetic is nil, as
+            // realm-core's `age + tag` is for a tag that holds a string.
+            guard !path.isToMany, path.leafType.isNumeric || path.leafType == .mixed else {
                 throw error(keyPath.position ?? position, "arithmetic needs a number property, and '\(keyPath)' is \(path.isToMany ? "to-many" : "\(path.leafType)")")
             }
             return .path(path)
@@ -180,7 +182,9 @@ struct PredicateBinder {
         if let property { full.components.append(property) }
         let path = try bindPath(full)
         let at = keyPath.position ?? position
-        guard path.isToMany || (aggregate == .count && [.string, .data, .object].contains(path.leafType)) else {
+        // `@size` of one value: a string's or data's length, also in a mixed value (0 for its
+        // other values), or whether a link is set.
+        guard path.isToMany || (aggregate == .count && [.string, .data, .object, .mixed].contains(path.leafType)) else {
             throw error(at, "\(aggregate.rawValue) needs a list, set, map or linking objects\(aggregate == .count ? ", a string or data" : ""), and '\(keyPath)' is not one")
         }
         switch aggregate {
@@ -188,13 +192,16 @@ struct PredicateBinder {
             if property != nil { throw error(at, "@count takes no property") }
             return (.aggregate(path, .count), .int)
         case .sum, .average:
+            // A collection of mixed values sums its numbers as decimals (``MixedAggregate``).
+            if path.leafType == .mixed { return (.aggregate(path, aggregate), .decimal) }
             guard path.leafType.isNumeric else {
                 throw error(at, "\(aggregate.rawValue) needs numbers, and '\(path.text)' holds \(path.leafType)")
             }
             let type: PropertyType = aggregate == .average ? .double : path.leafType
             return (.aggregate(path, aggregate), type == .float ? .double : type)
         case .min, .max:
-            guard path.leafType.isNumeric || path.leafType == .date else {
+            // Of mixed values, the least or greatest in Realm's order of types.
+            guard path.leafType.isNumeric || path.leafType == .date || path.leafType == .mixed else {
                 throw error(at, "\(aggregate.rawValue) needs numbers or dates, and '\(path.text)' holds \(path.leafType)")
             }
             return (.aggregate(path, aggregate), path.leafType == .float ? .double : path.leafType)
@@ -386,8 +393,9 @@ struct PredicateBinder {
                         steps: steps, leafType: valueType, leafOptional: false, leafClass: nil, isToMany: toMany, keyPath: keyPath,
                         measuresType: true)
                 }
-                if i == components.count - 2, components[i + 1] == "length", valueType == .string || valueType == .data {
-                    // Realm's `.length` of strings and data (strings have no properties of their own).
+                if i == components.count - 2, components[i + 1] == "length", [.string, .data, .mixed].contains(valueType) {
+                    // Realm's `.length` of strings and data (strings have no properties of their
+                    // own), also of those a mixed value holds (0 for its other values).
                     return BoundPath(
                         steps: steps, leafType: valueType, leafOptional: property.optional, leafClass: nil, isToMany: toMany,
                         keyPath: keyPath, measuresLength: true)

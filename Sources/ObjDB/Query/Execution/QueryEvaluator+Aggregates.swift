@@ -7,6 +7,7 @@ extension QueryEvaluator {
     /// `@min`, `@max` and `@avg` are null, as in Realm.
     func aggregateValue(_ path: BoundPath, _ aggregate: QueryAggregate, _ key: UInt64, _ row: RowView?) -> QueryScalar {
         if path.groupStep == nil, let row { return size(firstValue(path, key, row), path.leafType) }
+        if path.leafType == .mixed, aggregate != .count { return mixedAggregateValue(path, aggregate, key, row) }
         var count: Int64 = 0
         var intSum: Int64 = 0
         var doubleSum = 0.0
@@ -62,6 +63,45 @@ extension QueryEvaluator {
             return .double(doubleSum / Double(numbers))
         case .min, .max:
             return best
+        }
+    }
+
+    /// `@sum`, `@avg`, `@min` or `@max` of one group of mixed values (``MixedAggregate``): the
+    /// numbers added as decimals; the least or greatest value in Realm's order of types. nil and
+    /// NaN are left out. A string or data that `@min`/`@max` return points into the row, read in
+    /// this same transaction.
+    private func mixedAggregateValue(_ path: BoundPath, _ aggregate: QueryAggregate, _ key: UInt64, _ row: RowView?) -> QueryScalar {
+        var sum = Decimal(0)
+        var numbers = 0
+        var best: QueryScalar = .null
+        if let row, let step = path.groupStep {
+            _ = walk(path, step, key, row) { read in
+                let value = path.scalar(read)
+                let term: Decimal?
+                switch value {
+                case .null: return true
+                case .int(let v): term = Decimal(v)
+                case .double(let v): if v.isNaN { return true }; term = MixedAggregate.decimal(v)
+                case .decimal(let v): if v.isNaN { return true }; term = v
+                default: term = nil
+                }
+                switch aggregate {
+                case .min, .max:
+                    let order = best.isNull ? 0 : QueryOrder.sortCompare(value, best)
+                    if best.isNull || (aggregate == .min ? order < 0 : order > 0) { best = value }
+                default:
+                    if let term {
+                        sum += term
+                        numbers += 1
+                    }
+                }
+                return true
+            }
+        }
+        switch aggregate {
+        case .sum: return .decimal(sum)
+        case .average: return numbers > 0 ? .decimal(sum / Decimal(numbers)) : .null
+        default: return best
         }
     }
 

@@ -179,7 +179,8 @@ struct PredicateLexer {
         return [token(.symbol(run), from: start)]
     }
 
-    /// A name or keyword, or a literal that starts with a word: `uuid(…)`, `oid(…)`, `B64"…"`.
+    /// A name or keyword, or a literal that starts with a word: `uuid(…)`, `oid(…)`, `B64"…"`,
+    /// `bin(…)`, `binary(…)`.
     mutating func readWord() throws -> PredicateToken {
         let start = index
         skipName()
@@ -190,6 +191,8 @@ struct PredicateLexer {
             return try readWrappedLiteral(word, from: start)
         case "b64" where peek() == "\"" || peek() == "'":
             return try readBase64(from: start)
+        case "bin" where peek() == "(", "binary" where peek() == "(":
+            return try readBinary(word, from: start)
         default:
             return token(.word(word), from: start)
         }

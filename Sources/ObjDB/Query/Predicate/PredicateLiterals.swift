@@ -159,6 +159,35 @@ extension PredicateLexer {
         }
     }
 
+    /// `bin('…')`, `binary("…")`, `bin(B64"…")`: data made of a string's UTF-8 or of base64, as
+    /// realm-core writes binary constants; the word has been read and `(` follows.
+    mutating func readBinary(_ word: String, from start: Int) throws -> PredicateToken {
+        index += 1
+        skipWhitespace()
+        let inner: PredicateToken
+        switch peek() {
+        case "\"", "'":
+            inner = try readString(quote: peek() ?? "\"")
+        case let character? where Self.isNamePart(character):
+            inner = try readWord()
+        default:
+            inner = PredicateToken(kind: .end, position: index, text: "")
+        }
+        let data: Data
+        switch inner.kind {
+        case .literal(.string(let text)): data = Data(text.utf8)
+        case .literal(.data(let bytes)): data = bytes
+        default:
+            throw PredicateSyntaxError(position: start, message: "\(word)( takes a quoted string or B64\"…\" data")
+        }
+        skipWhitespace()
+        guard peek() == ")" else {
+            throw PredicateSyntaxError(position: start, message: "missing ')' to close \(word)(")
+        }
+        index += 1
+        return token(.literal(.data(data)), from: start)
+    }
+
     /// `B64"…"`: base64-encoded data; the word `B64` has been read and a quote follows.
     mutating func readBase64(from start: Int) throws -> PredicateToken {
         guard let quote = peek() else {

@@ -17,6 +17,7 @@ extension ReferenceInterpreter {
         }
         let all = groupValues(path, group)
         let present = all.filter { !$0.isNull }
+        if path.leafType == .mixed, aggregate != .count { return mixedAggregateValue(present, aggregate) }
         switch aggregate {
         case .count:
             return .integer(Int64(all.count))
@@ -41,6 +42,38 @@ extension ReferenceInterpreter {
                 if let order = ReferenceValue.order(value, current), aggregate == .min ? order < 0 : order > 0 { best = value }
             }
             return best ?? .null
+        }
+    }
+
+    /// `@sum`, `@avg`, `@min` or `@max` of the non-nil values of one group of mixed values
+    /// (Docs/Queries.md, "Mixed values"): the numbers but NaN added as decimals, their sum divided
+    /// by their count; the first value no later one beats in Realm's order of types, NaN left out.
+    private func mixedAggregateValue(_ values: [ReferenceValue], _ aggregate: QueryAggregate) -> ReferenceValue {
+        let kept = values.filter { !$0.isNaN }
+        switch aggregate {
+        case .min, .max:
+            var best: ReferenceValue?
+            for value in kept {
+                guard let current = best else {
+                    best = value
+                    continue
+                }
+                let order = ReferenceValue.sortOrder(value, current)
+                if aggregate == .min ? order < 0 : order > 0 { best = value }
+            }
+            return best ?? .null
+        default:
+            let terms: [Decimal] = kept.compactMap { value in
+                switch value {
+                case .integer(let v): Decimal(v)
+                case .double(let v): MixedAggregate.decimal(v)
+                case .decimal(let v): v
+                default: nil
+                }
+            }
+            let sum = terms.reduce(Decimal(0), +)
+            if aggregate == .sum { return .decimal(sum) }
+            return terms.isEmpty ? .null : .decimal(sum / Decimal(terms.count))
         }
     }
 

@@ -8,11 +8,29 @@
 // the re-parse of its get_description().
 //
 // Skipped upstream tests and cases, with the reason:
-// - TEST(Parser_list_of_primitive_mixed), TEST(Parser_Mixed), TEST(Parser_TypeOfValue), TEST(Parser_SetMixed),
-//   TEST(Parser_CollectionsConsistency): Mixed (AnyRealmValue) columns and @type, out of scope.
-// - TEST(Parser_Dictionary): the @type cases (Mixed), and the cases after the dictionary of Mixed gets
-//   4.5 and a Timestamp (a Map<String, Int> cannot hold them); the integer part is ported on Map<String, Int>.
-// - TEST(Parser_Arithmetic): `age + tag > 28` (the `tag` column is Mixed).
+// - Mixed (AnyRealmValue) and @type: RealmParserCurrentMixedTests ports Parser_Mixed, Parser_TypeOfValue,
+//   Parser_list_of_primitive_mixed, Parser_SetMixed, the Mixed cases of Parser_Dictionary (on a
+//   Map<String, MixedValue>; its integer part stays ported on Map<String, Int>) and `age + tag > 28` of
+//   Parser_Arithmetic, read from the newest test_parser.cpp in the reference index (BarqDB/barq-core
+//   7257512f), as this 255,438-character version is no longer reachable there. Cases ObjDB does not pass
+//   yet run as known issues with their reasons. Not ported:
+//   - Parser_Mixed: `mixed == $1` (the origins' mixed column holds a link, ObjLink); the error texts of
+//     `link == $2` / `links == $2` (only that they throw is checked).
+//   - Parser_TypeOfValue: objects 17 and 19 hold a dictionary and a link upstream, which a MixedValue
+//     cannot; they hold ObjectIds in the port (a type no kept case counts, so the kept counts are
+//     upstream's). So `mixed.@type == 'objectlink'` 1, `== 'object'` 1, `== $0` ($0 'object') 1, the
+//     six-way OR ending `|| mixed.@type == 'null'` 100, and `links.@type == links.mixed.@type` 1 (a link in
+//     a Mixed), and `link.@type == link.mixed.@type` 0 (@type of a link property: typed links).
+//   - Parser_list_of_primitive_mixed: `values == {'one', 'two', 'three', '', null}` 1 and `values == {}` 1,
+//     and Parser_SetMixed: `set == {}` 1, `set == {300}` 1, `set == {300, 3, 'hello'}` 0,
+//     `set == {3, 300, 'hello'}` 1: ordered list matching (ObjDB reads a list on the right as ANY of its
+//     values, see below). Their CHECK_EQUALs of a list's or set's min(), max(), sum(), avg() (Table API).
+//   - TEST(Parser_CollectionsConsistency): aggregates of sets, lists and dictionaries of Mixed through
+//     verify_query_sub with Mixed arguments; ObjDB refuses aggregates of collections of MixedValue (the
+//     known issues of Parser_SetMixed and Parser_list_of_primitive_mixed stand for them).
+//   - Parser_NestedDictionaryList, Parser_NestedListDictionary, Parser_NestedMixedDictionaryList,
+//     Parser_NestedDictionaryDeep, Parser_NestedDictionaryMultipleLinks (newest version): collections
+//     nested in a Mixed.
 // - TEST(Parser_TimestampNullable), TEST(Parser_SortAndDistinctSerialisation), TEST(Parser_string_binary_encoding),
 //   TEST(Parser_SubqueryVariableNames): get_description() serialisation only.
 // - TEST(Parser_ConstrainedQuery), TEST(Parser_Object) (`link == O1` names a table key, `link == linkx`
