@@ -25,12 +25,25 @@ final class DirectCipher: @unchecked Sendable {
     /// written (nothing is written for 0 bytes) and never freed.
     private nonisolated(unsafe) static let empty = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
 
+    /// The AEAD of the values: AES-GCM-256, the file format's; ChaCha20-Poly1305 only for the
+    /// benchmark's floor (``CipherFloor``), with the same 12-byte nonce and 16-byte tag.
+    enum Algorithm: Sendable {
+        /// AES-GCM with a 256-bit key.
+        case aes256GCM
+        /// ChaCha20-Poly1305 (RFC 8439).
+        case chaCha20Poly1305
+    }
+
     /// `nil` if BoringSSL refuses the key.
-    init?(valueKey: [UInt8], indexKey: [UInt8]) {
+    init?(valueKey: [UInt8], indexKey: [UInt8], algorithm: Algorithm = .aes256GCM) {
         let context = UnsafeMutablePointer<EVP_AEAD_CTX>.allocate(capacity: 1)
         context.initialize(to: EVP_AEAD_CTX())
+        let aead = switch algorithm {
+        case .aes256GCM: CCryptoBoringSSL_EVP_aead_aes_256_gcm()
+        case .chaCha20Poly1305: CCryptoBoringSSL_EVP_aead_chacha20_poly1305()
+        }
         let rc = valueKey.withUnsafeBytes { key in
-            CCryptoBoringSSL_EVP_AEAD_CTX_init(context, CCryptoBoringSSL_EVP_aead_aes_256_gcm(), key.baseAddress, key.count, 16, nil)
+            CCryptoBoringSSL_EVP_AEAD_CTX_init(context, aead, key.baseAddress, key.count, 16, nil)
         }
         guard rc == 1 else {
             context.deallocate()
