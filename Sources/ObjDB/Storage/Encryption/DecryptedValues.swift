@@ -10,7 +10,9 @@ import Foundation
 /// Docs/Encryption.md counts the memory in the cost. Thread-safe: a snapshot may be read from
 /// several threads.
 final class DecryptedValues: @unchecked Sendable {
-    private let lock = NSLock()
+    /// The lock of everything below: a mutex in memory of its own, which a row walk takes
+    /// without the retain and release of the object around each call that an `NSLock` cost.
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var chunks: [UnsafeMutableRawBufferPointer] = []
     private var used = 0
     private static let chunkSize = 64 << 10
@@ -18,6 +20,8 @@ final class DecryptedValues: @unchecked Sendable {
     let remembers: Bool
     /// The values opened so far under 8-byte keys (object keys, transaction ids, sequences).
     private let byObjectKey = OpenedValues()
+    /// The tables ``reserve(_:table:)`` made room for.
+    private var reservedTables: [UInt32] = []
     /// The values opened so far under other keys (named records).
     private var byName: [NameSlot: UnsafeRawBufferPointer] = [:]
 
@@ -32,12 +36,35 @@ final class DecryptedValues: @unchecked Sendable {
     /// `remembers`: the transaction's values never change (a read snapshot).
     init(remembers: Bool) {
         self.remembers = remembers
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    /// `body` under the lock.
+    @inline(__always)
+    private func locked<R>(_ body: () throws -> R) rethrows -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+
+    /// Makes room at once for the `count` rows of table `table` under 8-byte keys, before a walk
+    /// of it (the table growing step by step cost a fifth of a walk of 100k rows); once per
+    /// table, so that walking it again asks for nothing more.
+    func reserve(_ count: Int, table: UInt32) {
+        guard remembers else { return }
+        locked {
+            guard !reservedTables.contains(table) else { return }
+            reservedTables.append(table)
+            byObjectKey.reserve(count)
+        }
     }
 
     /// The value opened before under `key` of table `table`, if this snapshot remembers it.
     func opened(table: UInt32, key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
         guard remembers else { return nil }
-        return lock.withLock {
+        return locked {
             key.count == 8
                 ? byObjectKey.find(table: table, key: key.loadUnaligned(as: UInt64.self))
                 : byName[NameSlot(table: table, key: Array(key))]
@@ -48,7 +75,7 @@ final class DecryptedValues: @unchecked Sendable {
     /// again by ``opened(table:key:)``.
     func remember(_ copy: UnsafeRawBufferPointer, table: UInt32, key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
         guard remembers else { return copy }
-        lock.withLock {
+        locked {
             if key.count == 8 {
                 byObjectKey.insert(copy, table: table, key: key.loadUnaligned(as: UInt64.self))
             } else {
@@ -60,7 +87,7 @@ final class DecryptedValues: @unchecked Sendable {
 
     /// `count` bytes of memory that live as long as this object.
     func allocate(_ count: Int) -> UnsafeMutableRawBufferPointer {
-        lock.withLock { allocateLocked(count) }
+        locked { allocateLocked(count) }
     }
 
     /// The value under 8-byte `key` of table `table`: the one opened before if this snapshot
@@ -70,8 +97,8 @@ final class DecryptedValues: @unchecked Sendable {
     func value(
         table: UInt32, objectKey key: UInt64, count: Int, _ open: (UnsafeMutableRawBufferPointer) -> Bool
     ) -> UnsafeRawBufferPointer? {
-        lock.lock()
-        defer { lock.unlock() }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         if remembers, let known = byObjectKey.find(table: table, key: key) { return known }
         let plain = allocateLocked(count)
         guard open(plain) else { return nil }
@@ -103,6 +130,8 @@ final class DecryptedValues: @unchecked Sendable {
 
     deinit {
         for chunk in chunks { chunk.deallocate() }
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
     }
 }
 
@@ -127,11 +156,26 @@ private final class OpenedValues {
     private var count = 0
 
     init() {
-        slots = .allocate(capacity: capacity)
-        slots.initialize(repeating: Slot(key: 0, start: nil, count: 0, table: 0), count: capacity)
+        slots = Self.emptySlots(capacity)
     }
 
-    deinit { slots.deallocate() }
+    deinit { free(slots) }
+
+    /// `count` free slots: zeroed memory (a free slot is all zeros), whose pages a large table
+    /// gets from the system untouched until used.
+    private static func emptySlots(_ count: Int) -> UnsafeMutablePointer<Slot> {
+        guard let memory = calloc(count, MemoryLayout<Slot>.stride) else {
+            objdbFatal("No memory for a table of \(count) opened values")
+        }
+        return memory.bindMemory(to: Slot.self, capacity: count)
+    }
+
+    /// Grows the table, if needed, to hold `extra` more values within its load factor.
+    func reserve(_ extra: Int) {
+        var wanted = capacity
+        while (count + extra) * 2 > wanted { wanted *= 2 }
+        if wanted > capacity { rehash(wanted) }
+    }
 
     /// The first slot to probe for `key` of `table` (stored plus one).
     @inline(__always)
@@ -175,14 +219,16 @@ private final class OpenedValues {
         count += 1
     }
 
-    private func grow() {
+    private func grow() { rehash(capacity * 2) }
+
+    /// Moves every value to a table of `newCapacity` slots (a power of two).
+    private func rehash(_ newCapacity: Int) {
         let old = slots
         let oldCapacity = capacity
-        capacity *= 2
-        slots = .allocate(capacity: capacity)
-        slots.initialize(repeating: Slot(key: 0, start: nil, count: 0, table: 0), count: capacity)
+        capacity = newCapacity
+        slots = Self.emptySlots(capacity)
         count = 0
         for i in 0..<oldCapacity where old[i].table != 0 { place(old[i]) }
-        old.deallocate()
+        free(old)
     }
 }

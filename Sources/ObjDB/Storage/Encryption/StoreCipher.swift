@@ -160,24 +160,33 @@ final class StoreCipher: Sendable {
     /// `plain`: HMAC-SHA256 of the tag (8 bytes, little endian) and `plain`, cut to
     /// ``indexKeyLength`` bytes.
     func indexKey(_ plain: UnsafeRawBufferPointer, tag: UInt64) -> [UInt8] {
+        withIndexKey(plain, tag: tag) { Array($0) }
+    }
+
+    /// Calls `body` with ``indexKey(_:tag:)`` in memory of the call's own (no allocation on the
+    /// fast path: keys are hashed once per row written and per lookup).
+    @inline(__always)
+    func withIndexKey<R>(_ plain: UnsafeRawBufferPointer, tag: UInt64, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         #if canImport(CCryptoBoringSSL)
         if let directRef {
-            let mac: [UInt8]? = Self.withAssociatedData(tag, plain) { message in
-                withUnsafeTemporaryAllocation(byteCount: 32, alignment: 8) { out in
-                    directRef._withUnsafeGuaranteedRef { $0.mac(message, into: out) } ? Array(out.prefix(Self.indexKeyLength)) : nil
-                }
+            var mac: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+            let made = withUnsafeMutableBytes(of: &mac) { out in
+                Self.withAssociatedData(tag, plain) { message in directRef._withUnsafeGuaranteedRef { $0.mac(message, into: out) } }
             }
-            if let mac {
-                #if OBJDB_INTERNAL_CHECKS
-                if internalChecksEnabled {
-                    internalCheck(mac == indexKeyWithAPI(plain, tag: tag), "BoringSSL and swift-crypto disagree on an index key")
+            if made {
+                return try withUnsafeBytes(of: &mac) { full in
+                    let key = UnsafeRawBufferPointer(rebasing: full[0..<Self.indexKeyLength])
+                    #if OBJDB_INTERNAL_CHECKS
+                    if internalChecksEnabled {
+                        internalCheck(key.elementsEqual(indexKeyWithAPI(plain, tag: tag)), "BoringSSL and swift-crypto disagree on an index key")
+                    }
+                    #endif
+                    return try body(key)
                 }
-                #endif
-                return mac
             }
         }
         #endif
-        return indexKeyWithAPI(plain, tag: tag)
+        return try indexKeyWithAPI(plain, tag: tag).withUnsafeBytes(body)
     }
 
     private func indexKeyWithAPI(_ plain: UnsafeRawBufferPointer, tag: UInt64) -> [UInt8] {
