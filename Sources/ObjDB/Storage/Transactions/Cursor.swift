@@ -128,10 +128,14 @@ struct Cursor: ~Copyable {
         guard let cipher, let decrypted else {
             objdbFatal("A cursor on an encrypted file's table \(table.tag) was read without its transaction's cipher")
         }
+        // The environment unretained in the path's autoclosure too (a retain and a release per row).
+        let environment = Unmanaged.passUnretained(environment)
         do {
             let plain = try cipher._withUnsafeGuaranteedRef { cipher in
                 try decrypted._withUnsafeGuaranteedRef { arena in
-                    try Sealing.open(value.bytes, table: table, key: key.bytes, cipher: cipher, into: arena, path: environment.path)
+                    try Sealing.open(
+                        value.bytes, table: table, key: key.bytes, cipher: cipher, into: arena,
+                        path: environment._withUnsafeGuaranteedRef { $0.path })
                 }
             }
             return CursorEntry(key: key.bytes, value: plain)
