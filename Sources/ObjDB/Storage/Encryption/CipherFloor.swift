@@ -1,5 +1,4 @@
 #if canImport(CCryptoBoringSSL)
-import CLMDB
 import Foundation
 
 /// The cipher alone on the rows of one class, with no database around it: the floor that
@@ -215,25 +214,6 @@ public final class CipherFloor {
             sum &+= withUnsafeBytes(of: &key) { Int(storeCipher.indexKey($0, tag: tag).first ?? 0) }
         }
         return sum
-    }
-}
-
-extension Database {
-    /// The rows of the class named `className` in ``CipherFloor``, read from the version this
-    /// instance reads (opened if the file is encrypted); `nil` for an unknown class or where
-    /// BoringSSL refuses a key.
-    @_spi(Benchmarks)
-    public func cipherFloor(ofClassNamed className: String) throws -> CipherFloor? {
-        guard let info = catalog.byName[className] else { return nil }
-        let txn = try requireReadableTxn()
-        let cursor = try Cursor(txn, info.objectsTable, readsLeafPages: false)
-        var rows: [(key: UInt64, bytes: [UInt8])] = []
-        var entry = try cursor.first()
-        while let current = entry {
-            rows.append((current.objectKey, Array(current.value)))
-            entry = try cursor.next()
-        }
-        return CipherFloor(rows: rows, tag: StoreCipher.tag(ofTable: "floor"))
     }
 }
 #endif
