@@ -1,5 +1,5 @@
 import Foundation
-import ObjDB
+@_spi(Benchmarks) import ObjDB
 
 /// The `--encryption` run: the same work on a file without and with
 /// `Configuration.encryptionKey`, and the ratio (target: each within 2×).
@@ -56,6 +56,9 @@ enum EncryptionBench {
         for (name, value) in expected where checks[name] != value {
             throw CheckFailure(description: "encryption \(key == nil ? "off" : "on"): \(name) gave \(checks[name] ?? 0), expected \(value)")
         }
+        if key != nil {
+            for (name, ns) in try floor(try fresh()) { times[name] = ns }
+        }
         let scores = try fresh().objects(ObjDBPerson.self).reduce(0.0) { $0 + $1.score }
         let expectedScores = people.reduce(0.0) { $0 + $1.score + 1 }
         guard abs(scores - expectedScores) < 1e-3 * Double(people.count) else {
@@ -64,9 +67,60 @@ enum EncryptionBench {
         return times
     }
 
+    /// The floor rows: the cipher alone on the same rows' plaintexts, with no database
+    /// (``CipherFloor``), keyed by name; each measured once untimed, then timed. Nanoseconds for
+    /// all rows.
+    static let floorRows: [(name: String, label: String)] = [
+        ("floor open aes", "open, AES-256-GCM, prepared context"),
+        ("floor open chacha", "open, ChaCha20-Poly1305, prepared context"),
+        ("floor seal aes", "seal, AES-256-GCM, prepared context"),
+        ("floor seal chacha", "seal, ChaCha20-Poly1305, prepared context"),
+        ("floor open objdb", "open as a read calls it (StoreCipher: associated data built)"),
+        ("floor seal objdb", "seal as a write calls it (StoreCipher: nonce, associated data)"),
+        ("floor index key", "index key as ObjDB makes it (HMAC-SHA256, prepared, 16 bytes kept)"),
+    ]
+
+    /// Measures ``floorRows`` on the rows `db` reads; throws if a row does not seal or open.
+    private static func floor(_ db: Database) throws -> [String: UInt64] {
+        #if canImport(Darwin)
+        return [:]
+        #else
+        guard let floor = try db.cipherFloor(ofClassNamed: "Person") else {
+            throw CheckFailure(description: "encryption floor: BoringSSL refused a key")
+        }
+        rowsMeasured = (floor.rowCount, floor.plaintextByteCount)
+        let rows = floor.rowCount
+        let work: [(String, () -> Int, Int)] = [
+            ("floor open aes", { floor.openAll(.aes256GCM) }, rows),
+            ("floor open chacha", { floor.openAll(.chaCha20Poly1305) }, rows),
+            ("floor seal aes", { floor.sealAll(.aes256GCM) }, rows),
+            ("floor seal chacha", { floor.sealAll(.chaCha20Poly1305) }, rows),
+            ("floor open objdb", { floor.openAllAsObjDB() }, rows),
+            ("floor seal objdb", { floor.sealAllAsObjDB() }, rows),
+            ("floor index key", { floor.indexKeyAll() }, -1),
+        ]
+        var times: [String: UInt64] = [:]
+        for (name, body, expected) in work {
+            let first = body()
+            var again = 0
+            times[name] = timedRegion { again = body() }
+            guard again == first, expected < 0 || first == expected else {
+                throw CheckFailure(description: "encryption floor: \(name) gave \(first) then \(again), expected \(expected) rows")
+            }
+        }
+        return times
+        #endif
+    }
+
+    /// The lookups per lookup scenario of the run.
+    nonisolated(unsafe) private static var lookupCount = 0
+    /// The rows and plaintext bytes the last floor measured.
+    nonisolated(unsafe) private static var rowsMeasured = (count: 0, bytes: 0)
+
     /// Runs the scenarios `repetitions` times, plain and encrypted interleaved, and returns the
     /// table of medians with the ratio encrypted / plain.
     static func run(n: Int, lookups: Int, repetitions: Int) throws -> String {
+        lookupCount = lookups
         let people = Dataset.people(count: n)
         let ids = Dataset.lookupIDs(count: lookups, in: n)
         // Ages present in the data (0..<100), one per lookup.
@@ -84,6 +138,42 @@ enum EncryptionBench {
             let on = median(encrypted[name] ?? []) / 1_000_000
             table.append([name, fixed(off, 2), fixed(on, 2), fixed(on / max(off, 1e-9), 2) + "×"])
         }
-        return table.render()
+        guard rowsMeasured.count > 0 else { return table.render() }
+        let rows = Double(rowsMeasured.count)
+        /// Nanoseconds per row of a floor row.
+        func perRow(_ name: String) -> Double { median(encrypted[name] ?? []) / rows }
+        var floors = MarkdownTable(headers: [
+            "Cipher alone, per row (\(rowsMeasured.count) rows, \(fixed(Double(rowsMeasured.bytes) / rows, 1)) bytes each on average)", "ns",
+        ])
+        for (name, label) in floorRows { floors.append([label, fixed(perRow(name), 1)]) }
+        // What each scenario cannot avoid with this cipher: per row read an open, per row written
+        // a seal, per key written or looked up an index key (insert: the primary key and the
+        // age index; lookups: one each), at the prepared contexts' cost. The indexed lookups find
+        // the first person of an age, one of 100 rows, each opened once per snapshot.
+        let distinctAges = Double(Set(ages).count)
+        let lookups = Double(lookupCount)
+        let open = perRow("floor open aes"), seal = perRow("floor seal aes"), mac = perRow("floor index key")
+        let floorNS: [String: Double] = [
+            "insert": rows * (seal + 2 * mac),
+            "read all": rows * open,
+            "pk lookups": lookups * (mac + open),
+            "indexed equality (first)": lookups * mac + distinctAges * open,
+            "update all": rows * (open + seal),
+        ]
+        var against = MarkdownTable(headers: [
+            "Scenario", "Unencrypted ms", "Cipher floor ms", "Best ratio", "Encrypted ms", "Beyond the floor ms", "Beyond, ns per row",
+        ])
+        for name in scenarios {
+            let off = median(plain[name] ?? []) / 1_000_000
+            let on = median(encrypted[name] ?? []) / 1_000_000
+            let cipher = (floorNS[name] ?? 0) / 1_000_000
+            let beyond = on - off - cipher
+            let units = name.contains("lookups") || name.contains("indexed") ? lookups : rows
+            against.append([
+                name, fixed(off, 2), fixed(cipher, 2), fixed((off + cipher) / max(off, 1e-9), 2) + "×", fixed(on, 2), fixed(beyond, 2),
+                fixed(beyond * 1_000_000 / units, 0),
+            ])
+        }
+        return [table.render(), floors.render(), against.render()].joined(separator: "\n\n")
     }
 }

@@ -96,7 +96,7 @@ final class OpenTransaction {
     ) throws -> UnsafeMutableRawBufferPointer? {
         for walk in iteratorWalks {
             guard walk.isOpen, walk.table == table,
-                let current = try walk.cursor?.current(), current.objectKey == key
+                try walk.cursor?.currentObjectKey() == key
             else { continue }
             return try walk.cursor?.storeRow(key: key, count: count, flags: .current, fill)
         }

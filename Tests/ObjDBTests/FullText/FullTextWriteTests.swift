@@ -12,12 +12,12 @@ struct FullTextWriteTests {
     let directory = TemporaryDirectory()
 
     /// A text of `count` words of `vocabulary`, drawn with `generator`.
-    func text(_ count: Int, _ vocabulary: [String], _ generator: inout SeededTestGenerator) -> String {
+    func text(_ count: Int, _ vocabulary: [String], _ generator: inout SeededRandom) -> String {
         (0..<count).map { _ in vocabulary[Int(generator.next() % UInt64(vocabulary.count))] }.joined(separator: " ")
     }
 
     @Test func changesInRandomOrderKeepTheIndexEqualToTheTexts() throws {
-        var generator = SeededTestGenerator(seed: 41)
+        var generator = SeededRandom(seed: 41)
         let vocabulary = ["alpha", "beta", "gamma", "delta", "alphabet", "Ünïcode", "x", "supercalifragilistic", "supercalifragilisticexpialidocious", "12345678901234567", "1234567890123456"]
         let db = try directory.open([FTBook.self])
         var texts: [Int: String] = [:]
@@ -49,23 +49,5 @@ struct FullTextWriteTests {
             #expect(try books.filter("name TEXT %@", query).map(\.id).sorted() == expected, "\(query)")
         }
         #expect(try db.verify().isHealthy)
-    }
-}
-
-/// SplitMix64, so that a failure repeats.
-struct SeededTestGenerator {
-    /// The state.
-    private var state: UInt64
-
-    /// A generator that always gives the same numbers for `seed`.
-    init(seed: UInt64) { state = seed }
-
-    /// The next 64 random bits.
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476C_E5E4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

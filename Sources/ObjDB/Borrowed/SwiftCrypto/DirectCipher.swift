@@ -18,19 +18,34 @@ final class DirectCipher: @unchecked Sendable {
     /// The AEAD context; BoringSSL's seal and open take it `const`, so threads share it.
     private let context: UnsafeMutablePointer<EVP_AEAD_CTX>
     /// The HMAC context with the index key's inner and outer states prepared once; reused by
-    /// every index key under ``macLock`` (an HMAC context is not shared between threads).
+    /// every index key under ``macMutex`` (an HMAC context is not shared between threads).
     private let hmac: UnsafeMutablePointer<HMAC_CTX>
-    private let macLock = NSLock()
+    /// The lock of ``hmac``: a mutex in memory of its own, taken without the retain and release
+    /// of an object around each call that an `NSLock` cost.
+    private let macMutex: UnsafeMutablePointer<pthread_mutex_t>
     /// A byte to point at for empty buffers (BoringSSL wants pointers, even for 0 bytes); never
     /// written (nothing is written for 0 bytes) and never freed.
     private nonisolated(unsafe) static let empty = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
 
+    /// The AEAD of the values: AES-GCM-256, the file format's; ChaCha20-Poly1305 only for the
+    /// benchmark's floor (``CipherFloor``), with the same 12-byte nonce and 16-byte tag.
+    enum Algorithm: Sendable {
+        /// AES-GCM with a 256-bit key.
+        case aes256GCM
+        /// ChaCha20-Poly1305 (RFC 8439).
+        case chaCha20Poly1305
+    }
+
     /// `nil` if BoringSSL refuses the key.
-    init?(valueKey: [UInt8], indexKey: [UInt8]) {
+    init?(valueKey: [UInt8], indexKey: [UInt8], algorithm: Algorithm = .aes256GCM) {
         let context = UnsafeMutablePointer<EVP_AEAD_CTX>.allocate(capacity: 1)
         context.initialize(to: EVP_AEAD_CTX())
+        let aead = switch algorithm {
+        case .aes256GCM: CCryptoBoringSSL_EVP_aead_aes_256_gcm()
+        case .chaCha20Poly1305: CCryptoBoringSSL_EVP_aead_chacha20_poly1305()
+        }
         let rc = valueKey.withUnsafeBytes { key in
-            CCryptoBoringSSL_EVP_AEAD_CTX_init(context, CCryptoBoringSSL_EVP_aead_aes_256_gcm(), key.baseAddress, key.count, 16, nil)
+            CCryptoBoringSSL_EVP_AEAD_CTX_init(context, aead, key.baseAddress, key.count, 16, nil)
         }
         guard rc == 1 else {
             context.deallocate()
@@ -52,12 +67,17 @@ final class DirectCipher: @unchecked Sendable {
         }
         self.context = context
         self.hmac = hmac
+        macMutex = .allocate(capacity: 1)
+        macMutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(macMutex, nil)
     }
 
     deinit {
         CCryptoBoringSSL_EVP_AEAD_CTX_cleanup(context)
         context.deallocate()
         CCryptoBoringSSL_HMAC_CTX_free(hmac)
+        pthread_mutex_destroy(macMutex)
+        macMutex.deallocate()
     }
 
     private func address(_ buffer: UnsafeRawBufferPointer) -> UnsafePointer<UInt8> {
@@ -92,8 +112,8 @@ final class DirectCipher: @unchecked Sendable {
     func mac(_ message: UnsafeRawBufferPointer, into target: UnsafeMutableRawBufferPointer) -> Bool {
         guard let out = target.baseAddress?.assumingMemoryBound(to: UInt8.self), target.count == 32 else { return false }
         var length: UInt32 = 0
-        macLock.lock()
-        defer { macLock.unlock() }
+        pthread_mutex_lock(macMutex)
+        defer { pthread_mutex_unlock(macMutex) }
         // A nil key with the same hash function restarts from the prepared inner state.
         guard CCryptoBoringSSL_HMAC_Init_ex(hmac, nil, 0, nil, nil) == 1,
             CCryptoBoringSSL_HMAC_Update(hmac, address(message), message.count) == 1,

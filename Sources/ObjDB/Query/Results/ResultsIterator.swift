@@ -58,6 +58,7 @@ extension Results {
                 let walk = SnapshotWalk(snapshot: snapshot, cursor: cursor, generation: database.generation)
                 self.walk = walk
                 let after = lastKey
+                if after == nil { walk.cursor?.reserveOpenedRows() }
                 let entry = reporting { try after.map { try walk.cursor?.seek(atLeast: $0 &+ 1) } ?? walk.cursor?.first() }
                 walk.rows = RowWalk(from: entry, pageSize: walk.cursor?.leafPageSize ?? 0)
             }

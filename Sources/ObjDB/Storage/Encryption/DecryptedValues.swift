@@ -10,14 +10,18 @@ import Foundation
 /// Docs/Encryption.md counts the memory in the cost. Thread-safe: a snapshot may be read from
 /// several threads.
 final class DecryptedValues: @unchecked Sendable {
-    private let lock = NSLock()
+    /// The lock of everything below: a mutex in memory of its own, which a row walk takes
+    /// without the retain and release of the object around each call that an `NSLock` cost.
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var chunks: [UnsafeMutableRawBufferPointer] = []
     private var used = 0
     private static let chunkSize = 64 << 10
     /// Whether values are found again by table and key (read snapshots).
     let remembers: Bool
     /// The values opened so far under 8-byte keys (object keys, transaction ids, sequences).
-    private var byObjectKey = OpenedValues()
+    private let byObjectKey = OpenedValues()
+    /// The tables ``reserve(_:table:)`` made room for.
+    private var reservedTables: [UInt32] = []
     /// The values opened so far under other keys (named records).
     private var byName: [NameSlot: UnsafeRawBufferPointer] = [:]
 
@@ -32,12 +36,35 @@ final class DecryptedValues: @unchecked Sendable {
     /// `remembers`: the transaction's values never change (a read snapshot).
     init(remembers: Bool) {
         self.remembers = remembers
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    /// `body` under the lock.
+    @inline(__always)
+    private func locked<R>(_ body: () throws -> R) rethrows -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+
+    /// Makes room at once for the `count` rows of table `table` under 8-byte keys, before a walk
+    /// of it (the table growing step by step cost a fifth of a walk of 100k rows); once per
+    /// table, so that walking it again asks for nothing more.
+    func reserve(_ count: Int, table: UInt32) {
+        guard remembers else { return }
+        locked {
+            guard !reservedTables.contains(table) else { return }
+            reservedTables.append(table)
+            byObjectKey.reserve(count)
+        }
     }
 
     /// The value opened before under `key` of table `table`, if this snapshot remembers it.
     func opened(table: UInt32, key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
         guard remembers else { return nil }
-        return lock.withLock {
+        return locked {
             key.count == 8
                 ? byObjectKey.find(table: table, key: key.loadUnaligned(as: UInt64.self))
                 : byName[NameSlot(table: table, key: Array(key))]
@@ -48,7 +75,7 @@ final class DecryptedValues: @unchecked Sendable {
     /// again by ``opened(table:key:)``.
     func remember(_ copy: UnsafeRawBufferPointer, table: UInt32, key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
         guard remembers else { return copy }
-        lock.withLock {
+        locked {
             if key.count == 8 {
                 byObjectKey.insert(copy, table: table, key: key.loadUnaligned(as: UInt64.self))
             } else {
@@ -60,7 +87,7 @@ final class DecryptedValues: @unchecked Sendable {
 
     /// `count` bytes of memory that live as long as this object.
     func allocate(_ count: Int) -> UnsafeMutableRawBufferPointer {
-        lock.withLock { allocateLocked(count) }
+        locked { allocateLocked(count) }
     }
 
     /// The value under 8-byte `key` of table `table`: the one opened before if this snapshot
@@ -70,8 +97,8 @@ final class DecryptedValues: @unchecked Sendable {
     func value(
         table: UInt32, objectKey key: UInt64, count: Int, _ open: (UnsafeMutableRawBufferPointer) -> Bool
     ) -> UnsafeRawBufferPointer? {
-        lock.lock()
-        defer { lock.unlock() }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         if remembers, let known = byObjectKey.find(table: table, key: key) { return known }
         let plain = allocateLocked(count)
         guard open(plain) else { return nil }
@@ -103,55 +130,105 @@ final class DecryptedValues: @unchecked Sendable {
 
     deinit {
         for chunk in chunks { chunk.deallocate() }
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
     }
 }
 
 /// The values a snapshot opened under 8-byte keys, by table and key: open addressing with
-/// linear probing and a multiplicative hash (a row walk adds one per row, where a `Dictionary`'s
-/// SipHash cost a fifth of the walk).
-private struct OpenedValues {
+/// linear probing in memory of its own (no bounds, uniqueness or exclusivity checks per step; a
+/// `Dictionary`'s SipHash cost a fifth of a row walk). Runs of 16 consecutive keys of a table
+/// share a home run of 16 slots, so a walk in key order reads and fills the slots in order
+/// rather than one cache line at random per row. Used under ``DecryptedValues``'s lock.
+private final class OpenedValues {
+    /// One entry; `table == 0` marks a free slot (tables are stored plus one).
     private struct Slot {
-        var used = false
-        var table: UInt32 = 0
-        var key: UInt64 = 0
-        var value = UnsafeRawBufferPointer(start: nil, count: 0)
+        var key: UInt64
+        var start: UnsafeRawPointer?
+        var count: Int
+        var table: UInt32
     }
 
-    private var slots = [Slot](repeating: Slot(), count: 1_024)
+    /// Keys per home run.
+    private static let run: UInt64 = 16
+    private var slots: UnsafeMutablePointer<Slot>
+    private var capacity = 1_024
     private var count = 0
 
-    private func home(_ table: UInt32, _ key: UInt64) -> Int {
-        let mixed = (key ^ (UInt64(table) &<< 40)) &* 0x9E37_79B9_7F4A_7C15
-        return Int(truncatingIfNeeded: mixed >> 32) & (slots.count - 1)
+    init() {
+        slots = Self.emptySlots(capacity)
     }
 
+    deinit { slots.deallocate() }
+
+    /// `count` free slots, written at once: memory from the system that is read first (a
+    /// probe) and written after (an insert) faults twice per page, which cost a walk more than
+    /// this pass does.
+    private static func emptySlots(_ count: Int) -> UnsafeMutablePointer<Slot> {
+        let slots = UnsafeMutablePointer<Slot>.allocate(capacity: count)
+        slots.initialize(repeating: Slot(key: 0, start: nil, count: 0, table: 0), count: count)
+        return slots
+    }
+
+    /// Grows the table, if needed, to hold `extra` more values within its load factor.
+    func reserve(_ extra: Int) {
+        var wanted = capacity
+        while (count + extra) * 2 > wanted { wanted *= 2 }
+        if wanted > capacity { rehash(wanted) }
+    }
+
+    /// The first slot to probe for `key` of `table` (stored plus one).
+    @inline(__always)
+    private func home(_ table: UInt32, _ key: UInt64) -> Int {
+        let mixed = ((key / Self.run) ^ (UInt64(table) &<< 40)) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: (mixed >> 32) &* Self.run &+ key % Self.run) & (capacity - 1)
+    }
+
+    /// The value under `key` of `table`, if opened.
+    @inline(__always)
     func find(table: UInt32, key: UInt64) -> UnsafeRawBufferPointer? {
+        let table = table &+ 1
         var i = home(table, key)
-        while slots[i].used {
-            if slots[i].key == key && slots[i].table == table { return slots[i].value }
-            i = (i + 1) & (slots.count - 1)
+        while slots[i].table != 0 {
+            if slots[i].key == key && slots[i].table == table {
+                return UnsafeRawBufferPointer(start: slots[i].start, count: slots[i].count)
+            }
+            i = (i + 1) & (capacity - 1)
         }
         return nil
     }
 
-    mutating func insert(_ value: UnsafeRawBufferPointer, table: UInt32, key: UInt64) {
-        if (count + 1) * 2 > slots.count { grow() }
-        var i = home(table, key)
-        while slots[i].used {
-            if slots[i].key == key && slots[i].table == table {
-                slots[i].value = value
+    /// Remembers `value` under `key` of `table` (replacing the one before, if any).
+    func insert(_ value: UnsafeRawBufferPointer, table: UInt32, key: UInt64) {
+        if (count + 1) * 2 > capacity { grow() }
+        place(Slot(key: key, start: value.baseAddress, count: value.count, table: table &+ 1))
+    }
+
+    /// Puts `slot` in its place.
+    @inline(__always)
+    private func place(_ slot: Slot) {
+        var i = home(slot.table, slot.key)
+        while slots[i].table != 0 {
+            if slots[i].key == slot.key && slots[i].table == slot.table {
+                slots[i] = slot
                 return
             }
-            i = (i + 1) & (slots.count - 1)
+            i = (i + 1) & (capacity - 1)
         }
-        slots[i] = Slot(used: true, table: table, key: key, value: value)
+        slots[i] = slot
         count += 1
     }
 
-    private mutating func grow() {
+    private func grow() { rehash(capacity * 2) }
+
+    /// Moves every value to a table of `newCapacity` slots (a power of two).
+    private func rehash(_ newCapacity: Int) {
         let old = slots
-        slots = [Slot](repeating: Slot(), count: old.count * 2)
+        let oldCapacity = capacity
+        capacity = newCapacity
+        slots = Self.emptySlots(capacity)
         count = 0
-        for slot in old where slot.used { insert(slot.value, table: slot.table, key: slot.key) }
+        for i in 0..<oldCapacity where old[i].table != 0 { place(old[i]) }
+        old.deallocate()
     }
 }

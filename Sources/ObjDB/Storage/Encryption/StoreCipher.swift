@@ -38,6 +38,9 @@ final class StoreCipher: Sendable {
     #if canImport(CCryptoBoringSSL)
     /// The fast path; `nil` when it is switched off or BoringSSL refused the key.
     private let direct: DirectCipher?
+    /// ``direct`` unretained (this cipher keeps it), for the calls per value: a retain and a
+    /// release around each cost a row read more than building its associated data.
+    private let directRef: Unmanaged<DirectCipher>?
     #endif
 
     /// Derives the subkeys; `key` must be ``keyLength`` bytes (checked by the caller, with a
@@ -55,6 +58,7 @@ final class StoreCipher: Sendable {
         direct = FastPaths.enabled.contains(.directCipher)
             ? DirectCipher(valueKey: valueKey.withUnsafeBytes { Array($0) }, indexKey: indexKey.withUnsafeBytes { Array($0) })
             : nil
+        directRef = direct.map { Unmanaged.passUnretained($0) }
         #endif
     }
 
@@ -73,8 +77,8 @@ final class StoreCipher: Sendable {
         nonces.next(into: target)
         try Self.withAssociatedData(tag, key) { ad in
             #if canImport(CCryptoBoringSSL)
-            if let direct {
-                guard direct.seal(plaintext, ad: ad, into: target) else {
+            if let directRef {
+                guard directRef._withUnsafeGuaranteedRef({ $0.seal(plaintext, ad: ad, into: target) }) else {
                     throw ObjDBError(.storage, "AES-GCM (BoringSSL) could not seal a value of \(plaintext.count) bytes")
                 }
                 #if OBJDB_INTERNAL_CHECKS
@@ -110,8 +114,8 @@ final class StoreCipher: Sendable {
         guard sealed.count >= Self.overhead, target.count == sealed.count - Self.overhead else { return false }
         return Self.withAssociatedData(tag, key) { ad in
             #if canImport(CCryptoBoringSSL)
-            if let direct {
-                let opened = direct.open(sealed, ad: ad, into: target)
+            if let directRef {
+                let opened = directRef._withUnsafeGuaranteedRef { $0.open(sealed, ad: ad, into: target) }
                 #if OBJDB_INTERNAL_CHECKS
                 // Tests only: a wrong plaintext for the check to catch.
                 if opened, FastPaths.broken.contains(.directCipher), let first = target.first { target[0] = first ^ 0xFF }
@@ -156,24 +160,33 @@ final class StoreCipher: Sendable {
     /// `plain`: HMAC-SHA256 of the tag (8 bytes, little endian) and `plain`, cut to
     /// ``indexKeyLength`` bytes.
     func indexKey(_ plain: UnsafeRawBufferPointer, tag: UInt64) -> [UInt8] {
+        withIndexKey(plain, tag: tag) { Array($0) }
+    }
+
+    /// Calls `body` with ``indexKey(_:tag:)`` in memory of the call's own (no allocation on the
+    /// fast path: keys are hashed once per row written and per lookup).
+    @inline(__always)
+    func withIndexKey<R>(_ plain: UnsafeRawBufferPointer, tag: UInt64, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         #if canImport(CCryptoBoringSSL)
-        if let direct {
-            let mac: [UInt8]? = Self.withAssociatedData(tag, plain) { message in
-                withUnsafeTemporaryAllocation(byteCount: 32, alignment: 8) { out in
-                    direct.mac(message, into: out) ? Array(out.prefix(Self.indexKeyLength)) : nil
-                }
+        if let directRef {
+            var mac: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+            let made = withUnsafeMutableBytes(of: &mac) { out in
+                Self.withAssociatedData(tag, plain) { message in directRef._withUnsafeGuaranteedRef { $0.mac(message, into: out) } }
             }
-            if let mac {
-                #if OBJDB_INTERNAL_CHECKS
-                if internalChecksEnabled {
-                    internalCheck(mac == indexKeyWithAPI(plain, tag: tag), "BoringSSL and swift-crypto disagree on an index key")
+            if made {
+                return try withUnsafeBytes(of: &mac) { full in
+                    let key = UnsafeRawBufferPointer(rebasing: full[0..<Self.indexKeyLength])
+                    #if OBJDB_INTERNAL_CHECKS
+                    if internalChecksEnabled {
+                        internalCheck(key.elementsEqual(indexKeyWithAPI(plain, tag: tag)), "BoringSSL and swift-crypto disagree on an index key")
+                    }
+                    #endif
+                    return try body(key)
                 }
-                #endif
-                return mac
             }
         }
         #endif
-        return indexKeyWithAPI(plain, tag: tag)
+        return try indexKeyWithAPI(plain, tag: tag).withUnsafeBytes(body)
     }
 
     private func indexKeyWithAPI(_ plain: UnsafeRawBufferPointer, tag: UInt64) -> [UInt8] {
@@ -185,8 +198,14 @@ final class StoreCipher: Sendable {
 
     /// Calls `body` with the associated data of a value: the table's tag (8 bytes, little
     /// endian), then the value's key (also the message of an index key's HMAC).
+    @inline(__always)
     private static func withAssociatedData<R>(_ tag: UInt64, _ key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try withUnsafeTemporaryAllocation(byteCount: 8 + key.count, alignment: 8) { buffer in
+        if key.count == 8 {
+            // An object key (rows, the change log): the same bytes, in a pair on the stack.
+            var pair = (tag.littleEndian, key.loadUnaligned(as: UInt64.self))
+            return try withUnsafeBytes(of: &pair) { try body($0) }
+        }
+        return try withUnsafeTemporaryAllocation(byteCount: 8 + key.count, alignment: 8) { buffer in
             buffer.storeBytes(of: tag.littleEndian, as: UInt64.self)
             if key.count > 0 { UnsafeMutableRawBufferPointer(rebasing: buffer[8...]).copyMemory(from: key) }
             return try body(UnsafeRawBufferPointer(buffer))

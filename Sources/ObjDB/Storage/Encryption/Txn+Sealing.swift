@@ -17,7 +17,7 @@ extension Txn {
     @inline(never)
     func sealedGet(_ table: Table, key: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer? {
         if table.seal == .keys {
-            return try storedKey(table, key).withUnsafeBytes { try rawGet(table, key: $0) }
+            return try cipher.withIndexKey(key, tag: table.tag) { try rawGet(table, key: $0) }
         }
         guard let stored = try rawGet(table, key: key) else { return nil }
         guard table.seal.sealsValue(under: key) else { return stored }
@@ -29,7 +29,7 @@ extension Txn {
     @inline(never)
     func sealedPut(_ table: Table, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: PutFlags) throws -> Bool {
         if table.seal == .keys {
-            return try storedKey(table, key).withUnsafeBytes { try rawPut(table, key: $0, value: value, flags: flags) }
+            return try cipher.withIndexKey(key, tag: table.tag) { try rawPut(table, key: $0, value: value, flags: flags) }
         }
         guard table.seal.sealsValue(under: key) else { return try rawPut(table, key: key, value: value, flags: flags) }
         let sealed = try cipher.sealed(value, tag: table.tag, key: key)

@@ -128,10 +128,14 @@ struct Cursor: ~Copyable {
         guard let cipher, let decrypted else {
             objdbFatal("A cursor on an encrypted file's table \(table.tag) was read without its transaction's cipher")
         }
+        // The environment unretained in the path's autoclosure too (a retain and a release per row).
+        let environment = Unmanaged.passUnretained(environment)
         do {
             let plain = try cipher._withUnsafeGuaranteedRef { cipher in
                 try decrypted._withUnsafeGuaranteedRef { arena in
-                    try Sealing.open(value.bytes, table: table, key: key.bytes, cipher: cipher, into: arena, path: environment.path)
+                    try Sealing.open(
+                        value.bytes, table: table, key: key.bytes, cipher: cipher, into: arena,
+                        path: environment._withUnsafeGuaranteedRef { $0.path })
                 }
             }
             return CursorEntry(key: key.bytes, value: plain)
@@ -148,7 +152,7 @@ struct Cursor: ~Copyable {
     @inline(__always)
     private func withStoredKey<R>(_ key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         guard table.seal == .keys, let cipher else { return try body(key) }
-        return try cipher._withUnsafeGuaranteedRef { $0.indexKey(key, tag: table.tag) }.withUnsafeBytes(body)
+        return try cipher._withUnsafeGuaranteedRef { try $0.withIndexKey(key, tag: table.tag, body) }
     }
 
     /// Calls `body` with the bytes LMDB stores for `value` under `key`: sealed in a table whose
@@ -178,6 +182,21 @@ struct Cursor: ~Copyable {
     func nextKey() throws -> CursorEntry? { try get(MDB_NEXT_NODUP) }
     /// The entry at the cursor.
     func current() throws -> CursorEntry? { try get(MDB_GET_CURRENT) }
+
+    /// The object key at the cursor (of an `MDB_INTEGERKEY` table), without its value: in an
+    /// encrypted file, without opening the value, which a write through the cursor replaces.
+    func currentObjectKey() throws -> UInt64? {
+        var k = MDB_val()
+        var v = MDB_val()
+        let rc = mdb_cursor_get(handle, &k, &v, MDB_GET_CURRENT)
+        #if OBJDB_INTERNAL_CHECKS
+        if failsForTesting { throw ObjDBError.lmdb(MDB_CORRUPTED, operation: "mdb_cursor_get", path: environment.path) }
+        #endif
+        if rc == MDB_NOTFOUND { return nil }
+        try lmdbCheck(rc, "mdb_cursor_get", path: environment.path)
+        guard k.mv_size == 8 else { return nil }
+        return k.bytes.loadUnaligned(as: UInt64.self)
+    }
 
     /// Positions at exactly `key` (its first duplicate). Inlined, as ``get(_:_:)`` is: index
     /// lookups and keyed iteration seek once per key.
@@ -353,6 +372,15 @@ struct Cursor: ~Copyable {
     @inline(__always)
     func next(in walk: inout RowWalk) -> (key: UInt64, bytes: UnsafeRawBufferPointer)? { walk.next(self) }
 
+    /// Before a walk of the whole table: in a read snapshot of an encrypted file, room for every
+    /// row in the opened values at once (``DecryptedValues/reserve(_:table:)``).
+    func reserveOpenedRows() {
+        guard table.seal == .values, checksValues, let decrypted else { return }
+        var stat = MDB_stat()
+        guard mdb_stat(mdb_cursor_txn(handle), table.dbi, &stat) == MDB_SUCCESS else { return }
+        decrypted._withUnsafeGuaranteedRef { $0.reserve(stat.ms_entries, table: table.dbi) }
+    }
+
     /// Walks a table of rows (object key → row) from `entry` on, calling `body` with each key and
     /// row up to the key `last`, until `body` returns `false`. Bytes that are not a row come as
     /// ``RowView/damaged`` (see ``row(_:_:)``); a cursor error ends the walk.
@@ -360,6 +388,7 @@ struct Cursor: ~Copyable {
     /// In a read-only transaction each leaf page is read in place (see ``RowWalk``).
     @inline(__always)
     func forEachRow(from entry: CursorEntry?, through last: UInt64 = .max, _ body: (UInt64, RowView) -> Bool) {
+        if last == .max { reserveOpenedRows() }
         var walk = RowWalk(from: entry, pageSize: leafPageSize)
         // A page's rows in a loop of their own; the walk steps between pages and reads the rest.
         while walk.forEachRowOnPage(self, { key, value in key <= last && body(key, row(key, value)) }) {
@@ -375,6 +404,7 @@ struct Cursor: ~Copyable {
     /// captured state in memory).
     @inline(__always)
     func forEachRow<Sink: RowSink>(from entry: CursorEntry?, through last: UInt64 = .max, into sink: inout Sink) {
+        if last == .max { reserveOpenedRows() }
         var walk = RowWalk(from: entry, pageSize: leafPageSize)
         while walk.forEachRowOnPage(self, through: last, into: &sink) {
             guard let (key, value) = walk.advance(self), key <= last, sink.take(key, row(key, value)) else { return }
