@@ -26,6 +26,7 @@ enum FullTextBench {
         case two = "two-term (AND) queries"
         case prefix = "prefix queries (`abcd*`)"
         case exclusion = "exclusion queries (`a -b`)"
+        case singleText = "single-term queries, each match's text read"
         case singleCount = "single-term counts (index only)"
         case prefixCount = "prefix counts (index only)"
         case exclusionCount = "exclusion counts (index only)"
@@ -66,6 +67,33 @@ enum FullTextBench {
             var answer = FullTextAnswer()
             for note in notes.where({ $0.body.fullTextMatches(query.objdb) }) { answer.add(note.id) }
             return answer
+        }
+    }
+
+    /// ObjDB's matches with their texts: each match's key plus its text's length in bytes.
+    private static func objdbTexts(_ db: ObjDB.Database, _ queries: [FullTextCorpus.Query]) -> [FullTextAnswer] {
+        let notes = db.objects(FullTextNote.self)
+        return queries.map { query in
+            var answer = FullTextAnswer()
+            for note in notes.where({ $0.body.fullTextMatches(query.objdb) }) { answer.add(note.id &+ note.body.utf8.count) }
+            return answer
+        }
+    }
+
+    /// FTS5's matches with their texts: `SELECT rowid, body … MATCH`.
+    private static func fts5Texts(_ pool: DatabasePool, _ queries: [FullTextCorpus.Query]) throws -> [FullTextAnswer] {
+        try pool.read { db in
+            let statement = try db.cachedStatement(sql: "SELECT rowid, body FROM note WHERE note MATCH ?")
+            return try queries.map { query in
+                var answer = FullTextAnswer()
+                let rows = try GRDB.Row.fetchCursor(statement, arguments: [query.fts5])
+                while let row = try rows.next() {
+                    let key: Int = row[0]
+                    let body: String = row[1]
+                    answer.add(key &+ body.utf8.count)
+                }
+                return answer
+            }
         }
     }
 
@@ -181,6 +209,16 @@ enum FullTextBench {
             times[row] = (objdbTime, fts5Time)
             let hits = objdb.reduce(0) { $0 + $1.count }
             progress("full-text: \(row.rawValue): \(hits) keys in all, ObjDB \(fixed(Double(objdbTime) / 1e6, 1)) ms, FTS5 \(fixed(Double(fts5Time) / 1e6, 1)) ms")
+        }
+
+        do {
+            let queries = corpus.queries(.single, count: queryCount)
+            var objdb: [FullTextAnswer] = []
+            var fts5: [FullTextAnswer] = []
+            let objdbTime = timedAfterWarmUp { objdb = objdbTexts(db, queries) }
+            let fts5Time = try timedAfterWarmUp { fts5 = try fts5Texts(pool, queries) }
+            try check(Row.singleText.rawValue, queries, objdb, fts5, reference)
+            times[.singleText] = (objdbTime, fts5Time)
         }
 
         let countKinds: [(Row, FullTextCorpus.QueryKind)] = [(.singleCount, .single), (.prefixCount, .prefix), (.exclusionCount, .exclusion)]
