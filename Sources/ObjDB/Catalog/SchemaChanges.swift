@@ -54,7 +54,10 @@ struct SchemaChanges {
         let changed = Array(Self.indexChanges(layout, existing))
         for (column, indexed) in changed { existing.properties[column].indexed = indexed }
         let fullText = Self.fullTextChanges(layout, existing)
-        for (column, wanted) in fullText { existing.properties[column].fullText = wanted ? FullTextTokenizer.version : nil }
+        for (column, wanted) in fullText {
+            existing.properties[column].fullText = wanted ? FullTextTokenizer.version : nil
+            existing.properties[column].fullTextFolding = wanted ? FullTextTokenizer.foldingDigest : nil
+        }
         let updated = Self.withMetadata(of: layout, existing)
         let madeUnique = updated.properties.indices.filter { updated.properties[$0].unique == true && existing.properties[$0].unique != true }
         let newKeys = (updated.uniqueKeys ?? []).filter { !(existing.uniqueKeys ?? []).contains($0) }
@@ -120,12 +123,12 @@ struct SchemaChanges {
     }
 
     /// Columns whose full-text index the model adds, removes, or has filled by another tokenizer
-    /// version, with whether the model wants one.
+    /// version or folding, with whether the model wants one.
     private static func fullTextChanges(_ layout: ClassLayout, _ existing: StoredClass) -> [(Int, Bool)] {
         existing.properties.enumerated().compactMap { column, property in
             guard let model = layout.schema[property.name] else { return nil }
             let wanted = model.isFullTextIndexed
-            if wanted { return property.fullText == FullTextTokenizer.version ? nil : (column, true) }
+            if wanted { return property.fullTextIsCurrent ? nil : (column, true) }
             return property.fullText == nil ? nil : (column, false)
         }
     }

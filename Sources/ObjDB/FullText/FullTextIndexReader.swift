@@ -12,31 +12,26 @@ struct FullTextIndexReader {
     ///
     /// - Complexity: O(log n + k) for k postings, read a page at a time.
     func postings(of word: [UInt8]) throws -> [FullTextPostings.Posting] {
-        let cursor = try Cursor(txn, table)
-        guard try word.withUnsafeBytes({ try cursor.seek(exactly: $0) }) != nil else { return [] }
-        var result: [FullTextPostings.Posting] = []
-        result.reserveCapacity(try cursor.duplicateCount())
-        try cursor.forEachDuplicatePage { page in
-            var offset = 0
-            while offset + FullTextPostings.valueSize <= page.count {
-                result.append(FullTextPostings.posting(page, at: offset))
-                offset += FullTextPostings.valueSize
-            }
-            return true
-        }
-        return result
+        try read(word, FullTextPostings.posting)
     }
 
     /// The object keys under `word`, ascending.
     func keys(of word: [UInt8]) throws -> [UInt64] {
+        try read(word, FullTextPostings.objectKey)
+    }
+
+    /// What `decode` reads of each posting under `word` (given the page and the posting's
+    /// offset), in the postings' order.
+    @inline(__always)
+    private func read<T>(_ word: [UInt8], _ decode: (UnsafeRawBufferPointer, Int) -> T) throws -> [T] {
         let cursor = try Cursor(txn, table)
         guard try word.withUnsafeBytes({ try cursor.seek(exactly: $0) }) != nil else { return [] }
-        var result: [UInt64] = []
+        var result: [T] = []
         result.reserveCapacity(try cursor.duplicateCount())
         try cursor.forEachDuplicatePage { page in
             var offset = 0
             while offset + FullTextPostings.valueSize <= page.count {
-                result.append(FullTextPostings.objectKey(page, at: offset))
+                result.append(decode(page, offset))
                 offset += FullTextPostings.valueSize
             }
             return true

@@ -17,6 +17,32 @@ import Foundation
 enum FullTextTokenizer {
     /// The rules above; a change to them must raise it.
     static let version = 1
+
+    /// A digest of the words of ``folding``'s sample texts, as this process finds them: the
+    /// folding comes from Foundation and the letter classes from the standard library's Unicode
+    /// tables, which a toolchain or operating system update may change under the same
+    /// ``version``. An index records the digest it was filled with; one filled with another is
+    /// rebuilt (and not used before that), because a posting is deleted by splitting the old
+    /// text again, which must give the same words.
+    static let foldingDigest: UInt32 = {
+        var crc: UInt32 = 0
+        for word in words(foldingSample) {
+            crc = word.withUnsafeBytes { Checksum.crc32c($0, continuing: crc) }
+            crc = withUnsafeBytes(of: UInt8(0)) { Checksum.crc32c($0, continuing: crc) }
+        }
+        return crc
+    }()
+
+    /// Texts whose folding and splitting differ most between Unicode and ICU versions: Latin
+    /// letters with every kind of mark, ligatures, sharp s, Greek, Cyrillic, Armenian, Hebrew and
+    /// Arabic with points, Indic scripts with vowel signs, Thai, CJK and Hangul, fullwidth forms,
+    /// digits of other scripts, letters added in recent Unicode versions.
+    private static let foldingSample = [
+        "Ǆemal ǅ Ǳ ǲ Ĳ ĳ ﬁ ﬂ ﬀ ﬃ ß ẞ ſ Å Å ǻ Ḕ ḕ Ṩ ṩ ọ̈ ą̊ Œœ Æ æ Ø ø Þ þ Ð ð Ł ł ı İ i̇ ǰ",
+        "ΆΈΉΊΌΎΏ ΐ ΰ ς σ Σ ϐ ϑ ϕ ϖ ϰ ϱ ϵ ᾼ ῌ ῼ ᾈ ῳ Ѐ ё Ӂ ӂ Ӑ ӑ Ա ա և Ꙋ ꙋ",
+        "שָׁלוֹם עִבְרִית مَرْحَبًا بِالْعَالَمِ ﻻ ﷲ हिन्दी क़ ড় ਗ਼ தமிழ் ಕನ್ನಡ ภาษาไทย ລາວ 각 가각",
+        "東京都 日本語 カタカナ ｶﾀｶﾅ ＡＢＣ１２３ ① ⅻ ٣ ۴ ৫ ๖ 𝔄𝔅 𝐀 Ⓐ ꭰ Ꭰ 𐐀 𐐨 𞤀 𞤢 ꟊ ꟑ ǃ ʼ",
+    ].joined(separator: " ")
     /// The longest word kept, in UTF-8 bytes.
     static let maxWordBytes = 128
 

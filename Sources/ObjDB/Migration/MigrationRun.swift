@@ -169,6 +169,11 @@ enum MigrationRun {
                 var kept = property
                 kept.primaryKey = wanted.isPrimaryKey
                 kept.indexed = wanted.isIndexed && !wanted.isPrimaryKey
+                if !wanted.isFullTextIndexed {
+                    (kept.fullText, kept.fullTextFolding) = (nil, nil)
+                } else if !property.fullTextIsCurrent {
+                    (kept.fullText, kept.fullTextFolding) = (FullTextTokenizer.version, FullTextTokenizer.foldingDigest)
+                }
                 properties.append(kept)
                 sources.append(column)
             }
@@ -188,7 +193,9 @@ enum MigrationRun {
             if oldKey != newKey { plan.newPrimaryKeys.insert(existing.id) }
             let sameRows = sources.count == before.properties.count
                 && sources.enumerated().allSatisfy { $0.element == $0.offset && properties[$0.offset].id == before.properties[$0.offset].id }
-            let sameIndexes = zip(properties, before.properties).allSatisfy { $0.indexed == $1.indexed }
+            let sameIndexes = zip(properties, before.properties).allSatisfy {
+                $0.indexed == $1.indexed && $0.fullText == $1.fullText && $0.fullTextFolding == $1.fullTextFolding
+            }
             if !sameRows || !sameIndexes || oldKey != newKey {
                 plan.rewrites.append(Rewrite(old: before, new: existing, sources: sources, rewritesRows: !sameRows))
             }
@@ -330,7 +337,9 @@ enum MigrationRun {
         for property in change.old.properties where property.fullText != nil && !newFullText.contains(property.id) {
             try txn.empty(try txn.openTable(named: TableName.fullText(change.old.id, property: property.id), flags: .postings))
         }
-        for (column, property) in change.new.properties.enumerated() where property.fullText != nil && oldFullText[property.id] != property.fullText {
+        let oldFolding = Dictionary(change.old.properties.compactMap { p in p.fullTextFolding.map { (p.id, $0) } }, uniquingKeysWith: { a, _ in a })
+        for (column, property) in change.new.properties.enumerated()
+        where property.fullText != nil && (oldFullText[property.id] != property.fullText || oldFolding[property.id] != property.fullTextFolding) {
             guard let table = info.tables.fullText[column] else { continue }
             try txn.empty(table)
             try FullTextIndexBuilder.fill(table, column: column, from: info.objectsTable, txn: txn)

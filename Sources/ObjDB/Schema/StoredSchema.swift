@@ -163,6 +163,9 @@ struct StoredProperty: Codable, Equatable, Sendable {
     /// For a property with a full-text index (its postings table exists): the version of the
     /// tokenizer that filled it (``FullTextTokenizer/version``); absent otherwise.
     var fullText: Int?
+    /// For a property with a full-text index: the folding digest of the process that filled it
+    /// (``FullTextTokenizer/foldingDigest``); absent otherwise.
+    var fullTextFolding: UInt32?
 
     init(id: UInt32, _ property: Property) {
         self.id = id
@@ -180,6 +183,13 @@ struct StoredProperty: Codable, Equatable, Sendable {
         timestamp = property.timestamp
         unique = property.isUnique ? true : nil
         fullText = property.isFullTextIndexed ? FullTextTokenizer.version : nil
+        fullTextFolding = property.isFullTextIndexed ? FullTextTokenizer.foldingDigest : nil
+    }
+
+    /// Whether the property's full-text index was filled by this process's tokenizer (its
+    /// version and folding), so that it can be read and kept up to date.
+    var fullTextIsCurrent: Bool {
+        fullText == FullTextTokenizer.version && fullTextFolding == FullTextTokenizer.foldingDigest
     }
 
     /// The public description.

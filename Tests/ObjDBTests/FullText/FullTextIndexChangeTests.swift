@@ -104,6 +104,53 @@ struct FullTextIndexChangeTests {
         #expect(try db.verify().isHealthy)
     }
 
+    @Test func anIndexFilledWithAnotherFoldingIsReadThroughTheRowsThenRebuilt() throws {
+        try write(["alpha beta"])
+        do {
+            let db = try Database(configuration: configuration(FTArticleV1.self))
+            try db.write {
+                let txn = try #require(db.writeContext?.transaction.txn)
+                let header = try FileMeta.read(txn, meta: db.metaTable, path: db.path)
+                var schema = header.schema
+                schema.classes[0].properties[1].fullTextFolding = FullTextTokenizer.foldingDigest &+ 1
+                try FileMeta.writeSchema(txn, db.metaTable, schema, stamp: header.stamp + 1)
+                // A posting this process's folding would not give.
+                let table = try #require(db.classInfo(named: "FTArticle")?.tables.fullText[1])
+                let posting = FullTextPostings.bytes(.init(objectKey: 1, occurrences: 1, textLength: 2))
+                _ = try Array("zeta".utf8).withUnsafeBytes { k in try posting.withUnsafeBytes { try txn.put(table, key: k, value: $0) } }
+                try FileMeta.seal(txn, db.metaTable)
+            }
+        }
+        do {
+            var readOnly = configuration(FTArticleV1.self)
+            readOnly.readOnly = true
+            let db = try Database(configuration: readOnly)
+            let results = try db.objects(FTArticleV1.self).filter("body TEXT 'zeta'")
+            #expect(results.explain().hasPrefix("table scan"))
+            #expect(results.isEmpty)
+            #expect(try ids(db, "body TEXT 'alpha'") == [1])
+        }
+        let db = try Database(configuration: configuration(FTArticleV1.self))
+        #expect(try db.objects(FTArticleV1.self).filter("body TEXT 'zeta'").explain().hasPrefix("full-text index lookup"))
+        #expect(try ids(db, "body TEXT 'zeta'") == [])
+        #expect(try db.verify().isHealthy)
+    }
+
+    @Test func aMigrationThatAddsOrDropsTheIndexOfAKeptPropertyAppliesIt() throws {
+        try write(["alpha beta", "beta gamma"])
+        do {
+            let db = try Database(configuration: configuration(FTArticleV1.self, version: 1) { migration, _ in
+                // The block's new schema has the index already.
+                #expect(migration.newSchema["FTArticle"]?["body"]?.isFullTextIndexed == true)
+            })
+            #expect(try ids(db, "body TEXT 'beta'") == [1, 2])
+            #expect(try db.verify().isHealthy)
+        }
+        let db = try Database(configuration: configuration(FTArticleV0.self, version: 2))
+        #expect(throws: ObjDBError.self) { try db.objects(FTArticleV0.self).filter("body TEXT 'beta'") }
+        #expect(try db.verify().isHealthy)
+    }
+
     @Test func aMigrationRenamingAndAddingKeepsTheIndexRight() throws {
         try write(["alpha beta", "beta gamma"])
         let db = try Database(configuration: configuration(FTArticleV2.self, version: 1) { migration, _ in

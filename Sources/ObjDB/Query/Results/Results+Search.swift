@@ -2,7 +2,8 @@
 extension Results {
     /// The objects whose full-text indexed property `keyPath` holds the words of `text`, the
     /// most relevant first (Okapi BM25: rarer words and more occurrences in shorter texts rank
-    /// higher; ties keep the results' order).
+    /// higher; ties keep the results' order: a sort made before the search, else object-key
+    /// order).
     ///
     /// ```swift
     /// final class Note: Object {
@@ -15,7 +16,8 @@ extension Results {
     ///
     /// `text` has the syntax of a `TEXT` predicate (`"swift -objc data*"`, see `Docs/FullTextSearch.md`);
     /// only its required words count for relevance. Filters added before or after apply to the
-    /// search; a later `sorted(by:)` replaces the relevance order.
+    /// search; a later `sorted(by:)` replaces the relevance order, and a `prefix(n)` then keeps
+    /// the first `n` of that order, as a limit always applies after sorting.
     ///
     /// A property without a full-text index is a programmer error (a predicate string's `TEXT`
     /// throws instead).
@@ -36,7 +38,6 @@ extension Results {
         let comparison = QueryComparison(left: .keyPath(path), op: .text, right: .value(.string(text)))
         let results = with {
             $0.addFilter(.comparison(comparison))
-            $0.sort = []
             $0.later.removeAll { if case .rank = $0 { true } else { false } }
             $0.later.append(.rank(property: property, FullTextQuery(text)))
         }
@@ -51,7 +52,9 @@ extension Results {
     /// `keys` the most relevant first to `query` in the full-text index of `property` (stable:
     /// ties keep their order). Keys are left as they are when the class has no such index.
     func ranked(_ keys: [UInt64], property: String, _ query: FullTextQuery, txn: Txn) -> [UInt64] {
-        guard keys.count > 1, let info = classInfo, let column = info.stored.column(of: property), let table = info.tables.fullText[column] else { return keys }
+        guard keys.count > 1, let info = classInfo, let column = info.stored.column(of: property), let table = info.tables.fullText[column],
+            info.stored.properties[column].fullTextIsCurrent
+        else { return keys }
         let ascending = FullTextIndexReader.sortedUnique(keys)
         let scores: [Double]
         do {
