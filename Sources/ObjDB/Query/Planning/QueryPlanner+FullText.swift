@@ -10,20 +10,13 @@ extension QueryPlanner {
         // An index filled by another tokenizer (a read-only open, which cannot rebuild it)
         // may not hold the words this process finds: the rows answer.
         guard info.stored.properties[column].fullTextIsCurrent else { return nil }
-        return (Rank.fullText, .fullText(property: info.columnNames[column], table: table, objects: info.objectsTable, query: query))
+        // A query of excluded words only reads every object key: any range is better.
+        let rank = query.required.isEmpty ? Rank.range + 1 : Rank.fullText
+        return (rank, .fullText(property: info.columnNames[column], table: table, objects: info.objectsTable, query: query))
     }
 
     /// The object keys a full-text index finds for `query`, ascending.
     static func fullTextMatches(table: Table, objects: Table, query: FullTextQuery, txn: Txn) throws -> [UInt64] {
-        try FullTextIndexReader(table: table, txn: txn).matches(query) {
-            let cursor = try Cursor(txn, objects)
-            var keys: [UInt64] = []
-            var entry = try cursor.first()
-            while let current = entry {
-                keys.append(current.objectKey)
-                entry = try cursor.next()
-            }
-            return keys
-        }
+        try FullTextIndexReader(table: table, txn: txn).matches(query) { try Cursor(txn, objects).allObjectKeys() }
     }
 }

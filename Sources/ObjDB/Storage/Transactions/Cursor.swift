@@ -183,6 +183,21 @@ struct Cursor: ~Copyable {
     /// The entry at the cursor.
     func current() throws -> CursorEntry? { try get(MDB_GET_CURRENT) }
 
+    /// Every object key of an `MDB_INTEGERKEY` table, ascending, without reading its values (in
+    /// an encrypted file, without opening them).
+    func allObjectKeys() throws -> [UInt64] {
+        var keys: [UInt64] = []
+        var k = MDB_val()
+        var v = MDB_val()
+        var rc = mdb_cursor_get(handle, &k, &v, MDB_FIRST)
+        while rc == MDB_SUCCESS {
+            if k.mv_size == 8 { keys.append(k.bytes.loadUnaligned(as: UInt64.self)) }
+            rc = mdb_cursor_get(handle, &k, &v, MDB_NEXT)
+        }
+        if rc != MDB_NOTFOUND { try lmdbCheck(rc, "mdb_cursor_get", path: environment.path) }
+        return keys
+    }
+
     /// The object key at the cursor (of an `MDB_INTEGERKEY` table), without its value: in an
     /// encrypted file, without opening the value, which a write through the cursor replaces.
     func currentObjectKey() throws -> UInt64? {
