@@ -143,5 +143,9 @@ struct MixedQueryTests {
         #expect(throws: ObjDBError.self) { try ids(db, "value.@type > 'int'") }
         #expect(throws: ObjDBError.self) { try ids(db, "id.@type == 'int'") }
         #expect(throws: ObjDBError.self) { try ids(db, "value.@type == 1") }
+        // `!=` against a collection's types would read as "none equal", not Realm's "some
+        // differ": refused on either side.
+        #expect(throws: ObjDBError.self) { try ids(db, "history.@type != value.@type") }
+        #expect(throws: ObjDBError.self) { try ids(db, "value.@type != history.@type") }
     }
 }

@@ -109,8 +109,8 @@ extension PredicateBinder {
         default:
             throw error(c.position, "@type is compared with ==, != or IN and type names, as in value.@type == 'string'")
         }
-        if c.op == .notEqual, path.isToMany {
-            throw error(c.position, "@type != on a collection is not supported; write NONE \(keyPath).@type == … instead")
+        if c.op == .notEqual, path.isToMany || otherPath?.isToMany == true {
+            throw error(c.position, "@type != on a collection is not supported; write NONE … .@type == … instead")
         }
         let order = QuantifierOrder(c, leftIsToMany: path.isToMany)
         let comparison = if let otherPath {

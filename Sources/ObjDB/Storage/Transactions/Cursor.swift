@@ -112,7 +112,10 @@ struct Cursor: ~Copyable {
             if checksValues && Environment.mayLieOffPage(key: k.mv_data, value: v.mv_data, size: v.mv_size, pageSize: pageSize, sortsDuplicates: sortsDuplicates) {
                 // Without a retain of the environment (the cursor's owner keeps it): an index
                 // with many objects per key checks the first value of every key.
-                v = Unmanaged.passUnretained(environment)._withUnsafeGuaranteedRef { $0.inFile(key: k.mv_data, value: v) }
+                // A page of duplicates (`MDB_GET_MULTIPLE`) comes without a key: its own
+                // address finds the page it lies in.
+                let anchor = k.mv_data ?? v.mv_data
+                v = Unmanaged.passUnretained(environment)._withUnsafeGuaranteedRef { $0.inFile(key: anchor, value: v) }
             }
             if table.seal != .none { return try opened(k, v) }
             return CursorEntry(key: k.bytes, value: v.bytes)
