@@ -390,14 +390,20 @@ struct Cursor: ~Copyable {
     @inline(__always)
     func next(in walk: inout RowWalk) -> (key: UInt64, bytes: UnsafeRawBufferPointer)? { walk.next(self) }
 
-    /// Before a walk of the whole table: in a read snapshot of an encrypted file, room for every
-    /// row in the opened values at once (``DecryptedValues/reserve(_:table:)``).
+    /// Before a walk of the whole table: in a read snapshot of an encrypted file, room for the
+    /// table's rows in the opened values at once (``DecryptedValues/reserve(_:table:)``), up to
+    /// ``reservedOpenedRows``: a walk may stop after one row (`first`, a loop that breaks), and
+    /// the table's slots are written when made, so room for ten million rows would cost a
+    /// gigabyte for one; beyond it the table doubles as rows come.
     func reserveOpenedRows() {
         guard table.seal == .values, checksValues, let decrypted else { return }
         var stat = MDB_stat()
         guard mdb_stat(mdb_cursor_txn(handle), table.dbi, &stat) == MDB_SUCCESS else { return }
-        decrypted._withUnsafeGuaranteedRef { $0.reserve(stat.ms_entries, table: table.dbi) }
+        decrypted._withUnsafeGuaranteedRef { $0.reserve(min(stat.ms_entries, Self.reservedOpenedRows), table: table.dbi) }
     }
+
+    /// The most rows ``reserveOpenedRows()`` makes room for before a walk (8 MiB of slots).
+    static let reservedOpenedRows = 1 << 17
 
     /// Walks a table of rows (object key → row) from `entry` on, calling `body` with each key and
     /// row up to the key `last`, until `body` returns `false`. Bytes that are not a row come as
