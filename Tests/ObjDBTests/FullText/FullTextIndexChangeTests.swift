@@ -55,6 +55,24 @@ struct FullTextIndexChangeTests {
         try db.dynamicObjects("FTArticle").filter(predicate).compactMap { $0["id"] as? Int }.sorted()
     }
 
+    /// Makes the index of `FTArticle.body` look filled by another process: `change` alters its
+    /// stored property (the tokenizer's version or folding), and a posting for the word `zeta`,
+    /// which no row gives, is added.
+    func markIndexFilledElsewhere(_ change: (inout StoredProperty) -> Void) throws {
+        let db = try Database(configuration: configuration(FTArticleV1.self))
+        try db.write {
+            let txn = try #require(db.writeContext?.transaction.txn)
+            let header = try FileMeta.read(txn, meta: db.metaTable, path: db.path)
+            var schema = header.schema
+            change(&schema.classes[0].properties[1])
+            try FileMeta.writeSchema(txn, db.metaTable, schema, stamp: header.stamp + 1)
+            let table = try #require(db.classInfo(named: "FTArticle")?.tables.fullText[1])
+            let posting = FullTextPostings.bytes(.init(objectKey: 1, occurrences: 1, textLength: 2))
+            _ = try Array("zeta".utf8).withUnsafeBytes { k in try posting.withUnsafeBytes { try txn.put(table, key: k, value: $0) } }
+            try FileMeta.seal(txn, db.metaTable)
+        }
+    }
+
     @Test func anIndexAddedAtOpenIsFilledAndOneRemovedIsEmptied() throws {
         try write(["alpha beta", "beta gamma", "gamma"])
         do { #expect(try Database(configuration: configuration(FTArticleV0.self)).formatVersion == 3) }
@@ -84,21 +102,7 @@ struct FullTextIndexChangeTests {
         do { _ = try Database(configuration: configuration(FTArticleV1.self)) }
         // A file whose index says it was filled by a version that is not this one, and whose
         // postings are wrong: opening rebuilds it.
-        do {
-            let db = try Database(configuration: configuration(FTArticleV1.self))
-            try db.write {
-                let txn = try #require(db.writeContext?.transaction.txn)
-                let header = try FileMeta.read(txn, meta: db.metaTable, path: db.path)
-                var schema = header.schema
-                schema.classes[0].properties[1].fullText = FullTextTokenizer.version + 1
-                try FileMeta.writeSchema(txn, db.metaTable, schema, stamp: header.stamp + 1)
-                // Postings the rows do not give.
-                let table = try #require(db.classInfo(named: "FTArticle")?.tables.fullText[1])
-                let posting = FullTextPostings.bytes(.init(objectKey: 1, occurrences: 1, textLength: 2))
-                _ = try Array("zeta".utf8).withUnsafeBytes { k in try posting.withUnsafeBytes { try txn.put(table, key: k, value: $0) } }
-                try FileMeta.seal(txn, db.metaTable)
-            }
-        }
+        try markIndexFilledElsewhere { $0.fullText = FullTextTokenizer.version + 1 }
         let db = try Database(configuration: configuration(FTArticleV1.self))
         #expect(try ids(db, "body TEXT 'alpha'") == [1])
         #expect(try db.verify().isHealthy)
@@ -106,21 +110,7 @@ struct FullTextIndexChangeTests {
 
     @Test func anIndexFilledWithAnotherFoldingIsReadThroughTheRowsThenRebuilt() throws {
         try write(["alpha beta"])
-        do {
-            let db = try Database(configuration: configuration(FTArticleV1.self))
-            try db.write {
-                let txn = try #require(db.writeContext?.transaction.txn)
-                let header = try FileMeta.read(txn, meta: db.metaTable, path: db.path)
-                var schema = header.schema
-                schema.classes[0].properties[1].fullTextFolding = FullTextTokenizer.foldingDigest &+ 1
-                try FileMeta.writeSchema(txn, db.metaTable, schema, stamp: header.stamp + 1)
-                // A posting this process's folding would not give.
-                let table = try #require(db.classInfo(named: "FTArticle")?.tables.fullText[1])
-                let posting = FullTextPostings.bytes(.init(objectKey: 1, occurrences: 1, textLength: 2))
-                _ = try Array("zeta".utf8).withUnsafeBytes { k in try posting.withUnsafeBytes { try txn.put(table, key: k, value: $0) } }
-                try FileMeta.seal(txn, db.metaTable)
-            }
-        }
+        try markIndexFilledElsewhere { $0.fullTextFolding = FullTextTokenizer.foldingDigest &+ 1 }
         do {
             var readOnly = configuration(FTArticleV1.self)
             readOnly.readOnly = true

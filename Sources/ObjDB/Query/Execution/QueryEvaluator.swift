@@ -345,10 +345,9 @@ struct QueryEvaluator {
                     Array(String(decoding: pattern, as: UTF8.self).unicodeScalars))
             }
         case .text:
-            // `test(_:_:key:row:)` answers TEXT from the comparison's query; this is a search
-            // text met elsewhere (a key path on the right), read for the one value.
-            guard case .bytes(let text) = value, case .bytes(let words) = other else { return false }
-            return FullTextQuery(String(decoding: words, as: UTF8.self)).matches(text)
+            // Never reached: binding gives TEXT a constant search text, which
+            // `test(_:_:key:row:)` answers from the comparison's query.
+            return false
         }
     }
 
