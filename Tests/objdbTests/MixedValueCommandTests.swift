@@ -14,7 +14,8 @@ final class MixedSetting: Object {
 struct MixedValueCommandTests {
     let scratch = Scratch()
 
-    static let values: [MixedValue] = [
+    /// `nonisolated(unsafe)`: `MixedValue` is not `Sendable`; these values hold no object.
+    nonisolated(unsafe) static let values: [MixedValue] = [
         .int(1), .double(1), .float(1.5), .string("on"), .bool(true), .none, .data(Data([1, 2])),
         .date(Date(timeIntervalSinceReferenceDate: 0.5)), .decimal(Decimal(string: "2.5")!),
         .uuid(UUID(uuidString: "0A1B2C3D-4E5F-6071-8293-A4B5C6D7E8F9")!), .objectId(ObjectId(string: "64b7f0c2a1b2c3d4e5f60718")!),

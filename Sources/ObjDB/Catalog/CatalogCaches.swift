@@ -5,6 +5,10 @@
 struct CatalogCaches {
     /// Per class name: the link columns pointing to it (see ``Database/incomingLinks(_:)``).
     var incomingLinks: [String: [(origin: ClassInfo, column: Int)]] = [:]
+    /// Classes by id, for the links of mixed values (see ``Database/classInfo(id:)``).
+    var classesByID: [UInt32: ClassInfo] = [:]
+    /// The mixed columns that track links, of every class (see ``Database/mixedLinkOrigins()``).
+    var mixedLinkOrigins: [(origin: ClassInfo, column: Int)]?
     /// The last class found by ``Database/classInfo(for:)``: most calls ask for the same class again.
     var lastClassLookup: (type: ObjectIdentifier, info: ClassInfo)?
     /// The cache of the last class whose every object `objects(_:)` handed out: the query
@@ -21,5 +25,7 @@ struct CatalogCaches {
         lastClassLookup = nil
         lastTableResultsCache = nil
         incomingLinks = [:]
+        classesByID = [:]
+        mixedLinkOrigins = nil
     }
 }

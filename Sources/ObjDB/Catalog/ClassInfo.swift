@@ -86,6 +86,8 @@ final class ClassInfo {
     /// Columns that hold object keys (to-one links and collections of objects), with a
     /// backlink table each.
     let linkColumns: [Int]
+    /// Columns of mixed properties whose links are tracked (their mixed-links table is open).
+    let mixedLinkColumns: [Int]
     /// Per column: the class its objects belong to, for link columns.
     let linkTargets: [String?]
     /// The computed properties (``LinkingObjects``); property `i` reads as pseudo-column
@@ -187,6 +189,7 @@ final class ClassInfo {
         hasUniqueConstraints = !compoundKeys.isEmpty || keySlots.contains { $0.isUnique }
         columnKinds = properties.map(ColumnKind.init)
         linkColumns = properties.indices.filter { properties[$0].type == .object }
+        mixedLinkColumns = tables.mixedLinks.indices.filter { tables.mixedLinks[$0] != nil }
         linkTargets = properties.map { $0.type == .object ? $0.objectClass : nil }
         let computed = stored.computed ?? []
         self.computed = computed
@@ -237,8 +240,8 @@ final class ClassInfo {
         return valueType(column: column)._objdbDefaultValue()._objdbAnyValue
     }
 
-    /// Whether the class has columns holding object keys.
-    var hasLinks: Bool { !linkColumns.isEmpty }
+    /// Whether the class has columns holding object keys: links, or mixed values that may.
+    var hasLinks: Bool { !linkColumns.isEmpty || !mixedLinkColumns.isEmpty }
 
     /// The bytes of a column's default, for rows written before the column existed.
     func encodedDefault(column: Int) -> [UInt8]? {

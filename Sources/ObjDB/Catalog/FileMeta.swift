@@ -4,12 +4,13 @@ import Foundation
 enum FileMeta {
     /// The newest file-format version this build reads and writes. Version 2 added links,
     /// collections, embedded objects and backlink tables; version 3 added row checksums and the
-    /// meta checksum; version 4 added full-text indexes. Older files are read as they are and
+    /// meta checksum; version 4 added full-text indexes; version 5 added links and nested
+    /// collections in mixed values, with their mixed-links tables. Older files are read as they are and
     /// upgraded to ``checksummedFormat`` by their first write transaction (their old rows keep
     /// no checksum until they are rewritten); a schema raises the format further only when it
     /// needs it (``requiredFormat(for:)``), so files without full-text indexes stay readable by
     /// builds that read version 3.
-    static let currentFormat: UInt32 = 4
+    static let currentFormat: UInt32 = 5
     /// The format every file this build writes has at least: row checksums.
     static let checksummedFormat: UInt32 = 3
     /// Bytes stored under `magic`; a file without them is not an ObjDB file.
@@ -169,8 +170,10 @@ enum FileMeta {
 
     /// The oldest format that can hold `schema`: 2 once it has links, collections, embedded
     /// classes or linking objects; 4 once it has a full-text index (a build that does not
-    /// maintain full-text indexes must not write to it).
+    /// maintain full-text indexes must not write to it); 5 once a mixed property tracks links
+    /// (a build that does not must not read or write its values).
     static func requiredFormat(for schema: StoredSchema) -> UInt32 {
+        if schema.classes.contains(where: { $0.properties.contains { $0.mixedLinks != nil } }) { return 5 }
         if schema.classes.contains(where: { $0.properties.contains { $0.fullText != nil } }) { return 4 }
         let usesRelationships = schema.classes.contains { stored in
             stored.isEmbedded || stored.computed != nil

@@ -33,7 +33,7 @@ struct SchemaChanges {
             }
             try requireSameData(layout, existing)
             if indexChanges(layout, existing).contains(where: { _ in true }) || !fullTextChanges(layout, existing).isEmpty
-                || withMetadata(of: layout, existing) != existing
+                || withMetadata(of: layout, existing) != existing || existing.properties.contains(where: \.lacksMixedLinks)
             {
                 changes.any = true
             }
@@ -57,6 +57,12 @@ struct SchemaChanges {
         for (column, wanted) in fullText {
             existing.properties[column].fullText = wanted ? FullTextTokenizer.version : nil
             existing.properties[column].fullTextFolding = wanted ? FullTextTokenizer.foldingDigest : nil
+        }
+        // A mixed property from before links: its (empty) mixed-links table is created below.
+        for column in existing.properties.indices where existing.properties[column].lacksMixedLinks {
+            existing.properties[column].mixedLinks = StoredProperty.mixedLinksVersion
+            stored.replace(existing)
+            any = true
         }
         let updated = Self.withMetadata(of: layout, existing)
         let madeUnique = updated.properties.indices.filter { updated.properties[$0].unique == true && existing.properties[$0].unique != true }

@@ -46,7 +46,7 @@ final class FusedRewrite {
     /// rewritten and are all it has in the file besides its primary-key table.
     static func canFuse(_ change: MigrationRun.Rewrite, _ info: ClassInfo) -> Bool {
         guard change.rewritesRows, FastPaths.enabled.contains(.fusedMigrations) else { return false }
-        return !change.new.isEmbedded && info.linkColumns.isEmpty && info.compoundKeys.isEmpty
+        return !change.new.isEmbedded && info.linkColumns.isEmpty && info.mixedLinkColumns.isEmpty && info.compoundKeys.isEmpty
             && info.tables.indexes.allSatisfy { $0 == nil } && info.tables.backlinks.allSatisfy { $0 == nil }
             && info.tables.fullText.allSatisfy { $0 == nil }
             && !info.keySlots.contains { $0.isUnique && !$0.isPrimary }

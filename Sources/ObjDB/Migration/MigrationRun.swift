@@ -174,6 +174,7 @@ enum MigrationRun {
                 } else if !property.fullTextIsCurrent {
                     (kept.fullText, kept.fullTextFolding) = (FullTextTokenizer.version, FullTextTokenizer.foldingDigest)
                 }
+                if kept.lacksMixedLinks { kept.mixedLinks = StoredProperty.mixedLinksVersion }
                 properties.append(kept)
                 sources.append(column)
             }
@@ -195,6 +196,7 @@ enum MigrationRun {
                 && sources.enumerated().allSatisfy { $0.element == $0.offset && properties[$0.offset].id == before.properties[$0.offset].id }
             let sameIndexes = zip(properties, before.properties).allSatisfy {
                 $0.indexed == $1.indexed && $0.fullText == $1.fullText && $0.fullTextFolding == $1.fullTextFolding
+                    && $0.mixedLinks == $1.mixedLinks
             }
             if !sameRows || !sameIndexes || oldKey != newKey {
                 plan.rewrites.append(Rewrite(old: before, new: existing, sources: sources, rewritesRows: !sameRows))

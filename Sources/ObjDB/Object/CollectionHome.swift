@@ -57,6 +57,13 @@ struct CollectionHome {
     func storedElement<Element: CollectionElementType>(_ value: Element, _ context: WriteContext, _ pending: PendingCollection) -> StoredElement? {
         var writer = _ObjDBElementWriter(context.value)
         Element._objdbWriteElement(value, to: &writer)
+        if !writer.mixedObjects.isEmpty, let mixed = value as? MixedValue {
+            // A mixed value's objects: added or checked, then the value encoded with their keys.
+            let database = self.database
+            guard database.dooming(context, { try database.prepareMixedObjects(mixed, context) }) != nil else { return nil }
+            writer.encode(mixed)
+            return writer.element
+        }
         guard let object = writer.object else { return writer.element }
         let database = self.database
         let info = self.info
@@ -115,11 +122,17 @@ enum ElementIdentity: Hashable {
     case stored(String, UInt64)
     /// An unmanaged object, by instance.
     case instance(ObjectIdentifier)
+    /// A mixed value linking to an unmanaged object: by its `Hashable` (objects by instance).
+    case mixed(MixedValue)
 
     /// The identity of `value`, encoded through `writer` (reuse one across a loop: each new
     /// writer allocates its scratch buffer).
     init<Element: CollectionElementType>(_ value: Element, _ writer: inout _ObjDBElementWriter) {
         Element._objdbWriteElement(value, to: &writer)
+        if writer.mixedObjects.contains(where: { $0._objdbDatabase == nil }), let mixed = value as? MixedValue {
+            self = .mixed(mixed)
+            return
+        }
         if let object = writer.object {
             if let info = object._objdbInfo {
                 self = .stored(info.name, object._objdbKey)
@@ -193,9 +206,9 @@ extension SequenceCollection {
     /// The objects among the elements.
     static func heldObjects(_ collection: Self) -> [ObjectBase] {
         var writer = _ObjDBElementWriter()
-        return collection.elementsArray.compactMap { element in
+        return collection.elementsArray.flatMap { element -> [ObjectBase] in
             Element._objdbWriteElement(element, to: &writer)
-            return writer.object
+            return writer.object.map { [$0] } ?? writer.mixedObjects
         }
     }
 

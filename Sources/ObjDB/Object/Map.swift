@@ -294,9 +294,9 @@ extension Map: RelationshipValue {
 
     static func heldObjects(at field: UnsafeRawPointer) -> [ObjectBase] {
         var writer = _ObjDBElementWriter()
-        return field.assumingMemoryBound(to: Map<Key, Value>.self).pointee.entriesArray.compactMap { entry in
+        return field.assumingMemoryBound(to: Map<Key, Value>.self).pointee.entriesArray.flatMap { entry -> [ObjectBase] in
             Value._objdbWriteElement(entry.value, to: &writer)
-            return writer.object
+            return writer.object.map { [$0] } ?? writer.mixedObjects
         }
     }
 

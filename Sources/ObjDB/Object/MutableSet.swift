@@ -246,6 +246,8 @@ extension CollectionHome {
     func lookupElement<E: CollectionElementType>(_ element: E) -> StoredElement? {
         var writer = _ObjDBElementWriter()
         E._objdbWriteElement(element, to: &writer)
+        // A mixed value linking to an object this collection cannot hold is never found.
+        if writer.mixedObjects.contains(where: { $0._objdbDatabase !== parent._objdbDatabase || $0._objdbInfo == nil }) { return nil }
         guard let object = writer.object else { return writer.element }
         guard object._objdbDatabase === parent._objdbDatabase, object._objdbInfo != nil else { return nil }
         return StoredElement(objectKey: object._objdbKey)

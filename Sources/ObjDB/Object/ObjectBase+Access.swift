@@ -67,6 +67,10 @@ extension ObjectBase {
             if info.columnKinds[column] != .value, let database = _objdbDatabase {
                 return database.dynamicValue(of: self, column: column)
             }
+            if info.stored.properties[column].type == .mixed, _objdbDatabase != nil {
+                // Read as the property reads it: links as objects of this database.
+                return MixedValue._objdbGet(self, column)._objdbAnyValue
+            }
             return info.valueType(column: column).anyValue(from: _objdbRead(column))
                 ?? info.defaultValue(column: column)
         }

@@ -10,6 +10,8 @@ struct ClassTables {
     let backlinks: [Table?]
     /// Per column: word → postings, for full-text indexed columns.
     let fullText: [Table?]
+    /// Per column: link target → origin object keys, for mixed columns that track links.
+    let mixedLinks: [Table?]
 }
 
 extension ClassTables {
@@ -36,7 +38,12 @@ extension ClassTables {
         let fullText = try stored.properties.map { property in
             property.fullText != nil ? try require(TableName.fullText(stored.id, property: property.id), .postings) : nil
         }
-        return ClassTables(objects: objects, primaryKeys: primaryKeys, indexes: indexes, backlinks: backlinks, fullText: fullText)
+        let mixedLinks = try stored.properties.map { property in
+            property.type == .mixed && !property.lacksMixedLinks
+                ? try require(TableName.mixedLinks(stored.id, property: property.id), .multimap) : nil
+        }
+        return ClassTables(
+            objects: objects, primaryKeys: primaryKeys, indexes: indexes, backlinks: backlinks, fullText: fullText, mixedLinks: mixedLinks)
     }
 
     /// Opens (creating as needed) the tables of a stored class inside a write transaction.
@@ -56,6 +63,11 @@ extension ClassTables {
             property.fullText != nil
                 ? try write.openTable(named: TableName.fullText(stored.id, property: property.id), flags: .postings) : nil
         }
-        return ClassTables(objects: objects, primaryKeys: primaryKeys, indexes: indexes, backlinks: backlinks, fullText: fullText)
+        let mixedLinks = try stored.properties.map { property in
+            property.type == .mixed && !property.lacksMixedLinks
+                ? try write.openTable(named: TableName.mixedLinks(stored.id, property: property.id), flags: .multimap) : nil
+        }
+        return ClassTables(
+            objects: objects, primaryKeys: primaryKeys, indexes: indexes, backlinks: backlinks, fullText: fullText, mixedLinks: mixedLinks)
     }
 }

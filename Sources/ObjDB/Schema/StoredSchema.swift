@@ -166,6 +166,12 @@ struct StoredProperty: Codable, Equatable, Sendable {
     /// For a property with a full-text index: the folding digest of the process that filled it
     /// (``FullTextTokenizer/foldingDigest``); absent otherwise.
     var fullTextFolding: UInt32?
+    /// For a mixed property whose links are tracked (its mixed-links table exists, so it may hold
+    /// links and nested collections): ``StoredProperty/mixedLinksVersion``; absent otherwise.
+    var mixedLinks: Int?
+
+    /// The value of ``mixedLinks`` for a mixed property this build maintains.
+    static let mixedLinksVersion = 1
 
     init(id: UInt32, _ property: Property) {
         self.id = id
@@ -184,7 +190,12 @@ struct StoredProperty: Codable, Equatable, Sendable {
         unique = property.isUnique ? true : nil
         fullText = property.isFullTextIndexed ? FullTextTokenizer.version : nil
         fullTextFolding = property.isFullTextIndexed ? FullTextTokenizer.foldingDigest : nil
+        mixedLinks = property.type == .mixed ? Self.mixedLinksVersion : nil
     }
+
+    /// Whether the property is mixed and has no mixed-links table yet (a file from before
+    /// mixed values held links): the next writable open creates it.
+    var lacksMixedLinks: Bool { type == .mixed && mixedLinks != Self.mixedLinksVersion }
 
     /// Whether the property's full-text index was filled by this process's tokenizer (its
     /// version and folding), so that it can be read and kept up to date.

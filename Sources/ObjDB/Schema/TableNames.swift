@@ -21,6 +21,10 @@ enum TableName {
     /// Backlinks of one link property: target object key → origin object keys.
     static func backlinks(_ classID: UInt32, property propertyID: UInt32) -> String { "c\(classID).b\(propertyID)" }
 
+    /// Links held by the values of one mixed property: target (class id and object key,
+    /// big-endian) → origin object keys (see ``MixedFormat/linkKey(classID:key:)``).
+    static func mixedLinks(_ classID: UInt32, property propertyID: UInt32) -> String { "c\(classID).m\(propertyID)" }
+
     /// The LMDB flags of the table named `name`, from its kind; `nil` for a name ObjDB does not
     /// give its tables.
     static func flags(ofTable name: String) -> TableFlags? {
@@ -40,6 +44,7 @@ enum TableName {
         case "i": return .multimap
         case "f": return .postings
         case "b": return .backlinks
+        case "m": return .multimap
         default: return nil
         }
     }

@@ -11,6 +11,9 @@ struct ClassFacts {
     var keyEntries: [Int: [KeyEntry]] = [:]
     /// Per link column: the (target, origin) pairs its backlink table must hold.
     var backlinks: [Int: [BacklinkEntry]] = [:]
+    /// Per mixed column that tracks links: the (target, origin) entries its mixed-links table
+    /// must hold, the target as ``MixedFormat/linkKey(classID:key:)``.
+    var mixedLinks: [Int: [KeyEntry]] = [:]
     /// Per full-text indexed column: the postings its table must hold, and its statistics.
     var fullText: [Int: (entries: [FullTextEntry], statistics: FullTextPostings.Statistics)] = [:]
     /// Objects whose encrypted rows do not authenticate: what the rows say of them is unknown,

@@ -24,6 +24,9 @@ struct ClassVerifier {
         for column in properties.indices where properties[column].fullText != nil { facts.fullText[column] = ([], .init()) }
         let links = properties.indices.filter { properties[$0].type == .object }
         for column in links { facts.backlinks[column] = [] }
+        for column in properties.indices where properties[column].type == .mixed && !properties[column].lacksMixedLinks {
+            facts.mixedLinks[column] = []
+        }
         var checked = 0
         var withoutChecksum = 0
         walk.walkOpened(table, visit: { key, value in
@@ -66,6 +69,11 @@ struct ClassVerifier {
                     if !document.words.isEmpty {
                         facts.fullText[column]?.statistics.documents += 1
                         facts.fullText[column]?.statistics.words += UInt64(document.length)
+                    }
+                }
+                if facts.mixedLinks[column] != nil {
+                    for target in Database.mixedLinkKeys(read, kind: ColumnKind(property)) {
+                        facts.mixedLinks[column]?.append(KeyEntry(value: target, objectKey: objectKey))
                     }
                 }
                 if property.type == .object {

@@ -58,10 +58,17 @@ enum ColumnVerifier {
         case .linkingObjects:
             fits = false
         case .mixed:
-            // A known tag, then a payload its type decodes (and re-encodes to the same bytes).
-            guard let value = MixedValue._objdbDecode(bytes), value != .none else { return "a mixed value with an unknown tag or a damaged payload" }
-            var encoded = _ObjDBBytes()
-            fits = value._objdbEncode(into: &encoded) && encoded.array.elementsEqual(bytes)
+            // A known tag, then a payload its type decodes (and a value re-encodes to the same
+            // bytes; links and nested collections are checked to every depth by the decoding).
+            guard let value = MixedValue._objdbDecode(bytes), let (tag, _) = MixedFormat.split(bytes) else {
+                return "a mixed value with an unknown tag or a damaged payload"
+            }
+            if tag == .object || tag == .list || tag == .dictionary {
+                fits = true
+            } else {
+                var encoded = _ObjDBBytes()
+                fits = value._objdbEncode(into: &encoded) && encoded.array.elementsEqual(bytes)
+            }
         }
         return fits ? nil : "\(bytes.count) bytes that are not a valid \(property.type)"
     }

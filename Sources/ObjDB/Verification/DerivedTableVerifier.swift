@@ -32,6 +32,11 @@ struct DerivedTableVerifier {
                 let name = TableName.fullText(stored.id, property: property.id)
                 checkFullTextTable(tables.removeValue(forKey: name), name: name, property: property, expected: expected.entries, expected.statistics)
             }
+            if var expected = facts.mixedLinks[column] {
+                expected.sort()
+                let name = TableName.mixedLinks(stored.id, property: property.id)
+                checkKeyTable(tables.removeValue(forKey: name), name: name, property: property, expected: expected, mixedLinks: true)
+            }
             if property.type == .object, var expected = facts.backlinks[column] {
                 expected.sort()
                 let backlinks = TableName.backlinks(stored.id, property: property.id)
@@ -46,15 +51,17 @@ struct DerivedTableVerifier {
         }
     }
 
-    private func checkKeyTable(_ table: NamedTree?, name: String, property: StoredProperty, expected: [KeyEntry]) {
-        let kind: VerificationProblem.Kind = property.primaryKey ? .primaryKey : .index
-        let what = property.primaryKey ? "primary-key" : "index"
+    /// Checks a table of value → object keys: a primary-key or index table, or (`mixedLinks`) the
+    /// mixed-links table of a mixed property, keyed by link targets.
+    private func checkKeyTable(_ table: NamedTree?, name: String, property: StoredProperty, expected: [KeyEntry], mixedLinks: Bool = false) {
+        let kind: VerificationProblem.Kind = mixedLinks ? .backlink : property.primaryKey ? .primaryKey : .index
+        let what = mixedLinks ? "mixed-links" : property.primaryKey ? "primary-key" : "index"
         guard let table else {
             problem(.table, "The \(what) table of '\(stored.name).\(property.name)' is missing", table: name)
             return
         }
         checkFlags(table, .multimap)
-        if property.primaryKey {
+        if property.primaryKey && !mixedLinks {
             for i in expected.indices.dropFirst() where expected[i].value == expected[i - 1].value
                 && !KeyEncoding.mayBeTruncated(expected[i].value)
             {

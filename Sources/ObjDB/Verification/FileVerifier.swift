@@ -109,7 +109,10 @@ enum FileVerifier {
             let current = Set(stored.properties.map(\.id))
             let formerKey = stored.properties.contains(where: \.primaryKey) ? [] : [TableName.primaryKeys(stored.id)]
             return formerKey + (1..<max(stored.nextPropertyID, 1)).filter { !current.contains($0) }.flatMap { id in
-                [TableName.index(stored.id, property: id), TableName.backlinks(stored.id, property: id), TableName.fullText(stored.id, property: id)]
+                [
+                    TableName.index(stored.id, property: id), TableName.backlinks(stored.id, property: id),
+                    TableName.fullText(stored.id, property: id), TableName.mixedLinks(stored.id, property: id),
+                ]
             }
         })
         // A migration that removes a class (deleteData of a class no model declares) keeps its

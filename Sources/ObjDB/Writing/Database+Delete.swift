@@ -78,7 +78,7 @@ extension Database {
     /// nothing else links to. Missing objects are skipped, so cycles end.
     func deleteObject(_ info: ClassInfo, key: UInt64, _ context: WriteContext) throws {
         // Nothing links to the class and it links nowhere: only the row and its keys go.
-        if !info.hasLinks && incomingLinks(info).isEmpty {
+        if !info.hasLinks && incomingLinks(info).isEmpty && mixedLinkOrigins().isEmpty {
             try deleteRow(info, key: key, context)
             return
         }
@@ -113,6 +113,36 @@ extension Database {
                 _ = try value.withUnsafeBytesOrNil { try writeColumn(origin, key: originKey, old: old, column: column, value: $0, context) }
             }
         }
+        // Links in mixed values, of any class: each becomes none, or leaves its list or set.
+        let target = (classID: info.classID, key: key)
+        let linkKey = MixedFormat.linkKey(classID: info.classID, key: key)
+        for (origin, column) in mixedLinkOrigins() {
+            guard let table = origin.tables.mixedLinks[column] else { continue }
+            let txn = try context.transaction.requireTxn()
+            for originKey in try linkKey.withUnsafeBytes({ try txn.objectKeys(table, under: $0) }) {
+                guard let old = rows.fetch(origin, key: originKey) else { continue }
+                let value = Self.mixedColumn(old.column(column), kind: origin.columnKinds[column], without: target)
+                _ = try value.withUnsafeBytesOrNil { try writeColumn(origin, key: originKey, old: old, column: column, value: $0, context) }
+            }
+        }
+    }
+
+    /// A mixed column's bytes without the links to `target` (see
+    /// ``MixedFormat/removingLink(to:from:)``): `nil` (null) for a value that was such a link.
+    private static func mixedColumn(_ read: ColumnRead, kind: ColumnKind, without target: (classID: UInt32, key: UInt64)) -> [UInt8]? {
+        guard case .value(let bytes) = read else { return nil }
+        var result: [UInt8] = []
+        switch kind {
+        case .value, .link:
+            return MixedFormat.removingLink(to: target, from: bytes)
+        case .list, .set:
+            MixedFormat.removingLink(to: target, from: SequenceView(bytes), dropping: true).appendEncoded(to: &result)
+        case .map:
+            let map = MapView(read)
+            MapFormat.appendMap(
+                keys: [StoredElement](map.keys), values: MixedFormat.removingLink(to: target, from: map.values, dropping: false), to: &result)
+        }
+        return result
     }
 
     /// A link column's bytes without object `key`: `nil` (null) for a to-one link; the other

@@ -80,6 +80,10 @@ extension Database {
             found.append(object)
             let layout = try SchemaDiscovery.layout(of: type(of: object))
             for field in layout.fields {
+                if field.valueType == MixedValue.self, let mixed = field.value(in: object) as? MixedValue {
+                    pending.append(contentsOf: mixed.heldObjects.reversed())
+                    continue
+                }
                 guard let relationship = field.relationship, !relationship.isLinkingObjects else { continue }
                 pending.append(contentsOf: relationship.heldObjects(at: object._objdbBase + field.valueOffset).reversed())
             }

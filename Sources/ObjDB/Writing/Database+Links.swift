@@ -156,7 +156,28 @@ extension Database {
                 changes.orphans.append(contentsOf: removed.map { (target, $0) })
             }
         }
+        for column in info.mixedLinkColumns where columns?.contains(column) ?? true {
+            let kind = info.columnKinds[column]
+            let before = old.map { Self.mixedLinkKeys($0.column(column), kind: kind) } ?? []
+            let after = new.map { Self.mixedLinkKeys($0.column(column), kind: kind) } ?? []
+            guard before != after, let table = info.tables.mixedLinks[column] else { continue }
+            changes.mixed.append((table, Array(before.subtracting(after)), Array(after.subtracting(before))))
+        }
         return changes
+    }
+
+    /// The mixed-links table keys (``MixedFormat/linkKey(classID:key:)``) of the links a mixed
+    /// column of kind `kind` holds, at any depth.
+    static func mixedLinkKeys(_ read: ColumnRead, kind: ColumnKind) -> Set<[UInt8]> {
+        guard case .value(let bytes) = read else { return [] }
+        var keys = Set<[UInt8]>()
+        let add = { (classID: UInt32, key: UInt64) in _ = keys.insert(MixedFormat.linkKey(classID: classID, key: key)) }
+        switch kind {
+        case .value, .link: MixedFormat.forEachLink(bytes, add)
+        case .list, .set: MixedFormat.forEachLink(in: SequenceView(bytes), add)
+        case .map: MixedFormat.forEachLink(in: MapView(read).values, add)
+        }
+        return keys
     }
 
     /// Writes backlink changes for the row of `key`; returns the embedded objects let go of.
@@ -177,6 +198,16 @@ extension Database {
                     }
                 }
             }
+            for change in changes.mixed {
+                try context.transaction.withInsertCursor(change.table, txn) { cursor in
+                    for target in change.removed {
+                        _ = try target.withUnsafeBytes { try cursor.delete(key: $0, value: value) }
+                    }
+                    for target in change.added {
+                        _ = try target.withUnsafeBytes { try cursor.put(key: $0, value: value) }
+                    }
+                }
+            }
         }
         return changes.orphans
     }
@@ -193,4 +224,7 @@ struct BacklinkChanges {
     var tables: [(table: Table, removed: [UInt64], added: [UInt64])] = []
     /// Embedded targets no longer linked.
     var orphans: [(ClassInfo, UInt64)] = []
+    /// Per mixed-links table: the targets (``MixedFormat/linkKey(classID:key:)``) no longer
+    /// linked and those newly linked.
+    var mixed: [(table: Table, removed: [[UInt8]], added: [[UInt8]])] = []
 }

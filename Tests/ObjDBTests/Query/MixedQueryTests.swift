@@ -14,7 +14,7 @@ struct MixedQueryTests {
     static let oid = ObjectId(string: "65a1f0c2b3e4d5f6a7b8c9d0")!
 
     /// id → value.
-    static let rows: [(Int, MixedValue)] = [
+    nonisolated(unsafe) static let rows: [(Int, MixedValue)] = [
         (1, .int(1)), (2, .double(1.0)), (3, .float(1)), (4, .decimal(1)), (5, .int(2)), (6, .string("1")),
         (7, .string("abc")), (8, .data(Data("abc".utf8))), (9, .bool(true)), (10, .none), (11, .date(Date(timeIntervalSinceReferenceDate: 1))),
         (12, .uuid(uuid)), (13, .objectId(oid)), (14, .double(.nan)), (15, .string("ABCdef")), (16, .double(-0.5)),
@@ -104,10 +104,17 @@ struct MixedQueryTests {
         #expect(try ids(db, "extras.@values == 3") == [1])
     }
 
-    @Test func anObjectIsRefusedAsAMixedConstant() throws {
+    @Test func anObjectComparesWithTheLinksToIt() throws {
         let db = try open()
         let one = try #require(db.object(ofType: MixedHolder.self, forPrimaryKey: 1))
-        #expect(throws: ObjDBError.self) { try ids(db, "value == %@", one) }
+        #expect(try ids(db, "value == %@", one) == [])
+        let two = try #require(db.object(ofType: MixedHolder.self, forPrimaryKey: 2))
+        try db.write { two.value = .object(one) }
+        #expect(try ids(db, "value == %@", one) == [2])
+        #expect(try ids(db, "value == %@", two) == [])
+        #expect(try ids(db, "value.@type == 'object'") == [2])
+        #expect(try ids(db, "value.@type == 'link'") == [2])
+        #expect(throws: ObjDBError.self) { try ids(db, "value == %@", MixedValue.list([.int(1)])) }
     }
 
     // realm-core's @type queries on a mixed column (`mixed.@type == 'string'`, 'numeric', IN).

@@ -3,9 +3,9 @@ import Foundation
 extension PredicateBinder {
     /// `value` as a constant compared with a mixed property: each constant keeps its own type,
     /// as realm-core's `Mixed` does (numbers compare across types, strings with data by their
-    /// bytes, UUIDs and ObjectIds only with their own type). `nil` for a value a mixed property
-    /// cannot hold (an object).
-    static func mixedComparand(_ value: QueryValue, options: QueryStringOptions) -> Comparand? {
+    /// bytes, UUIDs and ObjectIds only with their own type, an object with a link to it). `nil`
+    /// for an object of a class the file does not have.
+    static func mixedComparand(_ value: QueryValue, options: QueryStringOptions, database: Database) -> Comparand? {
         switch value {
         case .null: return .null
         case .bool(let v): return .bool(v)
@@ -18,14 +18,19 @@ extension PredicateBinder {
         case .date(let v): return .date(v.timeIntervalSinceReferenceDate)
         case .uuid(let v): return .tagged(.uuid, withUnsafeBytes(of: v.uuid) { Array($0) })
         case .objectId(let v): return .tagged(.objectId, v.bytes)
-        case .object: return nil
+        case .object(let className, let key):
+            guard let info = database.classInfo(named: className) else { return nil }
+            var bytes = _ObjDBBytes()
+            MixedFormat.appendLink(classID: info.classID, key: key, to: &bytes)
+            return .tagged(.object, bytes.array)
         }
     }
 }
 
 extension QueryValue {
-    /// The constant a mixed value is (`none` is nil, a float a double).
-    init(mixed value: MixedValue) {
+    /// The constant a mixed value is (`none` is nil, a float a double, a link the object). `nil`
+    /// for a list or a dictionary, and for an object not managed yet.
+    init?(mixed value: MixedValue) {
         switch value {
         case .none: self = .null
         case .int(let v): self = .int(Int64(v))
@@ -38,6 +43,10 @@ extension QueryValue {
         case .objectId(let v): self = .objectId(v)
         case .decimal(let v): self = .decimal(v)
         case .uuid(let v): self = .uuid(v)
+        case .object(let v):
+            guard v._objdbDatabase != nil, let info = v._objdbInfo else { return nil }
+            self = .object(className: info.name, key: v._objdbKey)
+        case .list, .dictionary: return nil
         }
     }
 }
@@ -46,15 +55,18 @@ extension PredicateBinder {
     /// The names `value.@type` compares with, as realm-core spells them, and the type bits
     /// (``MixedFormat/typeBit(_:)``) each stands for: `'numeric'` for every number type, and
     /// realm-core's other names for a type (`'integer'`, `'int64'`, `'long'`, `'boolean'`,
-    /// `'bytearray'`, `'guid'`, `'datetimeoffset'`…).
+    /// `'bytearray'`, `'guid'`, `'datetimeoffset'`, `'link'`…), and `'collection'` for lists and
+    /// dictionaries.
     static let typeNames: [String: [MixedFormat.Tag]] = {
         var names: [String: [MixedFormat.Tag]] = [:]
         for tag in MixedFormat.Tag.allCases { names[tag.typeName.lowercased()] = [tag] }
         names["numeric"] = MixedFormat.Tag.allCases.filter(\.isNumeric)
+        names["collection"] = [.list, .dictionary]
         let aliases: [MixedFormat.Tag: [String]] = [
             .int: ["integer", "int16", "int32", "int64", "short", "long", "byte", "char"],
             .bool: ["boolean"],
-            .data: ["bytearray", "byte[]"],
+            .data: ["data", "bytearray", "byte[]", "bindata"],
+            .object: ["link"],
             .date: ["timestamp", "datetimeoffset"],
             .decimal: ["decimal128"],
             .uuid: ["guid"],

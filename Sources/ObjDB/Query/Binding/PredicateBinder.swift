@@ -545,7 +545,7 @@ struct PredicateBinder {
             default: throw mismatch()
             }
         case .mixed:
-            return try Self.mixedComparand(value, options: options) ?? { throw mismatch() }()
+            return try Self.mixedComparand(value, options: options, database: database) ?? { throw mismatch() }()
         case .object:
             guard case .object(let className, let key) = value, className == leafClass else { throw mismatch() }
             return .object(key)

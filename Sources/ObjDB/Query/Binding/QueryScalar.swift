@@ -55,12 +55,13 @@ enum QueryScalar {
         case .decimal: self = QueryScalar(.value(payload), .decimal)
         case .date: self = QueryScalar(.value(payload), .date)
         case .string, .data: self = .bytes(payload)
-        case .objectId, .uuid: self = .tagged(tag, payload)
+        case .objectId, .uuid, .object, .list, .dictionary: self = .tagged(tag, payload)
         }
     }
 
     /// The type rank of the value in a sort of mixed values (realm-core's `Mixed::compare`):
-    /// null, bools, numbers, strings and data, dates, ObjectIds, UUIDs, links.
+    /// null, bools, numbers, strings and data, dates, ObjectIds, UUIDs, links, lists,
+    /// dictionaries (a to-one link column's objects rank with mixed links).
     var mixedSortRank: Int {
         switch self {
         case .null: -1
@@ -69,7 +70,7 @@ enum QueryScalar {
         case .bytes: 2
         case .date: 3
         case .tagged(let tag, _): tag.sortRank
-        case .object: 7
+        case .object: 6
         }
     }
 

@@ -408,6 +408,14 @@ extension QueryValue {
             self = .object(className: info.name, key: object._objdbKey)
             return
         }
+        if let mixed = value as? MixedValue {
+            // A mixed constant keeps its case; a link names its object.
+            guard let constant = QueryValue(mixed: mixed) else {
+                objdbFatal("where: \(mixed) cannot be compared with stored values; compare with a managed object or a value that is not a list or a dictionary")
+            }
+            self = constant
+            return
+        }
         scratch.buffer.reset()
         guard value._objdbEncode(into: &scratch) else {
             self = .null
@@ -426,7 +434,7 @@ extension QueryValue {
         case .decimal: self = Decimal._objdbDecode(bytes).map(QueryValue.decimal) ?? .null
         case .objectId: self = ObjectId._objdbDecode(bytes).map(QueryValue.objectId) ?? .null
         case .object, .linkingObjects: self = .null
-        case .mixed: self = MixedValue._objdbDecode(bytes).map(QueryValue.init(mixed:)) ?? .null
+        case .mixed: self = MixedValue._objdbDecode(bytes).flatMap(QueryValue.init(mixed:)) ?? .null
         }
     }
 }

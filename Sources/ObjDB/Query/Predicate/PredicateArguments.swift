@@ -57,7 +57,13 @@ enum PredicateArgument {
         case let value as UUID: return .uuid(value)
         case let value as ObjectId: return .objectId(value)
         case let value as Decimal: return .decimal(value)
-        case let value as MixedValue: return QueryValue(mixed: value)
+        case let value as MixedValue:
+            guard let constant = QueryValue(mixed: value) else {
+                throw PredicateSyntaxError(
+                    position: position,
+                    message: "the argument at index \(index) is \(value), which a query cannot compare with; pass a managed object or a value that is not a list or a dictionary")
+            }
+            return constant
         case let object as ObjectBase:
             guard let info = object._objdbInfo else {
                 throw PredicateSyntaxError(

@@ -36,9 +36,11 @@ extension ReferenceInterpreter {
     /// data (`name.length`, 0 for nil), else the value itself.
     private func value(_ read: ColumnRead, _ path: BoundPath) -> ReferenceValue {
         if path.measuresType {
-            // The type of the mixed value, from `MixedValue`'s own decoding.
-            guard case .value(let bytes) = read, let value = MixedValue._objdbDecode(bytes) else { return .integer(1) }
-            return .integer(1 << Int64((MixedFormat.Tag(value) ?? MixedFormat.Tag.none).rawValue))
+            // The type of a mixed value that `MixedValue`'s own decoding takes (at any depth).
+            guard case .value(let bytes) = read, MixedValue._objdbDecode(bytes) != nil, let (tag, _) = MixedFormat.split(bytes) else {
+                return .integer(1)
+            }
+            return .integer(1 << Int64(tag.rawValue))
         }
         let stored = ReferenceValue(read, path.storedType)
         guard path.measuresLength else { return stored }

@@ -39,7 +39,13 @@ enum ReferenceValue {
         case .decimal: decoded = Decimal._objdbDecode(bytes).map { .decimal($0) }
         case .string, .data, .uuid, .objectId: decoded = .bytes(Array(bytes))
         case .object, .linkingObjects: decoded = bytes.count == 8 ? .object(bytes.loadUnaligned(as: UInt64.self)) : nil
-        case .mixed: decoded = MixedValue._objdbDecode(bytes).map(ReferenceValue.init(mixed:))
+        case .mixed:
+            // Links and nested collections compare by their bytes: decoded only to check them.
+            if let (tag, payload) = MixedFormat.split(bytes), tag == .object || tag == .list || tag == .dictionary {
+                decoded = MixedValue._objdbDecode(bytes) == nil ? nil : .tagged(tag, Array(payload))
+            } else {
+                decoded = MixedValue._objdbDecode(bytes).map(ReferenceValue.init(mixed:))
+            }
         }
         self = decoded ?? .null
     }
@@ -73,6 +79,8 @@ enum ReferenceValue {
         case .data(let v): self = .bytes(Array(v))
         case .uuid(let v): self = .tagged(.uuid, withUnsafeBytes(of: v.uuid) { Array($0) })
         case .objectId(let v): self = .tagged(.objectId, v.bytes)
+        // Read from their bytes (see `init(_:_:)`), never decoded into a case.
+        case .object, .list, .dictionary: self = .null
         }
     }
 
@@ -86,7 +94,7 @@ enum ReferenceValue {
         case .bytes: 2
         case .date: 3
         case .tagged(let tag, _): tag.sortRank
-        case .object: 7
+        case .object: 6
         }
     }
 

@@ -5,7 +5,7 @@ extension Database {
         guard let info = results.classInfo, !context.transaction.isDoomed else { return }
         _ = dooming(context) {
             try flushPendingWrites(context)
-            if results.query.isPlainTable && !info.hasLinks && incomingLinks(info).isEmpty {
+            if results.query.isPlainTable && !info.hasLinks && incomingLinks(info).isEmpty && mixedLinkOrigins().isEmpty {
                 try deleting(context) { try deleteAllRows(info, context) }
                 return
             }

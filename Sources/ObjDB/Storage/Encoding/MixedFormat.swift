@@ -2,7 +2,10 @@
 ///
 /// A mixed value is a tag byte naming its type, then the payload in that type's own column
 /// encoding (a compact integer, the 8 bytes of a `Double`, UTF-8, …). `none` is a null column or
-/// element and has no bytes. The tags are part of the file format: never renumber them.
+/// element and has no bytes. A link is the target's class id (4 bytes) and object key (8 bytes),
+/// little-endian; a list is a sequence (``SequenceFormat``) of mixed values, a dictionary a map
+/// (``MapFormat``) from strings to mixed values, so nesting is recursive. The tags are part of the
+/// file format: never renumber them.
 enum MixedFormat {
     /// The type of a mixed value, as its first byte.
     enum Tag: UInt8, CaseIterable, Sendable {
@@ -18,6 +21,9 @@ enum MixedFormat {
         case date = 8
         case objectId = 9
         case uuid = 10
+        case object = 11
+        case list = 12
+        case dictionary = 13
 
         /// The name a query's `@type` compares with, as Realm spells it.
         var typeName: String {
@@ -33,6 +39,9 @@ enum MixedFormat {
             case .date: "date"
             case .objectId: "objectId"
             case .uuid: "uuid"
+            case .object: "object"
+            case .list: "list"
+            case .dictionary: "dictionary"
             }
         }
 
@@ -40,7 +49,7 @@ enum MixedFormat {
         var isNumeric: Bool { self == .int || self == .float || self == .double || self == .decimal }
 
         /// Realm's rank of the type in a mixed sort (realm-core's `Mixed::compare`): null, then
-        /// bool, numbers, strings and data, dates, ObjectIds, UUIDs.
+        /// bool, numbers, strings and data, dates, ObjectIds, UUIDs, links, lists, dictionaries.
         var sortRank: Int {
             switch self {
             case .none: -1
@@ -50,6 +59,9 @@ enum MixedFormat {
             case .date: 3
             case .objectId: 4
             case .uuid: 5
+            case .object: 6
+            case .list: 7
+            case .dictionary: 8
             }
         }
     }
@@ -59,6 +71,93 @@ enum MixedFormat {
     static func typeBit(_ read: ColumnRead) -> Int64 {
         guard case .value(let bytes) = read, let (tag, _) = split(bytes) else { return 1 }
         return 1 << Int64(tag.rawValue)
+    }
+
+    /// The bytes of a link to object `key` of class `classID`, without the tag.
+    static func appendLink(classID: UInt32, key: UInt64, to bytes: inout _ObjDBBytes) {
+        bytes.appendLittleEndian(UInt64(classID), count: 4)
+        bytes.appendLittleEndian(key, count: 8)
+    }
+
+    /// The class id and object key of a link's payload; `nil` unless it is 12 bytes.
+    static func link(_ payload: UnsafeRawBufferPointer) -> (classID: UInt32, key: UInt64)? {
+        guard payload.count == 12 else { return nil }
+        return (payload.loadUnaligned(as: UInt32.self).littleEndian, payload.loadUnaligned(fromByteOffset: 4, as: UInt64.self).littleEndian)
+    }
+
+    /// The key of a link in a mixed-links table: the target's class id (4 bytes) and object key
+    /// (8 bytes), big-endian, so that one target's entries are adjacent.
+    static func linkKey(classID: UInt32, key: UInt64) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: 12)
+        for i in 0..<4 { bytes[i] = UInt8(truncatingIfNeeded: classID >> UInt32(24 - 8 * i)) }
+        for i in 0..<8 { bytes[4 + i] = UInt8(truncatingIfNeeded: key >> UInt64(56 - 8 * i)) }
+        return bytes
+    }
+
+    /// Calls `body` with the target of every link in the stored mixed value `bytes`, at any
+    /// depth. Damaged bytes hold no links.
+    static func forEachLink(_ bytes: UnsafeRawBufferPointer, _ body: (UInt32, UInt64) -> Void) {
+        guard let (tag, payload) = split(bytes) else { return }
+        switch tag {
+        case .object:
+            if let (classID, key) = link(payload) { body(classID, key) }
+        case .list:
+            forEachLink(in: SequenceView(payload), body)
+        case .dictionary:
+            forEachLink(in: MapView(.value(payload)).values, body)
+        default:
+            break
+        }
+    }
+
+    /// Calls `body` with the target of every link in the mixed elements of `view`.
+    static func forEachLink(in view: SequenceView, _ body: (UInt32, UInt64) -> Void) {
+        for i in 0..<view.count {
+            if case .value(let element) = view.element(i) { forEachLink(element, body) }
+        }
+    }
+
+    /// What a mixed value becomes when the object a link names is deleted, as realm-core does:
+    /// a link to it becomes `none` (`nil`: no bytes), a list and a set lose the elements linking
+    /// to it, a dictionary keeps the key with `none`. Other values are returned unchanged.
+    static func removingLink(to target: (classID: UInt32, key: UInt64), from bytes: UnsafeRawBufferPointer) -> [UInt8]? {
+        guard let (tag, payload) = split(bytes) else { return Array(bytes) }
+        switch tag {
+        case .object:
+            if let found = link(payload), found == target { return nil }
+            return Array(bytes)
+        case .list:
+            var result: [UInt8] = [tag.rawValue]
+            removingLink(to: target, from: SequenceView(payload), dropping: true).appendEncoded(to: &result)
+            return result
+        case .dictionary:
+            let map = MapView(.value(payload))
+            var result: [UInt8] = [tag.rawValue]
+            MapFormat.appendMap(
+                keys: [StoredElement](map.keys), values: removingLink(to: target, from: map.values, dropping: false), to: &result)
+            return result
+        default:
+            return Array(bytes)
+        }
+    }
+
+    /// The mixed elements of `view` without links to `target`: elements that are such a link are
+    /// dropped (`dropping`, for lists and sets) or become null (for dictionaries and maps).
+    static func removingLink(to target: (classID: UInt32, key: UInt64), from view: SequenceView, dropping: Bool) -> [StoredElement] {
+        var elements: [StoredElement] = []
+        elements.reserveCapacity(view.count)
+        for i in 0..<view.count {
+            guard case .value(let element) = view.element(i) else {
+                elements.append(.null)
+                continue
+            }
+            if let kept = removingLink(to: target, from: element) {
+                elements.append(StoredElement(bytes: kept))
+            } else if !dropping {
+                elements.append(.null)
+            }
+        }
+        return elements
     }
 
     /// Splits stored bytes into the tag and the payload; `nil` for an unknown tag or no bytes.

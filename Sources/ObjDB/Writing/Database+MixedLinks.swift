@@ -1,0 +1,65 @@
+/// Links held by mixed values (`MixedValue.object`): reading them as objects, and adding the
+/// objects they hold before a write encodes them.
+extension Database {
+    /// The object of class `classID` with key `key` that a mixed value links to, as an instance
+    /// of its model class (a ``DynamicObject`` when this process has none), or `nil` if the class
+    /// or the object does not exist.
+    func mixedTarget(classID: UInt32, key: UInt64) -> Object? {
+        guard let info = classInfo(id: classID), let row = rows.fetch(info, key: key) else { return nil }
+        // `type.init()`: the model class itself, not the static type a generic would make.
+        let object = modelType(named: info.name).init()
+        attach(object, info, key: key, row: row)
+        return object as? Object
+    }
+
+    /// The mixed columns of every class whose links are tracked: where links to a deleted object
+    /// of any class may be.
+    func mixedLinkOrigins() -> [(origin: ClassInfo, column: Int)] {
+        if let cached = caches.mixedLinkOrigins { return cached }
+        let found = catalog.byName.values.sorted { $0.classID < $1.classID }.filter { !$0.isDiscarded }
+            .flatMap { origin in origin.mixedLinkColumns.map { (origin, $0) } }
+        caches.mixedLinkOrigins = found
+        return found
+    }
+
+    /// The runtime information of the class with id `classID`, if the file has it.
+    func classInfo(id classID: UInt32) -> ClassInfo? {
+        if let info = caches.classesByID[classID], !info.isDiscarded { return info }
+        guard let info = catalog.byName.values.first(where: { $0.classID == classID && !$0.isDiscarded }) else { return nil }
+        caches.classesByID[classID] = info
+        return info
+    }
+
+    /// The model class of the class named `name` in this process: one bound to it, one listed in
+    /// ``Configuration/objectTypes``, or ``DynamicObject``.
+    func modelType(named name: String) -> ObjectBase.Type {
+        if let bound = catalog.byName[name]?.layout?.type { return bound }
+        for type in configuration.objectTypes ?? [] where type.className == name { return type }
+        return DynamicObject.self
+    }
+
+    /// Makes every object `value` holds linkable before the value is encoded: adds the unmanaged
+    /// ones (with what they link to), and checks the managed ones belong to this database and
+    /// exist.
+    func prepareMixedObjects(_ value: MixedValue, _ context: WriteContext) throws {
+        for object in value.heldObjects {
+            if object._objdbDatabase == nil {
+                _ = try addObject(object, update: .error, context)
+            } else {
+                try checkLinkable(object, context)
+            }
+        }
+    }
+}
+
+extension MixedValue {
+    /// The objects the value holds, at any depth.
+    var heldObjects: [Object] {
+        switch self {
+        case .object(let v): [v]
+        case .list(let v): v.flatMap(\.heldObjects)
+        case .dictionary(let v): v.values.flatMap(\.heldObjects)
+        default: []
+        }
+    }
+}

@@ -1,0 +1,220 @@
+import Foundation
+import Testing
+@_spi(Implementation) @testable import ObjDB
+import ObjDBTestModels
+
+/// The object a mixed value links to in these tests.
+final class MixedTarget: Object {
+    @Persisted(primaryKey: true) var name: String = ""
+    @Persisted var size: Int = 0
+}
+
+/// `MixedValue.object` and mixed values nested in lists and dictionaries: adding what they hold,
+/// reading them back as objects, and what deleting a linked object does. Cases follow
+/// realm-swift's `AnyRealmValueTests.testObject` / `testDynamicObjectAccessor` and
+/// `MixedCollectionTest` (objects at several depths), and realm-core's rule for a deleted target
+/// (issue 5215: a list or set loses the element, a dictionary keeps the key with null).
+@Suite(.serialized)
+struct MixedLinkTests {
+    let directory = TemporaryDirectory()
+
+    func open() throws -> Database { try directory.open([MixedHolder.self, MixedTarget.self]) }
+
+    func target(_ name: String, _ size: Int = 0) -> MixedTarget {
+        let target = MixedTarget()
+        target.name = name
+        target.size = size
+        return target
+    }
+
+    func holder(_ id: Int) -> MixedHolder {
+        let holder = MixedHolder()
+        holder.id = id
+        return holder
+    }
+
+    // AnyRealmValueTests.testObject: an unmanaged object set on an unmanaged holder is added with it.
+    @Test func addingAHolderAddsTheObjectItLinksTo() throws {
+        let db = try open()
+        let first = holder(1)
+        first.value = .object(target("a", 3))
+        try db.write { try db.add(first) }
+        #expect(db.objects(MixedTarget.self).count == 1)
+        let stored = try #require(db.object(ofType: MixedHolder.self, forPrimaryKey: 1))
+        let linked = try #require(stored.value.object(MixedTarget.self))
+        #expect(linked.name == "a" && linked.size == 3)
+        #expect(stored.value.typeName == "object")
+        #expect(stored.value.object(MixedHolder.self) == nil)
+        #expect(stored.value == .object(try #require(db.object(ofType: MixedTarget.self, forPrimaryKey: "a"))))
+        // Through the link, the object is live.
+        try db.write { linked.size = 4 }
+        #expect(db.object(ofType: MixedTarget.self, forPrimaryKey: "a")?.size == 4)
+        #expect(try db.verify().isHealthy)
+    }
+
+    @Test func settingAManagedPropertyAddsAnUnmanagedObject() throws {
+        let db = try open()
+        try db.write { try db.add(holder(1)) }
+        let stored = try #require(db.object(ofType: MixedHolder.self, forPrimaryKey: 1))
+        try db.write { stored.value = .object(target("b")) }
+        #expect(db.objects(MixedTarget.self).count == 1)
+        #expect(stored.value.object(MixedTarget.self)?.name == "b")
+        // A link to an object of its own class.
+        let other = holder(2)
+        try db.write {
+            try db.add(other)
+            other.value = .object(stored)
+        }
+        #expect(other.value.object(MixedHolder.self)?.id == 1)
+        #expect(try db.verify().isHealthy)
+    }
+
+    // MixedCollectionTest.testMixedNestedCollection: objects in lists, maps and sets, and nested.
+    @Test func collectionsAndNestedValuesHoldObjects() throws {
+        let db = try open()
+        let first = holder(1)
+        first.history.append(objectsIn: [.object(target("l1")), .int(1)])
+        first.extras["k"] = .object(target("m1"))
+        first.bag.insert(.object(target("s1")))
+        first.value = .list([.int(1), .dictionary(["deep": .list([.object(target("n1"))])])])
+        try db.write { try db.add(first) }
+        #expect(db.objects(MixedTarget.self).count == 4)
+        let stored = try #require(db.object(ofType: MixedHolder.self, forPrimaryKey: 1))
+        #expect(stored.history.first?.object(MixedTarget.self)?.name == "l1")
+        #expect(stored.extras["k"]?.object(MixedTarget.self)?.name == "m1")
+        #expect(stored.bag.first?.object(MixedTarget.self)?.name == "s1")
+        guard case .list(let outer) = stored.value, case .dictionary(let inner)? = outer.last, case .list(let deep)? = inner["deep"] else {
+            Issue.record("expected a list holding a dictionary, got \(stored.value)")
+            return
+        }
+        #expect(deep.first?.object(MixedTarget.self)?.name == "n1")
+        // Appending to a managed list adds the object too.
+        try db.write { stored.history.append(.list([.object(target("l2"))])) }
+        #expect(db.objects(MixedTarget.self).count == 5)
+        #expect(try db.verify().isHealthy)
+    }
+
+    // realm-core issue 5215: what deleting the target leaves in each place that linked to it.
+    @Test func deletingTheTargetRemovesEveryLinkToIt() throws {
+        let db = try open()
+        let gone = target("gone")
+        let kept = target("kept")
+        let first = holder(1)
+        first.value = .object(gone)
+        first.history.append(objectsIn: [.object(gone), .object(kept), .object(gone), .int(7)])
+        first.extras["a"] = .object(gone)
+        first.extras["b"] = .object(kept)
+        first.bag.insert(objectsIn: [.object(gone), .object(kept)])
+        let second = holder(2)
+        second.value = .dictionary(["x": .object(gone), "y": .list([.object(gone), .string("s"), .object(kept)])])
+        try db.write {
+            try db.add(first)
+            try db.add(second)
+        }
+        #expect(try #require(db.object(ofType: MixedHolder.self, forPrimaryKey: 1)).bag.count == 2)
+        try db.write { db.delete(try #require(db.object(ofType: MixedTarget.self, forPrimaryKey: "gone"))) }
+        let one = try #require(db.object(ofType: MixedHolder.self, forPrimaryKey: 1))
+        let keptObject = try #require(db.object(ofType: MixedTarget.self, forPrimaryKey: "kept"))
+        #expect(one.value == .none)
+        #expect(Array(one.history) == [.object(keptObject), .int(7)])
+        #expect(one.extras.keys.sorted() == ["a", "b"])
+        #expect(one.extras["a"] == MixedValue.none)
+        #expect(one.extras["b"]?.object(MixedTarget.self)?.name == "kept")
+        #expect(Array(one.bag) == [.object(keptObject)])
+        let two = try #require(db.object(ofType: MixedHolder.self, forPrimaryKey: 2))
+        #expect(two.value == .dictionary(["x": .none, "y": .list([.string("s"), .object(keptObject)])]))
+        // No query still sees a link to the deleted object.
+        #expect(try db.objects(MixedHolder.self).filter("value.@type == 'object'").count == 0)
+        #expect(try db.verify().isHealthy)
+    }
+
+    @Test func deletingTheTargetIsUndoneWithItsTransaction() throws {
+        let db = try open()
+        let first = holder(1)
+        first.value = .object(target("t"))
+        try db.write { try db.add(first) }
+        db.beginWrite()
+        db.delete(try #require(db.object(ofType: MixedTarget.self, forPrimaryKey: "t")))
+        #expect(first.value == .none)
+        db.cancelWrite()
+        #expect(first.value.object(MixedTarget.self)?.name == "t")
+        #expect(try db.verify().isHealthy)
+    }
+
+    @Test func replacingALinkReleasesTheOldTarget() throws {
+        let db = try open()
+        let first = holder(1)
+        first.value = .object(target("old"))
+        try db.write { try db.add(first) }
+        try db.write { first.value = .int(3) }
+        try db.write { db.delete(try #require(db.object(ofType: MixedTarget.self, forPrimaryKey: "old"))) }
+        #expect(first.value == .int(3))
+        #expect(try db.verify().isHealthy)
+    }
+
+    @Test func aFrozenValueHoldsAFrozenObject() throws {
+        let db = try open()
+        let first = holder(1)
+        first.value = .object(target("f", 1))
+        try db.write { try db.add(first) }
+        let frozen = first.freeze()
+        try db.write { first.value.object(MixedTarget.self)?.size = 2 }
+        let linked = try #require(frozen.value.object(MixedTarget.self))
+        #expect(linked.isFrozen)
+        #expect(linked.size == 1)
+    }
+
+    @Test func anotherInstanceReadsTheLinkAsItsModelClass() throws {
+        let db = try open()
+        let first = holder(1)
+        first.value = .object(target("x", 9))
+        try db.write { try db.add(first) }
+        // An instance that has not used MixedTarget yet resolves it from the configuration.
+        let other = try directory.open([MixedHolder.self, MixedTarget.self])
+        let read = try #require(other.object(ofType: MixedHolder.self, forPrimaryKey: 1))
+        #expect(read.value.object(MixedTarget.self)?.size == 9)
+        // Without the model class, the object reads as a DynamicObject.
+        let tool = try Database(configuration: Configuration(fileURL: directory.file(), readOnly: true, objectTypes: nil))
+        let any = try #require(tool.dynamicObjects("MixedHolder").first)
+        guard case .object(let dynamic)? = try any.value(forKey: "value") as? MixedValue else {
+            Issue.record("expected an object")
+            return
+        }
+        #expect(dynamic is DynamicObject)
+        #expect(try dynamic.value(forKey: "size") as? Int == 9)
+    }
+
+    @Test func anObjectOfAnotherDatabaseIsRefused() throws {
+        let db = try open()
+        let elsewhere = try directory.open([MixedHolder.self, MixedTarget.self], name: "other.objdb")
+        let foreign = target("z")
+        try elsewhere.write { try elsewhere.add(foreign) }
+        let first = holder(1)
+        try db.write { try db.add(first) }
+        #expect(throws: ObjDBError.self) { try db.write { first.value = .object(foreign) } }
+        #expect(first.value == .none)
+        #expect(db.objects(MixedTarget.self).count == 0)
+    }
+
+    // Nested values compare in Swift by their contents, as unmanaged Realm collections do.
+    @Test func nestedValuesRoundTripAndCompare() throws {
+        let db = try open()
+        let nested: MixedValue = .dictionary([
+            "list": .list([.int(1), .double(1), .none, .list([]), .dictionary([:])]),
+            "text": .string("ü"), "when": .date(Date(timeIntervalSinceReferenceDate: 1)),
+        ])
+        let first = holder(1)
+        first.value = nested
+        first.history.append(nested)
+        first.extras["n"] = nested
+        try db.write { try db.add(first) }
+        let stored = try #require(db.object(ofType: MixedHolder.self, forPrimaryKey: 1))
+        #expect(stored.value == nested)
+        #expect(stored.history.first == nested)
+        #expect(stored.extras["n"] == nested)
+        #expect(stored.value.dictionaryValue?["list"]?.listValue?.count == 5)
+        #expect(MixedValue.list([.int(1)]) != .list([.double(1)]))
+        #expect(Set([MixedValue.list([.int(1)]), .list([.int(1)]), .dictionary(["a": .none])]).count == 2)
+        #expect(try db.verify().isHealthy)
+    }
+}
