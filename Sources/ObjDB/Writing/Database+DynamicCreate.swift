@@ -211,6 +211,9 @@ extension Database {
         let kind = info.columnKinds[column]
         switch kind {
         case .value:
+            if info.stored.properties[column].type == .mixed, let mixed = convert(value, to: MixedValue.self) {
+                try prepareMixedObjects(mixed, context)
+            }
             return try info.encode(value, column: column)
         case .link:
             guard let key = try linkedKey(value, info, column: column, update: update, context) else { return nil }
@@ -253,6 +256,7 @@ extension Database {
         guard let converted = convert(item, to: type) else {
             throw ObjDBError.typeMismatch(item, expected: property, className: info.name, valueType: type)
         }
+        if let mixed = converted as? MixedValue { try prepareMixedObjects(mixed, context) }
         var bytes = _ObjDBBytes()
         return converted._objdbEncode(into: &bytes) ? StoredElement(bytes: bytes.array) : .null
     }

@@ -217,4 +217,56 @@ struct MixedLinkTests {
         #expect(Set([MixedValue.list([.int(1)]), .list([.int(1)]), .dictionary(["a": .none])]).count == 2)
         #expect(try db.verify().isHealthy)
     }
+
+    // A file written before mixed values held links: its mixed properties have no mixed-links
+    // table and it has format 4. A read-only open reads it as it is; the next writable open adds
+    // the tables and raises the format to 5.
+    @Test func aFileFromBeforeLinksGetsItsTablesAtTheNextWritableOpen() throws {
+        do {
+            let db = try open()
+            let first = holder(1)
+            first.value = .int(5)
+            try db.write { try db.add(first) }
+            try db.write {
+                let txn = try #require(db.writeContext?.transaction.txn)
+                let header = try FileMeta.read(txn, meta: db.metaTable, path: db.path)
+                var schema = header.schema
+                for c in schema.classes.indices {
+                    for p in schema.classes[c].properties.indices { schema.classes[c].properties[p].mixedLinks = nil }
+                }
+                try FileMeta.writeSchema(txn, db.metaTable, schema, stamp: header.stamp + 1)
+                try FileMeta.put(txn, db.metaTable, FileMeta.Key.format, [4, 0, 0, 0])
+                try FileMeta.seal(txn, db.metaTable)
+            }
+        }
+        do {
+            let reader = try Database(configuration: Configuration(fileURL: directory.file(), readOnly: true, objectTypes: [MixedHolder.self, MixedTarget.self]))
+            #expect(reader.formatVersion == 4)
+            #expect(reader.object(ofType: MixedHolder.self, forPrimaryKey: 1)?.value == .int(5))
+        }
+        let db = try open()
+        #expect(db.formatVersion == 5)
+        let first = try #require(db.object(ofType: MixedHolder.self, forPrimaryKey: 1))
+        try db.write { first.value = .object(target("t")) }
+        try db.write { db.delete(try #require(db.object(ofType: MixedTarget.self, forPrimaryKey: "t"))) }
+        #expect(first.value == .none)
+        #expect(try db.verify().isHealthy)
+    }
+
+    @Test func dynamicWritesAddTheObjectsTheyLinkTo() throws {
+        let db = try open()
+        try db.write {
+            let created = try db.createDynamicObject(
+                "MixedHolder", value: ["id": 5, "value": MixedValue.object(target("d1")), "history": [MixedValue.list([.object(target("d2"))])]])
+            try created.setValue(["t": MixedValue.object(target("d3"))] as [String: Any?], forKey: "extras")
+        }
+        #expect(db.objects(MixedTarget.self).count == 3)
+        let stored = try #require(db.object(ofType: MixedHolder.self, forPrimaryKey: 5))
+        #expect(stored.value.object(MixedTarget.self)?.name == "d1")
+        #expect(stored.history.first?.listValue?.first?.object(MixedTarget.self)?.name == "d2")
+        #expect(stored.extras["t"]?.object(MixedTarget.self)?.name == "d3")
+        try db.write { try stored.setValue(MixedValue.object(target("d4")), forKey: "value") }
+        #expect(stored.value.object(MixedTarget.self)?.name == "d4")
+        #expect(try db.verify().isHealthy)
+    }
 }

@@ -26,6 +26,13 @@ final class SyncNote: Object {
     @Persisted var marks: Map<String, Double>
 }
 
+/// Mixed values sync when they hold a scalar.
+final class SyncSetting: Object {
+    @Persisted(primaryKey: true) var id: String = ""
+    @Persisted var value: MixedValue = .none
+    @Persisted var history: List<MixedValue>
+}
+
 /// Integer primary keys cannot be synced.
 final class SyncCounter: Object {
     @Persisted(primaryKey: true) var id: Int = 0
@@ -187,6 +194,25 @@ struct OutboxTests {
         #expect(error?.message.contains("SyncNote.title") == true)
         #expect(db.objects(SyncNote.self).isEmpty)
         #expect(try db.outboxOperations(after: 0).isEmpty)
+    }
+
+    @Test func aMixedLinkOrCollectionIsRefusedAtCommit() throws {
+        let db = try directory.open([SyncSetting.self], name: "mixed.objdb")
+        try db.enableSync(classNames: ["SyncSetting"])
+        let setting = SyncSetting()
+        setting.id = "a"
+        setting.value = .int(3)
+        setting.history.append(.string("x"))
+        try db.write { try db.add(setting) }
+        for value: MixedValue in [.list([.int(1)]), .dictionary(["k": .none]), .object(setting)] {
+            let error = #expect(throws: ObjDBError.self) { try db.write { setting.value = value } }
+            #expect(error?.code == .invalidValue)
+            #expect(error?.message.contains("SyncSetting.value") == true)
+        }
+        let error = #expect(throws: ObjDBError.self) { try db.write { setting.history.append(.list([])) } }
+        #expect(error?.code == .invalidValue)
+        #expect(setting.value == .int(3))
+        #expect(Array(setting.history) == [.string("x")])
     }
 
     @Test func integerPrimaryKeysCannotBeSynced() throws {

@@ -29,12 +29,15 @@ extension Database {
         let target = targetInfo(info, column: column)
         let elementType = stored.property.elementSwiftType
         func element(_ read: ColumnRead) throws -> SyncValue {
+            if stored.type == .mixed { try refuseUnsyncedMixed(read, info, stored) }
             guard let target else { return Self.scalarSyncValue(elementType.anyValue(from: read), type: stored.type) }
             guard case .value(let bytes) = read, bytes.count == 8 else { return .null }
             return try linked(target, key: bytes.loadUnaligned(as: UInt64.self), txn: txn, depth: depth)
         }
         switch info.columnKinds[column] {
-        case .value: return Self.scalarSyncValue(info.valueType(column: column).anyValue(from: read), type: stored.type)
+        case .value:
+            if stored.type == .mixed { try refuseUnsyncedMixed(read, info, stored) }
+            return Self.scalarSyncValue(info.valueType(column: column).anyValue(from: read), type: stored.type)
         case .link: return try element(read)
         case .list, .set:
             if case .null = read { return .null }
@@ -50,6 +53,18 @@ extension Database {
             }
             return .map(entries)
         }
+    }
+
+    /// Refuses a mixed value the sync protocol cannot carry yet: a link, a list or a dictionary.
+    /// Thrown at the local commit, so nothing is recorded that the server would lose.
+    private func refuseUnsyncedMixed(_ read: ColumnRead, _ info: ClassInfo, _ stored: StoredProperty) throws {
+        guard case .value(let bytes) = read, let (tag, _) = MixedFormat.split(bytes),
+            tag == .object || tag == .list || tag == .dictionary
+        else { return }
+        throw ObjDBError(
+            .invalidValue,
+            "\(info.name).\(stored.name) holds a mixed \(tag.typeName), which a synced class cannot store yet (sync carries mixed values of the scalar types)",
+            className: info.name, path: path)
     }
 
     /// A link to object `key` of `target`: its primary key, or for an embedded class its values.
