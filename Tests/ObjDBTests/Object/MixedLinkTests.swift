@@ -9,6 +9,20 @@ final class MixedTarget: Object {
     @Persisted var size: Int = 0
 }
 
+/// Pet, version 0: `friend` a link.
+final class PetV0: Object {
+    override class var className: String { "Pet" }
+    @Persisted(primaryKey: true) var id: Int = 0
+    @Persisted var friend: MixedTarget?
+}
+
+/// Pet, version 1: `friend` a mixed value.
+final class PetV1: Object {
+    override class var className: String { "Pet" }
+    @Persisted(primaryKey: true) var id: Int = 0
+    @Persisted var friend: MixedValue = .none
+}
+
 /// `MixedValue.object` and mixed values nested in lists and dictionaries: adding what they hold,
 /// reading them back as objects, and what deleting a linked object does. Cases follow
 /// realm-swift's `AnyRealmValueTests.testObject` / `testDynamicObjectAccessor` and
@@ -267,6 +281,44 @@ struct MixedLinkTests {
         #expect(stored.extras["t"]?.object(MixedTarget.self)?.name == "d3")
         try db.write { try stored.setValue(MixedValue.object(target("d4")), forKey: "value") }
         #expect(stored.value.object(MixedTarget.self)?.name == "d4")
+        #expect(try db.verify().isHealthy)
+    }
+
+    // A migration turns a link property into a mixed one holding the same links; the mixed
+    // links it writes are tracked like any other.
+    @Test func aMigrationConvertsALinkIntoAMixedLink() throws {
+        func configuration(_ type: ObjectBase.Type, _ version: UInt64, _ block: MigrationBlock? = nil) -> Configuration {
+            var configuration = directory.configuration([type, MixedTarget.self])
+            configuration.schemaVersion = version
+            configuration.migrationBlock = block
+            return configuration
+        }
+        do {
+            let db = try Database(configuration: configuration(PetV0.self, 0))
+            try db.write {
+                for id in 1...3 {
+                    let pet = PetV0()
+                    pet.id = id
+                    pet.friend = id == 3 ? nil : target("t\(id)")
+                    try db.add(pet)
+                }
+            }
+        }
+        let db = try Database(configuration: configuration(PetV1.self, 1) { migration, _ in
+            // The old objects belong to the old version: link the new ones.
+            var targets: [String: DynamicObject] = [:]
+            try migration.enumerateObjects(ofType: "MixedTarget") { old, new in
+                if let name = old?["name"] as? String, let new { targets[name] = new }
+            }
+            try migration.enumerateObjects(ofType: "Pet") { old, new in
+                let name = (old?["friend"] as? DynamicObject)?["name"] as? String
+                new?["friend"] = name.flatMap { targets[$0] }.map { MixedValue.object($0) } ?? MixedValue.string("none")
+            }
+        })
+        let pets = db.objects(PetV1.self).sorted(by: \.id)
+        #expect(pets.map { $0.friend.object(MixedTarget.self)?.name ?? $0.friend.stringValue } == ["t1", "t2", "none"])
+        try db.write { db.delete(try #require(db.object(ofType: MixedTarget.self, forPrimaryKey: "t2"))) }
+        #expect(pets.map(\.friend) == [pets[0].friend, .none, .string("none")])
         #expect(try db.verify().isHealthy)
     }
 }
