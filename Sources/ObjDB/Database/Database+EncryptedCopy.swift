@@ -129,8 +129,8 @@ enum ReKeyedCopy {
         }
     }
 
-    /// Fills the primary-key and index tables of `stored` in the copy from its rows, when their
-    /// keys cannot be copied (either file keys hashes).
+    /// Fills the primary-key, index and mixed-links tables of `stored` in the copy from its rows,
+    /// when their keys cannot be copied (either file keys hashes).
     private static func rebuildKeyTables(
         _ stored: StoredClass, tables: [String: Table], targets: [String: Table], from: Txn, to: Txn
     ) throws {
@@ -143,7 +143,13 @@ enum ReKeyedCopy {
             else { continue }
             keyed.append((column, property, target))
         }
-        guard !keyed.isEmpty, let objects = tables[TableName.objects(stored.id)] else { return }
+        var linking: [(column: Int, kind: ColumnKind, table: Table)] = []
+        for (column, property) in stored.properties.enumerated() where property.type == .mixed {
+            let name = TableName.mixedLinks(stored.id, property: property.id)
+            guard let source = tables[name], let target = targets[name], source.seal == .keys || target.seal == .keys else { continue }
+            linking.append((column, ColumnKind(property), target))
+        }
+        guard !keyed.isEmpty || !linking.isEmpty, let objects = tables[TableName.objects(stored.id)] else { return }
         let cursor = try Cursor(from, objects, readsLeafPages: false)
         var entry = try cursor.first()
         while let current = entry {
@@ -154,6 +160,11 @@ enum ReKeyedCopy {
             for (column, property, table) in keyed {
                 let key = ClassVerifier.keyBytes(row.column(column), property)
                 try key.withUnsafeBytes { k in try withUnsafeBytes(of: &objectKey) { _ = try to.put(table, key: k, value: $0) } }
+            }
+            for (column, kind, table) in linking {
+                for target in Database.mixedLinkKeys(row.column(column), kind: kind) {
+                    try target.withUnsafeBytes { k in try withUnsafeBytes(of: &objectKey) { _ = try to.put(table, key: k, value: $0) } }
+                }
             }
             entry = try cursor.next()
         }

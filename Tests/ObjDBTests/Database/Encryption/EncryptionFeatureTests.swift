@@ -47,6 +47,30 @@ struct EncryptionFeatureTests {
     /// The primary-key table's object keys are not authenticated: one repointed by someone who
     /// can write the file (here, "p1" at p2's object) gives no object, not another's, and
     /// `verify()` reports it.
+    // Mixed-links tables key hashed targets in an encrypted file: a delete finds the links, and
+    // a copy with another key (or none) rebuilds the tables from the rows.
+    @Test func mixedLinksAreTrackedAndCopiedAcrossKeys() throws {
+        let db = try open("mixed.objdb", types: [MixedHolder.self, MixedTarget.self])
+        let holder = MixedHolder()
+        holder.id = 1
+        let (a, b) = (MixedTarget(), MixedTarget())
+        (a.name, b.name) = ("a", "b")
+        holder.value = .list([.object(a), .object(b)])
+        try db.write { try db.add(holder) }
+        try db.write { db.delete(try #require(db.object(ofType: MixedTarget.self, forPrimaryKey: "a"))) }
+        #expect(holder.value.listValue?.compactMap { $0.object(MixedTarget.self)?.name } == ["b"])
+        #expect(try db.verify().isHealthy)
+        for (name, key) in [("plain.objdb", nil), ("rekeyed.objdb", EncryptionFixture.otherKey)] as [(String, Data?)] {
+            try db.writeCopy(toFile: directory.file(name), encryptionKey: key)
+            var config = EncryptionFixture.configuration(directory.file(name), key: key)
+            config.objectTypes = [MixedHolder.self, MixedTarget.self]
+            let copy = try Database(configuration: config)
+            #expect(try copy.verify().isHealthy)
+            try copy.write { copy.delete(try #require(copy.object(ofType: MixedTarget.self, forPrimaryKey: "b"))) }
+            #expect(copy.object(ofType: MixedHolder.self, forPrimaryKey: 1)?.value == .list([]))
+        }
+    }
+
     @Test func aRepointedPrimaryKeyEntryFindsNoOtherObject() throws {
         let db = try open()
         try EncryptionFixture.fill(db, count: 5)
