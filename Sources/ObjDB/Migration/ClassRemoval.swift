@@ -43,7 +43,7 @@ enum ClassRemoval {
             for info in classes {
                 let tables = info.tables
                 for table in [tables.objects] + [tables.primaryKeys].compactMap({ $0 }) + tables.indexes.compactMap({ $0 })
-                    + tables.backlinks.compactMap({ $0 }) + tables.fullText.compactMap({ $0 })
+                    + tables.backlinks.compactMap({ $0 }) + tables.fullText.compactMap({ $0 }) + tables.mixedLinks.compactMap({ $0 })
                 {
                     try txn.empty(table)
                 }

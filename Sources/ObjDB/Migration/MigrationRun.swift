@@ -310,6 +310,9 @@ enum MigrationRun {
             if property.indexed && !property.primaryKey {
                 try txn.empty(try txn.openTable(named: TableName.index(change.old.id, property: property.id), flags: .multimap))
             }
+            if property.mixedLinks != nil {
+                try txn.empty(try txn.openTable(named: TableName.mixedLinks(change.old.id, property: property.id), flags: .multimap))
+            }
         }
         // Kept columns that lost their index (or became the primary key): emptied.
         for property in change.old.properties where property.indexed && !property.primaryKey {
@@ -323,6 +326,13 @@ enum MigrationRun {
         where property.type == .object && change.sources[column] != nil && !oldIDs.contains(property.id) {
             guard let backlinks = info.tables.backlinks[column] else { continue }
             try fillBacklinks(backlinks, column: column, kind: info.columnKinds[column], of: info, context, txn)
+        }
+        // Mixed links of new mixed columns that took their values from old ones (a rename).
+        for (column, property) in change.new.properties.enumerated()
+        where property.type == .mixed && change.sources[column] != nil && !oldIDs.contains(property.id) {
+            guard let table = info.tables.mixedLinks[column] else { continue }
+            try txn.empty(table)
+            try fillMixedLinks(table, column: column, kind: info.columnKinds[column], of: info, context, txn)
         }
         // Indexes of new columns, and of kept columns that gained one.
         let oldIndexed = Set(change.old.properties.filter { $0.indexed && !$0.primaryKey }.map(\.id))
@@ -376,6 +386,25 @@ enum MigrationRun {
         try context.transaction.withInsertCursor(table, txn) { cursor in
             for var link in links {
                 _ = try withUnsafeBytes(of: &link.target) { key in
+                    try withUnsafeBytes(of: &link.origin) { try cursor.put(key: key, value: $0) }
+                }
+            }
+        }
+    }
+
+    /// Fills the mixed-links table of `column` from the rows of `info`.
+    private static func fillMixedLinks(_ table: Table, column: Int, kind: ColumnKind, of info: ClassInfo, _ context: WriteContext, _ txn: Txn) throws {
+        let cursor = try Cursor(txn, info.objectsTable)
+        var entry = try cursor.first()
+        var links: [(target: [UInt8], origin: UInt64)] = []
+        while let current = entry {
+            let row = RowView(current.value) ?? .damaged
+            for target in Database.mixedLinkKeys(row.column(column), kind: kind) { links.append((target, current.objectKey)) }
+            entry = try cursor.next()
+        }
+        try context.transaction.withInsertCursor(table, txn) { cursor in
+            for var link in links {
+                _ = try link.target.withUnsafeBytes { key in
                     try withUnsafeBytes(of: &link.origin) { try cursor.put(key: key, value: $0) }
                 }
             }

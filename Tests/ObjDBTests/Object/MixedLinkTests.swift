@@ -23,6 +23,13 @@ final class PetV1: Object {
     @Persisted var friend: MixedValue = .none
 }
 
+/// Pet, version 2: `friend` renamed `buddy`.
+final class PetV2: Object {
+    override class var className: String { "Pet" }
+    @Persisted(primaryKey: true) var id: Int = 0
+    @Persisted var buddy: MixedValue = .none
+}
+
 /// `MixedValue.object` and mixed values nested in lists and dictionaries: adding what they hold,
 /// reading them back as objects, and what deleting a linked object does. Cases follow
 /// realm-swift's `AnyRealmValueTests.testObject` / `testDynamicObjectAccessor` and
@@ -320,5 +327,13 @@ struct MixedLinkTests {
         try db.write { db.delete(try #require(db.object(ofType: MixedTarget.self, forPrimaryKey: "t2"))) }
         #expect(pets.map(\.friend) == [pets[0].friend, .none, .string("none")])
         #expect(try db.verify().isHealthy)
+        // A rename moves the links, and the table of the old name is emptied.
+        let renamed = try Database(configuration: configuration(PetV2.self, 2) { migration, _ in
+            migration.renameProperty(onType: "Pet", from: "friend", to: "buddy")
+        })
+        #expect(try renamed.verify().isHealthy)
+        try renamed.write { renamed.delete(try #require(renamed.object(ofType: MixedTarget.self, forPrimaryKey: "t1"))) }
+        #expect(renamed.objects(PetV2.self).sorted(by: \.id).map(\.buddy) == [.none, .none, .string("none")])
+        #expect(try renamed.verify().isHealthy)
     }
 }
