@@ -36,8 +36,8 @@ extension Database {
 
 extension Database {
     /// LMDB's figures for the file and every table of the version this instance reads: the
-    /// `meta` table, the change log, and each class's objects, primary keys, indexes and
-    /// backlinks, named by what they hold.
+    /// `meta` table, the change log, and each class's objects, primary keys, indexes, backlinks,
+    /// full-text indexes and mixed-links tables, named by what they hold.
     ///
     /// - Complexity: O(t + f): one `mdb_stat` per table, and the free-page list.
     @_spi(Inspection)
@@ -65,6 +65,12 @@ extension Database {
                 }
                 if let backlinks = info.tables.backlinks[column] {
                     tables.append(try environment.statistics(of: backlinks.dbi, named: "\(name) backlinks \(property.name)", txn: txn.handle))
+                }
+                if let fullText = info.tables.fullText[column] {
+                    tables.append(try environment.statistics(of: fullText.dbi, named: "\(name) full-text \(property.name)", txn: txn.handle))
+                }
+                if let mixedLinks = info.tables.mixedLinks[column] {
+                    tables.append(try environment.statistics(of: mixedLinks.dbi, named: "\(name) mixed links \(property.name)", txn: txn.handle))
                 }
             }
         }

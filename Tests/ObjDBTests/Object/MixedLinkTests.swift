@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Implementation) @testable import ObjDB
+@_spi(Implementation) @_spi(Inspection) @testable import ObjDB
 import ObjDBTestModels
 
 /// The object a mixed value links to in these tests.
@@ -67,6 +67,9 @@ struct MixedLinkTests {
         #expect(stored.value.typeName == "object")
         #expect(stored.value.object(MixedHolder.self) == nil)
         #expect(stored.value == .object(try #require(db.object(ofType: MixedTarget.self, forPrimaryKey: "a"))))
+        let tables = try db.storageStatistics().tables
+        #expect(tables.first { $0.name == "MixedHolder mixed links value" }?.entries == 1)
+        #expect(tables.first { $0.name == "MixedHolder mixed links history" }?.entries == 0)
         // Through the link, the object is live.
         try db.write { linked.size = 4 }
         #expect(db.object(ofType: MixedTarget.self, forPrimaryKey: "a")?.size == 4)

@@ -5,7 +5,8 @@ import Foundation
 @_spi(Inspection)
 public struct TableStatistics: Sendable, Hashable {
     /// What the table holds: `meta`, `changes`, or `<Class> objects`, `<Class> primary keys`,
-    /// `<Class> index <property>`, `<Class> backlinks <property>`.
+    /// `<Class> index <property>`, `<Class> backlinks <property>`, `<Class> full-text <property>`,
+    /// `<Class> mixed links <property>`.
     public var name: String
     /// The B-tree's depth.
     public var depth: Int
