@@ -24,8 +24,8 @@ import Foundation
 /// ```
 ///
 /// Queries compare numbers across types (`value == 1` matches `.int(1)`, `.float(1)`,
-/// `.double(1)` and `.decimal(1)`), and strings with data by their bytes, as Realm does; values of
-/// other types never equal each other. Equality of two `MixedValue`s in Swift is by case and
+/// `.double(1)` and `.decimal(1)`), as Realm does; values of other types never equal each other
+/// (a string is not data of the same bytes). Equality of two `MixedValue`s in Swift is by case and
 /// payload (`.int(1) != .double(1)`), as `AnyRealmValue`'s; two objects are equal when they are
 /// the same stored object (or the same unmanaged instance).
 ///

@@ -48,7 +48,7 @@ struct MixedIndexTests {
         ("value == %@", [UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!], true),
         ("value == %@", [ObjectId(string: "65a1f0c2b3e4d5f6a7b8c9d0")!], true),
         ("value == %@", [String(repeating: "long text ", count: 80) + "b"], true),
-        ("value IN {'abc', true, nil}", [], true), ("value == '1'", [], true),
+        ("value IN {'abc', true, nil}", [], true), ("value == '1'", [], true), ("value == %@", [Data("abc".utf8)], true),
         ("value == 1", [], false), ("value IN {1, 'abc'}", [], false), ("value > 'a'", [], false),
     ] }
 
@@ -61,7 +61,9 @@ struct MixedIndexTests {
             #expect(fromIndex.map(\.id).sorted() == fromScan.map(\.id).sorted(), "\(query)")
             #expect(fromIndex.explain().contains("index") == usesIndex, "\(query): \(fromIndex.explain())")
         }
-        #expect(try indexed.objects(IndexedMixedHolder.self).filter("value == 'abc'").map(\.id).sorted() == [5, 6])
+        // A string and data of the same bytes are apart, as in realm-core.
+        #expect(try indexed.objects(IndexedMixedHolder.self).filter("value == 'abc'").map(\.id).sorted() == [5])
+        #expect(try indexed.objects(IndexedMixedHolder.self).filter("value == %@", Data("abc".utf8)).map(\.id).sorted() == [6])
         #expect(try indexed.objects(IndexedMixedHolder.self).filter("value == %@", Date(timeIntervalSinceReferenceDate: 0)).count == 2)
         #expect(try indexed.verify().isHealthy)
     }
@@ -70,9 +72,11 @@ struct MixedIndexTests {
         let (indexed, _) = try open()
         let first = try #require(indexed.object(ofType: IndexedMixedHolder.self, forPrimaryKey: 1))
         try indexed.write { first.value = .string("abc") }
-        #expect(try indexed.objects(IndexedMixedHolder.self).filter("value == 'abc'").map(\.id).sorted() == [1, 5, 6])
+        #expect(try indexed.objects(IndexedMixedHolder.self).filter("value == 'abc'").map(\.id).sorted() == [1, 5])
         try indexed.write { indexed.delete(first) }
-        #expect(try indexed.objects(IndexedMixedHolder.self).filter("value == 'abc'").map(\.id).sorted() == [5, 6])
+        // A string and data of the same bytes are apart, as in realm-core.
+        #expect(try indexed.objects(IndexedMixedHolder.self).filter("value == 'abc'").map(\.id).sorted() == [5])
+        #expect(try indexed.objects(IndexedMixedHolder.self).filter("value == %@", Data("abc".utf8)).map(\.id).sorted() == [6])
         #expect(try indexed.verify().isHealthy)
     }
 }

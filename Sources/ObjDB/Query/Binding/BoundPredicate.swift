@@ -302,7 +302,7 @@ final class BoundPath {
     func scalar(_ read: ColumnRead) -> QueryScalar {
         if measuresType { return .int(MixedFormat.typeBit(read)) }
         guard measuresLength else { return QueryScalar(read, leafType) }
-        if case .bytes(let bytes) = QueryScalar(read, storedType) { return .int(Int64(bytes.count)) }
+        if let (_, bytes) = QueryScalar(read, storedType).textual { return .int(Int64(bytes.count)) }
         return .int(0)
     }
 }

@@ -2,8 +2,8 @@ import Foundation
 
 extension PredicateBinder {
     /// `value` as a constant compared with a mixed property: each constant keeps its own type,
-    /// as realm-core's `Mixed` does (numbers compare across types, strings with data by their
-    /// bytes, UUIDs and ObjectIds only with their own type, an object with a link to it). `nil`
+    /// as realm-core's `Mixed` does (numbers compare across types; strings, data, UUIDs and
+    /// ObjectIds only with their own type; an object with a link to it). `nil`
     /// for an object of a class the file does not have.
     static func mixedComparand(_ value: QueryValue, options: QueryStringOptions, database: Database) -> Comparand? {
         switch value {
@@ -13,8 +13,8 @@ extension PredicateBinder {
         case .double(let v): return .double(v)
         case .decimal(let v): return .decimal(v)
         case .string(let v): return .bytes(Array((options.isEmpty ? v : QueryText.fold(v, options)).utf8))
-        case .data(let v) where options.isEmpty: return .bytes(Array(v))
-        case .data(let v): return .bytes(Array(QueryText.fold(String(decoding: v, as: UTF8.self), options).utf8))
+        case .data(let v) where options.isEmpty: return .tagged(.data, Array(v))
+        case .data(let v): return .tagged(.data, Array(QueryText.fold(String(decoding: v, as: UTF8.self), options).utf8))
         case .date(let v): return .date(v.timeIntervalSinceReferenceDate)
         case .uuid(let v): return .tagged(.uuid, withUnsafeBytes(of: v.uuid) { Array($0) })
         case .objectId(let v): return .tagged(.objectId, v.bytes)

@@ -14,9 +14,22 @@ enum QueryScalar {
     case bytes(UnsafeRawBufferPointer)
     /// An object key.
     case object(UInt64)
-    /// A UUID or an ObjectId held by a mixed value: it equals and orders only with values of its
-    /// own type (`.bytes` would equal a string or data of the same bytes).
+    /// A UUID, an ObjectId, data, a link or a nested collection held by a mixed value: it equals
+    /// and orders only with values of its own type (`.bytes` would equal a string or data of the
+    /// same bytes; realm-core keeps a mixed string and binary apart).
     case tagged(MixedFormat.Tag, UnsafeRawBufferPointer)
+
+    /// The bytes of a string (`isData` false), or of data (`isData` true: a mixed value's data is
+    /// `.tagged(.data, …)`), for the string operators, which match a string with a string and
+    /// data with data. `nil` for other values.
+    @inline(__always)
+    var textual: (isData: Bool, bytes: UnsafeRawBufferPointer)? {
+        switch self {
+        case .bytes(let bytes): (false, bytes)
+        case .tagged(.data, let bytes): (true, bytes)
+        default: nil
+        }
+    }
 
     /// Decodes a column (or collection element) of type `type`; damaged bytes read as null.
     @inline(__always)
@@ -54,8 +67,8 @@ enum QueryScalar {
         case .double: self = QueryScalar(.value(payload), .double)
         case .decimal: self = QueryScalar(.value(payload), .decimal)
         case .date: self = QueryScalar(.value(payload), .date)
-        case .string, .data: self = .bytes(payload)
-        case .objectId, .uuid, .object, .list, .dictionary: self = .tagged(tag, payload)
+        case .string: self = .bytes(payload)
+        case .data, .objectId, .uuid, .object, .list, .dictionary: self = .tagged(tag, payload)
         }
     }
 
@@ -167,6 +180,8 @@ enum QueryOrder {
         // the values of a typed property are all equal.
         let (aRank, bRank) = (a.mixedSortRank, b.mixedSortRank)
         if aRank != bRank { return aRank < bRank ? -1 : 1 }
+        // A mixed string and data rank together and sort by their bytes, as in realm-core.
+        if let (_, x) = a.textual, let (_, y) = b.textual { return compareBytes(x, y).signum() }
         let aNaN = a.doubleValue?.isNaN ?? false
         let bNaN = b.doubleValue?.isNaN ?? false
         return aNaN == bNaN ? 0 : (aNaN ? 1 : -1)

@@ -109,7 +109,7 @@ extension QueryEvaluator {
     /// data, as Realm counts them (0 for nil); 1 or 0 for a to-one link.
     private func size(_ value: QueryScalar, _ type: PropertyType) -> QueryScalar {
         switch value {
-        case .bytes(let bytes): .int(Int64(bytes.count))
+        case .bytes(let bytes), .tagged(.data, let bytes): .int(Int64(bytes.count))
         case .object: .int(1)
         default: .int(0)
         }

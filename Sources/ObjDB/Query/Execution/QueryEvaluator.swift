@@ -300,7 +300,11 @@ struct QueryEvaluator {
             // nil (without [c], nil too; strings make no such exception).
             return !value.isNull
         }
-        if type == .string || type == .data || type == .mixed, !folding.isEmpty, case .bytes(let left) = value, case .bytes(let right) = other {
+        if type == .string || type == .data || type == .mixed, !folding.isEmpty, let (leftIsData, left) = value.textual,
+            let (rightIsData, right) = other.textual
+        {
+            // A string never equals or matches data (a mixed value's), folded or not.
+            guard leftIsData == rightIsData else { return op == .notEqual }
             let foldedLeft = Array(QueryText.fold(String(decoding: left, as: UTF8.self), folding).utf8)
             let foldedRight = options.contains(.rightUnfolded)
                 ? Array(QueryText.fold(String(decoding: right, as: UTF8.self), folding).utf8) : Array(right)
@@ -334,7 +338,9 @@ struct QueryEvaluator {
             // Realm's rules for nil: every string (nil included) contains, begins and ends with
             // nil, as with the empty string; only nil is LIKE nil. A nil string matches no pattern.
             if other.isNull { return op == .like ? value.isNull : true }
-            guard case .bytes(let text) = value, case .bytes(let pattern) = other else { return false }
+            guard let (textIsData, text) = value.textual, let (patternIsData, pattern) = other.textual, textIsData == patternIsData else {
+                return false
+            }
             switch op {
             case .contains: return QueryText.contains(text, pattern)
             case .beginsWith: return QueryText.hasPrefix(text, pattern)

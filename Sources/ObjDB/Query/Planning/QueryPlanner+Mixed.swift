@@ -1,7 +1,7 @@
 extension QueryPlanner {
     /// The index keys under which a mixed property's index holds the values equal to
-    /// `comparand`: one per stored form of an equal value (a string's bytes stored as a string or
-    /// as data; zero as `0.0` or `-0.0` for a date). `nil` for a number, which equals numbers of
+    /// `comparand`: one per stored form of an equal value (zero as `0.0` or `-0.0` for a date;
+    /// a string and data are apart). `nil` for a number, which equals numbers of
     /// every type in several encodings (`1`, `1.0`, a float, a decimal): those are scanned.
     static func mixedKeys(_ comparand: Comparand) -> [[UInt8]]? {
         var stored: [[UInt8]]
@@ -18,7 +18,7 @@ extension QueryPlanner {
                 return bytes
             }
         case .bytes(let v):
-            stored = [[MixedFormat.Tag.string.rawValue] + v, [MixedFormat.Tag.data.rawValue] + v]
+            stored = [[MixedFormat.Tag.string.rawValue] + v]
         case .tagged(let tag, let v):
             stored = [[tag.rawValue] + v]
         case .int, .double, .decimal, .object:

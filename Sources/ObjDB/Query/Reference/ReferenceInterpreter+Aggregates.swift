@@ -10,7 +10,7 @@ extension ReferenceInterpreter {
         guard groupStart(path) != nil else {
             guard let group, let value = values(path, from: group).first else { return .integer(0) }
             switch value {
-            case .bytes(let bytes): return .integer(Int64(bytes.count))
+            case .bytes(let bytes), .tagged(.data, let bytes): return .integer(Int64(bytes.count))
             case .object: return .integer(1)
             default: return .integer(0)
             }

@@ -18,7 +18,9 @@ extension ReferenceInterpreter {
             return ReferenceText.fullTextHolds(text, String(decoding: words, as: UTF8.self))
         }
         var (left, right) = (left, right)
-        if textual, case .bytes(let l) = left, case .bytes(let r) = right {
+        if textual, let (leftIsData, l) = left.textual, let (rightIsData, r) = right.textual {
+            // A string never equals or matches data (a mixed value's).
+            guard leftIsData == rightIsData else { return op == .notEqual }
             (left, right) = (.bytes(ReferenceText.fold(l, options)), .bytes(ReferenceText.fold(r, options)))
         }
         switch op {
@@ -41,7 +43,9 @@ extension ReferenceInterpreter {
         case .contains, .beginsWith, .endsWith, .like:
             // Every string, nil too, contains, begins and ends with nil; only nil is LIKE nil.
             if right.isNull { return op == .like ? left.isNull : true }
-            guard case .bytes(let text) = left, case .bytes(let part) = right else { return false }
+            guard let (textIsData, text) = left.textual, let (partIsData, part) = right.textual, textIsData == partIsData else {
+                return false
+            }
             switch op {
             case .contains: return ReferenceText.contains(text, part)
             case .beginsWith: return ReferenceText.begins(text, with: part)

@@ -44,7 +44,7 @@ extension ReferenceInterpreter {
         }
         let stored = ReferenceValue(read, path.storedType)
         guard path.measuresLength else { return stored }
-        if case .bytes(let bytes) = stored { return .integer(Int64(bytes.count)) }
+        if let (_, bytes) = stored.textual { return .integer(Int64(bytes.count)) }
         return .integer(0)
     }
 

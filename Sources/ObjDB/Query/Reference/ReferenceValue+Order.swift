@@ -72,6 +72,8 @@ extension ReferenceValue {
         if a.isNull || b.isNull { return a.isNull == b.isNull ? 0 : a.isNull ? -1 : 1 }
         // Values of different types (of a mixed property) in Realm's order of types.
         if a.typeRank != b.typeRank { return a.typeRank < b.typeRank ? -1 : 1 }
+        // A mixed string and data rank together and sort by their bytes.
+        if let (_, x) = a.textual, let (_, y) = b.textual { return x == y ? 0 : x.lexicographicallyPrecedes(y) ? -1 : 1 }
         if a.isNaN || b.isNaN { return a.isNaN == b.isNaN ? 0 : a.isNaN ? 1 : -1 }
         return order(a, b) ?? 0
     }

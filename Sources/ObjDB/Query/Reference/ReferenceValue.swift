@@ -20,8 +20,19 @@ enum ReferenceValue {
     case bytes([UInt8])
     /// An object, by its key.
     case object(UInt64)
-    /// A UUID or an ObjectId held by a mixed value: equal and ordered only with its own type.
+    /// A UUID, an ObjectId, data, a link or a nested collection held by a mixed value: equal
+    /// and ordered only with its own type.
     case tagged(MixedFormat.Tag, [UInt8])
+
+    /// The bytes of a string (`isData` false) or of data (`isData` true: a mixed value's data),
+    /// which the string operators take; `nil` for other values.
+    var textual: (isData: Bool, bytes: [UInt8])? {
+        switch self {
+        case .bytes(let bytes): (false, bytes)
+        case .tagged(.data, let bytes): (true, bytes)
+        default: nil
+        }
+    }
 
     /// The value a row or collection holds, stored as `type`; damaged bytes read as nil.
     init(_ read: ColumnRead, _ type: PropertyType) {
@@ -76,7 +87,7 @@ enum ReferenceValue {
         case .decimal(let v): self = .decimal(v)
         case .date(let v): self = .date(v.timeIntervalSinceReferenceDate)
         case .string(let v): self = .bytes(Array(v.utf8))
-        case .data(let v): self = .bytes(Array(v))
+        case .data(let v): self = .tagged(.data, Array(v))
         case .uuid(let v): self = .tagged(.uuid, withUnsafeBytes(of: v.uuid) { Array($0) })
         case .objectId(let v): self = .tagged(.objectId, v.bytes)
         // Read from their bytes (see `init(_:_:)`), never decoded into a case.

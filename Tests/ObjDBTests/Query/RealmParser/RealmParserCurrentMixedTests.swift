@@ -97,10 +97,6 @@ struct RealmParserCurrentMixedColumnTests {
         return [Data("4".utf8), foo, origin, nil, nil, "4"]
     }
 
-    /// Why a case fails: ObjDB compares a mixed string with data of the same bytes, and applies the
-    /// string operators to both (Docs/Queries.md), where current realm-core keeps them apart.
-    static let apart = "ObjDB compares strings with data by their bytes in a MixedValue (Docs/Queries.md) where realm-core keeps a Mixed string and binary apart for == and the string operators"
-
     /// Integers over 50 (upstream's `int_over_50`, counted before the overrides) and strings.
     static let intOver50 = (51..<100).filter { $0 % 4 != 0 }.count
     static let strings = 25
@@ -146,19 +142,7 @@ struct RealmParserCurrentMixedColumnTests {
         RQCase("mixed == int", 71),
     ]
     static let knownFailingFoo: [RQCase] = [
-        RQCase("mixed beginswith 'String2'", 2, apart),
-        RQCase("mixed beginswith bin('String2')", 1, apart),
-        RQCase(#"mixed beginswith B64"U3RyaW5nMg==""#, 2, "ObjDB reads B64\"…\" as data, realm-core as a string; and a Mixed string and binary are kept apart there"),
-        RQCase(#"mixed beginswith bin(B64"U3RyaW5nMg==")"#, 1, apart),
-        RQCase(#"mixed contains "trin""#, 24, apart),
-        RQCase(#"mixed contains bin("trin")"#, 1, apart),
-        RQCase(#"mixed like "Strin*""#, 24, apart),
-        RQCase(#"mixed like bin("Strin*")"#, 1, apart),
-        RQCase(#"mixed endswith bin("4")"#, 0, apart),
-        RQCase("mixed endswith $0", 0, apart),
-        RQCase(#"mixed == "String2Binary""#, 0, apart),
-        RQCase(#"mixed ==[c] "string2binary""#, 0, apart),
-        RQCase(#"mixed !=[c] "string2binary""#, 100, apart),
+        RQCase(#"mixed beginswith B64"U3RyaW5nMg==""#, 2, "ObjDB reads B64\"…\" as data, realm-core as a string"),
     ]
 
     // realm-core test_parser.cpp (newest): TEST(Parser_Mixed) — on class_Origin
@@ -184,10 +168,7 @@ struct RealmParserCurrentMixedColumnTests {
         RQCase("link == $2", nil),
         RQCase("links == $2", nil),
     ]
-    static let knownFailingOrigin: [RQCase] = [
-        RQCase(#"links.mixed beginswith[c] bin("string")"#, 1, apart),
-        RQCase(#"link.mixed beginswith[c] bin("string")"#, 0, apart),
-    ]
+    static let knownFailingOrigin: [RQCase] = []
 
     @Test(arguments: rqExcluding(foo, knownFailingFoo)) func onFoo(_ c: RQCase) {
         rqCheck("Parser_Mixed", RQMFoo.self, c, argumentsFrom: Self.arguments) { try fixture() }
