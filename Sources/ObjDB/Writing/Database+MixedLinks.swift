@@ -22,6 +22,24 @@ extension Database {
         return found
     }
 
+    /// Whether a mixed value of any class may link to an object of `info`: an entry under its
+    /// class id in some mixed-links table (in an encrypted file, whose keys are hashes, any
+    /// entry). Lets a bulk delete of a class no mixed value links to skip reading its objects.
+    func mayHaveMixedLinks(to info: ClassInfo, _ txn: Txn) throws -> Bool {
+        let prefix = MixedFormat.linkKey(classID: info.classID, key: 0).prefix(4)
+        for (origin, column) in mixedLinkOrigins() {
+            guard let table = origin.tables.mixedLinks[column] else { continue }
+            if table.seal == .keys {
+                if try txn.entryCount(table) > 0 { return true }
+                continue
+            }
+            let cursor = try Cursor(txn, table)
+            let entry = try Array(prefix).withUnsafeBytes { try cursor.seek(atLeast: $0) }
+            if let entry, entry.key.starts(with: prefix) { return true }
+        }
+        return false
+    }
+
     /// The runtime information of the class with id `classID`, if the file has it.
     func classInfo(id classID: UInt32) -> ClassInfo? {
         if let info = caches.classesByID[classID], !info.isDiscarded { return info }

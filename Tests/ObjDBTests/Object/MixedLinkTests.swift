@@ -339,4 +339,26 @@ struct MixedLinkTests {
         #expect(renamed.objects(PetV2.self).sorted(by: \.id).map(\.buddy) == [.none, .none, .string("none")])
         #expect(try renamed.verify().isHealthy)
     }
+
+    // A bulk delete of results: links to the deleted objects go too, whether or not another
+    // class's objects are linked.
+    @Test func deletingResultsRemovesTheLinksToThem() throws {
+        let db = try open()
+        let first = holder(1)
+        first.value = .list([.object(target("a")), .object(target("b")), .int(1)])
+        let second = holder(2)
+        second.value = .object(first)
+        try db.write {
+            try db.add(first)
+            try db.add(second)
+        }
+        try db.write { db.delete(db.objects(MixedTarget.self)) }
+        #expect(db.objects(MixedTarget.self).isEmpty)
+        #expect(first.value == .list([.int(1)]))
+        #expect(second.value.object(MixedHolder.self)?.id == 1)
+        #expect(try db.verify().isHealthy)
+        try db.write { db.delete(try db.objects(MixedHolder.self).filter("id == 1")) }
+        #expect(second.value == .none)
+        #expect(try db.verify().isHealthy)
+    }
 }

@@ -5,7 +5,9 @@ extension Database {
         guard let info = results.classInfo, !context.transaction.isDoomed else { return }
         _ = dooming(context) {
             try flushPendingWrites(context)
-            if results.query.isPlainTable && !info.hasLinks && incomingLinks(info).isEmpty && mixedLinkOrigins().isEmpty {
+            if results.query.isPlainTable && !info.hasLinks && incomingLinks(info).isEmpty,
+                try !mayHaveMixedLinks(to: info, context.transaction.requireTxn())
+            {
                 try deleting(context) { try deleteAllRows(info, context) }
                 return
             }
