@@ -12,11 +12,18 @@ final class MixedKeyless: Object {
     @Persisted var note: String = ""
 }
 
+/// An embedded object with a mixed value and an ordinary link beside it.
+final class MixedLinkNote: EmbeddedObject {
+    @Persisted var value: MixedValue = .none
+    @Persisted var target: MixedLinkTarget?
+}
+
 /// Holds mixed values that nest and link.
 final class MixedLinkHolder: Object {
     @Persisted(primaryKey: true) var id: Int = 0
     @Persisted var value: MixedValue = .none
     @Persisted var items: List<MixedValue>
+    @Persisted var note: MixedLinkNote?
 }
 
 /// Links and nested lists and dictionaries in mixed values through the `objdb` command: the JSON
@@ -29,7 +36,7 @@ struct MixedLinkCommandTests {
     /// Opens (or creates) `file` with the three classes.
     func open(_ file: String) throws -> Database {
         try Database(configuration: Configuration(
-            fileURL: URL(fileURLWithPath: file), objectTypes: [MixedLinkTarget.self, MixedKeyless.self, MixedLinkHolder.self]))
+            fileURL: URL(fileURLWithPath: file), objectTypes: [MixedLinkTarget.self, MixedKeyless.self, MixedLinkHolder.self, MixedLinkNote.self]))
     }
 
     /// A file with targets `t1`, `t2`, a keyless object (key 1) and holders 1…6:
@@ -61,6 +68,13 @@ struct MixedLinkCommandTests {
                 holder.id = i + 1
                 holder.value = value
                 holder.items.append(objectsIn: [value, .object(t1)])
+                if i == 5 {
+                    // A mixed link inside an embedded object, beside an ordinary link (load sets both late).
+                    let note = MixedLinkNote()
+                    note.value = .list([.object(keyless)])
+                    note.target = t2
+                    holder.note = note
+                }
                 try db.add(holder)
             }
         }
@@ -92,7 +106,8 @@ struct MixedLinkCommandTests {
     func holders(_ file: String) throws -> [String] {
         let db = try open(file)
         return db.objects(MixedLinkHolder.self).sorted(by: \.id).map { holder in
-            "\(holder.id): \(Self.canonical(holder.value)) items [\(holder.items.map(Self.canonical).joined(separator: "; "))]"
+            let note = holder.note.map { " note \(Self.canonical($0.value)) \($0.target?.name ?? "nil")" } ?? ""
+            return "\(holder.id): \(Self.canonical(holder.value)) items [\(holder.items.map(Self.canonical).joined(separator: "; "))]\(note)"
         }
     }
 
@@ -115,6 +130,10 @@ struct MixedLinkCommandTests {
         #expect(export == lines)
         // `get` reads through the same writer.
         #expect(try run(["get", file, "MixedLinkHolder", "3", "--format", "jsonl"]).contains("\"primaryKey\":\"t1\""))
+        let pretty = try #require(try JSONSerialization.jsonObject(with: Data(run(["get", file, "MixedLinkHolder", "6", "--json"]).utf8)) as? [String: Any])
+        let list = try #require(pretty["value"] as? [Any])
+        #expect((list.first as? [String: Any])?["primaryKey"] as? String == "t2")
+        #expect(((list[1] as? [String: Any])?["t"] as? [String: Any])?["key"] as? Int == 1)
     }
 
     /// A table shows `[1, "a"]`, `{"k": true}` and `Class(pk)`; CSV holds the JSON.
@@ -143,6 +162,7 @@ struct MixedLinkCommandTests {
         let expected = try holders(file)
         #expect(try holders(target) == expected)
         #expect(expected[5].contains("[MixedLinkTarget(t2), {t: MixedKeyless#1}"), "\(expected[5])")
+        #expect(expected[5].hasSuffix(" note [MixedKeyless#1] t2"), "\(expected[5])")
         _ = try run(["check", target])
     }
 
