@@ -190,7 +190,8 @@ final class ObjectReader {
     /// A CSV row (header names to fields) as property values of `objectSchema`: scalars as
     /// their text; an empty field (nothing between the commas) as nil, a quoted empty one as an
     /// empty string or `Data`; links as the target's primary key; embedded objects and
-    /// collections as JSON text. Names starting with `$` are ignored.
+    /// collections as JSON text, and a mixed value too when it starts with `[` or `{`. Names
+    /// starting with `$` are ignored.
     func csvRow(_ fields: [(name: String, field: CSVField)], _ objectSchema: ObjectSchema) throws -> [String: Any?] {
         let className = objectSchema.className
         var values: [String: Any?] = [:]
