@@ -25,6 +25,14 @@ extension Database {
         return rows.count(info)
     }
 
+    /// The object of the class named `className` with object key `key`, or `nil` when the class
+    /// (not embedded) or the object does not exist: what a link by key (`objdb load`) names.
+    @_spi(Inspection)
+    public func dynamicObject(ofClassNamed className: String, key: UInt64) -> DynamicObject? {
+        guard let info = catalog.byName[className], !info.isDiscarded, !info.stored.isEmbedded else { return nil }
+        return object(DynamicObject.self, info, key: key)
+    }
+
     /// The LMDB transaction id of the version this instance reads.
     @_spi(Inspection)
     public var transactionID: Int { readableTxn()?.id ?? 0 }
@@ -96,6 +104,10 @@ extension ObjectBase {
         guard let info = _objdbInfo, column >= 0, column < info.columnCount else { return nil }
         if info.columnKinds[column] != .value, let database = _objdbDatabase {
             return database.dynamicValue(of: self, column: column)
+        }
+        if info.stored.properties[column].type == .mixed, _objdbDatabase != nil {
+            // As `value(forKey:)` reads it: links as objects of this database, not `none`.
+            return MixedValue._objdbGet(self, column)._objdbAnyValue
         }
         return info.valueType(column: column).anyValue(from: _objdbRead(column)) ?? info.defaultValue(column: column)
     }

@@ -37,6 +37,10 @@ extension Database {
                 guard case .value(let bytes) = read, bytes.count == 8 else { return nil }
                 return self.object(DynamicObject.self, target, key: bytes.loadUnaligned(as: UInt64.self))
             }
+            if property.property.type == .mixed {
+                // Links as objects of this database, as a `List<MixedValue>` reads them.
+                return MixedValue.decode(read) { self.mixedTarget(classID: $0, key: $1) }?._objdbAnyValue
+            }
             return elementType.anyValue(from: read)
         }
         let read = object._objdbRead(column)

@@ -127,7 +127,7 @@ extension MixedValue: CollectionElementType, IndexableType {
     }
 
     /// Decodes a nested element: null is ``none``.
-    private static func decode(_ read: ColumnRead, link: (UInt32, UInt64) -> Object?) -> MixedValue? {
+    static func decode(_ read: ColumnRead, link: (UInt32, UInt64) -> Object?) -> MixedValue? {
         switch read {
         case .value(let bytes): decode(bytes, link: link)
         case .null: MixedValue.none

@@ -10,8 +10,10 @@ struct SetCommand: ParsableCommand {
         discussion: """
             Values are parsed as the property's type (see objdb schema), as import reads CSV: \
             numbers, true/false, ISO 8601 dates (2026-11-25T10:00:00.000Z), base64 Data, \
-            Decimal, UUID and ObjectId text, null for nil. The primary key, links and \
-            collections cannot be set. Nothing is written without --write.
+            Decimal, UUID and ObjectId text, null for nil. A mixed value is a string, or JSON \
+            when it starts with [ or {: a list, a dictionary, a typed value or a link, \
+            {"$type":"object","class":"C","primaryKey":pk} (see Docs/CLI.md). The primary \
+            key, links and collections cannot be set. Nothing is written without --write.
             """)
 
     @OptionGroup var database: DatabaseArgument
@@ -40,6 +42,8 @@ struct SetCommand: ParsableCommand {
         try reportingFailures {
             let db = try DatabaseOpening.writable(database)
             let schema = try DatabaseOpening.objectSchema(className, in: db, file: database.file)
+            // Mixed values may be JSON linking to objects of this file, by primary key or key.
+            let reader = ObjectReader(schema: db.schema, links: .keys)
             let values = try assignments.map { assignment -> (String, Any?) in
                 let parts = assignment.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 let name = String(parts[0])
@@ -52,11 +56,16 @@ struct SetCommand: ParsableCommand {
                 guard property.collection == nil else {
                     throw CommandFailure("\(database.file): \(className).\(name) is a \(property.typeName); collections cannot be set from the command line")
                 }
-                return (name, try ObjectReader.argument(String(parts[1]), property, className: className))
+                let text = String(parts[1])
+                if property.type == .mixed, text != "null", text != "nil" {
+                    return (name, try reader.mixed(text: text, property, className: className))
+                }
+                return (name, try ObjectReader.argument(text, property, className: className))
             }
+            let resolver = MixedLinkResolver(db: db)
             try db.write {
                 let target = try DatabaseOpening.object(db, schema, primaryKey: primaryKey, file: database.file)
-                for (name, value) in values { try target.setValue(value, forKey: name) }
+                for (name, value) in values { try target.setValue(try resolver.resolve(value), forKey: name) }
             }
             Console.line("set \(values.map(\.0).joined(separator: ", ")) of \(className) \(primaryKey)")
         }

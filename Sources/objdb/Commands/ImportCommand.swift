@@ -83,7 +83,11 @@ struct ImportCommand: ParsableCommand {
     private func importRecords(_ data: Data, into db: Database, creating: [ObjectSchema]) throws {
         let schema = Schema(objectSchema: db.schema.objectSchema + creating)
         let objectSchema = try DatabaseOpening.objectSchema(className, in: schema, file: database.file, hint: schemaSource == nil)
-        let records = try self.records(data, objectSchema, ObjectReader(schema: schema, links: .primaryKeys))
+        let reader = ObjectReader(schema: schema, links: .primaryKeys)
+        let records = try self.records(data, objectSchema, reader)
+        // Mixed links are looked up as each object is written: to objects already in the file,
+        // or imported above it.
+        let resolver = MixedLinkResolver(db: db)
         let progress = Progress(label: "import", total: records.count)
         try db.write {
             if !creating.isEmpty {
@@ -95,7 +99,9 @@ struct ImportCommand: ParsableCommand {
             }
             for (line, value) in records {
                 do {
-                    try db.createDynamicObject(className, value: value(), update: update.update)
+                    var values = try value()
+                    if reader.readsMixedLinks { values = try resolver.resolve(values) }
+                    try db.createDynamicObject(className, value: values, update: update.update)
                 } catch let error as ObjDBError {
                     throw CommandFailure("\(input):\(line): \(error.message)")
                 } catch let failure as CommandFailure {

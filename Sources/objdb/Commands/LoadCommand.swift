@@ -86,6 +86,25 @@ struct LoadCommand: ParsableCommand {
         }
     }
 
+    /// Sets the properties whose mixed values link to objects, inside the load's transaction.
+    private func setLinkingValues(_ linking: [(record: DumpFile.Record, values: [String: Any?])], in db: Database) throws {
+        let resolver = MixedLinkResolver(db: db)
+        for (record, values) in linking {
+            guard let object = db.dynamicObject(ofClassNamed: record.className, key: record.key) else {
+                throw CommandFailure("\(input):\(record.line): the \(record.className) with key \(record.key) was not created")
+            }
+            do {
+                for (name, value) in values.sorted(by: { $0.key < $1.key }) {
+                    try object.setValue(try resolver.resolve(value), forKey: name)
+                }
+            } catch let error as ObjDBError {
+                throw CommandFailure("\(input):\(record.line): \(error.message)")
+            } catch let failure as CommandFailure {
+                throw CommandFailure("\(input):\(record.line): \(failure.description)")
+            }
+        }
+    }
+
     /// Writes the dump in one write transaction; the number of objects loaded.
     private func load(_ dump: DumpFile, into db: Database) throws -> Int {
         let progress = Progress(label: "load", total: dump.records.count)
@@ -96,14 +115,22 @@ struct LoadCommand: ParsableCommand {
             } catch let error as ObjDBError {
                 throw CommandFailure("\(input):1: \(error.message)")
             }
+            // Mixed values that link to objects are set once every object exists: the target
+            // may come later in the dump.
+            var linking: [(record: DumpFile.Record, values: [String: Any?])] = []
             for record in dump.records {
+                var values = record.values
+                let deferred = values.filter { MixedLinkResolver.holdsLinks($0.value) }
+                for name in deferred.keys { values[name] = nil }
+                if !deferred.isEmpty { linking.append((record, deferred)) }
                 do {
-                    try db.createDynamicObject(record.className, key: record.key, value: record.values)
+                    try db.createDynamicObject(record.className, key: record.key, value: values)
                 } catch let error as ObjDBError {
                     throw CommandFailure("\(input):\(record.line): \(error.message)")
                 }
                 progress.advance()
             }
+            try setLinkingValues(linking, in: db)
             for dumped in dump.header.classes {
                 guard let next = dumped.nextKey else { continue }
                 try db.reserveObjectKeys(ofClassNamed: dumped.schema.className, below: next)

@@ -8,7 +8,8 @@ import Foundation
 /// - `json`: an array of objects (``ObjectWriter``); `jsonl`: one object per line.
 /// - `csv`: a header of property names, then one line per object; values as their text
 ///   (``ValueConversion``), an empty field for nil and `""` for an empty text; links as their
-///   primary key (or key), embedded objects and collections as JSON text.
+///   primary key (or key), embedded objects and collections as JSON text; mixed lists,
+///   dictionaries and links as their JSON (``MixedWriting``).
 struct ObjectPrinter {
     let format: OutputFormat
     let writer: ObjectWriter
@@ -113,6 +114,7 @@ struct ObjectPrinter {
             return "\(object.objectKey ?? 0)"
         case let array as [Any?]: return try writer.text(array)
         case let map as [String: Any?]: return try writer.text(map)
+        case let mixed as MixedValue: return try MixedWriting.csvText(mixed)
         case let some?: return try ValueConversion.text(some)
         }
     }

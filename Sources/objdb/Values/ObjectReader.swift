@@ -44,6 +44,9 @@ final class ObjectReader {
     let dates: Dates
     /// The links read so far (with ``Links/keys``).
     private(set) var references: [Reference] = []
+    /// Whether a mixed value read so far links to an object: the values then need
+    /// ``MixedLinkResolver`` before they are written.
+    private(set) var readsMixedLinks = false
 
     /// A reader of objects of `schema`'s classes, links and dates read as `links` and `dates` say.
     init(schema: Schema, links: Links, dates: Dates = .iso8601) {
@@ -102,6 +105,7 @@ final class ObjectReader {
             return nil
         }
         if property.type == .object { return try link(json, property, className: className, line: line) }
+        if property.type == .mixed { return try mixed(json, property, className: className) }
         if property.type == .date && dates == .secondsSince2001 {
             switch json {
             case .number(let text), .string(let text):
@@ -115,6 +119,36 @@ final class ObjectReader {
         } catch {
             throw mismatch(className, property, json.kind, error.needs)
         }
+    }
+
+    /// A mixed value (not null): the ``MixedValue``, or an ``UnresolvedMixed`` when it links to
+    /// objects, for ``MixedLinkResolver`` (links by `"key"` only with ``Links/keys``).
+    func mixed(_ json: JSONValue, _ property: Property, className: String) throws -> Any {
+        do {
+            let draft = try MixedReader(schema: schema, acceptsKeys: links == .keys).read(json)
+            if let value = draft.withoutLinks { return value }
+            readsMixedLinks = true
+            return UnresolvedMixed(draft: draft, subject: "\(className).\(property.name) is \(property.typeName)")
+        } catch {
+            throw CommandFailure("\(className).\(property.name) is \(property.typeName): \(error.reason)")
+        }
+    }
+
+    /// A mixed value's text (a CSV field, a command-line argument): JSON when it starts with `[`
+    /// or `{` (a list, a dictionary, a typed value or a link), else a string, as before.
+    func mixed(text: String, _ property: Property, className: String) throws -> Any? {
+        guard let first = text.utf8.first, first == 0x5B || first == 0x7B else {
+            return try Self.value(text, property, className: className)
+        }
+        let json: JSONValue
+        do {
+            json = try JSONValue.parse(Array(text.utf8))
+        } catch {
+            throw CommandFailure(
+                "\(className).\(property.name) is \(property.typeName): '\(text)' is not JSON (\(error.reason) at column \(error.column)); a mixed value starting with [ or { is read as JSON (a string: {\"$type\": \"string\", \"value\": …})")
+        }
+        if json == .null { return nil }
+        return try mixed(json, property, className: className)
     }
 
     /// A link: an embedded object inline, else a reference as ``links`` says.
@@ -156,7 +190,8 @@ final class ObjectReader {
     /// A CSV row (header names to fields) as property values of `objectSchema`: scalars as
     /// their text; an empty field (nothing between the commas) as nil, a quoted empty one as an
     /// empty string or `Data`; links as the target's primary key; embedded objects and
-    /// collections as JSON text. Names starting with `$` are ignored.
+    /// collections as JSON text, and a mixed value too when it starts with `[` or `{`. Names
+    /// starting with `$` are ignored.
     func csvRow(_ fields: [(name: String, field: CSVField)], _ objectSchema: ObjectSchema) throws -> [String: Any?] {
         let className = objectSchema.className
         var values: [String: Any?] = [:]
@@ -184,6 +219,8 @@ final class ObjectReader {
                     throw CommandFailure("\(className).\(name) links to a class without a primary key: it cannot be imported from CSV")
                 }
                 values[name] = .some(try Self.value(field.text, key, className: target.className))
+            } else if property.type == .mixed {
+                values[name] = .some(try mixed(text: field.text, property, className: className))
             } else {
                 values[name] = .some(try Self.value(field.text, property, className: className))
             }

@@ -17,7 +17,7 @@ import Foundation
 /// | `Decimal` | its canonical text, `NaN` | string (read also: number) |
 /// | `UUID` | its text | string |
 /// | `ObjectId` | 24 hex digits | string |
-/// | `MixedValue` | the held value's text (read: a string) | booleans, integers and finite doubles bare, strings as strings, other values `{"$type": "float", "value": "1.5"}` (`@type`'s names) |
+/// | `MixedValue` | the held value's text (read: a string, or JSON when it starts with `[` or `{`) | booleans, integers and finite doubles bare, strings as strings, other values `{"$type": "float", "value": "1.5"}` (`@type`'s names); lists, dictionaries and links as ``MixedWriting`` and ``MixedReader`` spell them |
 ///
 /// Enums are stored, read and written as their raw values. Links, embedded objects and
 /// collections are the object reader's and writer's (``ObjectReader``, ``ObjectWriter``).
@@ -171,7 +171,10 @@ enum ValueConversion {
                 "bool": .bool, "int": .int, "float": .float, "double": .double, "string": .string, "binary": .data, "date": .date,
                 "objectId": .objectId, "decimal": .decimal, "uuid": .uuid,
             ]
-            guard let type = types[name] else { throw Refusal(needs: "a mixed value's $type (\(types.keys.sorted().joined(separator: ", ")))") }
+            guard let type = types[name] else {
+                let names = (Array(types.keys) + ["dictionary", "list", "object"]).sorted()
+                throw Refusal(needs: "a mixed value's $type (\(names.joined(separator: ", ")))")
+            }
             let held: Any
             switch payload {
             case .string(let text): held = try value(text, type)
@@ -203,7 +206,7 @@ enum ValueConversion {
         case let decimal as Decimal: decimal.isNaN ? "NaN" : decimal.description
         case let id as ObjectId: id.stringValue
         case let uuid as UUID: uuid.uuidString
-        case let mixed as MixedValue: try mixed.anyValue.map { v throws(DateText.Unwritable) in try text(v) } ?? "nil"
+        case let mixed as MixedValue: try MixedWriting.text(mixed)
         default: "\(value)"
         }
     }
@@ -236,7 +239,7 @@ enum ValueConversion {
 
     /// Appends `value` as JSON, whatever its type.
     static func write(_ value: Any, into json: inout JSONText) throws(DateText.Unwritable) {
-        if let mixed = value as? MixedValue { return try write(mixed, into: &json) }
+        if let mixed = value as? MixedValue { return try MixedWriting.write(mixed, into: &json) }
         switch value {
         case let bool as Bool: json.raw(bool ? "true" : "false")
         case let int as Int: json.integer(Int64(int))
@@ -248,28 +251,6 @@ enum ValueConversion {
         case let float as Float: float.isFinite ? json.raw(float.description) : json.string(number(float))
         case let date as Date: try DateText.write(date.timeIntervalSinceReferenceDate, into: &json)
         default: json.string(try text(value))
-        }
-    }
-}
-
-extension ValueConversion {
-    /// Appends a mixed value as JSON: nil, booleans, integers and finite doubles bare, strings as
-    /// strings, every other value `{"$type": name, "value": text}` so that reading it back gives
-    /// the same case.
-    static func write(_ mixed: MixedValue, into json: inout JSONText) throws(DateText.Unwritable) {
-        switch mixed {
-        case .none: json.raw("null")
-        case .bool(let v): json.raw(v ? "true" : "false")
-        case .int(let v): json.integer(Int64(v))
-        case .double(let v) where v.isFinite && v.rounded() != v: json.raw(v.description)
-        case .string(let v): json.string(v)
-        default:
-            guard let held = mixed.anyValue else { return json.raw("null") }
-            json.raw("{\"$type\":")
-            json.string(mixed.typeName)
-            json.raw(",\"value\":")
-            json.string(try text(held))
-            json.raw("}")
         }
     }
 }
