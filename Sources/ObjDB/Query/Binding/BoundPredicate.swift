@@ -205,6 +205,9 @@ final class BoundPath {
         var origins: [(info: ClassInfo, column: Int)] = []
         /// For a map column: what of it the step reads.
         var mapPart: MapPart = .values
+        /// For a step that reads one mixed value: the subscripts into the list or dictionary it
+        /// holds (`value[0]['foo']`), applied in order; empty for the value itself.
+        var nested: [MixedSelector] = []
     }
 
     /// What a step reads of a map.
@@ -275,7 +278,9 @@ final class BoundPath {
         self.isToMany = isToMany
         self.keyPath = keyPath
         directValueColumn = steps.withUnsafeBufferPointer { steps in
-            guard steps.count == 1, !measuresLength, !measuresType, case .column(.value) = steps[0].kind else { return nil }
+            guard steps.count == 1, !measuresLength, !measuresType, steps[0].nested.isEmpty, case .column(.value) = steps[0].kind else {
+                return nil
+            }
             return steps[0].column
         }
         if leafType != .object, let last = steps.last, case .column(let kind) = last.kind,
@@ -292,7 +297,7 @@ final class BoundPath {
 
     /// The column of a path of one stored column of the root class (what indexes serve).
     var directColumn: Int? {
-        guard steps.count == 1, !measuresLength, !measuresType, case .column = steps[0].kind else { return nil }
+        guard steps.count == 1, !measuresLength, !measuresType, steps[0].nested.isEmpty, case .column = steps[0].kind else { return nil }
         return steps[0].column
     }
 

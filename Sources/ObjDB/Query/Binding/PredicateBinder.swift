@@ -182,6 +182,7 @@ struct PredicateBinder {
         if let property { full.components.append(property) }
         let path = try bindPath(full)
         let at = keyPath.position ?? position
+        try checkSizeTarget(path, aggregate, at)
         // `@size` of one value: a string's or data's length, also in a mixed value (0 for its
         // other values), or whether a link is set.
         guard path.isToMany || (aggregate == .count && [.string, .data, .object, .mixed].contains(path.leafType)) else {
@@ -376,6 +377,9 @@ struct PredicateBinder {
                         (optional, stepIsToMany) = (true, false)
                         i += 1
                     }
+                }
+                if try bindSubscripts(&step, at: &i, components, valueType: valueType, stepIsToMany: stepIsToMany, keyPath) {
+                    toMany = true
                 }
                 steps.append(step)
                 if stepIsToMany { toMany = true }

@@ -106,12 +106,16 @@ extension QueryEvaluator {
     }
 
     /// `@count` (`@size`) of a single value: the UTF-8 length of a string or the length of
-    /// data, as Realm counts them (0 for nil); 1 or 0 for a to-one link.
+    /// data, as Realm counts them (0 for nil); 1 or 0 for a to-one link. Of a mixed value, also
+    /// the elements of a list or dictionary it holds, and nil for its other values (nil too),
+    /// as realm-core's `@size` of a `Mixed`.
     private func size(_ value: QueryScalar, _ type: PropertyType) -> QueryScalar {
         switch value {
         case .bytes(let bytes), .tagged(.data, let bytes): .int(Int64(bytes.count))
         case .object: .int(1)
-        default: .int(0)
+        case .tagged(.list, let payload): .int(Int64(SequenceView(payload).count))
+        case .tagged(.dictionary, let payload): .int(Int64(MapView(.value(payload)).count))
+        default: type == .mixed ? .null : .int(0)
         }
     }
 }

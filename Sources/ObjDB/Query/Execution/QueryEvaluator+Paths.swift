@@ -32,14 +32,18 @@ extension QueryEvaluator {
             let read = row.column(step.column)
             switch kind {
             case .value, .link:
-                return body(read)
+                // `value[0]['foo']`: the subscripts into the list or dictionary a mixed value holds.
+                return step.nested.isEmpty ? body(read) : MixedSelector.select(step.nested, from: 0, in: read, body)
             case .list, .set:
                 let view = SequenceView(read)
                 for i in 0..<view.count where !body(view.element(i)) { return false }
                 return true
             case .map:
                 let (values, one) = step.mapSequence(read)
-                if let one { return body(one >= 0 ? values.element(one) : .null) }  // map['key']
+                if let one {  // map['key'], then any subscripts into its mixed value
+                    let value = one >= 0 ? values.element(one) : .null
+                    return step.nested.isEmpty ? body(value) : MixedSelector.select(step.nested, from: 0, in: value, body)
+                }
                 for i in 0..<values.count where !body(values.element(i)) { return false }
                 return true
             }

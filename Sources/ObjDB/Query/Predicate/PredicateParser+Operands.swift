@@ -197,10 +197,15 @@ extension PredicateParser.Reader {
     mutating func parseKeyPathTail(_ start: QueryKeyPath) throws -> QueryExpression {
         var path = start
         while true {
-            // `map['key']`, `map[$0]`: one value of a map (the lexer reads `[…]` as options).
+            // `map['key']`, `map[$0]`: one value of a map (the lexer reads `[…]` as options);
+            // after a mixed value also `[0]`, `[FIRST]`, `[LAST]` and `[*]` (the binder checks).
             if case .options(let inner) = current.kind, let previous, previous.end == current.position, !path.components.isEmpty {
                 let token = advance()
-                path.components.append(QueryKeyPath.mapKeyPrefix + (try mapKey(inner, at: token)))
+                if let component = try QueryKeyPath.listSubscript(inner, at: token.position) {
+                    path.components.append(component)
+                } else {
+                    path.components.append(QueryKeyPath.mapKeyPrefix + (try mapKey(inner, at: token)))
+                }
                 continue
             }
             guard isSymbol(".") else { break }
@@ -246,7 +251,7 @@ extension PredicateParser.Reader {
             argument = try self.argument(number, for: token)
         } else {
             throw PredicateSyntaxError(
-                position: token.position, message: "a map key in […] must be a quoted string or an argument, found \(PredicateSyntaxError.quote(token.text))")
+                position: token.position, message: "a subscript […] must be a quoted key, an argument, a list index of 0 or more, FIRST, LAST or *, found \(PredicateSyntaxError.quote(token.text))")
         }
         guard let key = PredicateArgument.unwrapped(argument) as? String else {
             throw PredicateSyntaxError(position: token.position, message: "the map key \(PredicateSyntaxError.quote(token.text)) must be a String argument")

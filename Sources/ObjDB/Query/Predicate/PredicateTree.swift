@@ -170,7 +170,7 @@ struct QueryKeyPath: Equatable, Sendable, CustomStringConvertible {
 
     /// `owner.name`, or `$x.age`.
     var description: String {
-        let path = components.joined(separator: ".")
+        let path = Self.written(components)
         guard let variable else { return path }
         return path.isEmpty ? "$\(variable)" : "$\(variable).\(path)"
     }

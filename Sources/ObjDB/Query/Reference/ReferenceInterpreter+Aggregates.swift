@@ -5,14 +5,19 @@ extension ReferenceInterpreter {
     /// The aggregate of one group of `path` (Docs/Queries.md, "Aggregates"): `@count` counts
     /// every value, nil too; `@sum` of nothing is 0; `@min`, `@max` and `@avg` leave nil out and
     /// are nil without values. On a to-one path, `@count` (`@size`) is the length of a string or
-    /// data in UTF-8 bytes, 1 for a link to an object, 0 for nil.
+    /// data in UTF-8 bytes, 1 for a link to an object, 0 for nil; of a mixed value, the elements
+    /// of a list or dictionary it holds, and nil for what has no size (nil too).
     func aggregateValue(_ path: BoundPath, _ aggregate: QueryAggregate, _ group: StoredObject?) -> ReferenceValue {
         guard groupStart(path) != nil else {
-            guard let group, let value = values(path, from: group).first else { return .integer(0) }
+            // Of a mixed value, the length of a string or data, the elements of a list or
+            // dictionary, or nil (realm-core's `@size` of a `Mixed`).
+            let other: ReferenceValue = path.leafType == .mixed ? .null : .integer(0)
+            guard let group, let value = values(path, from: group).first else { return other }
             switch value {
             case .bytes(let bytes), .tagged(.data, let bytes): return .integer(Int64(bytes.count))
             case .object: return .integer(1)
-            default: return .integer(0)
+            case .tagged(let tag, let payload) where tag == .list || tag == .dictionary: return nestedSize(tag, payload)
+            default: return other
             }
         }
         let all = groupValues(path, group)
@@ -42,6 +47,16 @@ extension ReferenceInterpreter {
                 if let order = ReferenceValue.order(value, current), aggregate == .min ? order < 0 : order > 0 { best = value }
             }
             return best ?? .null
+        }
+    }
+
+    /// The number of elements of a list or dictionary a mixed value holds (`value.@size`), by
+    /// `MixedValue`'s own decoding; nil for bytes it refuses.
+    private func nestedSize(_ tag: MixedFormat.Tag, _ payload: [UInt8]) -> ReferenceValue {
+        switch ([tag.rawValue] + payload).withUnsafeBytes({ MixedValue._objdbDecode($0) }) {
+        case .list(let elements): .integer(Int64(elements.count))
+        case .dictionary(let entries): .integer(Int64(entries.count))
+        default: .null
         }
     }
 

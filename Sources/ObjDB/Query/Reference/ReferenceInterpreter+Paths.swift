@@ -23,9 +23,9 @@ extension ReferenceInterpreter {
         case .column(let kind):
             let read = object.row.column(step.column)
             switch kind {
-            case .value, .link: return [value(read, path)]
+            case .value, .link: return nestedReads(read, step.nested).map { value($0, path) }
             case .list, .set: return elements(read).map { value($0, path) }
-            case .map: return mapElements(read, step).map { value($0, path) }
+            case .map: return mapElements(read, step).flatMap { nestedReads($0, step.nested) }.map { value($0, path) }
             }
         case .backlinks, .anyBacklinks:
             return linkingKeys(step, to: object.key).map { .object($0) }
@@ -110,9 +110,10 @@ extension ReferenceInterpreter {
     // MARK: To-many paths
 
     /// Whether `path` can reach several values: it goes through a list, a set, a map (not one
-    /// key of it) or linking objects.
+    /// key of it) or linking objects, or a `[*]` into a mixed value.
     func reachesMany(_ path: BoundPath) -> Bool {
         path.steps.contains { step in
+            if step.nested.contains(.every) { return true }
             switch step.kind {
             case .backlinks, .anyBacklinks: return true
             case .column(let kind): return kind == .list || kind == .set || (kind == .map && !readsOneKey(step))
