@@ -88,6 +88,9 @@ final class ClassInfo {
     let linkColumns: [Int]
     /// Columns of mixed properties whose links are tracked (their mixed-links table is open).
     let mixedLinkColumns: [Int]
+    /// Columns of mixed properties without a mixed-links table (a file not upgraded yet): they
+    /// take no link or nested collection.
+    let untrackedMixedColumns: [Int]
     /// Per column: the class its objects belong to, for link columns.
     let linkTargets: [String?]
     /// The computed properties (``LinkingObjects``); property `i` reads as pseudo-column
@@ -190,6 +193,7 @@ final class ClassInfo {
         columnKinds = properties.map(ColumnKind.init)
         linkColumns = properties.indices.filter { properties[$0].type == .object }
         mixedLinkColumns = tables.mixedLinks.indices.filter { tables.mixedLinks[$0] != nil }
+        untrackedMixedColumns = properties.indices.filter { properties[$0].type == .mixed && tables.mixedLinks[$0] == nil }
         linkTargets = properties.map { $0.type == .object ? $0.objectClass : nil }
         let computed = stored.computed ?? []
         self.computed = computed
@@ -214,7 +218,8 @@ final class ClassInfo {
             let relationship = layout.fields[field].relationship
             return (layout.fields[field].valueOffset, relationship == nil ? layout.fields[field].valueType : nil, relationship)
         })
-        hasRelationshipFields = layout?.fields.contains { $0.relationship != nil } ?? false
+        // Mixed values may hold objects too: adding such an object walks its graph.
+        hasRelationshipFields = layout?.fields.contains { $0.relationship != nil || $0.valueType == MixedValue.self } ?? false
         canRecycleObjects = layout?.onlyPersistedFields ?? false
         matchesLayoutIndexes = layout.map { ClassInfo.indexesMatch(stored, $0) } ?? true
         columnWords = layout?.fields.map { ($0.columnWordOffset, columnOfField[$0.index]) } ?? []
@@ -241,7 +246,7 @@ final class ClassInfo {
     }
 
     /// Whether the class has columns holding object keys: links, or mixed values that may.
-    var hasLinks: Bool { !linkColumns.isEmpty || !mixedLinkColumns.isEmpty }
+    var hasLinks: Bool { !linkColumns.isEmpty || !mixedLinkColumns.isEmpty || !untrackedMixedColumns.isEmpty }
 
     /// The bytes of a column's default, for rows written before the column existed.
     func encodedDefault(column: Int) -> [UInt8]? {

@@ -101,6 +101,20 @@ struct SchemaChanges {
         return (existing, tables)
     }
 
+    /// Gives every mixed property of `stored` that lacks one its (empty) mixed-links table, in
+    /// classes the models declare or not: a file from before links in mixed values (format 4 or
+    /// older), upgraded at a writable open so that no build writes an untracked link to it.
+    mutating func addMixedLinks(in stored: inout StoredSchema, txn: Txn) throws {
+        for var existing in stored.classes where existing.properties.contains(where: \.lacksMixedLinks) {
+            for column in existing.properties.indices where existing.properties[column].lacksMixedLinks {
+                existing.properties[column].mixedLinks = StoredProperty.mixedLinksVersion
+            }
+            stored.replace(existing)
+            _ = try ClassTables.create(existing, txn: txn)
+            any = true
+        }
+    }
+
     private static func requireSameData(_ layout: ClassLayout, _ existing: StoredClass) throws {
         let differences = layout.schema.dataDifferences(from: existing.objectSchema)
         guard differences.isEmpty else {

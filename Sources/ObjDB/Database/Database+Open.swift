@@ -70,7 +70,9 @@ struct OpenedFile {
             var changes = SchemaChanges()
             try SchemaChanges.check(layouts, against: &plan, changes: &changes)
             try checkVersion(file: header.schemaVersion, configured: configuration.schemaVersion, path: path)
-            let needsWrite = changes.any || configuration.schemaVersion > header.schemaVersion
+            // A mixed property without its mixed-links table, in any class (modelled or not).
+            let lacksMixedLinks = header.schema.classes.contains { $0.properties.contains(where: \.lacksMixedLinks) }
+            let needsWrite = changes.any || configuration.schemaVersion > header.schemaVersion || lacksMixedLinks
             if needsWrite && !configuration.readOnly {
                 try reconcile(env, layouts: layouts, configuration: configuration, path: path)
             }
@@ -115,6 +117,7 @@ struct OpenedFile {
         for layout in layouts {
             _ = try changes.ensure(layout, in: &stored, txn: txn)
         }
+        try changes.addMixedLinks(in: &stored, txn: txn)
         if changes.any {
             try FileMeta.writeSchema(txn, meta, stored, stamp: header.stamp + 1)
         }

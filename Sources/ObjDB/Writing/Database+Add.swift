@@ -194,7 +194,7 @@ extension Database {
                 "create(_:value:update:) needs the primary key '\(info.stored.properties[pkColumn].name)' in value to find the object to update",
                 className: info.name, propertyName: info.stored.properties[pkColumn].name, path: path)
         }
-        encodeUnmanaged(object, info, into: context.scratch.row)
+        encodeUnmanaged(object, info, into: context.scratch.row, only: pkColumn)
         let txn = try context.transaction.requireTxn()
         let existing = try context.scratch.row.withColumns { read in
             try RowReader.objectKey(forPrimaryKey: read(pkColumn), info, txn: txn, scratch: context.scratch.key)
@@ -216,7 +216,12 @@ extension Database {
     ) throws -> T {
         for name in names {
             // try?: a name the model lacks is not a relationship to add; `create` reports unknown names.
-            guard let field = try? layout.field(named: name), let relationship = field.relationship else { continue }
+            guard let field = try? layout.field(named: name) else { continue }
+            if field.valueType == MixedValue.self, let mixed = field.value(in: object) as? MixedValue {
+                try prepareMixedObjects(mixed, context)
+                continue
+            }
+            guard let relationship = field.relationship else { continue }
             for held in relationship.heldObjects(at: object._objdbBase + field.valueOffset) where held._objdbDatabase == nil {
                 try addObject(held, update: update, requirePrimaryKey: false, context)
             }

@@ -32,7 +32,7 @@ extension Database {
             var primaryKey: [UInt8]?
             if update != .error, let column = info.primaryKeyColumn {
                 // Links are not encoded yet (their targets have no keys): only the key column counts.
-                encodeUnmanaged(object, info, into: context.scratch.row)
+                encodeUnmanaged(object, info, into: context.scratch.row, only: column)
                 primaryKey = context.scratch.row.withColumns { read in
                     if case .value(let bytes) = read(column) { return [1] + Array(bytes) } else { return [0] }
                 }

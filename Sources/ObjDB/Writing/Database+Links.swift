@@ -163,7 +163,34 @@ extension Database {
             guard before != after, let table = info.tables.mixedLinks[column] else { continue }
             changes.mixed.append((table, Array(before.subtracting(after)), Array(after.subtracting(before))))
         }
+        for column in info.untrackedMixedColumns where columns?.contains(column) ?? true {
+            guard let new, Self.holdsTrackedMixed(new.column(column), kind: info.columnKinds[column]) else { continue }
+            let name = "\(info.name).\(info.stored.properties[column].name)"
+            changes.refusal = ObjDBError(
+                .invalidValue,
+                "\(name) cannot hold a link, a list or a dictionary until the file is upgraded: open it once writable with this version of ObjDB (its mixed values then get their mixed-links table)",
+                className: info.name, propertyName: info.stored.properties[column].name, path: path)
+        }
         return changes
+    }
+
+    /// Whether a mixed column of kind `kind` holds a link, a list or a dictionary (at its top
+    /// level or as an element): what only a column with a mixed-links table takes.
+    static func holdsTrackedMixed(_ read: ColumnRead, kind: ColumnKind) -> Bool {
+        guard case .value(let bytes) = read else { return false }
+        func tracked(_ element: ColumnRead) -> Bool {
+            guard case .value(let bytes) = element, let (tag, _) = MixedFormat.split(bytes) else { return false }
+            return tag == .object || tag == .list || tag == .dictionary
+        }
+        switch kind {
+        case .value, .link: return tracked(read)
+        case .list, .set:
+            let view = SequenceView(bytes)
+            return (0..<view.count).contains { tracked(view.element($0)) }
+        case .map:
+            let values = MapView(read).values
+            return (0..<values.count).contains { tracked(values.element($0)) }
+        }
     }
 
     /// The mixed-links table keys (``MixedFormat/linkKey(classID:key:)``) of the links a mixed
@@ -186,6 +213,7 @@ extension Database {
     /// a put or delete looks at the cursor's page before searching from the root, which
     /// `mdb_put` and `mdb_del` (a new cursor each) cannot.
     func apply(_ changes: BacklinkChanges, key: UInt64, _ context: WriteContext, txn: Txn) throws -> [(ClassInfo, UInt64)] {
+        if let refusal = changes.refusal { throw refusal }
         var origin = key
         try withUnsafeBytes(of: &origin) { value in
             for change in changes.tables {
@@ -227,4 +255,7 @@ struct BacklinkChanges {
     /// Per mixed-links table: the targets (``MixedFormat/linkKey(classID:key:)``) no longer
     /// linked and those newly linked.
     var mixed: [(table: Table, removed: [[UInt8]], added: [[UInt8]])] = []
+    /// Why the write cannot be done: a link or nested collection in a mixed column without its
+    /// mixed-links table.
+    var refusal: ObjDBError?
 }

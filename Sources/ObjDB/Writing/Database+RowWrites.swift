@@ -4,13 +4,17 @@ struct PrimaryKeyTaken: Error {}
 /// Row writes: a new object's row encoded, rows inserted, replaced and deleted, with their undo
 /// steps, change records, key and backlink entries.
 extension Database {
-    /// Encodes the unmanaged values of `object` into `row`, in column order.
-    func encodeUnmanaged(_ object: ObjectBase, _ info: ClassInfo, into row: RowBuilder) {
+    /// Encodes the unmanaged values of `object` into `row`, in column order; with `only`, that
+    /// column alone, the others null (to read a primary key before the objects the row links
+    /// to have keys).
+    func encodeUnmanaged(_ object: ObjectBase, _ info: ClassInfo, into row: RowBuilder, only: Int? = nil) {
         row.reset()
         let base = UnsafeRawPointer(object._objdbBase)
         info.encodePlan.withUnsafeBufferPointer { plan in
             for column in plan.indices {
-                if let valueType = plan[column].valueType {
+                if let only, column != only {
+                    row.append { _ in false }
+                } else if let valueType = plan[column].valueType {
                     let offset = plan[column].valueOffset
                     row.append { valueType._objdbEncodeField(at: base + offset, into: &$0) }
                 } else if let relationship = plan[column].relationship {
@@ -130,6 +134,7 @@ extension Database {
         }
         // Everything `old` says is read before the first write.
         let links = backlinkChanges(info, old: old, new: new, columns: changed)
+        if let refusal = links.refusal { throw refusal }
         try updateKeys(info, key: key, old: old, new: new, columns: changed, context, txn: txn)
         return try apply(links, key: key, context, txn: txn)
     }

@@ -246,23 +246,7 @@ struct MixedLinkTests {
     // table and it has format 4. A read-only open reads it as it is; the next writable open adds
     // the tables and raises the format to 5.
     @Test func aFileFromBeforeLinksGetsItsTablesAtTheNextWritableOpen() throws {
-        do {
-            let db = try open()
-            let first = holder(1)
-            first.value = .int(5)
-            try db.write { try db.add(first) }
-            try db.write {
-                let txn = try #require(db.writeContext?.transaction.txn)
-                let header = try FileMeta.read(txn, meta: db.metaTable, path: db.path)
-                var schema = header.schema
-                for c in schema.classes.indices {
-                    for p in schema.classes[c].properties.indices { schema.classes[c].properties[p].mixedLinks = nil }
-                }
-                try FileMeta.writeSchema(txn, db.metaTable, schema, stamp: header.stamp + 1)
-                try FileMeta.put(txn, db.metaTable, FileMeta.Key.format, [4, 0, 0, 0])
-                try FileMeta.seal(txn, db.metaTable)
-            }
-        }
+        try makeFileFromBeforeLinks()
         do {
             let reader = try Database(configuration: Configuration(fileURL: directory.file(), readOnly: true, objectTypes: [MixedHolder.self, MixedTarget.self]))
             #expect(reader.formatVersion == 4)
@@ -275,6 +259,61 @@ struct MixedLinkTests {
         try db.write { db.delete(try #require(db.object(ofType: MixedTarget.self, forPrimaryKey: "t"))) }
         #expect(first.value == .none)
         #expect(try db.verify().isHealthy)
+    }
+
+    // A writable open without the model classes (a tool, the objdb CLI) upgrades every class.
+    @Test func aToolsWritableOpenUpgradesClassesItHasNoModelFor() throws {
+        try makeFileFromBeforeLinks()
+        let tool = try Database(configuration: Configuration(fileURL: directory.file(), objectTypes: nil))
+        #expect(tool.formatVersion == 5)
+        let holder = try #require(tool.dynamicObjects("MixedHolder").first)
+        try tool.write { try holder.setValue(MixedValue.list([.int(1)]), forKey: "value") }
+        #expect(try tool.verify().isHealthy)
+    }
+
+    // An instance that sees a schema without mixed-links tables (written by an older build
+    // meanwhile) refuses links and nested collections there rather than leave them untracked.
+    @Test func aMixedPropertyWithoutItsTableRefusesNestedValues() throws {
+        let db = try open()
+        let first = holder(1)
+        try db.write { try db.add(first) }
+        let other = try open()
+        try markFileFromBeforeLinks(db)
+        // Objects read after the write began see the new schema.
+        let error = #expect(throws: ObjDBError.self) {
+            try other.write { other.object(ofType: MixedHolder.self, forPrimaryKey: 1)?.value = .list([.int(1)]) }
+        }
+        #expect(error?.code == .invalidValue)
+        #expect(error?.message.contains("MixedHolder.value") == true)
+        try other.write { other.object(ofType: MixedHolder.self, forPrimaryKey: 1)?.value = .int(2) }
+        #expect(other.object(ofType: MixedHolder.self, forPrimaryKey: 1)?.value == .int(2))
+    }
+
+    /// Removes the mixed-links flags from the schema of `db`'s file and sets its format to 4, as
+    /// a file written before mixed values held links.
+    func markFileFromBeforeLinks(_ db: Database) throws {
+        try db.write {
+            let txn = try #require(db.writeContext?.transaction.txn)
+            let header = try FileMeta.read(txn, meta: db.metaTable, path: db.path)
+            var schema = header.schema
+            for c in schema.classes.indices {
+                for p in schema.classes[c].properties.indices { schema.classes[c].properties[p].mixedLinks = nil }
+            }
+            try FileMeta.writeSchema(txn, db.metaTable, schema, stamp: header.stamp + 1)
+            try FileMeta.put(txn, db.metaTable, FileMeta.Key.format, [4, 0, 0, 0])
+            try FileMeta.seal(txn, db.metaTable)
+        }
+    }
+
+    /// A file with holder 1 holding `.int(5)`, written before mixed values held links.
+    func makeFileFromBeforeLinks() throws {
+        do {
+            let db = try open()
+            let first = holder(1)
+            first.value = .int(5)
+            try db.write { try db.add(first) }
+            try markFileFromBeforeLinks(db)
+        }
     }
 
     @Test func dynamicWritesAddTheObjectsTheyLinkTo() throws {
@@ -359,6 +398,40 @@ struct MixedLinkTests {
         #expect(try db.verify().isHealthy)
         try db.write { db.delete(try db.objects(MixedHolder.self).filter("id == 1")) }
         #expect(second.value == .none)
+        #expect(try db.verify().isHealthy)
+    }
+
+    // A class whose only link is a mixed value is added with its graph; update policies read
+    // the primary key before the linked objects have keys.
+    @Test func addingWithAnyPolicyAddsTheObjectsMixedValuesHold() throws {
+        let db = try directory.open([PetV1.self, MixedTarget.self, MixedHolder.self])
+        let pet = PetV1()
+        pet.id = 1
+        pet.friend = .object(target("p"))
+        try db.write { try db.add(pet) }
+        #expect(pet.friend.object(MixedTarget.self)?.name == "p")
+        let again = PetV1()
+        again.id = 1
+        again.friend = .list([.object(target("q"))])
+        try db.write { try db.add(again, update: .modified) }
+        #expect(db.objects(PetV1.self).first?.friend.listValue?.first?.object(MixedTarget.self)?.name == "q")
+        let first = holder(7)
+        first.value = .object(target("r"))
+        try db.write { try db.add(first, update: .all) }
+        try db.write {
+            _ = try db.create(MixedHolder.self, value: ["id": 7, "value": MixedValue.object(target("s"))], update: .modified)
+        }
+        #expect(db.object(ofType: MixedHolder.self, forPrimaryKey: 7)?.value.object(MixedTarget.self)?.name == "s")
+        #expect(db.objects(MixedTarget.self).count == 4)
+        // An object of another database, met while adding, is refused.
+        let elsewhere = try directory.open([PetV1.self, MixedTarget.self], name: "other.objdb")
+        let foreign = target("z")
+        try elsewhere.write { try elsewhere.add(foreign) }
+        let second = PetV1()
+        second.id = 2
+        second.friend = .object(foreign)
+        let error = #expect(throws: ObjDBError.self) { try db.write { try db.add(second) } }
+        #expect(error?.code == .wrongDatabase)
         #expect(try db.verify().isHealthy)
     }
 }
