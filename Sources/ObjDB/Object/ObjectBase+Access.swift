@@ -107,7 +107,9 @@ extension ObjectBase {
                 return
             }
             let converted = try info.converted(value, column: column)
-            if let mixed = converted as? MixedValue, !mixed.heldObjects.isEmpty, let context = database.writeContext {
+            if let mixed = converted as? MixedValue, !mixed.heldObjects.isEmpty, let context = database.writeContext,
+                context.transaction.acceptsWrites
+            {
                 try database.prepareMixedObjects(mixed, context)
             }
             database.setColumn(of: self, column: column) { converted._objdbEncode(into: &$0) }

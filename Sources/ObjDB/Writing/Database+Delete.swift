@@ -49,6 +49,7 @@ extension Database {
                 for case let index? in info.tables.indexes { try txn.empty(index) }
                 for case let backlinks? in info.tables.backlinks { try txn.empty(backlinks) }
                 for case let fullText? in info.tables.fullText { try txn.empty(fullText) }
+                for case let mixedLinks? in info.tables.mixedLinks { try txn.empty(mixedLinks) }
             }
             guard emptied != nil else { return }
         }
@@ -135,8 +136,13 @@ extension Database {
         switch kind {
         case .value, .link:
             return MixedFormat.removingLink(to: target, from: bytes)
-        case .list, .set:
+        case .list:
             MixedFormat.removingLink(to: target, from: SequenceView(bytes), dropping: true).appendEncoded(to: &result)
+        case .set:
+            // Two members may become equal (`.list([.object(t)])` and `.list([])`): keep the first.
+            var seen = Set<StoredElement>()
+            MixedFormat.removingLink(to: target, from: SequenceView(bytes), dropping: true)
+                .filter { seen.insert($0).inserted }.appendEncoded(to: &result)
         case .map:
             let map = MapView(read)
             MapFormat.appendMap(

@@ -96,12 +96,20 @@ extension Database {
         }
     }
 
-    /// Whether any link points to the object `key` of `info`.
+    /// Whether any link points to the object `key` of `info`: a link property, or a mixed value
+    /// (so a cascade stops at an object a mixed value still links to).
     func hasIncomingLinks(_ info: ClassInfo, key: UInt64, _ context: WriteContext) throws -> Bool {
         let txn = try context.transaction.requireTxn()
         for (origin, column) in incomingLinks(info) {
             guard let table = origin.tables.backlinks[column] else { continue }
             if try withUnsafeBytes(of: key, { try txn.get(table, key: $0) }) != nil { return true }
+        }
+        let origins = mixedLinkOrigins()
+        guard !origins.isEmpty else { return false }
+        let linkKey = MixedFormat.linkKey(classID: info.classID, key: key)
+        for (origin, column) in origins {
+            guard let table = origin.tables.mixedLinks[column] else { continue }
+            if try linkKey.withUnsafeBytes({ try txn.get(table, key: $0) }) != nil { return true }
         }
         return false
     }

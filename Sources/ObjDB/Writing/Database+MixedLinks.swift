@@ -48,23 +48,34 @@ extension Database {
         return info
     }
 
-    /// The model class of the class named `name` in this process: one bound to it, one listed in
-    /// ``Configuration/objectTypes``, or ``DynamicObject``.
+    /// The model class bound to the class named `name` in this instance (a class of
+    /// ``Configuration/objectTypes``, or one used already), or ``DynamicObject``: an instance of
+    /// an unbound model class would not read the stored values.
     func modelType(named name: String) -> ObjectBase.Type {
-        if let bound = catalog.byName[name]?.layout?.type { return bound }
-        for type in configuration.objectTypes ?? [] where type.className == name { return type }
-        return DynamicObject.self
+        catalog.byName[name]?.layout?.type ?? DynamicObject.self
     }
 
     /// Makes every object `value` holds linkable before the value is encoded: adds the unmanaged
     /// ones (with what they link to), and checks the managed ones belong to this database and
     /// exist.
+    /// All or nothing: a failure undoes the objects it added.
     func prepareMixedObjects(_ value: MixedValue, _ context: WriteContext) throws {
-        for object in value.heldObjects {
-            if object._objdbDatabase == nil {
-                _ = try addObject(object, update: .error, context)
-            } else {
-                try checkLinkable(object, context)
+        let objects = value.heldObjects
+        guard !objects.isEmpty else { return }
+        try withSavepoint(context) {
+            for object in objects {
+                let info = object._objdbInfo ?? (try? classInfo(for: type(of: object)))
+                if info?.stored.isEmbedded == true {
+                    let name = info?.name ?? "\(type(of: object))"
+                    throw ObjDBError(
+                        .invalidValue, "A mixed value cannot link to the embedded \(name): an embedded object belongs to one parent's link",
+                        className: name, path: path)
+                }
+                if object._objdbDatabase == nil {
+                    _ = try addObject(object, update: .error, context)
+                } else {
+                    try checkLinkable(object, context)
+                }
             }
         }
     }

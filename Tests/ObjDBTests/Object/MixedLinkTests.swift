@@ -30,6 +30,12 @@ final class PetV2: Object {
     @Persisted var buddy: MixedValue = .none
 }
 
+/// An invoice whose lines go with it (a cascade).
+final class MixedInvoice: Object {
+    @Persisted(primaryKey: true) var id: Int = 0
+    @Persisted(deleteRule: .cascade) var lines: List<MixedTarget>
+}
+
 /// `MixedValue.object` and mixed values nested in lists and dictionaries: adding what they hold,
 /// reading them back as objects, and what deleting a linked object does. Cases follow
 /// realm-swift's `AnyRealmValueTests.testObject` / `testDynamicObjectAccessor` and
@@ -371,6 +377,12 @@ struct MixedLinkTests {
         #expect(try db.verify().isHealthy)
         // A rename moves the links, and the table of the old name is emptied.
         let renamed = try Database(configuration: configuration(PetV2.self, 2) { migration, _ in
+            // The old version reads its links as dynamic objects with their values.
+            var names: [String] = []
+            try migration.enumerateObjects(ofType: "Pet") { old, _ in
+                if let name = (old?["friend"] as? MixedValue)?.dynamicObject?["name"] as? String { names.append(name) }
+            }
+            #expect(names == ["t1"])
             migration.renameProperty(onType: "Pet", from: "friend", to: "buddy")
         })
         #expect(try renamed.verify().isHealthy)
@@ -433,5 +445,64 @@ struct MixedLinkTests {
         let error = #expect(throws: ObjDBError.self) { try db.write { try db.add(second) } }
         #expect(error?.code == .wrongDatabase)
         #expect(try db.verify().isHealthy)
+    }
+
+    @Test func deleteAllEmptiesTheMixedLinksTables() throws {
+        let db = try open()
+        let first = holder(1)
+        first.value = .object(target("a"))
+        try db.write { try db.add(first) }
+        try db.write { db.deleteAll() }
+        #expect(try db.verify().isHealthy)
+        let tables = try db.storageStatistics().tables
+        #expect(tables.first { $0.name == "MixedHolder mixed links value" }?.entries == 0)
+    }
+
+    // Deleting a target can make two members of a set equal: the set keeps one.
+    @Test func aSetKeepsOneOfTheMembersADeleteMadeEqual() throws {
+        let db = try open()
+        let first = holder(1)
+        first.bag.insert(objectsIn: [.list([.object(target("t"))]), .list([]), .int(3)])
+        try db.write { try db.add(first) }
+        #expect(first.bag.count == 3)
+        try db.write { db.delete(try #require(db.object(ofType: MixedTarget.self, forPrimaryKey: "t"))) }
+        #expect(Set(first.bag) == [.list([]), .int(3)])
+        #expect(first.bag.count == 2)
+        #expect(try db.verify().isHealthy)
+    }
+
+    // A cascade stops at an object a mixed value still links to, as at one a link property does.
+    @Test func aCascadeKeepsAnObjectAMixedValueLinksTo() throws {
+        let db = try directory.open([MixedHolder.self, MixedTarget.self, MixedInvoice.self])
+        let invoice = MixedInvoice()
+        invoice.id = 1
+        invoice.lines.append(objectsIn: [target("kept"), target("gone")])
+        try db.write { try db.add(invoice) }
+        let first = holder(1)
+        try db.write {
+            try db.add(first)
+            first.value = .object(try #require(db.object(ofType: MixedTarget.self, forPrimaryKey: "kept")))
+        }
+        try db.write { db.delete(invoice) }
+        #expect(db.objects(MixedTarget.self).map(\.name) == ["kept"])
+        #expect(first.value.object(MixedTarget.self)?.name == "kept")
+        #expect(try db.verify().isHealthy)
+    }
+
+    // setValue(_:forKey:) that fails part-way adds none of the objects the value holds.
+    @Test func aFailedDynamicSetAddsNothing() throws {
+        let db = try open()
+        let first = holder(1)
+        try db.write {
+            try db.add(first)
+            try db.add(target("taken"))
+        }
+        try db.write {
+            #expect(throws: ObjDBError.self) {
+                try first.setValue(MixedValue.list([.object(target("new")), .object(target("taken"))]), forKey: "value")
+            }
+        }
+        #expect(db.objects(MixedTarget.self).map(\.name) == ["taken"])
+        #expect(first.value == .none)
     }
 }
