@@ -162,7 +162,7 @@ enum ReKeyedCopy {
                 try key.withUnsafeBytes { k in try withUnsafeBytes(of: &objectKey) { _ = try to.put(table, key: k, value: $0) } }
             }
             for (column, kind, table) in linking {
-                for target in Database.mixedLinkKeys(row.column(column), kind: kind) {
+                for target in Database.mixedLinkKeys(row.column(column), kind: kind) ?? [] {
                     try target.withUnsafeBytes { k in try withUnsafeBytes(of: &objectKey) { _ = try to.put(table, key: k, value: $0) } }
                 }
             }

@@ -399,7 +399,7 @@ enum MigrationRun {
         var links: [(target: [UInt8], origin: UInt64)] = []
         while let current = entry {
             let row = RowView(current.value) ?? .damaged
-            for target in Database.mixedLinkKeys(row.column(column), kind: kind) { links.append((target, current.objectKey)) }
+            for target in Database.mixedLinkKeys(row.column(column), kind: kind) ?? [] { links.append((target, current.objectKey)) }
             entry = try cursor.next()
         }
         try context.transaction.withInsertCursor(table, txn) { cursor in

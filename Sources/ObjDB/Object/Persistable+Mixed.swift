@@ -83,10 +83,11 @@ extension MixedValue: CollectionElementType, IndexableType {
 
     /// Decodes stored bytes, with `link` giving the object of a link (class id, object key):
     /// ``none`` for a link it cannot resolve. `nil` for an unknown tag or a payload that does not
-    /// fit it, at any depth.
-    static func decode(_ bytes: UnsafeRawBufferPointer?, link: (UInt32, UInt64) -> Object?) -> MixedValue? {
+    /// fit it, at any depth, and for collections nested deeper than ``MixedFormat/maxDepth``.
+    static func decode(_ bytes: UnsafeRawBufferPointer?, depth: Int = 0, link: (UInt32, UInt64) -> Object?) -> MixedValue? {
         guard let bytes else { return MixedValue.none }
         guard let (tag, payload) = MixedFormat.split(bytes) else { return nil }
+        if tag == .list || tag == .dictionary, depth >= MixedFormat.maxDepth { return nil }
         switch tag {
         case .none: return MixedValue.none
         case .int: return ColumnCodec.integer(payload).flatMap { Int(exactly: $0) }.map(MixedValue.int)
@@ -108,7 +109,7 @@ extension MixedValue: CollectionElementType, IndexableType {
             var list: [MixedValue] = []
             list.reserveCapacity(count)
             for i in 0..<count {
-                guard let element = decode(view.element(i), link: link) else { return nil }
+                guard let element = decode(view.element(i), depth: depth + 1, link: link) else { return nil }
                 list.append(element)
             }
             return .list(list)
@@ -118,7 +119,7 @@ extension MixedValue: CollectionElementType, IndexableType {
             dictionary.reserveCapacity(map.count)
             for i in 0..<map.count {
                 guard case .value(let keyBytes) = map.keys.element(i), let key = String._objdbDecode(keyBytes),
-                    let value = decode(map.values.element(i), link: link)
+                    let value = decode(map.values.element(i), depth: depth + 1, link: link)
                 else { return nil }
                 dictionary[key] = value
             }
@@ -127,9 +128,9 @@ extension MixedValue: CollectionElementType, IndexableType {
     }
 
     /// Decodes a nested element: null is ``none``.
-    static func decode(_ read: ColumnRead, link: (UInt32, UInt64) -> Object?) -> MixedValue? {
+    static func decode(_ read: ColumnRead, depth: Int = 0, link: (UInt32, UInt64) -> Object?) -> MixedValue? {
         switch read {
-        case .value(let bytes): decode(bytes, link: link)
+        case .value(let bytes): decode(bytes, depth: depth, link: link)
         case .null: MixedValue.none
         case .absent: nil
         }

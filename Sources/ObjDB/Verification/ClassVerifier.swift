@@ -72,7 +72,7 @@ struct ClassVerifier {
                     }
                 }
                 if facts.mixedLinks[column] != nil {
-                    for target in Database.mixedLinkKeys(read, kind: ColumnKind(property)) {
+                    for target in Database.mixedLinkKeys(read, kind: ColumnKind(property)) ?? [] {
                         facts.mixedLinks[column]?.append(KeyEntry(value: target, objectKey: objectKey))
                     }
                 }

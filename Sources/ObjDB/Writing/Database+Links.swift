@@ -166,8 +166,18 @@ extension Database {
         }
         for column in info.mixedLinkColumns where columns?.contains(column) ?? true {
             let kind = info.columnKinds[column]
-            let before = old.map { Self.mixedLinkKeys($0.column(column), kind: kind) } ?? []
-            let after = new.map { Self.mixedLinkKeys($0.column(column), kind: kind) } ?? []
+            let before = old.flatMap { Self.mixedLinkKeys($0.column(column), kind: kind) } ?? []
+            var after: Set<[UInt8]> = []
+            if let new {
+                guard let keys = Self.mixedLinkKeys(new.column(column), kind: kind) else {
+                    changes.refusal = ObjDBError(
+                        .invalidValue,
+                        "\(info.name).\(info.stored.properties[column].name) holds lists or dictionaries nested more than \(MixedFormat.maxDepth) deep",
+                        className: info.name, propertyName: info.stored.properties[column].name, path: path)
+                    continue
+                }
+                after = keys
+            }
             guard before != after, let table = info.tables.mixedLinks[column] else { continue }
             changes.mixed.append((table, Array(before.subtracting(after)), Array(after.subtracting(before))))
         }
@@ -202,17 +212,19 @@ extension Database {
     }
 
     /// The mixed-links table keys (``MixedFormat/linkKey(classID:key:)``) of the links a mixed
-    /// column of kind `kind` holds, at any depth.
-    static func mixedLinkKeys(_ read: ColumnRead, kind: ColumnKind) -> Set<[UInt8]> {
+    /// column of kind `kind` holds, at any depth; `nil` when its collections nest deeper than
+    /// ``MixedFormat/maxDepth``.
+    static func mixedLinkKeys(_ read: ColumnRead, kind: ColumnKind) -> Set<[UInt8]>? {
         guard case .value(let bytes) = read else { return [] }
         var keys = Set<[UInt8]>()
         let add = { (classID: UInt32, key: UInt64) in _ = keys.insert(MixedFormat.linkKey(classID: classID, key: key)) }
+        let within: Bool
         switch kind {
-        case .value, .link: MixedFormat.forEachLink(bytes, add)
-        case .list, .set: MixedFormat.forEachLink(in: SequenceView(bytes), add)
-        case .map: MixedFormat.forEachLink(in: MapView(read).values, add)
+        case .value, .link: within = MixedFormat.forEachLink(bytes, add)
+        case .list, .set: within = MixedFormat.forEachLink(in: SequenceView(bytes), add)
+        case .map: within = MixedFormat.forEachLink(in: MapView(read).values, add)
         }
-        return keys
+        return within ? keys : nil
     }
 
     /// Writes backlink changes for the row of `key`; returns the embedded objects let go of.

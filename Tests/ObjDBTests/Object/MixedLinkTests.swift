@@ -505,4 +505,32 @@ struct MixedLinkTests {
         #expect(db.objects(MixedTarget.self).map(\.name) == ["taken"])
         #expect(first.value == .none)
     }
+
+    // Lists and dictionaries nest at most MixedFormat.maxDepth deep: a deeper value is refused
+    // at the write, and deeper stored bytes read as damaged, without recursing through them.
+    @Test func nestingIsBoundedOnWritesAndReads() throws {
+        let db = try open()
+        var deepest: MixedValue = .int(1)
+        for i in 0..<MixedFormat.maxDepth { deepest = i % 2 == 0 ? .list([deepest]) : .dictionary(["k": deepest]) }
+        let first = holder(1)
+        first.value = deepest
+        try db.write { try db.add(first) }
+        #expect(first.value == deepest)
+        let error = #expect(throws: ObjDBError.self) { try db.write { first.value = .list([deepest]) } }
+        #expect(error?.code == .invalidValue)
+        #expect(first.value == deepest)
+        // Bytes nested 2,000 deep, as a damaged file could hold them.
+        var bytes: [UInt8] = [MixedFormat.Tag.int.rawValue, 1]
+        for _ in 0..<2_000 {
+            var wrapped: [UInt8] = [MixedFormat.Tag.list.rawValue]
+            [StoredElement(bytes: bytes)].appendEncoded(to: &wrapped)
+            bytes = wrapped
+        }
+        bytes.withUnsafeBytes { raw in
+            #expect(MixedValue._objdbDecode(raw) == nil)
+            #expect(!MixedFormat.forEachLink(raw) { _, _ in })
+            #expect(MixedFormat.removingLink(to: (1, 1), from: raw)?.count == raw.count)
+        }
+        #expect(try db.verify().isHealthy)
+    }
 }

@@ -94,47 +94,61 @@ enum MixedFormat {
         return bytes
     }
 
+    /// How deep lists and dictionaries nest in a mixed value: a list holding a list is depth 2.
+    /// Writes refuse deeper values, and reads take deeper bytes for damaged ones, so that no
+    /// walk of a value recurses without bound.
+    static let maxDepth = 100
+
     /// Calls `body` with the target of every link in the stored mixed value `bytes`, at any
-    /// depth. Damaged bytes hold no links.
-    static func forEachLink(_ bytes: UnsafeRawBufferPointer, _ body: (UInt32, UInt64) -> Void) {
-        guard let (tag, payload) = split(bytes) else { return }
+    /// depth. Damaged bytes hold no links. `false` when collections nest deeper than
+    /// ``maxDepth`` (the walk stops there).
+    @discardableResult
+    static func forEachLink(_ bytes: UnsafeRawBufferPointer, depth: Int = 0, _ body: (UInt32, UInt64) -> Void) -> Bool {
+        guard let (tag, payload) = split(bytes) else { return true }
         switch tag {
         case .object:
             if let (classID, key) = link(payload) { body(classID, key) }
+            return true
         case .list:
-            forEachLink(in: SequenceView(payload), body)
+            return depth < maxDepth && forEachLink(in: SequenceView(payload), depth: depth + 1, body)
         case .dictionary:
-            forEachLink(in: MapView(.value(payload)).values, body)
+            return depth < maxDepth && forEachLink(in: MapView(.value(payload)).values, depth: depth + 1, body)
         default:
-            break
+            return true
         }
     }
 
-    /// Calls `body` with the target of every link in the mixed elements of `view`.
-    static func forEachLink(in view: SequenceView, _ body: (UInt32, UInt64) -> Void) {
+    /// Calls `body` with the target of every link in the mixed elements of `view`; `false` when
+    /// they nest too deep (see ``forEachLink(_:depth:_:)``).
+    @discardableResult
+    static func forEachLink(in view: SequenceView, depth: Int = 0, _ body: (UInt32, UInt64) -> Void) -> Bool {
         for i in 0..<view.count {
-            if case .value(let element) = view.element(i) { forEachLink(element, body) }
+            if case .value(let element) = view.element(i), !forEachLink(element, depth: depth, body) { return false }
         }
+        return true
     }
 
     /// What a mixed value becomes when the object a link names is deleted, as realm-core does:
     /// a link to it becomes `none` (`nil`: no bytes), a list and a set lose the elements linking
     /// to it, a dictionary keeps the key with `none`. Other values are returned unchanged.
-    static func removingLink(to target: (classID: UInt32, key: UInt64), from bytes: UnsafeRawBufferPointer) -> [UInt8]? {
+    static func removingLink(to target: (classID: UInt32, key: UInt64), from bytes: UnsafeRawBufferPointer, depth: Int = 0) -> [UInt8]? {
         guard let (tag, payload) = split(bytes) else { return Array(bytes) }
+        // Deeper than writes allow: damaged bytes, left as they are.
+        if tag == .list || tag == .dictionary, depth >= maxDepth { return Array(bytes) }
         switch tag {
         case .object:
             if let found = link(payload), found == target { return nil }
             return Array(bytes)
         case .list:
             var result: [UInt8] = [tag.rawValue]
-            removingLink(to: target, from: SequenceView(payload), dropping: true).appendEncoded(to: &result)
+            removingLink(to: target, from: SequenceView(payload), dropping: true, depth: depth + 1).appendEncoded(to: &result)
             return result
         case .dictionary:
             let map = MapView(.value(payload))
             var result: [UInt8] = [tag.rawValue]
             MapFormat.appendMap(
-                keys: [StoredElement](map.keys), values: removingLink(to: target, from: map.values, dropping: false), to: &result)
+                keys: [StoredElement](map.keys), values: removingLink(to: target, from: map.values, dropping: false, depth: depth + 1),
+                to: &result)
             return result
         default:
             return Array(bytes)
@@ -143,7 +157,9 @@ enum MixedFormat {
 
     /// The mixed elements of `view` without links to `target`: elements that are such a link are
     /// dropped (`dropping`, for lists and sets) or become null (for dictionaries and maps).
-    static func removingLink(to target: (classID: UInt32, key: UInt64), from view: SequenceView, dropping: Bool) -> [StoredElement] {
+    static func removingLink(
+        to target: (classID: UInt32, key: UInt64), from view: SequenceView, dropping: Bool, depth: Int = 0
+    ) -> [StoredElement] {
         var elements: [StoredElement] = []
         elements.reserveCapacity(view.count)
         for i in 0..<view.count {
@@ -151,7 +167,7 @@ enum MixedFormat {
                 elements.append(.null)
                 continue
             }
-            if let kept = removingLink(to: target, from: element) {
+            if let kept = removingLink(to: target, from: element, depth: depth) {
                 elements.append(StoredElement(bytes: kept))
             } else if !dropping {
                 elements.append(.null)
