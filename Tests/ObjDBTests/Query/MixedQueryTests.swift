@@ -2,6 +2,15 @@ import Foundation
 import Testing
 @testable import ObjDB
 
+/// A mixed value beside typed properties, compared path with path.
+final class MixedPair: Object {
+    @Persisted(primaryKey: true) var id: Int = 0
+    @Persisted var value: MixedValue = .none
+    @Persisted var blob: Data = Data()
+    @Persisted var text: String = ""
+    @Persisted var uid: UUID?
+}
+
 /// Queries on a mixed property, evaluated as realm-core evaluates `Mixed`: numbers across types,
 /// strings with data, other types only with themselves; sorting in Realm's order of types. Every
 /// query here also runs through the reference interpreter (the internal checks of a debug
@@ -164,5 +173,30 @@ struct MixedQueryTests {
         // differ": refused on either side.
         #expect(throws: ObjDBError.self) { try ids(db, "history.@type != value.@type") }
         #expect(throws: ObjDBError.self) { try ids(db, "value.@type != history.@type") }
+    }
+
+    // realm-core compares a Mixed with a typed column by the Mixed's type: binary with binary,
+    // a string with a string, a UUID with a UUID.
+    @Test func aMixedPathComparesWithATypedPathByType() throws {
+        let db = try directory.open([MixedPair.self], name: "pairs.objdb")
+        let uid = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")
+        try db.write {
+            for (id, value) in [(1, MixedValue.data(Data("abc".utf8))), (2, .string("abc")), (3, .uuid(uid ?? UUID())), (4, .int(3))] {
+                let pair = MixedPair()
+                pair.id = id
+                pair.value = value
+                pair.blob = Data("abc".utf8)
+                pair.text = "abc"
+                pair.uid = uid
+                try db.add(pair)
+            }
+        }
+        func ids(_ query: String) throws -> [Int] { try db.objects(MixedPair.self).filter(query).map(\.id).sorted() }
+        #expect(try ids("value == blob") == [1])
+        #expect(try ids("blob == value") == [1])
+        #expect(try ids("value == text") == [2])
+        #expect(try ids("value == uid") == [3])
+        #expect(try ids("uid == value") == [3])
+        #expect(try ids("value != blob") == [2, 3, 4])
     }
 }

@@ -259,6 +259,10 @@ final class BoundPath {
     /// The type of the values stored at the end of the path (``leafType`` unless
     /// ``measuresLength``).
     let storedType: PropertyType
+    /// For data, UUID and ObjectId values compared with a mixed path: their tag, so that they
+    /// read as a mixed value of their type reads (``QueryScalar/tagged(_:_:)``), not as bytes
+    /// that would equal a string. `nil` otherwise.
+    let mixedCounterpartTag: MixedFormat.Tag?
     /// The column of a path of one single-value column of the root class (no link, collection
     /// or length): read straight from the object's row. Set once here: evaluations ask for it
     /// per row, and reading it through `steps[0]` copied the step (and retained its strings).
@@ -266,11 +270,12 @@ final class BoundPath {
 
     init(
         steps: [Step], leafType: PropertyType, leafOptional: Bool, leafClass: String?, isToMany: Bool, keyPath: QueryKeyPath,
-        measuresLength: Bool = false, measuresType: Bool = false
+        measuresLength: Bool = false, measuresType: Bool = false, mixedCounterpartTag: MixedFormat.Tag? = nil
     ) {
         self.steps = steps
         self.measuresLength = measuresLength
         self.measuresType = measuresType
+        self.mixedCounterpartTag = mixedCounterpartTag
         storedType = leafType
         self.leafType = measuresLength || measuresType ? .int : leafType
         self.leafOptional = leafOptional
@@ -278,7 +283,9 @@ final class BoundPath {
         self.isToMany = isToMany
         self.keyPath = keyPath
         directValueColumn = steps.withUnsafeBufferPointer { steps in
-            guard steps.count == 1, !measuresLength, !measuresType, steps[0].nested.isEmpty, case .column(.value) = steps[0].kind else {
+            guard steps.count == 1, !measuresLength, !measuresType, mixedCounterpartTag == nil, steps[0].nested.isEmpty,
+                case .column(.value) = steps[0].kind
+            else {
                 return nil
             }
             return steps[0].column
@@ -295,6 +302,21 @@ final class BoundPath {
     /// The class of the objects at the end of the path, when the file has it.
     var leafInfo: ClassInfo? { steps.last?.next }
 
+    /// The path, its data, UUID or ObjectId values read as a mixed value of that type reads
+    /// them, for a comparison with a mixed path (`value == blob`); itself for other values.
+    func asMixedCounterpart() -> BoundPath {
+        let tag: MixedFormat.Tag? = switch leafType {
+        case .data: .data
+        case .uuid: .uuid
+        case .objectId: .objectId
+        default: nil
+        }
+        guard let tag, !measuresLength, !measuresType else { return self }
+        return BoundPath(
+            steps: steps, leafType: leafType, leafOptional: leafOptional, leafClass: leafClass, isToMany: isToMany, keyPath: keyPath,
+            mixedCounterpartTag: tag)
+    }
+
     /// The column of a path of one stored column of the root class (what indexes serve).
     var directColumn: Int? {
         guard steps.count == 1, !measuresLength, !measuresType, steps[0].nested.isEmpty, case .column = steps[0].kind else { return nil }
@@ -306,6 +328,10 @@ final class BoundPath {
     @inline(__always)
     func scalar(_ read: ColumnRead) -> QueryScalar {
         if measuresType { return .int(MixedFormat.typeBit(read)) }
+        if let tag = mixedCounterpartTag {
+            if case .bytes(let bytes) = QueryScalar(read, leafType) { return .tagged(tag, bytes) }
+            return QueryScalar(read, leafType)
+        }
         guard measuresLength else { return QueryScalar(read, leafType) }
         if let (_, bytes) = QueryScalar(read, storedType).textual { return .int(Int64(bytes.count)) }
         return .int(0)

@@ -108,9 +108,14 @@ struct PredicateBinder {
             throw error(c.position, "\(describe(c.left)) reaches several objects and cannot be compared with nil; compare its @count with 0")
         }
         let right = try bindRight(c, op: op, type: type, leafClass: leafClass, leafOptional: leafOptional, leftIsToMany: toMany)
+        // A data, UUID or ObjectId path compared with a mixed one reads as mixed values do.
+        var boundLeft = left
+        if case .path(let path) = right, path.leafType == .mixed, !path.measuresType, case .path(let leftPath) = left {
+            boundLeft = .path(leftPath.asMixedCounterpart())
+        }
         let order = QuantifierOrder(c, leftIsToMany: toMany)
         return BoundComparison(
-            left: left, op: op, right: right, options: c.options, quantifier: order.quantifier, type: type,
+            left: boundLeft, op: op, right: right, options: c.options, quantifier: order.quantifier, type: type,
             listQuantifier: order.listQuantifier, listFirst: order.listFirst)
     }
 
@@ -233,7 +238,7 @@ struct PredicateBinder {
             guard compatible(type, path.leafType), type != .object || leafClass == path.leafClass else {
                 throw error(keyPath.position ?? c.position, "\(describe(c.left)) (\(type)) cannot be compared with '\(keyPath)' (\(path.leafType))")
             }
-            return .path(path)
+            return .path(type == .mixed ? path.asMixedCounterpart() : path)
         case .value(let value):
             if op == .between || op == .betweenHalfOpen || op == .in {
                 throw error(c.position, "\(op.rawValue) needs a list of values on its right, like {1, 2}")

@@ -43,6 +43,8 @@ extension ReferenceInterpreter {
             return .integer(1 << Int64(tag.rawValue))
         }
         let stored = ReferenceValue(read, path.storedType)
+        // Data, a UUID or an ObjectId compared with a mixed path: as a mixed value holds it.
+        if let tag = path.mixedCounterpartTag, case .bytes(let bytes) = stored { return .tagged(tag, bytes) }
         guard path.measuresLength else { return stored }
         if let (_, bytes) = stored.textual { return .integer(Int64(bytes.count)) }
         return .integer(0)
