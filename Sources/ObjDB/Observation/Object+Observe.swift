@@ -51,10 +51,13 @@ extension ObservableObjectBase {
 }
 
 extension Database {
-    /// The value a column read holds, as ``ObjectBase/subscript(_:)`` gives it: a link as a
-    /// `DynamicObject` of the current version; `nil` for collections.
+    /// The value a column read holds, as ``ObjectBase/subscript(_:)`` gives it: a link (also in
+    /// a mixed value) as an object of the current version; `nil` for collections.
     func value(of read: ColumnRead, _ info: ClassInfo, column: Int) -> Any? {
         switch info.columnKinds[column] {
+        case .value where info.stored.properties[column].type == .mixed:
+            // Links as objects of the current version, as the property reads them.
+            return MixedValue.decode(read) { mixedTarget(classID: $0, key: $1) }?._objdbAnyValue
         case .value:
             return info.valueType(column: column).anyValue(from: read)
         case .link:

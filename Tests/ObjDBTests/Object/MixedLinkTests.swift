@@ -533,4 +533,24 @@ struct MixedLinkTests {
         }
         #expect(try db.verify().isHealthy)
     }
+
+    // An object's observer sees the new link as an object (the old value is nil for a change
+    // made through the observing instance, as in Realm).
+    @Test func anObserverSeesTheNewLinkAsAnObject() throws {
+        let db = try open()
+        let first = holder(1)
+        first.value = .object(target("old"))
+        try db.write { try db.add(first) }
+        var seen: [(old: String?, new: String?)] = []
+        let token = first.observe { change in
+            guard case .change(_, let properties) = change, let property = properties.first(where: { $0.name == "value" }) else { return }
+            func name(_ value: Any?) -> String? { (value as? MixedValue)?.object(MixedTarget.self)?.name }
+            seen.append((name(property.oldValue), name(property.newValue)))
+        }
+        try db.write { first.value = .object(target("new")) }
+        #expect(seen.count == 1)
+        #expect(seen.first?.old == nil)
+        #expect(seen.first?.new == "new")
+        withExtendedLifetime(token) {}
+    }
 }
