@@ -16,14 +16,19 @@ extension Database {
         }
     }
 
-    /// Drops the objects held by the unmanaged link and collection values of a managed object
-    /// (see ``RelationshipValue/releaseUnmanaged(at:)``).
+    /// Drops the objects held by the unmanaged link, collection and mixed values of a managed
+    /// object (see ``RelationshipValue/releaseUnmanaged(at:)``).
     func releaseUnmanagedRelationships(of object: ObjectBase) {
         guard let info = object._objdbInfo, info.hasRelationshipFields, info.layout?.type == type(of: object) else { return }
         let base = object._objdbBase
         info.encodePlan.withUnsafeBufferPointer { plan in
             for entry in plan {
                 entry.relationship?.releaseUnmanaged(at: base + entry.valueOffset)
+                // A mixed value's objects, as a link's (`a.value = .object(a)` is a cycle too).
+                if entry.valueType == MixedValue.self {
+                    let field = (base + entry.valueOffset).assumingMemoryBound(to: MixedValue.self)
+                    if !field.pointee.heldObjects.isEmpty { field.pointee = .none }
+                }
             }
         }
     }

@@ -46,7 +46,8 @@ extension List: RelationshipValue {
 
     static func releaseUnmanaged(at field: UnsafeMutableRawPointer) {
         let value = field.assumingMemoryBound(to: Self.self)
-        guard Element._objdbObjectType != nil, !value.pointee.isEmpty else { return }
+        // Objects, or mixed values, which may hold objects.
+        guard Element._objdbObjectType != nil || Element.self == MixedValue.self, !value.pointee.isEmpty else { return }
         value.pointee = Self()
     }
 }

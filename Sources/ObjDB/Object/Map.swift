@@ -306,7 +306,8 @@ extension Map: RelationshipValue {
 
     static func releaseUnmanaged(at field: UnsafeMutableRawPointer) {
         let value = field.assumingMemoryBound(to: Map<Key, Value>.self)
-        guard Value._objdbObjectType != nil, !value.pointee.isEmpty else { return }
+        // Objects, or mixed values, which may hold objects.
+        guard Value._objdbObjectType != nil || Value.self == MixedValue.self, !value.pointee.isEmpty else { return }
         value.pointee = Map<Key, Value>()
     }
 }

@@ -233,7 +233,8 @@ extension MutableSet: RelationshipValue {
 
     static func releaseUnmanaged(at field: UnsafeMutableRawPointer) {
         let value = field.assumingMemoryBound(to: MutableSet<Element>.self)
-        guard Element._objdbObjectType != nil, !value.pointee.isEmpty else { return }
+        // Objects, or mixed values, which may hold objects.
+        guard Element._objdbObjectType != nil || Element.self == MixedValue.self, !value.pointee.isEmpty else { return }
         value.pointee = MutableSet<Element>()
     }
 }

@@ -553,4 +553,26 @@ struct MixedLinkTests {
         #expect(seen.first?.new == "new")
         withExtendedLifetime(token) {}
     }
+
+    // Once added, objects whose mixed values link in a cycle hold no references of their own.
+    @Test func addedMixedCyclesAreFreed() throws {
+        let db = try open()
+        weak var addedFirst: MixedHolder?
+        weak var addedSecond: MixedHolder?
+        try {
+            let first = holder(1)
+            let second = holder(2)
+            first.value = .object(first)
+            first.history.append(.list([.object(second)]))
+            second.extras["back"] = .object(first)
+            try db.write { try db.add(first) }
+            addedFirst = first
+            addedSecond = second
+            #expect(first.value.object(MixedHolder.self)?.id == 1)
+        }()
+        #expect(addedFirst == nil)
+        #expect(addedSecond == nil)
+        let stored = try #require(db.object(ofType: MixedHolder.self, forPrimaryKey: 2))
+        #expect(stored.extras["back"]?.object(MixedHolder.self)?.value.object(MixedHolder.self)?.id == 1)
+    }
 }
