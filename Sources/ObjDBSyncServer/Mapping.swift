@@ -41,7 +41,7 @@ enum ColumnKind: Equatable {
         case .decimal: "numeric"
         case .uuid: "uuid"
         case .object, .linkingObjects: "text"
-        // Mixed values are not synced yet (the client refuses them); the column kind is a placeholder.
+        // Mixed values are tagged JSON (``ColumnKind/json``).
         case .mixed: "jsonb"
         }
     }
@@ -99,7 +99,8 @@ struct ClassMapping: Sendable {
     }
 
     static func kind(of p: SyncPropertySchema, in className: String, all: [String: SyncClassSchema]) throws -> ColumnKind {
-        if p.collection == .map { return .json }
+        // Mixed values keep their type in tagged JSON, as maps and embedded objects do.
+        if p.collection == .map || p.type == .mixed { return .json }
         var elementType = p.type
         var isLink = false
         if p.type == .object {
@@ -159,6 +160,23 @@ enum PGText {
     }
 
     static func checkJSON(_ value: SyncValue, _ p: SyncPropertySchema) throws {
+        if p.type == .mixed {
+            // A mixed value holds values, lists and maps of them; links do not sync.
+            func holdsLink(_ v: SyncValue) -> Bool {
+                switch v {
+                case .link, .object: true
+                case .list(let items): items.contains(where: holdsLink)
+                case .map(let entries): entries.values.contains(where: holdsLink)
+                default: false
+                }
+            }
+            switch (p.collection, value) {
+            case (nil, _), (.map?, .map), (.list?, .list), (.set?, .list):
+                if holdsLink(value) { throw Mismatch(message: "'\(p.name)' is mixed and holds a link, which sync does not carry") }
+                return
+            default: throw Mismatch(message: "'\(p.name)' cannot hold \(value)")
+            }
+        }
         switch (p.collection, value) {
         case (.map?, .map), (.list?, .list), (.set?, .list), (nil, .object): return
         default: throw Mismatch(message: "'\(p.name)' cannot hold \(value)")

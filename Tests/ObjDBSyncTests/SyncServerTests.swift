@@ -40,6 +40,8 @@ enum Model {
             SyncPropertySchema(name: "scores", type: .double, isOptional: true, collection: .map),
             SyncPropertySchema(name: "address", type: .object, isOptional: true, objectClassName: "Address"),
             SyncPropertySchema(name: "addresses", type: .object, collection: .list, objectClassName: "Address"),
+            SyncPropertySchema(name: "mixed", type: .mixed, isOptional: true),
+            SyncPropertySchema(name: "mixeds", type: .mixed, isOptional: true, collection: .list),
         ])
     static let note = SyncClassSchema(
         name: "Note",
@@ -88,6 +90,9 @@ struct SyncServerTests {
             "scores": .map(["math": .double(.nan), "art": .null, "pe": .double(1.0 / 3.0)]),
             "address": .object(["city": .string("Oslo"), "zip": .double(-.infinity)]),
             "addresses": .list([.object(["city": .string("A"), "zip": .null]), .object(["city": .string("B"), "zip": .double(-0.0)])]),
+            // Mixed values keep their types in tagged jsonb: a float 1.5, a double 1.5, an integer 1.
+            "mixed": .map(["f": .float(1.5), "d": .double(1.5), "n": .list([.int(1), .null, .decimal(Decimal(string: "0.1") ?? 0), .double(.nan)])]),
+            "mixeds": .list([.int(.min), .string("s"), .data(Data([0])), .date(Date(timeIntervalSince1970: 0.5)), .bool(true), .null, .list([])]),
         ]
     }
 
@@ -99,7 +104,8 @@ struct SyncServerTests {
             let target = UUID()
             let full = Self.values("full", target: target)
             var empty = Self.values("empty", target: target)
-            for key in ["ints", "optDoubles", "strings", "dataSet", "dates", "links", "addresses"] { empty[key] = .list([]) }
+            for key in ["ints", "optDoubles", "strings", "dataSet", "dates", "links", "addresses", "mixeds"] { empty[key] = .list([]) }
+            empty["mixed"] = .null
             empty["scores"] = .null
             empty["address"] = .null
             empty["link"] = .null

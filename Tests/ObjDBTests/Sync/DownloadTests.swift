@@ -191,4 +191,23 @@ struct SyncReopenTests {
         #expect(try db.outboxOperations(after: 0).map(\.primaryKey) == [.string("a")])
     }
 
+
+    // A mixed value comes down with its type, nested lists and maps included.
+    @Test func aDownloadWritesMixedValuesWithTheirTypes() throws {
+        let db = try directory.open([SyncSetting.self], name: "mixed.objdb")
+        try db.enableSync(classNames: ["SyncSetting"])
+        let values: [String: SyncValue] = [
+            "id": .string("a"), "value": .map(["f": .float(1.5), "l": .list([.int(1), .null, .uuid(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F") ?? UUID())])]),
+            "history": .list([.double(2), .int(2), .decimal(2), .data(Data([1])), .string("s"), .bool(false)]),
+        ]
+        try db.applyDownload(
+            [SyncObjectState(className: "SyncSetting", primaryKey: .string("a"), values: values)], isReset: true, classNames: ["SyncSetting"],
+            checkpoint: "cp", includedSequence: 0)
+        let setting = try #require(db.object(ofType: SyncSetting.self, forPrimaryKey: "a"))
+        #expect(setting.value == .dictionary([
+            "f": .float(1.5), "l": .list([.int(1), .none, .uuid(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F") ?? UUID())]),
+        ]))
+        #expect(Array(setting.history) == [.double(2), .int(2), .decimal(2), .data(Data([1])), .string("s"), .bool(false)])
+        #expect(try db.outboxOperations(after: 0).isEmpty)
+    }
 }

@@ -196,7 +196,23 @@ struct OutboxTests {
         #expect(try db.outboxOperations(after: 0).isEmpty)
     }
 
-    @Test func aMixedLinkOrCollectionIsRefusedAtCommit() throws {
+    // Mixed values travel with their type: a float stays a float, a list a list.
+    @Test func mixedValuesAreRecordedWithTheirTypes() throws {
+        let db = try directory.open([SyncSetting.self], name: "mixed.objdb")
+        try db.enableSync(classNames: ["SyncSetting"])
+        let setting = SyncSetting()
+        setting.id = "a"
+        setting.value = .float(1.5)
+        setting.history.append(objectsIn: [.string("x"), .list([.int(1), .none]), .dictionary(["k": .decimal(2)])])
+        try db.write { try db.add(setting) }
+        let create = try #require(try db.outboxOperations(after: 0).last)
+        #expect(create.values["value"] == .float(1.5))
+        #expect(create.values["history"] == .list([.string("x"), .list([.int(1), .null]), .map(["k": .decimal(2)])]))
+        try db.write { setting.value = .dictionary(["n": .list([.bool(true)])]) }
+        #expect(try db.outboxOperations(after: 0).last?.values["value"] == .map(["n": .list([.bool(true)])]))
+    }
+
+    @Test func aMixedLinkIsRefusedAtCommit() throws {
         let db = try directory.open([SyncSetting.self], name: "mixed.objdb")
         try db.enableSync(classNames: ["SyncSetting"])
         let setting = SyncSetting()
@@ -204,12 +220,12 @@ struct OutboxTests {
         setting.value = .int(3)
         setting.history.append(.string("x"))
         try db.write { try db.add(setting) }
-        for value: MixedValue in [.list([.int(1)]), .dictionary(["k": .none]), .object(setting)] {
+        for value: MixedValue in [.object(setting), .list([.int(1), .dictionary(["k": .object(setting)])])] {
             let error = #expect(throws: ObjDBError.self) { try db.write { setting.value = value } }
             #expect(error?.code == .invalidValue)
             #expect(error?.message.contains("SyncSetting.value") == true)
         }
-        let error = #expect(throws: ObjDBError.self) { try db.write { setting.history.append(.list([])) } }
+        let error = #expect(throws: ObjDBError.self) { try db.write { setting.history.append(.object(setting)) } }
         #expect(error?.code == .invalidValue)
         #expect(setting.value == .int(3))
         #expect(Array(setting.history) == [.string("x")])

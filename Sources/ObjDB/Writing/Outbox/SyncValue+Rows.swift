@@ -55,16 +55,37 @@ extension Database {
         }
     }
 
-    /// Refuses a mixed value the sync protocol cannot carry yet: a link, a list or a dictionary.
-    /// Thrown at the local commit, so nothing is recorded that the server would lose.
+    /// Refuses a mixed value the sync protocol cannot carry: one holding a link to an object, at
+    /// any depth. Thrown at the local commit, so nothing is recorded that the server would lose.
     private func refuseUnsyncedMixed(_ read: ColumnRead, _ info: ClassInfo, _ stored: StoredProperty) throws {
-        guard case .value(let bytes) = read, let (tag, _) = MixedFormat.split(bytes),
-            tag == .object || tag == .list || tag == .dictionary
-        else { return }
+        guard case .value(let bytes) = read else { return }
+        var linked = false
+        MixedFormat.forEachLink(bytes) { _, _ in linked = true }
+        guard linked else { return }
         throw ObjDBError(
             .invalidValue,
-            "\(info.name).\(stored.name) holds a mixed \(tag.typeName), which a synced class cannot store yet (sync carries mixed values of the scalar types)",
+            "\(info.name).\(stored.name) holds a mixed value linking to an object, which a synced class cannot store (sync carries mixed values, lists and dictionaries without links)",
             className: info.name, path: path)
+    }
+
+    /// A mixed value as a sync value: its held value, a list or a map (a link is refused before:
+    /// ``refuseUnsyncedMixed(_:_:_:)``).
+    static func mixedSyncValue(_ value: MixedValue) -> SyncValue {
+        switch value {
+        case .none, .object: .null
+        case .int(let v): .int(Int64(v))
+        case .bool(let v): .bool(v)
+        case .float(let v): .float(v)
+        case .double(let v): .double(v)
+        case .string(let v): .string(v)
+        case .data(let v): .data(v)
+        case .date(let v): .date(v)
+        case .objectId(let v): .objectId(v)
+        case .decimal(let v): .decimal(v)
+        case .uuid(let v): .uuid(v)
+        case .list(let v): .list(v.map(mixedSyncValue))
+        case .dictionary(let v): .map(v.mapValues(mixedSyncValue))
+        }
     }
 
     /// A link to object `key` of `target`: its primary key, or for an embedded class its values.
@@ -103,8 +124,8 @@ extension Database {
         case let v as UUID: return .uuid(v)
         case let v as ObjectId: return .objectId(v)
         case let v as Bool: return .bool(v)
-        // A mixed value as the value it holds (the sync protocol has no mixed type yet).
-        case let v as MixedValue: return scalarSyncValue(v.anyValue, type: type)
+        // A mixed value as the value it holds, which keeps its type on the wire.
+        case let v as MixedValue: return mixedSyncValue(v)
         default: return .null
         }
     }
