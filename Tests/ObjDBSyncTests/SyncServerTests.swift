@@ -92,7 +92,11 @@ struct SyncServerTests {
             "addresses": .list([.object(["city": .string("A"), "zip": .null]), .object(["city": .string("B"), "zip": .double(-0.0)])]),
             // Mixed values keep their types in tagged jsonb: a float 1.5, a double 1.5, an integer 1.
             "mixed": .map(["f": .float(1.5), "d": .double(1.5), "n": .list([.int(1), .null, .decimal(Decimal(string: "0.1") ?? 0), .double(.nan)])]),
-            "mixeds": .list([.int(.min), .string("s"), .data(Data([0])), .date(Date(timeIntervalSince1970: 0.5)), .bool(true), .null, .list([])]),
+            "mixeds": .list([
+                .int(.min), .string("s"), .data(Data([0])), .date(Date(timeIntervalSince1970: 0.5)), .bool(true), .null, .list([]),
+                // As deep as a mixed value nests (100 lists), through the outbox, jsonb and back.
+                (0..<100).reduce(SyncValue.string("deep")) { inner, _ in .list([inner]) },
+            ]),
         ]
     }
 

@@ -212,6 +212,26 @@ struct OutboxTests {
         #expect(try db.outboxOperations(after: 0).last?.values["value"] == .map(["n": .list([.bool(true)])]))
     }
 
+    // The outbox reads back the deepest mixed value a commit takes: nothing blocks the uploads.
+    @Test func theDeepestMixedValueIsReadBackFromTheOutbox() throws {
+        let db = try directory.open([SyncSetting.self], name: "mixed.objdb")
+        try db.enableSync(classNames: ["SyncSetting"])
+        var deepest: MixedValue = .int(1)
+        var expected: SyncValue = .int(1)
+        for _ in 0..<MixedFormat.maxDepth {
+            deepest = .list([deepest])
+            expected = .list([expected])
+        }
+        let setting = SyncSetting()
+        setting.id = "a"
+        setting.value = deepest
+        setting.history.append(deepest)
+        try db.write { try db.add(setting) }
+        let create = try #require(try db.outboxOperations(after: 0).last)
+        #expect(create.values["value"] == expected)
+        #expect(create.values["history"] == .list([expected]))
+    }
+
     @Test func aMixedLinkIsRefusedAtCommit() throws {
         let db = try directory.open([SyncSetting.self], name: "mixed.objdb")
         try db.enableSync(classNames: ["SyncSetting"])

@@ -43,8 +43,12 @@ enum OutboxFormat {
 
     /// The version byte of entries this build writes and reads.
     static let version: UInt8 = 1
-    /// Nesting depth past which a value is refused as damaged (embedded objects in lists…).
-    static let maxDepth = 64
+    /// How deep embedded objects may nest in a synced value (refused at the commit beyond).
+    static let maxEmbeddedDepth = 64
+    /// Nesting depth past which a value is refused as damaged: embedded objects as deep as
+    /// ``maxEmbeddedDepth``, holding mixed values nested as deep as ``MixedFormat/maxDepth``,
+    /// and the levels of an entry around them.
+    static let maxDepth = maxEmbeddedDepth + MixedFormat.maxDepth + 8
 
     // MARK: Writing
 

@@ -90,8 +90,10 @@ extension Database {
 
     /// A link to object `key` of `target`: its primary key, or for an embedded class its values.
     private func linked(_ target: ClassInfo, key: UInt64, txn: Txn, depth: Int) throws -> SyncValue {
-        guard depth < OutboxFormat.maxDepth else {
-            throw ObjDBError(.invalidValue, "Embedded objects of '\(target.name)' nest more than \(OutboxFormat.maxDepth) deep", className: target.name, path: path)
+        guard depth < OutboxFormat.maxEmbeddedDepth else {
+            throw ObjDBError(
+                .invalidValue, "Embedded objects of '\(target.name)' nest more than \(OutboxFormat.maxEmbeddedDepth) deep", className: target.name,
+                path: path)
         }
         guard let row = try RowReader.parsed(target, key: key, txn: txn) else { return .null }
         if target.stored.isEmbedded {
