@@ -123,9 +123,10 @@ struct DownloadFrameTests {
         var huge = Array(good[0..<17])
         huge += [0xFF, 0xFF, 0xFF, 0xFF, 0x0F]
         #expect(Self.code(huge) == SyncErrorCode.malformedMessage)
-        // A value nested past the depth limit: lists in lists.
+        // A value nested past the depth limit (172: 64 levels of embedded objects, 100 of mixed
+        // values, and an entry's own): lists in lists.
         var deep = Array(good[0..<17]) + [0x01, 0x05, 0x01, 0x61, 0x01]
-        deep += Array(repeating: [0x0C, 0x01], count: 100).flatMap { $0 } + [0x00, 0x02, 0x01, 0, 0, 0, 0, 0, 0, 0]
+        deep += Array(repeating: [0x0C, 0x01], count: 200).flatMap { $0 } + [0x00, 0x02, 0x01, 0, 0, 0, 0, 0, 0, 0]
         #expect(Self.code(deep) == SyncErrorCode.malformedMessage)
         // Too large.
         #expect(Self.code(good + Array(repeating: 0, count: SyncLimits.maxMessageBytes)) == SyncErrorCode.messageTooLarge)
