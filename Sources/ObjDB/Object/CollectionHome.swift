@@ -143,6 +143,13 @@ enum ElementIdentity: Hashable {
             self = .value(writer.element)
         }
     }
+
+    /// The identity of `value` as a member of a set: a mixed number by the real number it is
+    /// (``MixedFormat/setMember(_:)``), other elements as ``init(_:_:)`` gives them.
+    init<Element: CollectionElementType>(member value: Element, _ writer: inout _ObjDBElementWriter) {
+        self.init(value, &writer)
+        if Element.self == MixedValue.self, case .value(let element) = self { self = .value(MixedFormat.setMember(element)) }
+    }
 }
 
 extension CollectionHome {

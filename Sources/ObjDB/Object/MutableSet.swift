@@ -77,13 +77,14 @@ public final class MutableSet<Element: CollectionElementType>: RandomAccessColle
         switch backing {
         case .unmanaged(let elements):
             var writer = _ObjDBElementWriter()
-            let wanted = ElementIdentity(element, &writer)
-            return elements.contains { ElementIdentity($0, &writer) == wanted }
+            let wanted = ElementIdentity(member: element, &writer)
+            return elements.contains { ElementIdentity(member: $0, &writer) == wanted }
         case .managed(let home):
-            guard let wanted = home.lookupElement(element) else { return false }
+            guard let found = home.lookupElement(element) else { return false }
+            let wanted = PendingCollection.member(found, home.info, home.column)
             if let pending = home.pending { return pending.members.contains(wanted) }
             let view = SequenceView(home.stored)
-            return (0..<view.count).contains { StoredElement(view.element($0)) == wanted }
+            return (0..<view.count).contains { PendingCollection.member(StoredElement(view.element($0)), home.info, home.column) == wanted }
         }
     }
 
@@ -105,7 +106,7 @@ public final class MutableSet<Element: CollectionElementType>: RandomAccessColle
             backing = .unmanaged(elements)
         case .managed(let home):
             guard let (context, pending) = home.pendingForWrite(), let stored = home.storedElement(element, context, pending),
-                pending.members.insert(stored).inserted
+                pending.members.insert(pending.member(stored)).inserted
             else { return }
             pending.elements.append(stored)
             pending.record(.insert(at: pending.elements.count - 1, count: 1))
@@ -122,15 +123,15 @@ public final class MutableSet<Element: CollectionElementType>: RandomAccessColle
         switch backing {
         case .unmanaged(var elements):
             var writer = _ObjDBElementWriter()
-            let wanted = ElementIdentity(element, &writer)
+            let wanted = ElementIdentity(member: element, &writer)
             backing = .unmanaged([])
-            elements.removeAll { ElementIdentity($0, &writer) == wanted }
+            elements.removeAll { ElementIdentity(member: $0, &writer) == wanted }
             backing = .unmanaged(elements)
         case .managed(let home):
-            guard let wanted = home.lookupElement(element), let (_, pending) = home.pendingForWrite(),
-                pending.members.remove(wanted) != nil
-            else { return }
-            if let position = pending.elements.firstIndex(of: wanted) {
+            guard let found = home.lookupElement(element), let (_, pending) = home.pendingForWrite() else { return }
+            let wanted = pending.member(found)
+            guard pending.members.remove(wanted) != nil else { return }
+            if let position = pending.elements.firstIndex(where: { pending.member($0) == wanted }) {
                 pending.elements.remove(at: position)
                 pending.record(.erase(at: position, count: 1))
             }
@@ -158,8 +159,8 @@ public final class MutableSet<Element: CollectionElementType>: RandomAccessColle
     /// Keeps only the elements that `other` holds too.
     public func formIntersection<S: Sequence>(_ other: S) where S.Element == Element {
         var writer = _ObjDBElementWriter()
-        let keep = Set(other.map { ElementIdentity($0, &writer) })
-        for element in elementsArray where !keep.contains(ElementIdentity(element, &writer)) { remove(element) }
+        let keep = Set(other.map { ElementIdentity(member: $0, &writer) })
+        for element in elementsArray where !keep.contains(ElementIdentity(member: element, &writer)) { remove(element) }
     }
 
     /// Removes the elements that `other` holds.
@@ -170,15 +171,15 @@ public final class MutableSet<Element: CollectionElementType>: RandomAccessColle
     /// Whether every element is also in `other`.
     public func isSubset<S: Sequence>(of other: S) -> Bool where S.Element == Element {
         var writer = _ObjDBElementWriter()
-        let all = Set(other.map { ElementIdentity($0, &writer) })
-        return elementsArray.allSatisfy { all.contains(ElementIdentity($0, &writer)) }
+        let all = Set(other.map { ElementIdentity(member: $0, &writer) })
+        return elementsArray.allSatisfy { all.contains(ElementIdentity(member: $0, &writer)) }
     }
 
     /// Whether the set and `other` have an element in common.
     public func intersects<S: Sequence>(_ other: S) -> Bool where S.Element == Element {
         var writer = _ObjDBElementWriter()
-        let mine = Set(elementsArray.map { ElementIdentity($0, &writer) })
-        return other.contains { mine.contains(ElementIdentity($0, &writer)) }
+        let mine = Set(elementsArray.map { ElementIdentity(member: $0, &writer) })
+        return other.contains { mine.contains(ElementIdentity(member: $0, &writer)) }
     }
 }
 

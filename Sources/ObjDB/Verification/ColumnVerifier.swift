@@ -88,6 +88,8 @@ enum ColumnVerifier {
                 // A set compares values by their bytes; a null is kept apart by the empty marker
                 // (no value of a set's element types encodes to nothing but the integer 0, which is
                 // told apart by its length prefix below).
+                // By bytes: a set of mixed values written before numbers became one member when
+                // equal (`.int(1)` and `.double(1)`) may hold both, and is not damaged.
                 if distinct && !seen.insert([UInt8(1)] + Array(bytes)).inserted { return "the set holds element \(i) twice" }
             }
         }

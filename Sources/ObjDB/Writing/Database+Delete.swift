@@ -142,7 +142,7 @@ extension Database {
             // Two members may become equal (`.list([.object(t)])` and `.list([])`): keep the first.
             var seen = Set<StoredElement>()
             MixedFormat.removingLink(to: target, from: SequenceView(bytes), dropping: true)
-                .filter { seen.insert($0).inserted }.appendEncoded(to: &result)
+                .filter { seen.insert(MixedFormat.setMember($0)).inserted }.appendEncoded(to: &result)
         case .map:
             let map = MapView(read)
             MapFormat.appendMap(

@@ -225,7 +225,7 @@ extension Database {
             var elements = try items.map { try storedElement($0, info, column: column, update: update, context) }
             if kind == .set {
                 var seen = Set<StoredElement>()
-                elements = elements.filter { seen.insert($0).inserted }
+                elements = elements.filter { seen.insert(PendingCollection.member($0, info, column)).inserted }
             }
             var bytes: [UInt8] = []
             elements.appendEncoded(to: &bytes)

@@ -69,11 +69,22 @@ final class PendingCollection {
             }
         case .set:
             elements = [StoredElement](SequenceView(stored))
-            members = Set(elements)
+            members = Set(elements.map { Self.member($0, info, column) })
         default:
             elements = [StoredElement](SequenceView(stored))
         }
     }
+
+    /// The identity of `element` in a set of column `column`: for mixed values, numbers by their
+    /// value (``MixedFormat/setMember(_:)``); otherwise the element itself.
+    @inline(__always)
+    static func member(_ element: StoredElement, _ info: ClassInfo, _ column: Int) -> StoredElement {
+        info.stored.properties[column].type == .mixed ? MixedFormat.setMember(element) : element
+    }
+
+    /// The identity of `element` in this set (see ``member(_:_:_:)``).
+    @inline(__always)
+    func member(_ element: StoredElement) -> StoredElement { Self.member(element, info, column) }
 
     /// The position of map key `key`, or where it would be inserted.
     func mapIndex(of key: [UInt8]) -> (index: Int, found: Bool) {

@@ -128,8 +128,8 @@ struct MixedValueTests {
         #expect(Array(stored.history) == expectedHistory)
         #expect(stored.extras["k"] == .bool(true))
         #expect(stored.extras["n"] == MixedValue.none)
-        // A set's members are equal when their stored bytes are: `.int(1)` and `.double(1)` are two.
-        #expect(stored.bag.count == 2)
+        // Numbers are one member of a set when equal as numbers: `.int(1)` and `.double(1)` are one.
+        #expect(stored.bag.count == 1)
         try db.write {
             stored.history.append(.date(Date(timeIntervalSinceReferenceDate: 5)))
             stored.extras["k"] = .string("x")
@@ -226,5 +226,36 @@ struct MixedValueTests {
             })
             #expect(db.objects(GaugeV0.self).sorted(by: \.id).map(\.reading) == [10, -1, 30])
         }
+    }
+
+    // realm-core's SetElementLessThan<Mixed>: numbers compare as the real numbers they are, so
+    // the integer 3, the float 3, the double 3 and the decimal 3 are one member; NaNs are one;
+    // a float 0.1 is not the double 0.1; a string "3" is no number.
+    @Test func aSetOfMixedValuesHoldsEachNumberOnce() throws {
+        let db = try open()
+        let h = holder(1, .none)
+        h.bag.insert(objectsIn: [.int(3), .float(3), .double(3), .decimal(3), .string("3"), .double(.nan), .float(.nan), .float(0.1), .double(0.1)])
+        #expect(h.bag.count == 5)
+        try db.write { try db.add(h) }
+        let stored = try #require(db.object(ofType: MixedHolder.self, forPrimaryKey: 1))
+        #expect(stored.bag.count == 5)
+        #expect(stored.bag.contains(.decimal(3)))
+        #expect(stored.bag.contains(.double(.nan)))
+        #expect(!stored.bag.contains(.int(4)))
+        try db.write {
+            stored.bag.insert(.double(3))  // already a member
+            stored.bag.insert(.int(-0))
+            stored.bag.insert(.double(-0.0))  // the same number as 0
+        }
+        #expect(stored.bag.count == 6)
+        try db.write { stored.bag.remove(.float(3)) }  // removes the integer 3
+        #expect(stored.bag.count == 5)
+        #expect(!stored.bag.contains(.int(3)))
+        #expect(stored.bag.contains(.string("3")))
+        try db.write {
+            _ = try db.createDynamicObject("MixedHolder", value: ["id": 2, "bag": [MixedValue.int(7), MixedValue.double(7), MixedValue.decimal(7.5)]])
+        }
+        #expect(db.object(ofType: MixedHolder.self, forPrimaryKey: 2)?.bag.count == 2)
+        #expect(try db.verify().isHealthy)
     }
 }

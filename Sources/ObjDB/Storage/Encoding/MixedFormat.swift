@@ -1,3 +1,5 @@
+import Foundation
+
 /// The byte format of a mixed value (`MixedValue`; see `Docs/FileFormat.md`, "Mixed values").
 ///
 /// A mixed value is a tag byte naming its type, then the payload in that type's own column
@@ -174,6 +176,48 @@ enum MixedFormat {
             }
         }
         return elements
+    }
+
+    /// The identity of a stored mixed value as a member of a set: numbers by the real number they
+    /// are (realm-core's `SetElementLessThan<Mixed>`: the integer 3, the float 3 and the double 3
+    /// are one member; NaNs are one), every other value by its bytes. Never stored: only compared.
+    static func setMember(_ element: StoredElement) -> StoredElement {
+        element.withRead { read -> StoredElement in
+            guard case .value(let bytes) = read, let (tag, payload) = split(bytes), tag.isNumeric else { return element }
+            let number: Double
+            switch tag {
+            case .int:
+                guard let v = ColumnCodec.integer(payload) else { return element }
+                return integerMember(v)
+            case .float:
+                guard let v = Float._objdbDecode(payload) else { return element }
+                number = Double(v)
+            case .double:
+                guard let v = Double._objdbDecode(payload) else { return element }
+                number = v
+            default:
+                guard let v = Decimal._objdbDecode(payload) else { return element }
+                if v.isNaN { return StoredElement(bytes: [0xF2]) }
+                let double = NSDecimalNumber(decimal: v).doubleValue
+                // A decimal no double equals keeps its own text.
+                guard Decimal(double) == v else { return StoredElement(bytes: [0xF3] + Array(v.description.utf8)) }
+                number = double
+            }
+            if number.isNaN { return StoredElement(bytes: [0xF2]) }
+            if number == number.rounded(), number >= -9_223_372_036_854_775_808.0, number < 9_223_372_036_854_775_808.0 {
+                return integerMember(Int64(number))
+            }
+            var member: [UInt8] = [0xF1]
+            member.appendLittleEndian(number.bitPattern, count: 8)
+            return StoredElement(bytes: member)
+        }
+    }
+
+    /// The set identity of the whole number `value`.
+    private static func integerMember(_ value: Int64) -> StoredElement {
+        var bytes: [UInt8] = [0xF0]
+        bytes.appendLittleEndian(UInt64(bitPattern: value), count: 8)
+        return StoredElement(bytes: bytes)
     }
 
     /// Splits stored bytes into the tag and the payload; `nil` for an unknown tag or no bytes.
