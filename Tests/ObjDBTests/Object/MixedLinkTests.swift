@@ -575,4 +575,23 @@ struct MixedLinkTests {
         let stored = try #require(db.object(ofType: MixedHolder.self, forPrimaryKey: 2))
         #expect(stored.extras["back"]?.object(MixedHolder.self)?.value.object(MixedHolder.self)?.id == 1)
     }
+
+    // An embedded object belongs to its parent's link: a mixed value cannot link to one, even
+    // read as a DynamicObject (whose class the compiler cannot check).
+    @Test func anEmbeddedObjectIsRefused() throws {
+        let db = try directory.open([MixedHolder.self, MixedTarget.self, Owner.self, Pet.self, Address.self, Location.self])
+        let owner = Owner()
+        owner.id = 1
+        owner.address = Address()
+        let first = holder(1)
+        try db.write {
+            try db.add(owner)
+            try db.add(first)
+        }
+        let embedded = try #require(db.dynamicObjects("Owner").first?["address"] as? DynamicObject)
+        let error = #expect(throws: ObjDBError.self) { try db.write { try first.setValue(MixedValue.object(embedded), forKey: "value") } }
+        #expect(error?.code == .invalidValue)
+        #expect(error?.message.contains("embedded Address") == true)
+        #expect(first.value == .none)
+    }
 }
