@@ -594,4 +594,39 @@ struct MixedLinkTests {
         #expect(error?.message.contains("embedded Address") == true)
         #expect(first.value == .none)
     }
+
+    // Damaged nested bytes read the same way in the evaluator and the reference interpreter
+    // (which checks it under internal checks): a list is looked into when it is well-formed at its
+    // own level, and a damaged element reads as nil; a damaged list is nil.
+    @Test func damagedNestedBytesReadAsNilAlike() throws {
+        let db = try open()
+        let first = holder(1)
+        let second = holder(2)
+        try db.write {
+            try db.add(first)
+            try db.add(second)
+        }
+        let column = try #require(first._objdbInfo?.stored.column(of: "value"))
+        var list: [UInt8] = [MixedFormat.Tag.list.rawValue]
+        [StoredElement(bytes: [MixedFormat.Tag.int.rawValue, 1]), StoredElement(bytes: [99, 1])].appendEncoded(to: &list)
+        try db.write {
+            db.setColumn(of: first, column: column) { bytes in
+                list.withUnsafeBytes { bytes.append(bytes: $0) }
+                return true
+            }
+            db.setColumn(of: second, column: column) { bytes in
+                bytes.append(MixedFormat.Tag.list.rawValue)
+                bytes.append(0xFF)  // no sequence
+                return true
+            }
+        }
+        func ids(_ query: String) throws -> [Int] { try db.objects(MixedHolder.self).filter(query).map(\.id).sorted() }
+        #expect(try ids("value[0] == 1") == [1])
+        #expect(try ids("value[1] == nil") == [1])
+        #expect(try ids("value.@size == 2") == [1])
+        #expect(try ids("value.@type == 'list'") == [1])
+        #expect(try ids("value == nil") == [2])
+        #expect(try ids("ANY value[*] == 1") == [1])
+        #expect(try !db.verify().isHealthy)
+    }
 }

@@ -37,7 +37,9 @@ enum MixedSelector: Equatable {
     /// into selects nothing.
     static func select(_ selectors: [MixedSelector], from start: Int, in read: ColumnRead, _ body: (ColumnRead) -> Bool) -> Bool {
         guard start < selectors.count else { return body(read) }
-        guard case .value(let bytes) = read, let (tag, payload) = MixedFormat.split(bytes) else { return true }
+        guard case .value(let bytes) = read, let (tag, payload) = MixedFormat.split(bytes),
+            MixedFormat.isWellFormedCollection(tag, payload)
+        else { return true }
         switch (selectors[start], tag) {
         case (.index(let index), .list):
             let list = SequenceView(payload)

@@ -68,7 +68,8 @@ enum QueryScalar {
         case .decimal: self = QueryScalar(.value(payload), .decimal)
         case .date: self = QueryScalar(.value(payload), .date)
         case .string: self = .bytes(payload)
-        case .data, .objectId, .uuid, .object, .list, .dictionary: self = .tagged(tag, payload)
+        case .data, .objectId, .uuid, .object: self = .tagged(tag, payload)
+        case .list, .dictionary: self = MixedFormat.isWellFormedCollection(tag, payload) ? .tagged(tag, payload) : .null
         }
     }
 

@@ -53,10 +53,12 @@ extension ReferenceInterpreter {
     /// The number of elements of a list or dictionary a mixed value holds (`value.@size`), by
     /// `MixedValue`'s own decoding; nil for bytes it refuses.
     private func nestedSize(_ tag: MixedFormat.Tag, _ payload: [UInt8]) -> ReferenceValue {
-        switch ([tag.rawValue] + payload).withUnsafeBytes({ MixedValue._objdbDecode($0) }) {
-        case .list(let elements): .integer(Int64(elements.count))
-        case .dictionary(let entries): .integer(Int64(entries.count))
-        default: .null
+        payload.withUnsafeBytes { raw -> ReferenceValue in
+            switch tag {
+            case .list: SequenceView.wellFormedCount(raw).map { .integer(Int64($0)) } ?? .null
+            case .dictionary: if case .success(let map) = MapView.checked(raw) { .integer(Int64(map.count)) } else { .null }
+            default: .null
+            }
         }
     }
 

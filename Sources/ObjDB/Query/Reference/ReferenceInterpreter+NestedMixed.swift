@@ -13,10 +13,10 @@ extension ReferenceInterpreter {
         return current
     }
 
-    /// What one subscript selects in one mixed value; nothing for bytes that `MixedValue`'s own
-    /// decoding refuses.
+    /// What one subscript selects in one mixed value; nothing for a list or dictionary that is
+    /// not well-formed at its own level (its elements are checked where they are read).
     private func children(of read: ColumnRead, _ selector: MixedSelector) -> [ColumnRead] {
-        guard case .value(let bytes) = read, MixedValue._objdbDecode(bytes) != nil, let (tag, payload) = MixedFormat.split(bytes) else {
+        guard case .value(let bytes) = read, let (tag, payload) = MixedFormat.split(bytes), MixedFormat.isWellFormedCollection(tag, payload) else {
             return []
         }
         switch tag {

@@ -36,10 +36,13 @@ extension ReferenceInterpreter {
     /// data (`name.length`, 0 for nil), else the value itself.
     private func value(_ read: ColumnRead, _ path: BoundPath) -> ReferenceValue {
         if path.measuresType {
-            // The type of a mixed value that `MixedValue`'s own decoding takes (at any depth).
-            guard case .value(let bytes) = read, MixedValue._objdbDecode(bytes) != nil, let (tag, _) = MixedFormat.split(bytes) else {
-                return .integer(1)
+            // The type of a mixed value that `MixedValue`'s own decoding takes; a list or
+            // dictionary checked at its own level only, as subscripts look into them.
+            guard case .value(let bytes) = read, let (tag, payload) = MixedFormat.split(bytes) else { return .integer(1) }
+            if tag == .list || tag == .dictionary {
+                return .integer(MixedFormat.isWellFormedCollection(tag, payload) ? 1 << Int64(tag.rawValue) : 1)
             }
+            guard MixedValue._objdbDecode(bytes) != nil else { return .integer(1) }
             return .integer(1 << Int64(tag.rawValue))
         }
         let stored = ReferenceValue(read, path.storedType)

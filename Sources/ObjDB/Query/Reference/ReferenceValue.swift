@@ -51,8 +51,11 @@ enum ReferenceValue {
         case .string, .data, .uuid, .objectId: decoded = .bytes(Array(bytes))
         case .object, .linkingObjects: decoded = bytes.count == 8 ? .object(bytes.loadUnaligned(as: UInt64.self)) : nil
         case .mixed:
-            // Links and nested collections compare by their bytes: decoded only to check them.
-            if let (tag, payload) = MixedFormat.split(bytes), tag == .object || tag == .list || tag == .dictionary {
+            // Links and nested collections compare by their bytes: a link decoded to check it, a
+            // list or dictionary checked at its own level (its elements where they are read).
+            if let (tag, payload) = MixedFormat.split(bytes), tag == .list || tag == .dictionary {
+                decoded = MixedFormat.isWellFormedCollection(tag, payload) ? .tagged(tag, Array(payload)) : nil
+            } else if let (tag, payload) = MixedFormat.split(bytes), tag == .object {
                 decoded = MixedValue._objdbDecode(bytes) == nil ? nil : .tagged(tag, Array(payload))
             } else {
                 decoded = MixedValue._objdbDecode(bytes).map(ReferenceValue.init(mixed:))

@@ -71,8 +71,21 @@ enum MixedFormat {
     /// The bit of the type of a stored mixed value, which `value.@type` compares: `1 << tag`
     /// (`1` for null; damaged bytes count as null).
     static func typeBit(_ read: ColumnRead) -> Int64 {
-        guard case .value(let bytes) = read, let (tag, _) = split(bytes) else { return 1 }
+        guard case .value(let bytes) = read, let (tag, payload) = split(bytes) else { return 1 }
+        if (tag == .list || tag == .dictionary) && !isWellFormedCollection(tag, payload) { return 1 }
         return 1 << Int64(tag.rawValue)
+    }
+
+    /// Whether the payload of a list or dictionary is a well-formed sequence or map at its own
+    /// level (its elements are checked where they are read). Queries look into a nested value
+    /// only through this check, in the evaluator and the reference alike, so that damaged bytes
+    /// read as nil the same way in both.
+    static func isWellFormedCollection(_ tag: Tag, _ payload: UnsafeRawBufferPointer) -> Bool {
+        switch tag {
+        case .list: return SequenceView.wellFormedCount(payload) != nil
+        case .dictionary: if case .success = MapView.checked(payload) { return true } else { return false }
+        default: return false
+        }
     }
 
     /// The bytes of a link to object `key` of class `classID`, without the tag.
