@@ -99,17 +99,17 @@ extension ObjectBase {
     /// The value of stored property number `column` (the order of ``ObjectSchema/properties``
     /// read from the file), as ``subscript(_:)`` gives it by name, without looking the name up:
     /// for tools that read every property of many objects. `nil` for a column out of range.
+    /// ``value(forKey:)`` reads through it once it has the column.
     @_spi(Inspection)
     public func value(atColumn column: Int) -> Any? {
         guard let info = _objdbInfo, column >= 0, column < info.columnCount else { return nil }
         if info.columnKinds[column] != .value, let database = _objdbDatabase {
             return database.dynamicValue(of: self, column: column)
         }
-        if info.stored.properties[column].type == .mixed, _objdbDatabase != nil {
-            // As `value(forKey:)` reads it: links as objects of this database, not `none`.
-            return MixedValue._objdbGet(self, column)._objdbAnyValue
-        }
-        return info.valueType(column: column).anyValue(from: _objdbRead(column)) ?? info.defaultValue(column: column)
+        let read = _objdbRead(column)
+        let type = info.valueType(column: column)
+        let value = if let database = _objdbDatabase { database.anyValue(of: read, type) } else { type.anyValue(from: read) }
+        return value ?? info.defaultValue(column: column)
     }
 
     /// The object's key in its class's table, `nil` for an unmanaged object: what `objdb`

@@ -37,15 +37,11 @@ extension Database {
                 guard case .value(let bytes) = read, bytes.count == 8 else { return nil }
                 return self.object(DynamicObject.self, target, key: bytes.loadUnaligned(as: UInt64.self))
             }
-            if property.property.type == .mixed {
-                // Links as objects of this database, as a `List<MixedValue>` reads them.
-                return MixedValue.decode(read) { self.mixedTarget(classID: $0, key: $1) }?._objdbAnyValue
-            }
-            return elementType.anyValue(from: read)
+            return anyValue(of: read, elementType)
         }
         let read = object._objdbRead(column)
         switch info.columnKinds[column] {
-        case .value: return info.valueType(column: column).anyValue(from: read)
+        case .value: return anyValue(of: read, info.valueType(column: column))
         case .link: return element(read)
         case .list, .set:
             let view = SequenceView(read)

@@ -63,16 +63,7 @@ extension ObjectBase {
             if info.layout?.type == type(of: self), let (type, column) = try info.relationshipField(named: key) {
                 return Self.read(type, of: self, column: column)
             }
-            let column = try info.column(named: key)
-            if info.columnKinds[column] != .value, let database = _objdbDatabase {
-                return database.dynamicValue(of: self, column: column)
-            }
-            if info.stored.properties[column].type == .mixed, _objdbDatabase != nil {
-                // Read as the property reads it: links as objects of this database.
-                return MixedValue._objdbGet(self, column)._objdbAnyValue
-            }
-            return info.valueType(column: column).anyValue(from: _objdbRead(column))
-                ?? info.defaultValue(column: column)
+            return value(atColumn: try info.column(named: key))
         }
         let layout = try SchemaDiscovery.layout(of: type(of: self))
         let field = try layout.field(named: key)

@@ -55,11 +55,8 @@ extension Database {
     /// a mixed value) as an object of the current version; `nil` for collections.
     func value(of read: ColumnRead, _ info: ClassInfo, column: Int) -> Any? {
         switch info.columnKinds[column] {
-        case .value where info.stored.properties[column].type == .mixed:
-            // Links as objects of the current version, as the property reads them.
-            return MixedValue.decode(read) { mixedTarget(classID: $0, key: $1) }?._objdbAnyValue
         case .value:
-            return info.valueType(column: column).anyValue(from: read)
+            return anyValue(of: read, info.valueType(column: column))
         case .link:
             guard case .value(let bytes) = read, bytes.count == 8, let target = targetInfo(info, column: column) else { return nil }
             return object(DynamicObject.self, target, key: bytes.loadUnaligned(as: UInt64.self))

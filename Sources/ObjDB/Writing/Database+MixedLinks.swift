@@ -12,6 +12,15 @@ extension Database {
         return object as? Object
     }
 
+    /// A column or element read as a plain value of `type`, as
+    /// ``PersistableType/anyValue(from:)`` gives it, but a mixed value's links as objects of this
+    /// database (that decoding has no database, so it reads links as `none`). What dynamic reads,
+    /// tools and observers show.
+    func anyValue(of read: ColumnRead, _ type: any PersistableType.Type) -> Any? {
+        guard type == MixedValue.self else { return type.anyValue(from: read) }
+        return MixedValue.decode(read) { mixedTarget(classID: $0, key: $1) }?._objdbAnyValue
+    }
+
     /// The mixed columns of every class whose links are tracked: where links to a deleted object
     /// of any class may be.
     func mixedLinkOrigins() -> [(origin: ClassInfo, column: Int)] {
@@ -64,9 +73,10 @@ extension Database {
         guard !objects.isEmpty else { return }
         try withSavepoint(context) {
             for object in objects {
-                let info = object._objdbInfo ?? (try? classInfo(for: type(of: object)))
-                if info?.stored.isEmbedded == true {
-                    let name = info?.name ?? "\(type(of: object))"
+                // Only a managed `DynamicObject` can be of an embedded class: `EmbeddedObject`
+                // is no `Object`.
+                if let info = object._objdbInfo, info.stored.isEmbedded {
+                    let name = info.name
                     throw ObjDBError(
                         .invalidValue, "A mixed value cannot link to the embedded \(name): an embedded object belongs to one parent's link",
                         className: name, path: path)
