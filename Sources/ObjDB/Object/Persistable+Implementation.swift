@@ -36,8 +36,9 @@ public struct _ObjDBElementWriter {
     var element: StoredElement = .null
     /// For object elements: the object, which the collection adds first if it is unmanaged.
     var object: ObjectBase?
-    /// For mixed elements: the objects the value links to. While one is unmanaged, ``element``
-    /// is null: the collection adds them, then encodes the value again.
+    /// For mixed elements: the objects the value links to, set by every write of a mixed value
+    /// (empty when it holds none; not reset by writes of other types). While one is unmanaged,
+    /// ``element`` is null: the collection adds them, then encodes the value again.
     var mixedObjects: [Object] = []
 
     init(_ bytes: _ObjDBBytes = _ObjDBBytes()) { self.bytes = bytes }
@@ -46,7 +47,6 @@ public struct _ObjDBElementWriter {
     @inline(__always)
     mutating func encode<T: PersistableType>(_ value: T) {
         object = nil
-        if !mixedObjects.isEmpty { mixedObjects = [] }
         bytes.buffer.reset()
         element = value._objdbEncode(into: &bytes) ? StoredElement(bytes: bytes.buffer.bytes) : .null
     }

@@ -155,7 +155,7 @@ extension MixedValue: CollectionElementType, IndexableType {
     /// Writes column `column` of a managed object, adding the unmanaged objects the value links to
     /// first.
     @_spi(Implementation) public static func _objdbSet(_ object: ObjectBase, _ column: Int, _ value: MixedValue) {
-        if case .none = value {} else if let database = object._objdbDatabase, !value.heldObjects.isEmpty {
+        if let database = object._objdbDatabase, !value.heldObjects.isEmpty {
             guard let context = database.writeContext else {
                 let info = object._objdbInfo
                 database.cannotWrite("\(info?.name ?? "\(type(of: object))").\(info?.stored.properties[column].name ?? "\(column)")")
@@ -171,8 +171,7 @@ extension MixedValue: CollectionElementType, IndexableType {
     /// (the collection adds it and encodes the value again).
     @_spi(Implementation) public static func _objdbWriteElement(_ value: MixedValue, to writer: inout _ObjDBElementWriter) {
         let objects = value.heldObjects
-        guard !objects.isEmpty else { return writer.encode(value) }
-        if objects.allSatisfy({ $0._objdbDatabase != nil }) { writer.encode(value) } else { writer.encode(MixedValue.none) }
+        writer.encode(objects.allSatisfy { $0._objdbDatabase != nil } ? value : MixedValue.none)
         writer.mixedObjects = objects
     }
 

@@ -22,8 +22,10 @@ final class PendingCollection {
     @exclusivity(unchecked) var elements: [StoredElement]
     /// Keys of a map (UTF-8), ascending bytewise, parallel to ``elements``.
     @exclusivity(unchecked) var mapKeys: [[UInt8]] = []
-    /// Members of a set, for O(1) membership tests.
+    /// Members of a set, for O(1) membership tests (see ``member(_:)``).
     @exclusivity(unchecked) var members: Set<StoredElement> = []
+    /// Whether the collection is a set of mixed values, whose numbers are members by value.
+    let hasMixedMembers: Bool
     /// Embedded objects created by adding them to this collection: if they are gone from it by
     /// the time it is written back, nothing owns them and they are deleted.
     @exclusivity(unchecked) var addedEmbedded: [UInt64] = []
@@ -59,6 +61,7 @@ final class PendingCollection {
         self.info = info
         self.key = key
         self.column = column
+        hasMixedMembers = info.columnKinds[column] == .set && info.stored.properties[column].type == .mixed
         switch info.columnKinds[column] {
         case .map:
             let map = MapView(stored)
@@ -69,7 +72,7 @@ final class PendingCollection {
             }
         case .set:
             elements = [StoredElement](SequenceView(stored))
-            members = Set(elements.map { Self.member($0, info, column) })
+            members = Set(elements.map { hasMixedMembers ? MixedFormat.setMember($0) : $0 })
         default:
             elements = [StoredElement](SequenceView(stored))
         }
@@ -84,7 +87,7 @@ final class PendingCollection {
 
     /// The identity of `element` in this set (see ``member(_:_:_:)``).
     @inline(__always)
-    func member(_ element: StoredElement) -> StoredElement { Self.member(element, info, column) }
+    func member(_ element: StoredElement) -> StoredElement { hasMixedMembers ? MixedFormat.setMember(element) : element }
 
     /// The position of map key `key`, or where it would be inserted.
     func mapIndex(of key: [UInt8]) -> (index: Int, found: Bool) {
