@@ -325,14 +325,18 @@ enum MigrationRun {
         for (column, property) in change.new.properties.enumerated()
         where property.type == .object && change.sources[column] != nil && !oldIDs.contains(property.id) {
             guard let backlinks = info.tables.backlinks[column] else { continue }
-            try fillBacklinks(backlinks, column: column, kind: info.columnKinds[column], of: info, context, txn)
+            let kind = info.columnKinds[column]
+            try fillLinks(backlinks, of: info, context, txn) { row in
+                Database.linkedKeys(row.column(column), kind: kind).map { withUnsafeBytes(of: $0) { Array($0) } }
+            }
         }
         // Mixed links of new mixed columns that took their values from old ones (a rename).
         for (column, property) in change.new.properties.enumerated()
         where property.type == .mixed && change.sources[column] != nil && !oldIDs.contains(property.id) {
             guard let table = info.tables.mixedLinks[column] else { continue }
             try txn.empty(table)
-            try fillMixedLinks(table, column: column, kind: info.columnKinds[column], of: info, context, txn)
+            let kind = info.columnKinds[column]
+            try fillLinks(table, of: info, context, txn) { row in Array(Database.mixedLinkKeys(row.column(column), kind: kind) ?? []) }
         }
         // Indexes of new columns, and of kept columns that gained one.
         let oldIndexed = Set(change.old.properties.filter { $0.indexed && !$0.primaryKey }.map(\.id))
@@ -372,34 +376,16 @@ enum MigrationRun {
         }
     }
 
-    /// Adds a backlink entry for every link of `column` in the rows of `info`.
-    private static func fillBacklinks(_ table: Table, column: Int, kind: ColumnKind, of info: ClassInfo, _ context: WriteContext, _ txn: Txn) throws {
-        let cursor = try Cursor(txn, info.objectsTable)
-        var entry = try cursor.first()
-        var links: [(target: UInt64, origin: UInt64)] = []
-        while let current = entry {
-            let origin = current.objectKey
-            let row = RowView(current.value) ?? .damaged
-            for target in Database.linkedKeys(row.column(column), kind: kind) { links.append((target, origin)) }
-            entry = try cursor.next()
-        }
-        try context.transaction.withInsertCursor(table, txn) { cursor in
-            for var link in links {
-                _ = try withUnsafeBytes(of: &link.target) { key in
-                    try withUnsafeBytes(of: &link.origin) { try cursor.put(key: key, value: $0) }
-                }
-            }
-        }
-    }
-
-    /// Fills the mixed-links table of `column` from the rows of `info`.
-    private static func fillMixedLinks(_ table: Table, column: Int, kind: ColumnKind, of info: ClassInfo, _ context: WriteContext, _ txn: Txn) throws {
+    /// Fills a table of links (a backlink or mixed-links table) from the rows of `info`: under
+    /// each target key `targets` reads from a row, the row's object key.
+    private static func fillLinks(
+        _ table: Table, of info: ClassInfo, _ context: WriteContext, _ txn: Txn, targets: (RowView) -> [[UInt8]]
+    ) throws {
         let cursor = try Cursor(txn, info.objectsTable)
         var entry = try cursor.first()
         var links: [(target: [UInt8], origin: UInt64)] = []
         while let current = entry {
-            let row = RowView(current.value) ?? .damaged
-            for target in Database.mixedLinkKeys(row.column(column), kind: kind) ?? [] { links.append((target, current.objectKey)) }
+            for target in targets(RowView(current.value) ?? .damaged) { links.append((target, current.objectKey)) }
             entry = try cursor.next()
         }
         try context.transaction.withInsertCursor(table, txn) { cursor in
