@@ -43,7 +43,10 @@ fileprivate func eventually(_ condition: @MainActor () -> Bool) async throws -> 
 
 /// `LiveResults`: a frozen snapshot replaced on the main actor on every change, and edits that
 /// act on the objects the snapshot showed.
-@Suite(.serialized, .timeLimit(.minutes(1)))
+///
+/// The time limit catches hangs only: in a parallel run on 2 cores a test can wait minutes for
+/// the main actor and the thread pool (a limit of one minute failed a CI run that way).
+@Suite(.serialized, .timeLimit(.minutes(5)))
 @MainActor
 struct LiveResultsTests {
     let directory = TemporaryDirectory()
@@ -288,7 +291,10 @@ struct LiveResultsTests {
 }
 
 /// `LiveObject`: one frozen object, replaced on each change, `nil` once deleted.
-@Suite(.serialized, .timeLimit(.minutes(1)))
+///
+/// The time limit catches hangs only: in a parallel run on 2 cores a test can wait minutes for
+/// the main actor and the thread pool (a limit of one minute failed a CI run that way).
+@Suite(.serialized, .timeLimit(.minutes(5)))
 @MainActor
 struct LiveObjectTests {
     let directory = TemporaryDirectory()

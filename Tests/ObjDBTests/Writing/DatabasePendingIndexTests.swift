@@ -139,8 +139,12 @@ struct DatabasePendingIndexTests {
             }
         }
         #expect(try indexEntryCount(db) == 6_000)
+        // Every repeated name, and distinct ones picked at random: a query per name of all
+        // ~4,500 costs minutes in debug builds, where each is cross-checked by a full scan.
         var mismatches = 0
-        for (name, ids) in expected where idsNamed(db, name) != ids { mismatches += 1 }
+        let checked = expected.keys.sorted().filter { expected[$0, default: []].count > 1 || rng.below(15) == 0 }
+        #expect(checked.count > 300)
+        for name in checked where idsNamed(db, name) != expected[name] { mismatches += 1 }
         #expect(mismatches == 0)
         #expect(db.objects(Person.self).where { $0.name.starts(with: "common") }.count == expected.filter { $0.key.hasPrefix("common") }.values.map(\.count).reduce(0, +))
     }
