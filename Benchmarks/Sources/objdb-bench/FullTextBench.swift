@@ -22,10 +22,11 @@ enum FullTextBench {
     /// One row of the table.
     enum Row: String, CaseIterable {
         case build = "index build (N documents, one transaction)"
-        case single = "single-term queries"
-        case two = "two-term (AND) queries"
-        case prefix = "prefix queries (`abcd*`)"
-        case exclusion = "exclusion queries (`a -b`)"
+        case single = "single-term queries, each match's identity (FTS5: its rowid)"
+        case two = "two-term (AND) queries, identities"
+        case prefix = "prefix queries (`abcd*`), identities"
+        case exclusion = "exclusion queries (`a -b`), identities"
+        case singleProperty = "single-term queries, each match's `id` property read"
         case singleText = "single-term queries, each match's text read"
         case singleCount = "single-term counts (index only)"
         case prefixCount = "prefix counts (index only)"
@@ -34,7 +35,13 @@ enum FullTextBench {
         case update = "re-index 10 % (one transaction)"
 
         /// The target for the ratio ObjDB / FTS5.
-        var target: Double { self == .build ? 1.5 : self == .update ? .infinity : 1.0 }
+        var target: Double {
+            switch self {
+            case .build: 1.5
+            case .update, .singleProperty: .infinity
+            default: 1.0
+            }
+        }
     }
 
     /// The database files of one repetition, both systems.
@@ -58,6 +65,28 @@ enum FullTextBench {
             try db.execute(sql: "CREATE VIRTUAL TABLE note USING fts5(body, tokenize = 'unicode61 remove_diacritics 2')")
         }
         return Systems(objdb: db, pool: pool, objdbPath: objdbPath, sqlitePath: sqlitePath)
+    }
+
+    /// ObjDB's matches as identities (`Results.identities`, FTS5's rowids): `TEXT` through the
+    /// query DSL, every match's identity copied into an array; no object is read.
+    private static func objdbIdentities(_ db: ObjDB.Database, _ queries: [FullTextCorpus.Query]) -> [[ObjectIdentity]] {
+        let notes = db.objects(FullTextNote.self)
+        return queries.map { query in Array(notes.where({ $0.body.fullTextMatches(query.objdb) }).identities) }
+    }
+
+    /// The answers the identities stand for (untimed): each identity looked up again for its
+    /// note's `id`.
+    private static func answers(_ db: ObjDB.Database, _ identities: [[ObjectIdentity]]) throws -> [FullTextAnswer] {
+        try identities.map { matches in
+            var answer = FullTextAnswer()
+            for identity in matches {
+                guard let note = db.object(ofType: FullTextNote.self, identifiedBy: identity) else {
+                    throw CheckFailure(description: "full-text: an identity of a match names no note")
+                }
+                answer.add(note.id)
+            }
+            return answer
+        }
     }
 
     /// ObjDB's answers: `TEXT` through the query DSL, the keys read from each result.
@@ -201,14 +230,25 @@ enum FullTextBench {
         let kinds: [(Row, FullTextCorpus.QueryKind)] = [(.single, .single), (.two, .two), (.prefix, .prefix), (.exclusion, .exclusion)]
         for (row, kind) in kinds {
             let queries = corpus.queries(kind, count: queryCount)
-            var objdb: [FullTextAnswer] = []
+            var identities: [[ObjectIdentity]] = []
             var fts5: [FullTextAnswer] = []
-            let objdbTime = timedAfterWarmUp { objdb = objdbAnswers(db, queries) }
+            let objdbTime = timedAfterWarmUp { identities = objdbIdentities(db, queries) }
             let fts5Time = try timedAfterWarmUp { fts5 = try fts5Answers(pool, queries) }
+            let objdb = try answers(db, identities)
             try check(row.rawValue, queries, objdb, fts5, reference)
             times[row] = (objdbTime, fts5Time)
             let hits = objdb.reduce(0) { $0 + $1.count }
             progress("full-text: \(row.rawValue): \(hits) keys in all, ObjDB \(fixed(Double(objdbTime) / 1e6, 1)) ms, FTS5 \(fixed(Double(fts5Time) / 1e6, 1)) ms")
+        }
+
+        do {
+            let queries = corpus.queries(.single, count: queryCount)
+            var objdb: [FullTextAnswer] = []
+            var fts5: [FullTextAnswer] = []
+            let objdbTime = timedAfterWarmUp { objdb = objdbAnswers(db, queries) }
+            let fts5Time = try timedAfterWarmUp { fts5 = try fts5Answers(pool, queries) }
+            try check(Row.singleProperty.rawValue, queries, objdb, fts5, reference)
+            times[.singleProperty] = (objdbTime, fts5Time)
         }
 
         do {

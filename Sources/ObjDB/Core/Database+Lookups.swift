@@ -27,6 +27,24 @@ extension Database {
         return materialize(type, info, key: found, row: row)
     }
 
+    /// The object of `type` that `identity` names, or `nil`: an identity from ``Results/identities``,
+    /// a list's selection or an object's `Identifiable.id`, looked up again.
+    ///
+    /// ```swift
+    /// for id in selection { if let todo = db.object(ofType: Todo.self, identifiedBy: id) { … } }
+    /// ```
+    ///
+    /// `nil` when the object has been deleted since, and for an identity of another file, of
+    /// another class, or of an unmanaged object.
+    ///
+    /// - Complexity: O(log n): one read of the object's row.
+    public func object<Element: Object>(ofType type: Element.Type, identifiedBy identity: ObjectIdentity) -> Element? {
+        guard let stored = identity.stored, stored.path == path,
+            let info = classInfoForRead(type, "Database.object(ofType:identifiedBy:)"), info.name == stored.className
+        else { return nil }
+        return object(type, info, key: stored.key)
+    }
+
     /// The object of `type` whose primary key is `key`, or `nil`: the fast form for keys of a
     /// persistable type, encoded without going through `Any` (integers of every width share one
     /// encoding, so an `Int` finds an `Int8` key).

@@ -27,6 +27,18 @@ public struct ObjectIdentity: Hashable, Sendable {
 
     private let kind: Kind
 
+    /// The identity of the stored object `key` of class `className` in the file at `path`.
+    init(path: String, className: String, key: UInt64) {
+        kind = .stored(path: path, className: className, key: key)
+    }
+
+    /// The stored object this identity names (file, class and object key), `nil` for an
+    /// unmanaged object's.
+    var stored: (path: String, className: String, key: UInt64)? {
+        guard case .stored(let path, let className, let key) = kind else { return nil }
+        return (path, className, key)
+    }
+
     init(_ object: ObjectBase) {
         if let database = object._objdbDatabase, let info = object._objdbInfo {
             object._objdbSettleInsert()
