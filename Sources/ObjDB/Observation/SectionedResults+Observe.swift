@@ -307,3 +307,43 @@ final class SectionTracker<Key: Hashable, Element: ObjectBase> {
         return update.isEmpty ? nil : update
     }
 }
+
+extension SectionedResults {
+    /// The changes of these sections as an `AsyncSequence`: `.initial`, then one `.update` per
+    /// commit that changes them, with Realm's index paths (see ``observe(keyPaths:_:)`` and
+    /// ``ChangeSequence``).
+    ///
+    /// ```swift
+    /// for await change in people.sectioned(by: \.initial).changes {
+    ///     if case .update(let sections, _, _, _, let sectionsToInsert, _) = change { render(sections) }
+    /// }
+    /// ```
+    public var changes: ChangeSequence<SectionedResultsChange<SectionedResults<Key, SectionElement>>> {
+        changes(keyPaths: nil)
+    }
+
+    /// ``changes`` counting only changes to `keyPaths` as modifications.
+    public func changes(keyPaths: [String]?) -> ChangeSequence<SectionedResultsChange<SectionedResults<Key, SectionElement>>> {
+        ChangeSequence(database: results.database, register: { block in observe(keyPaths: keyPaths, block) }, isLast: { change in
+            if case .error = change { return true }
+            return false
+        })
+    }
+}
+
+extension ResultsSection {
+    /// The changes of this section as an `AsyncSequence` (see ``observe(keyPaths:_:)`` and
+    /// ``ChangeSequence``): `.initial`, then one `.update` per commit that changes the objects
+    /// with its key.
+    public var changes: ChangeSequence<SectionedResultsChange<ResultsSection<Key, Element>>> {
+        changes(keyPaths: nil)
+    }
+
+    /// ``changes`` counting only changes to `keyPaths` as modifications.
+    public func changes(keyPaths: [String]?) -> ChangeSequence<SectionedResultsChange<ResultsSection<Key, Element>>> {
+        ChangeSequence(database: parent.results.database, register: { block in observe(keyPaths: keyPaths, block) }, isLast: { change in
+            if case .error = change { return true }
+            return false
+        })
+    }
+}

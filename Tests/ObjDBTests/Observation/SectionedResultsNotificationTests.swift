@@ -305,6 +305,46 @@ struct SectionedResultsNotificationTests {
         for path in update.insertions { sections[path[0]].ids.insert(now[path[0]].ids[path[1]], at: path[1]) }
         return sections
     }
+    /// A change of an async sequence, flattened: `initial` with the section keys, or the update.
+    func flattened<Collection>(_ change: SectionedResultsChange<Collection>?, keys: (Collection) -> [String]) -> String {
+        switch change {
+        case .initial(let collection): "initial \(keys(collection))"
+        case .update(_, let deletions, let insertions, let modifications, let sectionsToInsert, let sectionsToDelete):
+            Update(
+                deletions: deletions, insertions: insertions, modifications: modifications,
+                sectionsToInsert: sectionsToInsert, sectionsToDelete: sectionsToDelete
+            ).description
+        case .error(let error): "error \(error)"
+        case nil: "end"
+        }
+    }
+
+    // `changes`: the same updates as `observe`, as an AsyncSequence.
+    @Test func changesGiveTheUpdatesInOrder() async throws {
+        let db = try fruit()
+        let sections = db.objects(Person.self).sectioned(by: \.initial)
+        var iterator = sections.changes.makeAsyncIterator()
+        db.refresh()  // a delivery point: the initial state
+        try db.write { try db.add(person(5, "date")) }
+        try db.write { db.delete(try #require(named(db, "box"))) }
+        // The sections in a change are live: read now, they show the current version.
+        #expect(flattened(await iterator.next()) { $0.allKeys } == "initial [\"a\", \"b\", \"c\", \"d\"]")
+        #expect(flattened(await iterator.next()) { $0.allKeys } == Update(insertions: [path(0, 3)], sectionsToInsert: [3]).description)
+        #expect(flattened(await iterator.next()) { $0.allKeys } == Update(deletions: [path(1, 1)]).description)
+    }
+
+    // A section's `changes`: only the commits that touch its key.
+    @Test func aSectionsChangesSkipOtherSections() async throws {
+        let db = try fruit()
+        let section = db.objects(Person.self).sectioned(by: \.initial)[1]
+        #expect(section.key == "b")
+        var iterator = section.changes.makeAsyncIterator()
+        db.refresh()
+        try db.write { try db.add(person(5, "apricot")) }  // section a only
+        try db.write { try db.add(person(6, "berry")) }
+        #expect(flattened(await iterator.next()) { [$0.key] } == "initial [\"b\"]")
+        #expect(flattened(await iterator.next()) { [$0.key] } == Update(insertions: [path(1, 1)]).description)
+    }
 }
 
 /// A small deterministic generator for the random test.
