@@ -175,7 +175,10 @@ final class TestClient: Sendable {
 
 /// Sends a raw HTTP upgrade request and returns the response's status code and whole text.
 func rawUpgrade(port: Int, authorization: String?) async throws -> (Int, String) {
-    try await Task.detached {
+    // On a thread of its own: the blocking socket calls must not hold one of the concurrency
+    // pool's threads, which the server's upgrade handler needs to answer (with 2 cores, two
+    // blocked calls starved it until their 10-second timeout, and a CI run failed).
+    try await onOwnThread {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw HarnessError("socket failed") }
         defer { close(fd) }
@@ -207,5 +210,12 @@ func rawUpgrade(port: Int, authorization: String?) async throws -> (Int, String)
         let text = String(decoding: response, as: UTF8.self)
         let status = text.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
         return (status, text)
-    }.value
+    }
+}
+
+/// Runs `body`, which blocks, on a new thread, and returns what it returns.
+func onOwnThread<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
 }
