@@ -62,6 +62,9 @@ struct FastPaths: OptionSet, Sendable {
     /// C functions with a key schedule prepared once and no allocation (``DirectCipher``), rather
     /// than through swift-crypto's API, which prepares the key and allocates at every call.
     static let directCipher = FastPaths(rawValue: 1 << 12)
+    /// Observed sections whose objects are consecutive follow a commit from the results' change
+    /// alone (``IncrementalSections``) rather than through one pass over the results.
+    static let incrementalSections = FastPaths(rawValue: 1 << 13)
 
     /// Every fast path, with the name `OBJDB_DISABLE_FAST_PATHS` knows it by.
     static let named: [(name: String, path: FastPaths)] = [
@@ -71,7 +74,7 @@ struct FastPaths: OptionSet, Sendable {
         ("incrementalResults", .incrementalResults), ("fusedMigrations", .fusedMigrations),
         ("indexPointLookups", .indexPointLookups), ("incrementalSortedResults", .incrementalSortedResults),
         ("typedDownloads", .typedDownloads),
-        ("directCipher", .directCipher),
+        ("directCipher", .directCipher), ("incrementalSections", .incrementalSections),
     ]
 
     /// Every fast path.

@@ -183,13 +183,47 @@ final class SectionTracker<Key: Hashable, Element: ObjectBase> {
 
     /// The results changed by these flat changes (Realm's indices); the sections' update, `nil`
     /// when it is empty. The new sections become the reported ones, and the results' own.
+    ///
+    /// Consecutive sections follow the change alone (``IncrementalSections``, the fast path);
+    /// other sections, and changes that may not list every modification, take one pass over
+    /// the results (``general(_:newKeys:deletions:insertions:modifications:)``, its twin).
     func update(deletions: [Int], insertions: [Int], modifications: [Int]) -> SectionedUpdate? {
         guard let old = layout else {
             start()
             return nil
         }
+        let newKeys = sectioned.results.objectKeys()
+        let next: (layout: SectionLayout<Key>, update: SectionedUpdate)
+        if everyModificationListed, FastPaths.enabled.contains(.incrementalSections),
+            var fast = IncrementalSections(old: old, newKeys: newKeys, deletions: deletions, insertions: insertions, modifications: modifications)
+                .next(sectionKey: { self.sectioned.sectionKey(self.sectioned.results[$0]) })
+        {
+            #if OBJDB_INTERNAL_CHECKS
+            if internalChecksEnabled {
+                if FastPaths.broken.contains(.incrementalSections), !fast.update.insertions.isEmpty { fast.update.insertions.removeLast() }
+                let slow = general(old, newKeys: newKeys, deletions: deletions, insertions: insertions, modifications: modifications)
+                internalCheck(
+                    fast.layout.hasSameSections(as: slow.layout) && fast.update == slow.update,
+                    "incremental sections \(fast.layout.keys.count) / \(fast.update) disagree with one pass over the results \(slow.layout.keys.count) / \(slow.update)")
+            }
+            #endif
+            next = fast
+        } else {
+            next = general(old, newKeys: newKeys, deletions: deletions, insertions: insertions, modifications: modifications)
+        }
+        layout = next.layout
+        sectioned.adopt(next.layout)
+        return next.update.isEmpty ? nil : next.update
+    }
+
+    /// The new sections and the update from `old`, in one pass over the results' keys `newKeys`:
+    /// the section key is computed for the objects the change inserted or modified (for all,
+    /// when the modifications may not list every change, or the change does not lead from
+    /// `old`'s objects to these).
+    func general(
+        _ old: SectionLayout<Key>, newKeys: [UInt64], deletions: [Int], insertions: [Int], modifications: [Int]
+    ) -> (layout: SectionLayout<Key>, update: SectionedUpdate) {
         let results = sectioned.results
-        let newKeys = results.objectKeys()
         // The survivors, in order on both sides: the old rows not deleted and the new rows not
         // inserted correspond one to one. The flat changes ascend: walked, not hashed.
         var pairs: [(old: Int, new: Int)] = []
@@ -239,6 +273,7 @@ final class SectionTracker<Key: Hashable, Element: ObjectBase> {
             keyOfID.append(key)
             return keyOfID.count - 1
         }
+        let oldSectionOfRow = old.sectionOfEachRow()
         var ids: [Int] = []
         ids.reserveCapacity(newKeys.count)
         if consistent && everyModificationListed {
@@ -247,7 +282,7 @@ final class SectionTracker<Key: Hashable, Element: ObjectBase> {
                 if next < pairs.count, pairs[next].new == newRow {
                     defer { next += 1 }
                     if !pairModified[next] {
-                        ids.append(old.sectionOfRow[pairs[next].old])
+                        ids.append(oldSectionOfRow[pairs[next].old])
                         continue
                     }
                 }
@@ -258,8 +293,6 @@ final class SectionTracker<Key: Hashable, Element: ObjectBase> {
             for row in newKeys.indices { ids.append(id(of: sectioned.sectionKey(results[row]))) }
         }
         let new = SectionLayout(objectKeys: newKeys, ids: ids, keyOfID: keyOfID)
-        layout = new
-        sectioned.adopt(new)
 
         var update = SectionedUpdate()
         for (index, key) in old.keys.enumerated() where new.sectionOfKey[key] == nil {
@@ -268,43 +301,114 @@ final class SectionTracker<Key: Hashable, Element: ObjectBase> {
         for (index, key) in new.keys.enumerated() where old.sectionOfKey[key] == nil {
             update.sectionsToInsert.insert(index)
         }
-        /// A deletion, unless its whole section is deleted.
-        func delete(_ row: Int) {
-            let path = old.indexPath(ofRow: row)
-            if !update.sectionsToDelete.contains(path[0]) { update.deletions.append(path) }
-        }
+        let moved = SectionedUpdate.movedSections(new.keys.map { old.sectionOfKey[$0] })
+        update.delete(moved: moved)
         if consistent {
-            for row in deletions { delete(row) }
+            for row in deletions { update.delete(old.indexPath(ofRow: row)) }
             for row in insertions { update.insertions.append(new.indexPath(ofRow: row)) }
             for (index, pair) in pairs.enumerated() {
-                let modified = pairModified[index]
                 // Key ids of old keys are their old sections' indices.
-                if ids[pair.new] != old.sectionOfRow[pair.old] {
-                    // Moved to another section.
-                    delete(pair.old)
-                    update.insertions.append(new.indexPath(ofRow: pair.new))
-                } else if modified {
-                    let before = old.indexPath(ofRow: pair.old)
-                    let after = new.indexPath(ofRow: pair.new)
-                    if before != after {
-                        // Modified and moved in its section (its index path changed).
-                        delete(pair.old)
-                        update.insertions.append(after)
-                    } else {
-                        update.modifications.append(before)
-                    }
-                }
+                let changedSection = ids[pair.new] != oldSectionOfRow[pair.old]
+                guard changedSection || pairModified[index] else { continue }
+                update.survivor(
+                    before: old.indexPath(ofRow: pair.old), after: new.indexPath(ofRow: pair.new),
+                    changedSection: changedSection, modified: pairModified[index])
             }
         } else {
             // The flat changes do not lead from the sections reported to these (not expected):
             // report every object as replaced, which is always a valid update.
-            for row in old.objectKeys.indices { delete(row) }
+            for row in old.objectKeys.indices { update.delete(old.indexPath(ofRow: row)) }
             for row in newKeys.indices { update.insertions.append(new.indexPath(ofRow: row)) }
         }
-        update.deletions.sort()
-        update.insertions.sort()
-        update.modifications.sort()
-        return update.isEmpty ? nil : update
+        update.insertObjects(of: moved, new)
+        update.sort()
+        return (new, update)
+    }
+}
+
+extension SectionedUpdate {
+    /// The sections present before and after whose order changed, by old and by new index:
+    /// `oldIndexOfNew[s]` is the old index of new section `s`'s key, `nil` for a new key. The
+    /// longest run of sections in their old order stays; the others moved.
+    ///
+    /// - Complexity: O(s log s) for s sections.
+    static func movedSections(_ oldIndexOfNew: [Int?]) -> (old: IndexSet, new: IndexSet) {
+        // Patience sorting: `tails[k]` is the new index ending the best increasing run of
+        // length k + 1 found so far; `previous` links each new index to the one before it.
+        var tails: [Int] = []
+        var previous = [Int](repeating: -1, count: oldIndexOfNew.count)
+        for (index, oldIndex) in oldIndexOfNew.enumerated() {
+            guard let oldIndex else { continue }
+            var low = 0, high = tails.count
+            while low < high {
+                let middle = (low + high) / 2
+                if let value = oldIndexOfNew[tails[middle]], value < oldIndex { low = middle + 1 } else { high = middle }
+            }
+            if low > 0 { previous[index] = tails[low - 1] }
+            if low == tails.count { tails.append(index) } else { tails[low] = index }
+        }
+        var kept = Set<Int>()
+        var index = tails.last ?? -1
+        while index >= 0 {
+            kept.insert(index)
+            index = previous[index]
+        }
+        var moved = (old: IndexSet(), new: IndexSet())
+        for (index, oldIndex) in oldIndexOfNew.enumerated() where !kept.contains(index) {
+            guard let oldIndex else { continue }
+            moved.old.insert(oldIndex)
+            moved.new.insert(index)
+        }
+        return moved
+    }
+
+    /// Reports the sections in `moved` as deleted and inserted (a batch update cannot move a
+    /// section otherwise): call before adding deletions.
+    mutating func delete(moved: (old: IndexSet, new: IndexSet)) {
+        sectionsToDelete.formUnion(moved.old)
+        sectionsToInsert.formUnion(moved.new)
+    }
+
+    /// Lists every object of the sections in `moved` as inserted, and none as modified: call
+    /// after adding the other changes.
+    mutating func insertObjects<Key>(of moved: (old: IndexSet, new: IndexSet), _ layout: SectionLayout<Key>) {
+        guard !moved.new.isEmpty else { return }
+        modifications.removeAll { moved.old.contains($0[0]) }
+        insertions.removeAll { moved.new.contains($0[0]) }
+        for section in moved.new {
+            for item in 0..<layout.count(ofSection: section) { insertions.append(IndexPath(indexes: [section, item])) }
+        }
+    }
+
+    /// Adds the deletion of the object at `path` of the old sections, unless its whole section
+    /// is deleted (``sectionsToDelete`` must be complete).
+    mutating func delete(_ path: IndexPath) {
+        if !sectionsToDelete.contains(path[0]) { deletions.append(path) }
+    }
+
+    /// Adds what an object present before and after the change needs: at `before` in the old
+    /// sections and `after` in the new ones, in another section or not, modified or not.
+    mutating func survivor(before: IndexPath, after: IndexPath, changedSection: Bool, modified: Bool) {
+        if changedSection {
+            // Moved to another section.
+            delete(before)
+            insertions.append(after)
+        } else if modified {
+            if before != after {
+                // Modified and moved in its section (its index path changed).
+                delete(before)
+                insertions.append(after)
+            } else {
+                modifications.append(before)
+            }
+        }
+    }
+
+    /// Sorts the index paths, as Realm reports them.
+    mutating func sort() {
+        deletions.sort()
+        insertions.sort()
+        modifications.sort()
     }
 }
 

@@ -83,6 +83,20 @@ struct FastPathChecksTests {
         #expect(message.contains("Internal check failed: incremental results"), "\(message)")
     }
 
+    @Test func aWrongSectionsUpdateIsCaughtByTheInternalCheck() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            setenv("OBJDB_BREAK_FAST_PATHS", "incrementalSections", 1)
+            let directory = TemporaryDirectory()
+            let db = try FastPathChecksTests.populate(directory)
+            let token = db.objects(Person.self).sectioned(by: \.age).observe { _ in }
+            db.refresh()
+            try db.write { try db.add(person(1_000, "new", age: 60)) }
+            withExtendedLifetime(token) {}
+        }
+        let message = result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
+        #expect(message.contains("Internal check failed: incremental sections"), "\(message)")
+    }
+
     @Test(.enabled(if: StoreCipher.hasDirectCipher))
     func aWrongDirectCipherIsCaughtByTheInternalCheck() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
@@ -139,7 +153,7 @@ struct FastPathChecksTests {
         #expect(FastPaths(names: "") == [])
         #expect(FastPaths(names: "fusedMigrations") == .fusedMigrations)
         #expect(FastPaths(names: "directCipher") == .directCipher)
-        #expect(FastPaths.named.count == 13)
+        #expect(FastPaths.named.count == 14)
     }
 
     /// The checks run in this test process, and an application turns them off (or on) with

@@ -252,32 +252,55 @@ struct SectionedResultsNotificationTests {
         #expect(recorder.take() == [Update(sectionsToDelete: [0, 1])])
     }
 
+    /// The sectioned results the random test observes, by shape.
+    enum RandomShape: String, CaseIterable, Sendable {
+        /// `sectioned(by: \.initial)`: consecutive sections, sorted by name.
+        case initials
+        /// A block key that follows the sort (the decade of the age, sorted by age).
+        case decades
+        /// A block key that does not follow the sort (the id modulo 3, sorted by name): the
+        /// sections interleave.
+        case interleaved
+    }
+
     /// Many commits with random changes: every update, applied to the sections reported before,
-    /// gives the sections now (as a table view applies a batch update).
-    @Test func randomChangesReplayToTheNewSections() throws {
+    /// gives the sections now (as a table view applies a batch update). Renames and age changes
+    /// move objects (or change their key) or modify them in place.
+    @Test(arguments: RandomShape.allCases)
+    func randomChangesReplayToTheNewSections(_ shape: RandomShape) throws {
         let db = try directory.open([Person.self])
         var generator = SplitMix(seed: 41)
         let letters = ["a", "b", "c", "d", "e"]
-        try db.write { for id in 0..<40 { try db.add(person(id, letters[Int(generator.next() % 5)] + "\(generator.next() % 100)")) } }
-        let sections = db.objects(Person.self).sectioned(by: \.initial)
+        func name() -> String { letters[Int(generator.next() % 5)] + "\(generator.next() % 100)" }
+        try db.write { for id in 0..<40 { try db.add(person(id, name(), age: Int(generator.next() % 60))) } }
+        let people = db.objects(Person.self)
+        let sections: SectionedResults<String, Person> =
+            switch shape {
+            case .initials: people.sectioned(by: \.initial)
+            case .decades: people.sectioned(by: { "\(($0.age ?? 0) / 10)" }, sortDescriptors: [SortDescriptor(keyPath: "age"), SortDescriptor(keyPath: "id")])
+            case .interleaved: people.sectioned(by: { "\($0.id % 3)" }, sortDescriptors: [SortDescriptor(keyPath: "name"), SortDescriptor(keyPath: "id")])
+            }
         let recorder = observe(sections)
         db.refresh()
         func snapshot() -> [(key: String, ids: [Int])] { sections.map { ($0.key, $0.map(\.id)) } }
         var shown = snapshot()
         var nextID = 40
         var updates = 0
-        for _ in 0..<60 {
+        var modifications = 0
+        for _ in 0..<80 {
             try db.write {
                 for _ in 0..<Int(generator.next() % 4) {
-                    let people = db.objects(Person.self)
-                    switch generator.next() % 3 {
+                    let count = UInt64(people.count)
+                    switch generator.next() % 4 {
                     case 0:
-                        try db.add(person(nextID, letters[Int(generator.next() % 5)] + "\(generator.next() % 100)"))
+                        try db.add(person(nextID, name(), age: Int(generator.next() % 60)))
                         nextID += 1
                     case 1:
-                        if !people.isEmpty { db.delete(people[Int(generator.next() % UInt64(people.count))]) }
+                        if count > 0 { db.delete(people[Int(generator.next() % count)]) }
+                    case 2:
+                        if count > 0 { people[Int(generator.next() % count)].name = name() }
                     default:
-                        if !people.isEmpty { people[Int(generator.next() % UInt64(people.count))].name = letters[Int(generator.next() % 5)] + "\(generator.next() % 100)" }
+                        if count > 0 { people[Int(generator.next() % count)].age = Int(generator.next() % 60) }
                     }
                 }
             }
@@ -285,12 +308,14 @@ struct SectionedResultsNotificationTests {
             for update in recorder.take() {
                 shown = Self.apply(update, to: shown, now: now)
                 updates += 1
+                modifications += update.modifications.count
             }
             #expect(shown.map(\.key) == now.map(\.key))
             #expect(shown.map(\.ids) == now.map(\.ids))
             shown = now
         }
-        #expect(updates > 30)
+        #expect(updates > 40)
+        #expect(modifications > 5)
     }
 
     /// `update` applied to `old` as a batch update: deletions and deleted sections in old

@@ -136,13 +136,19 @@ public struct ResultsSection<Key: Hashable, Element: ObjectBase>: RandomAccessCo
     public var endIndex: Int { count }
 
     /// The number of objects; `0` once no object has the key.
-    public var count: Int { rows.count }
+    public var count: Int {
+        let layout = parent.layout()
+        return layout.sectionOfKey[key].map { layout.count(ofSection: $0) } ?? 0
+    }
 
     /// The object at `position`.
     public subscript(position: Int) -> Element {
-        let rows = rows
-        objdbPrecondition(position >= 0 && position < rows.count, "ResultsSection index \(position) out of range 0..<\(rows.count)")
-        return parent.results[rows[position]]
+        let layout = parent.layout()
+        let section = layout.sectionOfKey[key]
+        let count = section.map { layout.count(ofSection: $0) } ?? 0
+        objdbPrecondition(position >= 0 && position < count, "ResultsSection index \(position) out of range 0..<\(count)")
+        // The precondition holds, so the section exists.
+        return parent.results[layout.row(item: position, inSection: section ?? 0)]
     }
 
     /// Whether the section can no longer be read: no object has its key any more, or its
@@ -156,94 +162,6 @@ public struct ResultsSection<Key: Hashable, Element: ObjectBase>: RandomAccessCo
 
     /// `ResultsSection<Person> "A" (2 objects)`.
     public var description: String { "ResultsSection<\(parent.results.query.className)> \"\(key)\" (\(count) objects)" }
-
-    /// The positions of the section's objects in the results.
-    var rows: [Int] {
-        let layout = parent.layout()
-        guard let index = layout.sectionOfKey[key] else { return [] }
-        return layout.rows[index]
-    }
-}
-
-/// The sections of one version: for each, its key and the positions of its objects in the
-/// results; and for each object, its section and its position in it.
-///
-/// Per object it holds integers only: the code is generic over `Key` and, called from another
-/// module, unspecialized, so keys are compared once per section boundary, not once per object.
-struct SectionLayout<Key: Hashable> {
-    /// The key of each section.
-    private(set) var keys: [Key] = []
-    /// The positions in the results of each section's objects, ascending.
-    private(set) var rows: [[Int]] = []
-    /// The index of each key's section.
-    private(set) var sectionOfKey: [Key: Int] = [:]
-    /// The results' object keys.
-    let objectKeys: [UInt64]
-    /// The section of each object.
-    private(set) var sectionOfRow: [Int] = []
-    /// The position of each object in its section.
-    private(set) var itemOfRow: [Int] = []
-
-    /// Groups the objects by key id: `ids[row]` is an index into `keyOfID`, the keys (an id
-    /// names one key; a key may have several ids). One pass of integer work, and a dictionary
-    /// entry per section.
-    init(objectKeys: [UInt64], ids: [Int], keyOfID: [Key]) {
-        self.objectKeys = objectKeys
-        sectionOfRow.reserveCapacity(ids.count)
-        itemOfRow.reserveCapacity(ids.count)
-        var sectionOfID = [Int](repeating: -1, count: keyOfID.count)
-        var lastID = -1, lastSection = -1
-        for (row, id) in ids.enumerated() {
-            let section: Int
-            if id == lastID {
-                section = lastSection
-            } else if sectionOfID[id] >= 0 {
-                section = sectionOfID[id]
-            } else if let known = sectionOfKey[keyOfID[id]] {
-                // Another id of a key already placed.
-                section = known
-                sectionOfID[id] = known
-            } else {
-                section = keys.count
-                sectionOfID[id] = section
-                sectionOfKey[keyOfID[id]] = section
-                keys.append(keyOfID[id])
-                rows.append([])
-            }
-            lastID = id
-            lastSection = section
-            itemOfRow.append(rows[section].count)
-            sectionOfRow.append(section)
-            rows[section].append(row)
-        }
-    }
-
-    /// Groups the objects by their keys, one per object: an object belongs to the section of its
-    /// key, sections in the order of their first object.
-    init(objectKeys: [UInt64], sectionKeys: [Key]) {
-        var ids: [Int] = []
-        ids.reserveCapacity(sectionKeys.count)
-        var keyOfID: [Key] = []
-        var idOfKey: [Key: Int] = [:]
-        for key in sectionKeys {
-            // Consecutive objects of one section, the usual case, skip the dictionary.
-            if let lastID = ids.last, keyOfID[lastID] == key {
-                ids.append(lastID)
-            } else if let known = idOfKey[key] {
-                ids.append(known)
-            } else {
-                idOfKey[key] = keyOfID.count
-                ids.append(keyOfID.count)
-                keyOfID.append(key)
-            }
-        }
-        self.init(objectKeys: objectKeys, ids: ids, keyOfID: keyOfID)
-    }
-
-    /// The index path of the object at `row` of the results.
-    func indexPath(ofRow row: Int) -> IndexPath {
-        IndexPath(indexes: [sectionOfRow[row], itemOfRow[row]])
-    }
 }
 
 #if !canImport(Darwin)
