@@ -60,8 +60,9 @@ extension SectionedResults {
     ///     change that is reported.
     ///   - block: Called in this database's isolation domain.
     /// - Returns: A token; notifications stop when it is invalidated or released.
-    /// - Complexity: Per change, one pass over the results' keys to lay out the sections, and the
-    ///   section key of the objects inserted or modified; with `keyPaths`, the key of every object.
+    /// - Complexity: Per change of c objects, O(c + s) for s sections whose objects are
+    ///   consecutive, with the section key of the objects inserted or modified; interleaving
+    ///   sections take one pass over the results' keys; with `keyPaths`, the key of every object.
     public func observe(
         keyPaths: [String]? = nil, _ block: @escaping (SectionedResultsChange<SectionedResults<Key, SectionElement>>) -> Void
     ) -> NotificationToken {
