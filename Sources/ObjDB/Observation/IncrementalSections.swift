@@ -123,8 +123,7 @@ struct IncrementalSections<Key: Hashable> {
         var update = SectionedUpdate()
         for index in old.keys.indices where sectionOfID[index] < 0 { update.sectionsToDelete.insert(index) }
         for (index, id) in runs.ids.enumerated() where id >= old.keys.count { update.sectionsToInsert.insert(index) }
-        let moved = SectionedUpdate.movedSections(runs.ids.map { $0 < old.keys.count ? $0 : nil })
-        update.delete(moved: moved)
+        (update.movedFrom, update.movedTo) = SectionedUpdate.movedSections(runs.ids.map { $0 < old.keys.count ? $0 : nil })
         for row in deletions { update.delete(old.indexPath(ofRow: row)) }
         for row in insertions { update.insertions.append(layout.indexPath(ofRow: row)) }
         for object in modified {
@@ -132,7 +131,6 @@ struct IncrementalSections<Key: Hashable> {
             update.survivor(
                 before: before, after: layout.indexPath(ofRow: object.new), changedSection: object.id != before[0], modified: true)
         }
-        update.insertObjects(of: moved, layout)
         update.sort()
         return (layout, update)
     }

@@ -27,7 +27,10 @@ import Foundation
 /// `sectionsToInsert` (new indices) and its objects in `insertions`; a section whose key no
 /// object has any more is in `sectionsToDelete` (old indices), and its objects are not also in
 /// `deletions`. An object that changed section, or a modified object whose index path changed,
-/// is a deletion plus an insertion, not a modification.
+/// is a deletion plus an insertion, not a modification. A section that changed place among the
+/// others (possible only with a block key that does not follow the sort) is in both
+/// `sectionsToDelete` and `sectionsToInsert`, with all its objects in `insertions`; the observer
+/// of that one section (``ResultsSection/observe(keyPaths:_:)``) is not told of the move.
 public enum SectionedResultsChange<Collection> {
     /// The collection as it is when the observation starts; always the first call.
     case initial(Collection)
@@ -66,22 +69,85 @@ extension SectionedResults {
     public func observe(
         keyPaths: [String]? = nil, _ block: @escaping (SectionedResultsChange<SectionedResults<Key, SectionElement>>) -> Void
     ) -> NotificationToken {
+        results.observe(keyPaths: watched(keyPaths), sectionChanges(keyPaths: keyPaths, key: nil) { block($0) })
+    }
+
+    /// ``observe(keyPaths:_:)`` delivering on `queue`, as Realm's `observe(keyPaths:on:_:)`: the
+    /// sections are re-created there, on a database instance of the same file confined to that
+    /// queue, and `block` receives those.
+    ///
+    /// A block section key is called on `queue` too, for the objects each change inserts or
+    /// modifies: it must read only the object it is given. Registration happens on `queue`: a
+    /// commit made before the queue runs is part of the `.initial` state.
+    public func observe(
+        keyPaths: [String]? = nil, on queue: DispatchQueue?,
+        _ block: @escaping @Sendable (SectionedResultsChange<SectionedResults<Key, SectionElement>>) -> Void
+    ) -> NotificationToken where Key: Sendable {
+        guard let queue else { return observe(keyPaths: keyPaths, block) }
+        return onQueue(queue, keyPaths: keyPaths, key: nil, failed: { block(.error($0)) }) { sections in { block($0) } }
+    }
+
+    /// The properties the results' observation watches for `keyPaths`: with a key path section
+    /// key, its property too.
+    func watched(_ keyPaths: [String]?) -> [String]? {
+        keyPaths.map { paths in keyProperty.map { paths.contains($0) ? paths : paths + [$0] } ?? paths }
+    }
+
+    /// The results' changes mapped to these sections' changes (to those of the section with
+    /// `key` only, if given), through a tracker of the sections last reported.
+    func sectionChanges(
+        keyPaths: [String]?, key: Key?, _ deliver: @escaping (SectionedResultsChange<SectionedResults<Key, SectionElement>>) -> Void
+    ) -> (CollectionChange<Results<SectionElement>>) -> Void {
         let tracker = SectionTracker(self, everyModificationListed: keyPaths == nil)
-        let watched = keyPaths.map { paths in keyProperty.map { paths.contains($0) ? paths : paths + [$0] } ?? paths }
-        return results.observe(keyPaths: watched) { [self] change in
+        return { [self] change in
             switch change {
             case .initial:
                 tracker.start()
-                block(.initial(self))
+                deliver(.initial(self))
             case .update(_, let deletions, let insertions, let modifications):
-                guard let update = tracker.update(deletions: deletions, insertions: insertions, modifications: modifications) else { return }
-                block(
+                let old = key.flatMap { tracker.layout?.sectionOfKey[$0] }
+                guard let change = tracker.update(deletions: deletions, insertions: insertions, modifications: modifications),
+                    let layout = tracker.layout
+                else { return }
+                let update: SectionedUpdate
+                if let key {
+                    // One section's observer: its own objects' changes; the section moving among
+                    // the others is not one.
+                    update = change.restricted(old: old, new: layout.sectionOfKey[key])
+                    guard !update.isEmpty else { return }
+                } else {
+                    update = change.applyingMoves(layout)
+                }
+                deliver(
                     .update(
                         self, deletions: update.deletions, insertions: update.insertions, modifications: update.modifications,
                         sectionsToInsert: update.sectionsToInsert, sectionsToDelete: update.sectionsToDelete))
             case .error(let error):
-                block(.error(error))
+                deliver(.error(error))
             }
+        }
+    }
+
+    /// Registers, on `queue`, an observer of these sections re-created on a database instance
+    /// confined to it; `deliver` makes the block that receives their changes from them.
+    func onQueue(
+        _ queue: DispatchQueue, keyPaths: [String]?, key: Key?, failed: @escaping @Sendable (any Error) -> Void,
+        _ deliver: @escaping @Sendable (SectionedResults) -> (SectionedResultsChange<SectionedResults>) -> Void
+    ) -> NotificationToken where Key: Sendable {
+        let query = FrozenQuery(results.query)
+        // The key property and block go to the queue, where they run alone (see observe(on:)).
+        let recipe = Unchecked((keyProperty: keyProperty, sectionKey: sectionKey, key: key))
+        return QueueObservation.start(results.database.configuration, on: queue, failed: failed) { database, control in
+            guard let query = query.query(in: database) else { throw QueueObservation.vanished(query.className) }
+            let sections = SectionedResults(
+                results: Results<SectionElement>(database: database, query: query), keyProperty: recipe.value.keyProperty,
+                sectionKey: recipe.value.sectionKey)
+            guard let info = sections.results.classInfo else {
+                throw ObjDBError(.unknownClass, "The class '\(query.className)' is not in the file's schema")
+            }
+            let watch = Watch.parse(sections.watched(keyPaths), info, database, caller: "SectionedResults.observe(on:)")
+            let block = sections.sectionChanges(keyPaths: keyPaths, key: recipe.value.key, deliver(sections))
+            return ResultsObserver(results: sections.results, watch: watch, block: block, control: control)
         }
     }
 }
@@ -101,27 +167,36 @@ extension ResultsSection {
     public func observe(
         keyPaths: [String]? = nil, _ block: @escaping (SectionedResultsChange<ResultsSection<Key, Element>>) -> Void
     ) -> NotificationToken {
+        parent.results.observe(keyPaths: parent.watched(keyPaths), parent.sectionChanges(keyPaths: keyPaths, key: key) { [self] change in
+            block(change.reporting(self))
+        })
+    }
+
+    /// ``observe(keyPaths:_:)`` delivering on `queue`: the section is found again by its key in
+    /// sections re-created there (see ``SectionedResults/observe(keyPaths:on:_:)``).
+    public func observe(
+        keyPaths: [String]? = nil, on queue: DispatchQueue?,
+        _ block: @escaping @Sendable (SectionedResultsChange<ResultsSection<Key, Element>>) -> Void
+    ) -> NotificationToken where Key: Sendable {
+        guard let queue else { return observe(keyPaths: keyPaths, block) }
         let key = self.key
-        let tracker = SectionTracker(parent, everyModificationListed: keyPaths == nil)
-        let watched = keyPaths.map { paths in parent.keyProperty.map { paths.contains($0) ? paths : paths + [$0] } ?? paths }
-        return parent.results.observe(keyPaths: watched) { [self] change in
-            switch change {
-            case .initial:
-                tracker.start()
-                block(.initial(self))
-            case .update(_, let deletions, let insertions, let modifications):
-                let old = tracker.layout?.sectionOfKey[key]
-                guard let update = tracker.update(deletions: deletions, insertions: insertions, modifications: modifications) else { return }
-                let new = tracker.layout?.sectionOfKey[key]
-                let mine = update.restricted(old: old, new: new)
-                guard !mine.isEmpty else { return }
-                block(
-                    .update(
-                        self, deletions: mine.deletions, insertions: mine.insertions, modifications: mine.modifications,
-                        sectionsToInsert: mine.sectionsToInsert, sectionsToDelete: mine.sectionsToDelete))
-            case .error(let error):
-                block(.error(error))
-            }
+        return parent.onQueue(queue, keyPaths: keyPaths, key: key, failed: { block(.error($0)) }) { sections in
+            let section = ResultsSection(parent: sections, key: key)
+            return { block($0.reporting(section)) }
+        }
+    }
+}
+
+extension SectionedResultsChange {
+    /// The same change, reporting `collection`.
+    func reporting<Other>(_ collection: Other) -> SectionedResultsChange<Other> {
+        switch self {
+        case .initial: .initial(collection)
+        case .update(_, let deletions, let insertions, let modifications, let sectionsToInsert, let sectionsToDelete):
+            .update(
+                collection, deletions: deletions, insertions: insertions, modifications: modifications,
+                sectionsToInsert: sectionsToInsert, sectionsToDelete: sectionsToDelete)
+        case .error(let error): .error(error)
         }
     }
 }
@@ -138,10 +213,16 @@ struct SectionedUpdate: Equatable {
     var sectionsToInsert = IndexSet()
     /// Sections whose key is gone, in the old sections.
     var sectionsToDelete = IndexSet()
+    /// Sections present before and after that changed place among the others, by old index;
+    /// reported deleted and inserted again (``applyingMoves(_:)``).
+    var movedFrom = IndexSet()
+    /// The same sections, by new index.
+    var movedTo = IndexSet()
 
     /// Whether nothing changed.
     var isEmpty: Bool {
         deletions.isEmpty && insertions.isEmpty && modifications.isEmpty && sectionsToInsert.isEmpty && sectionsToDelete.isEmpty
+            && movedFrom.isEmpty
     }
 
     /// The part of the update about the section at `old` before and `new` after.
@@ -302,8 +383,7 @@ final class SectionTracker<Key: Hashable, Element: ObjectBase> {
         for (index, key) in new.keys.enumerated() where old.sectionOfKey[key] == nil {
             update.sectionsToInsert.insert(index)
         }
-        let moved = SectionedUpdate.movedSections(new.keys.map { old.sectionOfKey[$0] })
-        update.delete(moved: moved)
+        (update.movedFrom, update.movedTo) = SectionedUpdate.movedSections(new.keys.map { old.sectionOfKey[$0] })
         if consistent {
             for row in deletions { update.delete(old.indexPath(ofRow: row)) }
             for row in insertions { update.insertions.append(new.indexPath(ofRow: row)) }
@@ -321,7 +401,6 @@ final class SectionTracker<Key: Hashable, Element: ObjectBase> {
             for row in old.objectKeys.indices { update.delete(old.indexPath(ofRow: row)) }
             for row in newKeys.indices { update.insertions.append(new.indexPath(ofRow: row)) }
         }
-        update.insertObjects(of: moved, new)
         update.sort()
         return (new, update)
     }
@@ -363,22 +442,24 @@ extension SectionedUpdate {
         return moved
     }
 
-    /// Reports the sections in `moved` as deleted and inserted (a batch update cannot move a
-    /// section otherwise): call before adding deletions.
-    mutating func delete(moved: (old: IndexSet, new: IndexSet)) {
-        sectionsToDelete.formUnion(moved.old)
-        sectionsToInsert.formUnion(moved.new)
-    }
-
-    /// Lists every object of the sections in `moved` as inserted, and none as modified: call
-    /// after adding the other changes.
-    mutating func insertObjects<Key>(of moved: (old: IndexSet, new: IndexSet), _ layout: SectionLayout<Key>) {
-        guard !moved.new.isEmpty else { return }
-        modifications.removeAll { moved.old.contains($0[0]) }
-        insertions.removeAll { moved.new.contains($0[0]) }
-        for section in moved.new {
-            for item in 0..<layout.count(ofSection: section) { insertions.append(IndexPath(indexes: [section, item])) }
+    /// The update as a batch update needs it: each section that changed place among the others
+    /// (``movedFrom``, ``movedTo``) deleted and inserted again, with every object it now holds
+    /// inserted, and none of its objects deleted or modified. `layout` is the new sections.
+    func applyingMoves<Key>(_ layout: SectionLayout<Key>) -> SectionedUpdate {
+        guard !movedFrom.isEmpty else { return self }
+        var update = self
+        update.sectionsToDelete.formUnion(movedFrom)
+        update.sectionsToInsert.formUnion(movedTo)
+        update.deletions.removeAll { movedFrom.contains($0[0]) }
+        update.modifications.removeAll { movedFrom.contains($0[0]) }
+        update.insertions.removeAll { movedTo.contains($0[0]) }
+        for section in movedTo {
+            for item in 0..<layout.count(ofSection: section) { update.insertions.append(IndexPath(indexes: [section, item])) }
         }
+        update.movedFrom = []
+        update.movedTo = []
+        update.sort()
+        return update
     }
 
     /// Adds the deletion of the object at `path` of the old sections, unless its whole section

@@ -330,6 +330,83 @@ struct SectionedResultsNotificationTests {
         for path in update.insertions { sections[path[0]].ids.insert(now[path[0]].ids[path[1]], at: path[1]) }
         return sections
     }
+    // Sections that change place among the others (a key that does not follow the sort):
+    // deleted and inserted again for the sections' observer; nothing for an untouched one's.
+    @Test func aSectionThatChangesPlaceIsReinsertedButItsOwnObserverHearsNothing() throws {
+        let db = try directory.open([Person.self])
+        try db.write {
+            try db.add(person(0, "b"))
+            try db.add(person(1, "c"))
+        }
+        let sections = db.objects(Person.self).sectioned(
+            by: { "\($0.id % 3)" }, sortDescriptors: [SortDescriptor(keyPath: "name"), SortDescriptor(keyPath: "id")])
+        #expect(sections.allKeys == ["0", "1"])
+        let all = observe(sections)
+        let one = observe(sections[1])
+        db.refresh()
+        try db.write { named(db, "b")?.name = "d" }  // section "0" now comes after "1"
+        #expect(sections.allKeys == ["1", "0"])
+        let updates = all.take()
+        #expect(updates.count == 1)
+        // Applied as a batch update, it gives the sections now.
+        let before: [(key: String, ids: [Int])] = [("0", [0]), ("1", [1])]
+        let now = sections.map { ($0.key, $0.map(\.id)) }
+        if let update = updates.first {
+            let applied = Self.apply(update, to: before, now: now)
+            #expect(applied.map(\.key) == ["1", "0"])
+            #expect(applied.map(\.ids) == [[1], [0]])
+        }
+        #expect(one.take() == [])
+    }
+
+    // realm-swift: testObserveOnQueue — the sections re-created on the queue, changes there.
+    @Test func observingOnAQueueDeliversThere() throws {
+        let db = try fruit()
+        let queue = DispatchQueue(label: "sections observer")
+        let calls = LockedCalls()
+        let token = db.objects(Person.self).sectioned(by: \.initial).observe(on: queue) { change in
+            dispatchPrecondition(condition: .onQueue(queue))
+            switch change {
+            case .initial(let sections): calls.append("initial \(sections.allKeys)")
+            case .update(let sections, let deletions, let insertions, _, let sectionsToInsert, let sectionsToDelete):
+                calls.append("update \(sections.allKeys) -\(deletions.map { [$0[0], $0[1]] }) +\(insertions.map { [$0[0], $0[1]] }) +s\(Array(sectionsToInsert)) -s\(Array(sectionsToDelete))")
+            case .error(let error): calls.append("error \(error)")
+            }
+        }
+        try calls.wait(for: 1)
+        try db.write { try db.add(person(5, "date")) }
+        try calls.wait(for: 2)
+        try db.write { db.delete(db.objects(Person.self).where { $0.name == "apple" }) }
+        try calls.wait(for: 3)
+        #expect(calls.all == [
+            "initial [\"a\", \"b\", \"c\"]",
+            "update [\"a\", \"b\", \"c\", \"d\"] -[] +[[3, 0]] +s[3] -s[]",
+            "update [\"b\", \"c\", \"d\"] -[] +[] +s[] -s[0]",
+        ])
+        token.invalidate()
+    }
+
+    // One section observed on a queue: only the commits that touch its key.
+    @Test func aSectionObservedOnAQueueHearsOfItsKeyOnly() throws {
+        let db = try fruit()
+        let queue = DispatchQueue(label: "section observer")
+        let calls = LockedCalls()
+        let section = db.objects(Person.self).sectioned(by: \.initial)[1]
+        let token = section.observe(on: queue) { change in
+            switch change {
+            case .initial(let section): calls.append("initial \(section.key) \(section.count)")
+            case .update(let section, _, let insertions, _, _, _): calls.append("update \(section.key) \(section.count) +\(insertions.map { [$0[0], $0[1]] })")
+            case .error(let error): calls.append("error \(error)")
+            }
+        }
+        try calls.wait(for: 1)
+        try db.write { try db.add(person(5, "apricot")) }
+        try db.write { try db.add(person(6, "berry")) }
+        try calls.wait(for: 2)
+        #expect(calls.all == ["initial b 2", "update b 3 +[[1, 1]]"])
+        token.invalidate()
+    }
+
     /// A change of an async sequence, flattened: `initial` with the section keys, or the update.
     func flattened<Collection>(_ change: SectionedResultsChange<Collection>?, keys: (Collection) -> [String]) -> String {
         switch change {

@@ -60,6 +60,12 @@ struct ResultsIdentitiesTests {
         #expect(db.object(ofType: Note.self, identifiedBy: note) != nil)
         let unmanaged = try #require(identity(person(1, "Ann")))
         #expect(db.object(ofType: Person.self, identifiedBy: unmanaged) == nil)
+        // A class the database was not opened with: nil too, not a stop.
+        let peopleOnly = try directory.open([Person.self], name: "people.objdb")
+        try peopleOnly.write { try peopleOnly.add(person(1, "Ann")) }
+        let annThere = try #require(peopleOnly.objects(Person.self).identities.first)
+        #expect(peopleOnly.object(ofType: Note.self, identifiedBy: annThere) == nil)
+        #expect(peopleOnly.object(ofType: Person.self, identifiedBy: annThere)?.name == "Ann")
     }
 
     @Test func fullTextMatchesGiveTheirIdentities() throws {

@@ -4,16 +4,18 @@ extension Results {
     /// ```swift
     /// let matches = notes.where { $0.body.fullTextMatches("swift data*") }
     /// let selected = Set(matches.identities)          // every match, no row read
-    /// let note = db.object(ofType: Note.self, identifiedBy: id)   // one read, when shown
+    /// let first = db.object(ofType: Note.self, identifiedBy: matches.identities[0])   // one read
     /// ```
     ///
     /// Each identity is the `Identifiable.id` of its object (``ObjectIdentity``): what
-    /// `ForEach` diffs and a list's selection holds. Getting the identities costs the query
-    /// alone, like ``count``, where iterating the objects reads each object's row as well.
-    /// The collection is a snapshot of the current version: it does not change with the data.
+    /// `ForEach` diffs and a list's selection holds. Getting the identities costs the query's
+    /// evaluation — the matching object keys, from an index where one answers — where iterating
+    /// the objects reads each object's row as well. The collection is a snapshot of the current
+    /// version: it does not change with the data.
     ///
     /// - Complexity: O(1) once the keys of the current version are known; the first access
-    ///   after a change evaluates the query.
+    ///   after a change evaluates the query (for every object of a class, a walk of the class's
+    ///   keys).
     public var identities: ObjectIdentities {
         ObjectIdentities(path: database.path, className: query.className, keys: objectKeys())
     }
