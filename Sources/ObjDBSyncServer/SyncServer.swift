@@ -37,6 +37,8 @@ public final class SyncServer: Sendable {
         public var port: Int
         /// How tokens are verified.
         public var authentication: Authentication
+        /// The audience tokens must name in their `aud` claim; `nil` accepts any or none.
+        public var audience: String?
         /// What each user may read and write.
         public var rules: SyncRules
         /// Development mode: create tables and add missing columns from clients' schemas.
@@ -72,13 +74,21 @@ public final class SyncServer: Sendable {
             self.maximumPostgresConnections = maximumPostgresConnections
             self.pollInterval = pollInterval
             self.logger = logger
+            audience = nil
         }
     }
 
-    /// How the server verifies bearer tokens.
+    /// How the server verifies bearer tokens: one algorithm and key. A token signed with any
+    /// other algorithm is refused, so an RS256 or ES256 server cannot be fooled by an HS256
+    /// token signed with its public key.
     public enum Authentication: Sendable {
         /// HMAC-SHA-256 with a shared secret of at least 32 bytes.
         case hs256(secret: [UInt8])
+        /// RSASSA-PKCS1-v1_5 with SHA-256: the identity provider's RSA public key (PEM, at
+        /// least 2048 bits), whose private key signs the tokens.
+        case rs256(publicKeyPEM: String)
+        /// ECDSA on P-256 with SHA-256: the identity provider's public key (PEM).
+        case es256(publicKeyPEM: String)
 
         /// HMAC-SHA-256 with a shared secret.
         public static func hs256(secret: Data) -> Authentication { .hs256(secret: [UInt8](secret)) }
@@ -125,6 +135,18 @@ public final class SyncServer: Sendable {
                 throw ObjDBError(.invalidValue, "An HS256 secret needs at least 32 bytes, not \(secret.count)")
             }
             await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
+        case .rs256(let pem):
+            let key: Insecure.RSA.PublicKey
+            do { key = try Insecure.RSA.PublicKey(pem: pem) } catch {
+                throw ObjDBError(.invalidValue, "The RS256 key is not an RSA public key in PEM of at least 2048 bits: \(error)")
+            }
+            await keys.add(rsa: key, digestAlgorithm: .sha256)
+        case .es256(let pem):
+            let key: ES256PublicKey
+            do { key = try ES256PublicKey(pem: pem) } catch {
+                throw ObjDBError(.invalidValue, "The ES256 key is not a P-256 public key in PEM: \(error)")
+            }
+            await keys.add(ecdsa: key)
         }
         self.keys = keys
     }
@@ -138,9 +160,10 @@ public final class SyncServer: Sendable {
         let (portStream, portContinuation) = AsyncStream<Int>.makeStream()
         let router = Router()
         let keys = self.keys
+        let audience = configuration.audience
         router.get(RouterPath(stringLiteral: SyncProtocol.path)) { request, _ -> Response in
             // Reached only when the upgrade was refused (or no upgrade was asked for).
-            let authorized = await (try? Self.verify(request.headers[.authorization], keys: keys)) != nil
+            let authorized = await (try? Self.verify(request.headers[.authorization], keys: keys, audience: audience)) != nil
             return Response(status: authorized ? .upgradeRequired : .unauthorized)
         }
         let app = Application(
@@ -150,7 +173,7 @@ public final class SyncServer: Sendable {
                     ws: .init(maxFrameSize: SyncLimits.maxMessageBytes + (1 << 20), autoPing: .enabled(timePeriod: .seconds(30))))
             ) { [self] request, channel, logger in
                 guard request.path?.split(separator: "?").first.map(String.init) == SyncProtocol.path else { return .dontUpgrade }
-                guard let token = try? await Self.verify(request.headerFields[.authorization], keys: keys) else {
+                guard let token = try? await Self.verify(request.headerFields[.authorization], keys: keys, audience: audience) else {
                     logger.info("Sync connection refused: missing or invalid token")
                     await Self.refuse(channel, status: "401 Unauthorized")
                     return .dontUpgrade
@@ -249,19 +272,27 @@ public final class SyncServer: Sendable {
     struct Claims: JWTPayload {
         var sub: SubjectClaim
         var exp: ExpirationClaim
+        var aud: AudienceClaim?
 
         func verify(using algorithm: some JWTAlgorithm) async throws {
             try exp.verifyNotExpired()
         }
     }
 
-    static func verify(_ header: String?, keys: JWTKeyCollection) async throws -> Claims {
+    /// The claims of the bearer token in `header`, verified: signature, expiry, a subject, and
+    /// `audience` among its `aud` when one is required.
+    static func verify(_ header: String?, keys: JWTKeyCollection, audience: String?) async throws -> Claims {
         guard let header, header.lowercased().hasPrefix("bearer ") else {
             throw ObjDBError(.permissionDenied, "No bearer token")
         }
         let token = header.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
         let claims = try await keys.verify(token, as: Claims.self)
         guard !claims.sub.value.isEmpty else { throw ObjDBError(.permissionDenied, "The token has no subject") }
+        if let audience {
+            guard let aud = claims.aud, aud.value.contains(audience) else {
+                throw ObjDBError(.permissionDenied, "The token is not for the audience '\(audience)'")
+            }
+        }
         return claims
     }
 

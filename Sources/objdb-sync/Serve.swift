@@ -16,25 +16,54 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The address to listen on.")
     var host: String = "127.0.0.1"
 
-    @Option(help: "A file holding the HS256 secret that signs tokens.")
-    var jwtSecretFile: String
+    @OptionGroup var keys: TokenKeys
+
+    @Option(help: "The audience tokens must name in their aud claim (none by default: any or none).")
+    var audience: String?
 
     @Flag(help: "Development mode: create tables and add columns from the clients' schemas.")
     var development = false
 
     func run() async throws {
-        let secret = try readSecret(jwtSecretFile)
         var logger = Logger(label: "objdb-sync")
         logger.logLevel = .info
-        let server = try await SyncServer(
-            configuration: .init(
-                postgresURL: postgres, host: host, port: port, authentication: .hs256(secret: secret), rules: .allowAll,
-                createsTablesFromClientSchemas: development, logger: logger))
+        var configuration = SyncServer.Configuration(
+            postgresURL: postgres, host: host, port: port, authentication: try keys.authentication(), rules: .allowAll,
+            createsTablesFromClientSchemas: development, logger: logger)
+        configuration.audience = audience
+        let server = try await SyncServer(configuration: configuration)
         try await server.start()
         FileHandle.standardOutput.write(Data("objdb-sync listening on \(host):\(server.port)\n".utf8))
         await waitForTerminationSignal()
         print("objdb-sync stopping")
         try await server.stop()
+    }
+}
+
+/// The key that verifies tokens: one of an HS256 secret file, an RS256 or an ES256 public key.
+struct TokenKeys: ParsableArguments {
+    @Option(help: "A file holding the HS256 secret that signs tokens (at least 32 bytes).")
+    var jwtSecretFile: String?
+
+    @Option(help: "A PEM file holding the RSA public key of RS256 tokens.")
+    var jwtRs256PublicKeyFile: String?
+
+    @Option(help: "A PEM file holding the P-256 public key of ES256 tokens.")
+    var jwtEs256PublicKeyFile: String?
+
+    func validate() throws {
+        let given = [jwtSecretFile, jwtRs256PublicKeyFile, jwtEs256PublicKeyFile].compactMap { $0 }.count
+        guard given == 1 else {
+            throw ValidationError("Give exactly one of --jwt-secret-file, --jwt-rs256-public-key-file and --jwt-es256-public-key-file")
+        }
+    }
+
+    /// The server's authentication from the one key given.
+    func authentication() throws -> SyncServer.Authentication {
+        if let jwtSecretFile { return .hs256(secret: try readSecret(jwtSecretFile)) }
+        if let jwtRs256PublicKeyFile { return .rs256(publicKeyPEM: try String(contentsOfFile: jwtRs256PublicKeyFile, encoding: .utf8)) }
+        if let jwtEs256PublicKeyFile { return .es256(publicKeyPEM: try String(contentsOfFile: jwtEs256PublicKeyFile, encoding: .utf8)) }
+        throw ValidationError("No key to verify tokens with")
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdWSClient
 import NIOWebSocket
+import JWTKit
 import Logging
 import ObjDB
 import ObjDBSyncProtocol
@@ -286,6 +287,83 @@ struct SyncServerTests {
             let client = TestClient(port: server.port, token: forged)
             _ = try await client.closed()
             #expect(await client.inbox.messages.isEmpty)
+        }
+    }
+
+    /// A server with `authentication` and `audience`, stopped after `body`.
+    func withServer(
+        authentication: SyncServer.Authentication, audience: String? = nil, _ body: (SyncServer) async throws -> Void
+    ) async throws {
+        let db = try await suiteDatabase.value
+        let server = try await makeServer(db, authentication: authentication, audience: audience)
+        do {
+            try await body(server)
+        } catch {
+            try? await server.stop()
+            throw error
+        }
+        try await server.stop()
+    }
+
+    /// The status of an upgrade with `token` (101 accepted, 401 refused).
+    func status(_ server: SyncServer, _ token: String) async throws -> Int {
+        try await rawUpgrade(port: server.port, authorization: "Bearer \(token)").0
+    }
+
+    // RS256: tokens of the provider's private key pass; another key's, an HS256 token signed
+    // with the public key as its secret (algorithm confusion), and an ES256 one do not.
+    @Test func rs256TokensOfTheProvidersKeyOnly() async throws {
+        try await withServer(authentication: .rs256(publicKeyPEM: TestRSAKeys.publicKey)) { (server: SyncServer) async throws in
+            let provider = JWTKeyCollection()
+            await provider.add(rsa: try Insecure.RSA.PrivateKey(pem: TestRSAKeys.privateKey), digestAlgorithm: .sha256)
+            #expect(try await status(server, try await signedToken(user: "ann", keys: provider)) == 101)
+            let attacker = JWTKeyCollection()
+            await attacker.add(rsa: try Insecure.RSA.PrivateKey(pem: TestRSAKeys.otherPrivateKey), digestAlgorithm: .sha256)
+            #expect(try await status(server, try await signedToken(user: "ann", keys: attacker)) == 401)
+            let confused = JWTKeyCollection()
+            await confused.add(hmac: HMACKey(from: Array(TestRSAKeys.publicKey.utf8)), digestAlgorithm: .sha256)
+            #expect(try await status(server, try await signedToken(user: "ann", keys: confused)) == 401)
+            let ecdsa = JWTKeyCollection()
+            await ecdsa.add(ecdsa: ES256PrivateKey())
+            #expect(try await status(server, try await signedToken(user: "ann", keys: ecdsa)) == 401)
+            // A working client over the RS256 token.
+            let client = TestClient(port: server.port, token: try await signedToken(user: "ann", keys: provider))
+            _ = try await client.hello(Model.hello(subscriptions: ["Note"]))
+            await client.close()
+        }
+    }
+
+    // ES256: the provider's P-256 key passes; another P-256 key and an HS256 token do not.
+    @Test func es256TokensOfTheProvidersKeyOnly() async throws {
+        let key = ES256PrivateKey()
+        try await withServer(authentication: .es256(publicKeyPEM: key.publicKey.pemRepresentation)) { (server: SyncServer) async throws in
+            let provider = JWTKeyCollection()
+            await provider.add(ecdsa: key)
+            #expect(try await status(server, try await signedToken(user: "ann", keys: provider)) == 101)
+            let attacker = JWTKeyCollection()
+            await attacker.add(ecdsa: ES256PrivateKey())
+            #expect(try await status(server, try await signedToken(user: "ann", keys: attacker)) == 401)
+            #expect(try await status(server, try await makeToken(user: "ann")) == 401)
+        }
+    }
+
+    // With an audience required: a token without one, or for another, is refused.
+    @Test func aTokenForAnotherAudienceIsRefused() async throws {
+        try await withServer(authentication: .hs256(secret: testSecret), audience: "objdb-sync") { (server: SyncServer) async throws in
+            let keys = JWTKeyCollection()
+            await keys.add(hmac: HMACKey(from: testSecret), digestAlgorithm: .sha256)
+            #expect(try await status(server, try await signedToken(user: "ann", keys: keys, audience: ["objdb-sync"])) == 101)
+            #expect(try await status(server, try await signedToken(user: "ann", keys: keys, audience: ["other", "objdb-sync"])) == 101)
+            #expect(try await status(server, try await signedToken(user: "ann", keys: keys, audience: ["other"])) == 401)
+            #expect(try await status(server, try await signedToken(user: "ann", keys: keys)) == 401)
+        }
+    }
+
+    // Keys that are not keys of their algorithm are refused when the server is made.
+    @Test func malformedPublicKeysAreRefusedAtInit() async throws {
+        let db = try await suiteDatabase.value
+        for authentication in [SyncServer.Authentication.rs256(publicKeyPEM: "not a key"), .es256(publicKeyPEM: TestRSAKeys.publicKey)] {
+            await #expect(throws: ObjDBError.self) { _ = try await makeServer(db, authentication: authentication) }
         }
     }
 

@@ -140,4 +140,27 @@ struct SyncServiceOperationTests {
         let short = try TestProcess.run("objdb-sync", ["token", "--jwt-secret-file", "/dev/null", "--user", "x"])
         #expect(short.status != 0)
     }
+
+    @Test func theCommandSignsRS256TokensForAnAudience() async throws {
+        let db = try await Self.database.value
+        let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("objdb-sync-rsa-\(UUID().uuidString).pem")
+        try Data(TestRSAKeys.privateKey.utf8).write(to: keyFile)
+        defer { try? FileManager.default.removeItem(at: keyFile) }
+        let token = try TestProcess.run(
+            "objdb-sync", ["token", "--jwt-rs256-private-key-file", keyFile.path, "--user", "dave", "--audience", "objdb-sync"])
+        #expect(token.status == 0, "\(token.error)")
+        let server = try await makeServer(db, authentication: .rs256(publicKeyPEM: TestRSAKeys.publicKey), audience: "objdb-sync")
+        let (status, _) = try await rawUpgrade(port: server.port, authorization: "Bearer " + token.output.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(status == 101)
+        try await server.stop()
+        // Two keys, or none, are refused with a message naming the options.
+        let two = try TestProcess.run(
+            "objdb-sync", ["token", "--jwt-rs256-private-key-file", keyFile.path, "--jwt-secret-file", keyFile.path, "--user", "x"])
+        #expect(two.status != 0 && two.error.contains("exactly one"), "\(two.error)")
+        let none = try TestProcess.run("objdb-sync", ["serve", "--postgres", db.url])
+        #expect(none.status != 0 && none.error.contains("--jwt-rs256-public-key-file"), "\(none.error)")
+        // A private key where the service wants a public one: refused at start.
+        let wrong = try TestProcess.run("objdb-sync", ["serve", "--postgres", db.url, "--port", "0", "--jwt-es256-public-key-file", keyFile.path])
+        #expect(wrong.status != 0 && wrong.error.contains("ES256"), "\(wrong.error)")
+    }
 }

@@ -20,7 +20,13 @@ let testSecret: [UInt8] = Array("objdb-sync-test-secret-0123456789".utf8)
 struct TestClaims: JWTPayload {
     var sub: SubjectClaim
     var exp: ExpirationClaim
+    var aud: AudienceClaim?
     func verify(using algorithm: some JWTAlgorithm) async throws { try exp.verifyNotExpired() }
+}
+
+/// A token for `user` signed by `keys` (one signer), for `audience` if given, valid for an hour.
+func signedToken(user: String, keys: JWTKeyCollection, audience: [String]? = nil) async throws -> String {
+    try await keys.sign(TestClaims(sub: .init(value: user), exp: .init(value: Date().addingTimeInterval(3600)), aud: audience.map { AudienceClaim(value: $0) }))
 }
 
 /// A signed token for a user (`secret` other than the server's: a forged one).
@@ -31,13 +37,15 @@ func makeToken(user: String, expiresIn seconds: TimeInterval = 3600, secret: [UI
 }
 
 func makeServer(
-    _ db: TemporaryPostgres.Database, development: Bool = true, afterApplyingUpload: (@Sendable (UUID, UInt64) async -> Void)? = nil
+    _ db: TemporaryPostgres.Database, development: Bool = true, authentication: SyncServer.Authentication = .hs256(secret: testSecret),
+    audience: String? = nil, afterApplyingUpload: (@Sendable (UUID, UInt64) async -> Void)? = nil
 ) async throws -> SyncServer {
     var logger = Logger(label: "objdb.sync.test")
     logger.logLevel = .warning
     var configuration = SyncServer.Configuration(
-        postgresURL: db.url, host: "127.0.0.1", port: 0, authentication: .hs256(secret: testSecret), rules: .allowAll,
+        postgresURL: db.url, host: "127.0.0.1", port: 0, authentication: authentication, rules: .allowAll,
         createsTablesFromClientSchemas: development, pollInterval: .seconds(5), logger: logger)
+    configuration.audience = audience
     configuration.afterApplyingUpload = afterApplyingUpload
     let server = try await SyncServer(configuration: configuration)
     try await server.start()

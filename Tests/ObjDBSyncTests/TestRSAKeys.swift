@@ -1,0 +1,82 @@
+import Foundation
+
+/// RSA keys of the tests alone (2048 bits, generated with `openssl genpkey` for them): the
+/// identity provider's private key, its public key for the server, and an attacker's key.
+enum TestRSAKeys {
+    /// Signs the tokens the RS256 server accepts.
+    static let privateKey = """
+-----BEGIN PRIVATE KEY-----
+MIIEvAIBADANBgkqhkiG9w0BAQEFAASCBKYwggSiAgEAAoIBAQDbpqmFIqEA7pXc
+lZk3OZ++P+BNgl3EGVhN8OmkhYgW54FfMKtxUqcfdxxcQHqdWI/f9wbedmh/DWOC
+z0Ly+XiTAWBYO+F5LIBA6T3az9haYzmOiZjyAj4FZ94IiQx0KSmA1FaERHtRb+yA
+EErBbhxKteHIDmBkbqTgWQwqStmdzXykM/3wUPjIkPUnf30Vf43ukpjHkhjsLtpV
+xDoKFIQ1j7RF0hns30H2UBIZQj+NY0Mr+X4tg9gyxCYu+TTfzgqI9H/q2KHR7f9C
+F6TjTj7u8Mtm6bBot93sZTGuSZwzLXFIXVQ2JjgvsCbbQVEXE7f+d6ePFB3Bo6Wc
+pFE+aNIzAgMBAAECggEADZ9V9yBRLO4fFDmg8Xhc7F8oyZXSu+U4gUj2LJJtgMIl
+12H81//gxoZMF3qWQCjsb17yKZzdWTfa2pOBGvGW5UMaFw7Lqoi0gZIVmHr4d46c
+1La66hNyhkJNVmktgQzGeqtwnC5lGYVf/QdFo55xGb8S/CXMG55zEkjjhMH0oiEt
+dVfFK2x7lKkksnNq0BpSROXwdxp/ERTZFaBnf1RxWaUgcu7pSoC8YhiKg9Dq/yXJ
++5eNyu6OKEjDvHICbg4uY5kPLnTy6j25pEj0QFI7tT+IqmKTjqotoCtm5UMQgs0i
+0y2Y3m/gcOv3iQZHCjn1QXTY11mjtY+LH9rGYC202QKBgQDxN9y0/tW1dQsSnkQF
+t6wILRFY1zqH3f4f+OWoI8hQ3QjSr4tBXsuuvqp3h0LEu+fvo71LEYOhXKx/LiQe
+UXJErYsp0NS9OU3osysvw7WIbOHr82JA/iVVdHw6DW6FBb2tmWNyhhXEyn4yelWe
+YBgmTe1h/hVQg732uXtWy9/0+QKBgQDpHHZd77VVlSuK80pwoDwduS2FSC0avABI
+VMbRJxSzMtUJ9Mspdr0y/OMh7sc3Cv/+owBPCzmebJk1vn6OMNnnEFJUVkh1oyKJ
+QJCnzvo+DTTzzON9kpWJvNg9qBn+p01V4cclDCHHdexcDSnL8JUACysNVyU37LnV
+mQCXP/wHiwKBgGdGboVDkgYVrX70KdV01P/PI90wkQu4vOO9cb4yS8JrUCq8I9gC
+GRyg32U7kRegB+Zu6U2pmvzMK8Jr4+TjJBRJZQqrMVouna+ifjv+A8v8KiIWWxvO
+c/eJXuKP+6CSW6pmwNA4njtaIvvDqsKbC9vig17wJPoK3ZszwJ3hveopAoGALdaZ
+8/jJ6I1PpaAXmDP5/kJGkDnUHLixOYfqHICZ0m8Bc1a+iGW/6IHPzAFfDRTNp+23
+htOHPf7O1cGisyUqBASym8DnuLIefWzDxSuvC3qfWf2FElE7tHz87IrcqbWOQIAI
+H+HV1pn6o1M3T9H8CqknixUCzY9wL29JrXQ4g+cCgYBtnosI7Zvticmu2JRHA6vC
+jbQIoKIq3zXedpG2wTl50D11acaib1Xv7f0j3H2suPimlqthJxu/QqMQyg1IaF4X
+wGJ4en7OfxkGjHWYSj7236etDMgZXakixIBK+vm4DafZo2g1YVpoTigrdD1m4Oi0
+K6YqKjTzKfgXz4o85oD0Zg==
+-----END PRIVATE KEY-----
+"""
+
+    /// `privateKey`'s public key: the RS256 server's configuration.
+    static let publicKey = """
+-----BEGIN PUBLIC KEY-----
+MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA26aphSKhAO6V3JWZNzmf
+vj/gTYJdxBlYTfDppIWIFueBXzCrcVKnH3ccXEB6nViP3/cG3nZofw1jgs9C8vl4
+kwFgWDvheSyAQOk92s/YWmM5jomY8gI+BWfeCIkMdCkpgNRWhER7UW/sgBBKwW4c
+SrXhyA5gZG6k4FkMKkrZnc18pDP98FD4yJD1J399FX+N7pKYx5IY7C7aVcQ6ChSE
+NY+0RdIZ7N9B9lASGUI/jWNDK/l+LYPYMsQmLvk0384KiPR/6tih0e3/Qhek404+
+7vDLZumwaLfd7GUxrkmcMy1xSF1UNiY4L7Am20FRFxO3/nenjxQdwaOlnKRRPmjS
+MwIDAQAB
+-----END PUBLIC KEY-----
+"""
+
+    /// Another key: its tokens carry a valid signature of the wrong signer.
+    static let otherPrivateKey = """
+-----BEGIN PRIVATE KEY-----
+MIIEvAIBADANBgkqhkiG9w0BAQEFAASCBKYwggSiAgEAAoIBAQCW4CXsbFsuVJCa
+qdVOnIgJoDjFqfXrdq5wSOLpAvvh/C1oM3NiwOKJeQCMeVn6/DR5v5FfVUkTpgoG
+ceRNrkXph4hLHSUyRNtwTMcn7CL7yrAmLf4HlFb7pocCcW4E24SMnpOiv7kNfXcA
+GSN0BwEOuhD99XBohD/bFjArlRQRLCsTHzIwtgAZOdgmwHIR2ir5AFNDHrAMmESr
+MF72QkgnAD5ezZHH1Owh50UJHF2cgUP/3OqnZGU7E7kzCRfb/QeWZf+gfetHhZdW
+vFg4AKY7hqojKZEYZnBceeJaiamjrIw4xLWa3sShUte20hec+ENAu1ZxfNJqFOk7
+7/I/8qmHAgMBAAECggEACl4hzQLPKzpda3tjMJE6Ges8K30X7JPNveKMUTXGyEsz
+dZcfhTg6+PZrLrwCDmi5VGpxG2t5Z5O/2ZyG8z2YCUmqeHrqvO8VYzyrbNdhugq+
+GwmLDMtJROa3HVhdFpFdJOqau5LQLRijjkqr8IOws2ne1AzDKjN4Td5S9hO6+skC
+qHWc4TkZ/UH4M1Ra7eAYY/oZGS0g59MjptMmZQUHxvbHiyEae/mL4EP4mGSk4aI6
+N/IBFxJIo5i9YR/Czax6kcK+aIIh8eEZLn6aqNO4O1ruMmJX647RMBCElCS82ptt
+haEyPrDCCDqHsN/BMFVInq7vTbBTplTv33/Z4A1QdQKBgQDQRk7mhS5nt1quunEN
+7humMUMd6K+67S/hY7viRzwKtcq4EgiGHwjRs9Z3HsQG7Qk62FgyDHGYw10Wrisz
+oEBalAWQDzmDP3t/Y9y6ubhlkTzUDqYlqpULQlD9uXhX/M7gNslLgnv8ZtT0Apx5
+5DC2VxiTMxtJ7eAyK7akDwvzjQKBgQC5crpVkgHptOVNrEkfoPF2/cVGrN+tBJMU
+WjJV9nt+YzjZf0vYowaa2k59HlDgWPHyk8Q28DG2uzkuFJcuTkCZNrZ9MiKkrxp9
+Yf0UljiA1qzFffU72wgQx6NUEGFFaR3XmrYZd6+RD72zwssOo4VqEZgwuDEVDZTM
+o7kZcdXiYwKBgGadDUiT+24MLziBESxc0PCLutakitgc/gcdHTd6A0H/mTYhZGO4
+LJ8s7JBZ7xi+dlqwtptJ+DncnyOKgix4WtyFq0vzxFE+2LjF2b2BvTEFYqPT59YM
++kvGy6KGW512J/Ld60Uxr6aGf4sNMkz3uWxM8wWrG1nMQjZVxTGFXE0NAoGATx4b
+URaRqlt62MCAEfZgDhwGZjiq1O32seApSXN3DFzYjDI68Znb34Tzp32fk5de4dcZ
+BzdCfmsx4e728NKBzNwCzzbsgMYTzxpXFslgIdd0rm0mivrPXhlOHTc/yJUoHivr
+NMJTLNhCXsbkSsKI0M/g1ig/CHRa31OaTLi8P3ECgYBfvgkwBB1lcQz8+wE06BCz
+KHc11Os2vZ3cf+CQfhv2pu9bhTVuP8dFVGmhDBQJUkpNBFPxOdSQ1+A8huEu5M/A
+qNLQTFCkctJnNCQrqlZyU6Ng6KLDLJyb78wkPtkdU6EkoV4oLzFXgRMg4I4rDFet
+d5e4OghnN+CFBPIoB4Ye+w==
+-----END PRIVATE KEY-----
+"""
+}
