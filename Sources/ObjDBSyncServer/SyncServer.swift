@@ -37,7 +37,9 @@ public final class SyncServer: Sendable {
         public var port: Int
         /// How tokens are verified.
         public var authentication: Authentication
-        /// The audience tokens must name in their `aud` claim; `nil` accepts any or none.
+        /// The audience tokens must name in their `aud` claim. Required with RS256 and ES256 (an
+        /// identity provider's key signs tokens for other services too); without one, a token
+        /// that names any audience is refused.
         public var audience: String?
         /// What each user may read and write.
         public var rules: SyncRules
@@ -62,7 +64,7 @@ public final class SyncServer: Sendable {
         public init(
             postgresURL: String, host: String = "127.0.0.1", port: Int = 7800, authentication: Authentication, rules: SyncRules = .allowAll,
             createsTablesFromClientSchemas: Bool = false, maximumPostgresConnections: Int = 10, pollInterval: Duration = .seconds(5),
-            feedRetention: Duration = .seconds(7 * 24 * 3600), logger: Logger = Logger(label: "objdb.sync.server")
+            feedRetention: Duration = .seconds(7 * 24 * 3600), logger: Logger = Logger(label: "objdb.sync.server"), audience: String? = nil
         ) {
             self.feedRetention = feedRetention
             self.postgresURL = postgresURL
@@ -74,7 +76,7 @@ public final class SyncServer: Sendable {
             self.maximumPostgresConnections = maximumPostgresConnections
             self.pollInterval = pollInterval
             self.logger = logger
-            audience = nil
+            self.audience = audience
         }
     }
 
@@ -128,7 +130,19 @@ public final class SyncServer: Sendable {
         self.postgresConfiguration = pg
         self.postgres = PostgresClient(configuration: pg, backgroundLogger: configuration.logger)
         self.store = SyncStore(client: postgres, logger: configuration.logger, createsTables: configuration.createsTablesFromClientSchemas)
+        if let audience = configuration.audience, audience.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ObjDBError(.invalidValue, "The audience is empty: name this service, as the tokens' aud claim does")
+        }
         let keys = JWTKeyCollection()
+        switch configuration.authentication {
+        case .rs256, .es256:
+            guard configuration.audience != nil else {
+                throw ObjDBError(
+                    .invalidValue,
+                    "RS256 and ES256 need an audience (Configuration.audience, --audience): an identity provider's key signs tokens for other services too, and only the aud claim tells this service's apart")
+            }
+        case .hs256: break
+        }
         switch configuration.authentication {
         case .hs256(let secret):
             guard secret.count >= 32 else {
@@ -173,8 +187,12 @@ public final class SyncServer: Sendable {
                     ws: .init(maxFrameSize: SyncLimits.maxMessageBytes + (1 << 20), autoPing: .enabled(timePeriod: .seconds(30))))
             ) { [self] request, channel, logger in
                 guard request.path?.split(separator: "?").first.map(String.init) == SyncProtocol.path else { return .dontUpgrade }
-                guard let token = try? await Self.verify(request.headerFields[.authorization], keys: keys, audience: audience) else {
-                    logger.info("Sync connection refused: missing or invalid token")
+                let token: Claims
+                do {
+                    token = try await Self.verify(request.headerFields[.authorization], keys: keys, audience: audience)
+                } catch {
+                    // Why, never the token.
+                    logger.info("Sync connection refused", metadata: ["reason": "\(Self.refusalReason(error))"])
                     await Self.refuse(channel, status: "401 Unauthorized")
                     return .dontUpgrade
                 }
@@ -273,27 +291,42 @@ public final class SyncServer: Sendable {
         var sub: SubjectClaim
         var exp: ExpirationClaim
         var aud: AudienceClaim?
+        var nbf: NotBeforeClaim?
 
         func verify(using algorithm: some JWTAlgorithm) async throws {
             try exp.verifyNotExpired()
+            // A minute of leeway for the clocks of the provider and this machine.
+            try nbf?.verifyNotBefore(currentDate: Date().addingTimeInterval(60))
         }
     }
 
-    /// The claims of the bearer token in `header`, verified: signature, expiry, a subject, and
-    /// `audience` among its `aud` when one is required.
+    /// The claims of the bearer token in `header`, verified: the signature with the server's
+    /// one algorithm and key (the header's `alg` is not consulted), expiry and not-before, a
+    /// subject, and the audience: `audience` among its `aud`, or no `aud` when `audience` is nil.
     static func verify(_ header: String?, keys: JWTKeyCollection, audience: String?) async throws -> Claims {
         guard let header, header.lowercased().hasPrefix("bearer ") else {
             throw ObjDBError(.permissionDenied, "No bearer token")
         }
         let token = header.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
         let claims = try await keys.verify(token, as: Claims.self)
-        guard !claims.sub.value.isEmpty else { throw ObjDBError(.permissionDenied, "The token has no subject") }
+        guard !claims.sub.value.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw ObjDBError(.permissionDenied, "The token has no subject")
+        }
         if let audience {
             guard let aud = claims.aud, aud.value.contains(audience) else {
                 throw ObjDBError(.permissionDenied, "The token is not for the audience '\(audience)'")
             }
+        } else if let aud = claims.aud, !aud.value.isEmpty {
+            throw ObjDBError(.permissionDenied, "The token is for \(aud.value), and this service has no audience")
         }
         return claims
+    }
+
+    /// Why a token was refused, for the log: the check that failed, never the token's text.
+    static func refusalReason(_ error: any Error) -> String {
+        if let error = error as? ObjDBError { return error.message }
+        if let error = error as? JWTError { return "\(error.errorType)" }
+        return "malformed token"
     }
 
     /// The one listening connection of this instance: every notification wakes every session.

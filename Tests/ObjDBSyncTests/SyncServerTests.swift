@@ -313,21 +313,25 @@ struct SyncServerTests {
     // RS256: tokens of the provider's private key pass; another key's, an HS256 token signed
     // with the public key as its secret (algorithm confusion), and an ES256 one do not.
     @Test func rs256TokensOfTheProvidersKeyOnly() async throws {
-        try await withServer(authentication: .rs256(publicKeyPEM: TestRSAKeys.publicKey)) { (server: SyncServer) async throws in
+        let us = ["objdb-sync"]
+        try await withServer(authentication: .rs256(publicKeyPEM: TestRSAKeys.publicKey), audience: "objdb-sync") { (server: SyncServer) async throws in
             let provider = JWTKeyCollection()
             await provider.add(rsa: try Insecure.RSA.PrivateKey(pem: TestRSAKeys.privateKey), digestAlgorithm: .sha256)
-            #expect(try await status(server, try await signedToken(user: "ann", keys: provider)) == 101)
+            #expect(try await status(server, try await signedToken(user: "ann", keys: provider, audience: us)) == 101)
+            // The provider's token for another service.
+            #expect(try await status(server, try await signedToken(user: "ann", keys: provider, audience: ["billing"])) == 401)
             let attacker = JWTKeyCollection()
             await attacker.add(rsa: try Insecure.RSA.PrivateKey(pem: TestRSAKeys.otherPrivateKey), digestAlgorithm: .sha256)
-            #expect(try await status(server, try await signedToken(user: "ann", keys: attacker)) == 401)
+            #expect(try await status(server, try await signedToken(user: "ann", keys: attacker, audience: us)) == 401)
             let confused = JWTKeyCollection()
             await confused.add(hmac: HMACKey(from: Array(TestRSAKeys.publicKey.utf8)), digestAlgorithm: .sha256)
-            #expect(try await status(server, try await signedToken(user: "ann", keys: confused)) == 401)
+            #expect(try await status(server, try await signedToken(user: "ann", keys: confused, audience: us)) == 401)
             let ecdsa = JWTKeyCollection()
             await ecdsa.add(ecdsa: ES256PrivateKey())
-            #expect(try await status(server, try await signedToken(user: "ann", keys: ecdsa)) == 401)
+            #expect(try await status(server, try await signedToken(user: "ann", keys: ecdsa, audience: us)) == 401)
+            #expect(try await status(server, unsignedToken(user: "ann", audience: us)) == 401)
             // A working client over the RS256 token.
-            let client = TestClient(port: server.port, token: try await signedToken(user: "ann", keys: provider))
+            let client = TestClient(port: server.port, token: try await signedToken(user: "ann", keys: provider, audience: us))
             _ = try await client.hello(Model.hello(subscriptions: ["Note"]))
             await client.close()
         }
@@ -336,13 +340,15 @@ struct SyncServerTests {
     // ES256: the provider's P-256 key passes; another P-256 key and an HS256 token do not.
     @Test func es256TokensOfTheProvidersKeyOnly() async throws {
         let key = ES256PrivateKey()
-        try await withServer(authentication: .es256(publicKeyPEM: key.publicKey.pemRepresentation)) { (server: SyncServer) async throws in
+        let us = ["objdb-sync"]
+        try await withServer(authentication: .es256(publicKeyPEM: key.publicKey.pemRepresentation), audience: "objdb-sync") {
+            (server: SyncServer) async throws in
             let provider = JWTKeyCollection()
             await provider.add(ecdsa: key)
-            #expect(try await status(server, try await signedToken(user: "ann", keys: provider)) == 101)
+            #expect(try await status(server, try await signedToken(user: "ann", keys: provider, audience: us)) == 101)
             let attacker = JWTKeyCollection()
             await attacker.add(ecdsa: ES256PrivateKey())
-            #expect(try await status(server, try await signedToken(user: "ann", keys: attacker)) == 401)
+            #expect(try await status(server, try await signedToken(user: "ann", keys: attacker, audience: us)) == 401)
             #expect(try await status(server, try await makeToken(user: "ann")) == 401)
         }
     }
@@ -357,14 +363,47 @@ struct SyncServerTests {
             #expect(try await status(server, try await signedToken(user: "ann", keys: keys, audience: ["other"])) == 401)
             #expect(try await status(server, try await signedToken(user: "ann", keys: keys)) == 401)
         }
+        // Without an audience: a token that names one is for another service.
+        try await withServer(authentication: .hs256(secret: testSecret)) { (server: SyncServer) async throws in
+            let keys = JWTKeyCollection()
+            await keys.add(hmac: HMACKey(from: testSecret), digestAlgorithm: .sha256)
+            #expect(try await status(server, try await signedToken(user: "ann", keys: keys)) == 101)
+            #expect(try await status(server, try await signedToken(user: "ann", keys: keys, audience: ["billing"])) == 401)
+            // Not before an hour from now; and a subject of spaces.
+            let early = try await keys.sign(EarlyClaims(sub: .init(value: "ann"), exp: .init(value: Date().addingTimeInterval(7200)), nbf: .init(value: Date().addingTimeInterval(3600))))
+            #expect(try await status(server, early) == 401)
+            #expect(try await status(server, try await signedToken(user: "   ", keys: keys)) == 401)
+        }
+    }
+
+    /// Claims with a not-before time.
+    struct EarlyClaims: JWTPayload {
+        var sub: SubjectClaim
+        var exp: ExpirationClaim
+        var nbf: NotBeforeClaim
+        func verify(using algorithm: some JWTAlgorithm) async throws {}
+    }
+
+    /// A token with `alg: none` and no signature.
+    func unsignedToken(user: String, audience: [String]) -> String {
+        func base64URL(_ text: String) -> String {
+            Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+        }
+        let audiences = audience.map { "\"\($0)\"" }.joined(separator: ",")
+        let payload = #"{"sub":"\#(user)","exp":\#(Int(Date().timeIntervalSince1970) + 3600),"aud":[\#(audiences)]}"#
+        return base64URL(#"{"alg":"none","typ":"JWT"}"#) + "." + base64URL(payload) + "."
     }
 
     // Keys that are not keys of their algorithm are refused when the server is made.
     @Test func malformedPublicKeysAreRefusedAtInit() async throws {
         let db = try await suiteDatabase.value
         for authentication in [SyncServer.Authentication.rs256(publicKeyPEM: "not a key"), .es256(publicKeyPEM: TestRSAKeys.publicKey)] {
-            await #expect(throws: ObjDBError.self) { _ = try await makeServer(db, authentication: authentication) }
+            await #expect(throws: ObjDBError.self) { _ = try await makeServer(db, authentication: authentication, audience: "objdb-sync") }
         }
+        // RS256 without an audience, and an empty audience.
+        await #expect(throws: ObjDBError.self) { _ = try await makeServer(db, authentication: .rs256(publicKeyPEM: TestRSAKeys.publicKey)) }
+        await #expect(throws: ObjDBError.self) { _ = try await makeServer(db, audience: " ") }
     }
 
     @Test func connectionClosesAtTheTokensExpiry() async throws {

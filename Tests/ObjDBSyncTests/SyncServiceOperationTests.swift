@@ -159,8 +159,14 @@ struct SyncServiceOperationTests {
         #expect(two.status != 0 && two.error.contains("exactly one"), "\(two.error)")
         let none = try TestProcess.run("objdb-sync", ["serve", "--postgres", db.url])
         #expect(none.status != 0 && none.error.contains("--jwt-rs256-public-key-file"), "\(none.error)")
-        // A private key where the service wants a public one: refused at start.
-        let wrong = try TestProcess.run("objdb-sync", ["serve", "--postgres", db.url, "--port", "0", "--jwt-es256-public-key-file", keyFile.path])
-        #expect(wrong.status != 0 && wrong.error.contains("ES256"), "\(wrong.error)")
+        // A private key where the service wants a public one, and no audience: refused at start.
+        let wrong = try TestProcess.run(
+            "objdb-sync", ["serve", "--postgres", db.url, "--port", "0", "--jwt-rs256-public-key-file", keyFile.path, "--audience", "objdb-sync"])
+        #expect(wrong.status != 0 && wrong.error.contains("not an RSA public key"), "\(wrong.error)")
+        let publicFile = FileManager.default.temporaryDirectory.appendingPathComponent("objdb-sync-rsa-\(UUID().uuidString).pub.pem")
+        try Data(TestRSAKeys.publicKey.utf8).write(to: publicFile)
+        defer { try? FileManager.default.removeItem(at: publicFile) }
+        let noAudience = try TestProcess.run("objdb-sync", ["serve", "--postgres", db.url, "--port", "0", "--jwt-rs256-public-key-file", publicFile.path])
+        #expect(noAudience.status != 0 && noAudience.error.contains("need an audience"), "\(noAudience.error)")
     }
 }

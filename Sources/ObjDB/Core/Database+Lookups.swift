@@ -39,8 +39,8 @@ extension Database {
     ///
     /// - Complexity: O(log n): one read of the object's row.
     public func object<Element: Object>(ofType type: Element.Type, identifiedBy identity: ObjectIdentity) -> Element? {
-        // The class is compared by name first: an identity of a class `type` is not is `nil`,
-        // whatever `type` is.
+        // The class is compared by name first: an identity of a class other than `type`'s
+        // gives `nil`, whatever `type` is.
         guard let stored = identity.stored, stored.path == path, stored.className == className(of: type),
             let info = classInfoForRead(type, "Database.object(ofType:identifiedBy:)")
         else { return nil }

@@ -76,9 +76,11 @@ extension SectionedResults {
     /// sections are re-created there, on a database instance of the same file confined to that
     /// queue, and `block` receives those.
     ///
-    /// A block section key is called on `queue` too, for the objects each change inserts or
-    /// modifies: it must read only the object it is given. Registration happens on `queue`: a
-    /// commit made before the queue runs is part of the `.initial` state.
+    /// Only for sections by a key path (`sectioned(by: \.initial)`), whose keys the queue reads
+    /// from its own objects. Sections by a block are a programmer error here: the block belongs
+    /// to the isolation domain that made it, and the queue would call it on another thread —
+    /// observe those where they were made, or on an actor's database. Registration happens on
+    /// `queue`: a commit made before the queue runs is part of the `.initial` state.
     public func observe(
         keyPaths: [String]? = nil, on queue: DispatchQueue?,
         _ block: @escaping @Sendable (SectionedResultsChange<SectionedResults<Key, SectionElement>>) -> Void
@@ -134,8 +136,12 @@ extension SectionedResults {
         _ queue: DispatchQueue, keyPaths: [String]?, key: Key?, failed: @escaping @Sendable (any Error) -> Void,
         _ deliver: @escaping @Sendable (SectionedResults) -> (SectionedResultsChange<SectionedResults>) -> Void
     ) -> NotificationToken where Key: Sendable {
+        guard keyProperty != nil else {
+            objdbFatal(
+                "observe(on:) was called on sections by a block key; the queue would call the block on another thread. Section by a key path (sectioned(by: \\.property)), or observe without a queue where the sections were made")
+        }
         let query = FrozenQuery(results.query)
-        // The key property and block go to the queue, where they run alone (see observe(on:)).
+        // A key path section key reads only the object it is given: the queue's own objects.
         let recipe = Unchecked((keyProperty: keyProperty, sectionKey: sectionKey, key: key))
         return QueueObservation.start(results.database.configuration, on: queue, failed: failed) { database, control in
             guard let query = query.query(in: database) else { throw QueueObservation.vanished(query.className) }

@@ -200,6 +200,16 @@ struct SectionedResultsTests {
         #expect(standardError(result).contains("the section key path must be the first sort key"))
     }
 
+    @Test func observingBlockSectionsOnAQueueIsAProgrammerError() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let directory = TemporaryDirectory()
+            let db = try directory.open([Person.self])
+            let sections = db.objects(Person.self).sectioned(by: { $0.name }, sortDescriptors: [SortDescriptor(keyPath: "name")])
+            _ = sections.observe(on: DispatchQueue(label: "sections")) { _ in }
+        }
+        #expect(standardError(result).contains("observe(on:) was called on sections by a block key"))
+    }
+
     @Test func aSectionIndexOutOfRangeIsAProgrammerError() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let directory = TemporaryDirectory()
