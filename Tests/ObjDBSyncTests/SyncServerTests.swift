@@ -415,6 +415,30 @@ struct SyncServerTests {
         }
     }
 
+    // A client subscribed to nothing (it only uploads) still gets a checkpoint and the last
+    // sequence the service applied, read in one statement.
+    @Test func aClientSubscribedToNothingGetsItsCheckpointAndSequence() async throws {
+        try await withServer { server, _ in
+            let id = UUID()
+            let a = try await connect(server)
+            let first = try await a.hello(Model.hello(id, subscriptions: []))
+            #expect(first.acknowledged == 0)
+            #expect(first.download.count == 1 && first.download[0].batches.isEmpty && first.download[0].isReset)
+            #expect(first.download[0].includesSequence == 0)
+            let checkpoint = try #require(first.download[0].checkpoint)
+            try a.send(.upload([SyncOperation(sequence: 1, className: "Note", primaryKey: .string("only-up"), kind: .create, values: ["text": .string("u"), "tags": .list([])])]))
+            #expect(try await a.nextReply() == .ack(through: 1))
+            await a.close()
+            let b = try await connect(server)
+            let second = try await b.hello(Model.hello(id, checkpoint: checkpoint, lastSequence: 1, subscriptions: []))
+            #expect(second.acknowledged == 1)
+            #expect(second.download.count == 1 && !second.download[0].isReset && second.download[0].batches.isEmpty)
+            #expect(second.download[0].includesSequence == 1)
+            #expect(second.download[0].checkpoint != nil && second.download[0].checkpoint != checkpoint)
+            await b.close()
+        }
+    }
+
     @Test func anUploadSentTwiceAppliesOnceEvenThroughAnotherServer() async throws {
         try await withServer { server, db in
             let second = try await makeServer(db)
