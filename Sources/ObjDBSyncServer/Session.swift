@@ -106,11 +106,26 @@ final class Session: Sendable {
         var hello: ClientMessage.Hello?
         var checkpoint: String?
         var subscriptions: [String] = []
+        /// Whether the client id was registered as this user's, connected now.
+        var isRegistered = false
     }
 
     func loop() async {
         defer { loopEnded.withLock { $0 = true } }
         var state = State()
+        await handleEvents(&state)
+        // For `objdb-sync status`: the checkpoint the client left with, and when.
+        if let hello = state.hello, state.isRegistered {
+            do {
+                try await server.store.recordDisconnection(clientID: hello.clientID, checkpoint: state.checkpoint)
+            } catch {
+                logger.warning("Sync disconnection not recorded", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Handles the connection's events until it is to close.
+    func handleEvents(_ state: inout State) async {
         for await event in events {
             do {
                 switch event {
@@ -259,6 +274,7 @@ final class Session: Sendable {
                 try? await outbound.close(.normalClosure, reason: "reset")
                 return false
             }
+            state.isRegistered = true
             try await send(.welcome(acknowledged: last))
         }
         state.hello = hello

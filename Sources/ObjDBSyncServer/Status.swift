@@ -22,6 +22,15 @@ extension SyncServer {
             public var user: String
             /// The last sequence the server applied.
             public var lastSequence: Int64
+            /// When its connection began, if it is connected (as recorded: an instance killed
+            /// without stopping leaves its connections marked until they reconnect).
+            public var connectedSince: Date?
+            /// When it last connected or left.
+            public var lastSeen: Date?
+            /// For a client that left: the change-feed rows committed after the checkpoint it
+            /// holds, which it downloads when it comes back (`nil` while connected, or before
+            /// its first checkpoint).
+            public var feedRowsBehind: Int64?
         }
 
         /// The synced classes (embedded ones excluded).
@@ -73,9 +82,17 @@ extension SyncServer {
             report.classes.append(.init(name: schema.name, rows: rows))
         }
         let clients = try await client.query(
-            "SELECT client_id, user_id, last_sequence FROM objdb_clients ORDER BY user_id, client_id", logger: logger)
-        for try await (id, user, last) in clients.decode((UUID, String, Int64).self) {
-            report.clients.append(.init(clientID: id, user: user, lastSequence: last))
+            """
+            SELECT c.client_id, c.user_id, c.last_sequence, c.connected_at, c.seen_at,
+                CASE WHEN c.connected_at IS NULL AND c.checkpoint IS NOT NULL THEN (
+                    SELECT count(*) FROM objdb_changes f
+                    WHERE f.xid >= pg_snapshot_xmin(c.checkpoint::pg_snapshot) AND NOT pg_visible_in_snapshot(f.xid, c.checkpoint::pg_snapshot))
+                END
+            FROM objdb_clients c ORDER BY c.user_id, c.client_id
+            """, logger: logger)
+        for try await (id, user, last, connected, seen, behind) in clients.decode((UUID, String, Int64, Date?, Date?, Int64?).self) {
+            report.clients.append(
+                .init(clientID: id, user: user, lastSequence: last, connectedSince: connected, lastSeen: seen, feedRowsBehind: behind))
         }
         for try await n in try await client.query("SELECT count(*) FROM objdb_changes", logger: logger).decode(Int64.self) {
             report.feedRows = n

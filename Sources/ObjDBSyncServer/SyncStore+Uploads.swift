@@ -19,11 +19,24 @@ extension SyncStore {
         try await client.query(
             "INSERT INTO objdb_clients (client_id, user_id, last_sequence) VALUES (\(clientID), \(user), 0) ON CONFLICT (client_id) DO NOTHING",
             logger: logger)
-        let rows = try await client.query("SELECT user_id, last_sequence FROM objdb_clients WHERE client_id = \(clientID)", logger: logger)
+        // Marked connected when the id is the user's (what `objdb-sync status` shows).
+        let rows = try await client.query(
+            """
+            UPDATE objdb_clients SET connected_at = CASE WHEN user_id = \(user) THEN now() ELSE connected_at END,
+                seen_at = CASE WHEN user_id = \(user) THEN now() ELSE seen_at END
+            WHERE client_id = \(clientID) RETURNING user_id, last_sequence
+            """, logger: logger)
         for try await (owner, last) in rows.decode((String, Int64).self) {
             return owner == user ? .known(lastSequence: UInt64(max(0, last))) : .otherUser
         }
         return .known(lastSequence: 0)
+    }
+
+    /// Records that a client left, with the checkpoint it holds (for `objdb-sync status`).
+    func recordDisconnection(clientID: UUID, checkpoint: String?) async throws {
+        try await client.query(
+            "UPDATE objdb_clients SET connected_at = NULL, seen_at = now(), checkpoint = \(checkpoint) WHERE client_id = \(clientID)",
+            logger: logger)
     }
 
     // MARK: Write path

@@ -47,6 +47,11 @@ final class SyncStore: Sendable {
     static let systemSQL = [
         "CREATE TABLE IF NOT EXISTS objdb_schema (class text PRIMARY KEY, schema jsonb NOT NULL)",
         "CREATE TABLE IF NOT EXISTS objdb_clients (client_id uuid PRIMARY KEY, user_id text NOT NULL, last_sequence bigint NOT NULL DEFAULT 0, created_at timestamptz NOT NULL DEFAULT now())",
+        // For `objdb-sync status`: when a client connected (null once it left), when it was
+        // last seen, and the checkpoint it left with.
+        "ALTER TABLE objdb_clients ADD COLUMN IF NOT EXISTS connected_at timestamptz NULL",
+        "ALTER TABLE objdb_clients ADD COLUMN IF NOT EXISTS seen_at timestamptz NULL",
+        "ALTER TABLE objdb_clients ADD COLUMN IF NOT EXISTS checkpoint text NULL",
         """
         CREATE TABLE IF NOT EXISTS objdb_changes (xid xid8 NOT NULL DEFAULT pg_current_xact_id(), class text NOT NULL,
             pk text NOT NULL, op char(1) NOT NULL, old jsonb NULL, at timestamptz NOT NULL DEFAULT now())

@@ -169,4 +169,50 @@ struct SyncServiceOperationTests {
         let noAudience = try TestProcess.run("objdb-sync", ["serve", "--postgres", db.url, "--port", "0", "--jwt-rs256-public-key-file", publicFile.path])
         #expect(noAudience.status != 0 && noAudience.error.contains("need an audience"), "\(noAudience.error)")
     }
+
+    /// The status report's line for `id`, once `condition` holds for it (up to 5 s).
+    func client(_ db: TemporaryPostgres.Database, _ id: UUID, until condition: (SyncServer.StatusReport.Client) -> Bool) async throws
+        -> SyncServer.StatusReport.Client?
+    {
+        for _ in 0..<100 {
+            if let line = try await SyncServer.status(postgresURL: db.url).clients.first(where: { $0.clientID == id }), condition(line) {
+                return line
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return nil
+    }
+
+    // Item 6 of issue #40: status shows connected clients, and how far one that left is
+    // behind the feed; it catches up when it comes back.
+    @Test func statusShowsConnectedClientsAndTheLagOfThoseThatLeft() async throws {
+        let db = try await Self.database.value
+        let server = try await makeServer(db)
+        let id = UUID()
+        let a = TestClient(port: server.port, token: try await makeToken(user: "erin"))
+        let first = try await a.hello(Model.hello(id, subscriptions: ["Note"]))
+        let connected = try await client(db, id) { $0.connectedSince != nil }
+        #expect(connected?.user == "erin" && connected?.feedRowsBehind == nil)
+        await a.close()
+        let left = try await client(db, id) { $0.connectedSince == nil }
+        #expect(left?.feedRowsBehind == 0 && left?.lastSeen != nil)
+        // Two commits by SQL while it is away.
+        let sql = try await db.connect()
+        try await sql.query(#"INSERT INTO "Note" (id, text, tags) VALUES ('while-away-1', 'one', '{}')"#, logger: Logger(label: "t"))
+        try await sql.query(#"INSERT INTO "Note" (id, text, tags) VALUES ('while-away-2', 'two', '{}')"#, logger: Logger(label: "t"))
+        try await sql.close()
+        #expect(try await client(db, id) { $0.feedRowsBehind == 2 } != nil)
+        // Back with its checkpoint: it downloads the two, and is connected again.
+        let checkpoint = first.download.last?.checkpoint
+        let b = TestClient(port: server.port, token: try await makeToken(user: "erin"))
+        let back = try await b.hello(Model.hello(id, checkpoint: checkpoint, subscriptions: ["Note"]))
+        let keys = back.download.flatMap(\.batches).flatMap(\.rows).map(\.primaryKey)
+        #expect(keys.contains(.string("while-away-1")) && keys.contains(.string("while-away-2")))
+        #expect(try await client(db, id) { $0.connectedSince != nil } != nil)
+        await b.close()
+        #expect(try await client(db, id) { $0.connectedSince == nil && $0.feedRowsBehind == 0 } != nil)
+        try await server.stop()
+        let report = try TestProcess.run("objdb-sync", ["status", "--postgres", db.url])
+        #expect(report.output.contains("user erin: last sequence 0, left ") && report.output.contains("0 feed rows behind"), "\(report.output)")
+    }
 }
