@@ -108,6 +108,9 @@ final class Session: Sendable {
         var subscriptions: [String] = []
         /// Whether the client id was registered as this user's, connected now.
         var isRegistered = false
+        /// The last checkpoint this service sent (``checkpoint`` may still be the hello's,
+        /// which the client wrote and the status must not trust).
+        var sentCheckpoint: String?
     }
 
     func loop() async {
@@ -117,7 +120,7 @@ final class Session: Sendable {
         // For `objdb-sync status`: the checkpoint the client left with, and when.
         if let hello = state.hello, state.isRegistered {
             do {
-                try await server.store.recordDisconnection(clientID: hello.clientID, checkpoint: state.checkpoint)
+                try await server.store.recordDisconnection(clientID: hello.clientID, checkpoint: state.sentCheckpoint)
             } catch {
                 logger.warning("Sync disconnection not recorded", metadata: ["error": "\(error)"])
             }
@@ -299,6 +302,7 @@ final class Session: Sendable {
         if !force && !checkpoint.isReset && checkpoint.changeCount == 0 { return }
         try await Self.sendDownload(checkpoint) { try await write($0) }
         state.checkpoint = checkpoint.snapshot
+        state.sentCheckpoint = checkpoint.snapshot
     }
 
     /// Sends a checkpoint as download messages, in order: parts of at most

@@ -32,10 +32,11 @@ extension SyncStore {
         return .known(lastSequence: 0)
     }
 
-    /// Records that a client left, with the checkpoint it holds (for `objdb-sync status`).
+    /// Records that a client left, with the last checkpoint the service sent it (kept when
+    /// this connection sent none), for `objdb-sync status`.
     func recordDisconnection(clientID: UUID, checkpoint: String?) async throws {
         try await client.query(
-            "UPDATE objdb_clients SET connected_at = NULL, seen_at = now(), checkpoint = \(checkpoint) WHERE client_id = \(clientID)",
+            "UPDATE objdb_clients SET connected_at = NULL, seen_at = now(), checkpoint = COALESCE(\(checkpoint), checkpoint) WHERE client_id = \(clientID)",
             logger: logger)
     }
 

@@ -211,6 +211,11 @@ struct SyncServiceOperationTests {
         #expect(try await client(db, id) { $0.connectedSince != nil } != nil)
         await b.close()
         #expect(try await client(db, id) { $0.connectedSince == nil && $0.feedRowsBehind == 0 } != nil)
+        // A client's own checkpoint text never reaches the status query unchecked.
+        let forger = TestClient(port: server.port, token: try await makeToken(user: "erin"))
+        _ = try await forger.hello(Model.hello(id, checkpoint: "1:2:'; DROP TABLE objdb_clients; --", subscriptions: ["Note"]))
+        await forger.close()
+        #expect(try await client(db, id) { $0.connectedSince == nil && $0.feedRowsBehind == 0 } != nil)
         try await server.stop()
         let report = try TestProcess.run("objdb-sync", ["status", "--postgres", db.url])
         #expect(report.output.contains("user erin: last sequence 0, left ") && report.output.contains("0 feed rows behind"), "\(report.output)")
