@@ -84,11 +84,13 @@ extension SyncClient {
         }
         self.connection = connection
         sentThrough = state.acknowledged
-        connectionClasses = subscriptions.all.classNames
+        connectionSubscriptions = subscriptions.all
         watchCommits(db)
         let schema = db.schema.objectSchema.filter { $0.isEmbedded || syncedClasses.contains($0.className) }.map(SyncClassSchema.init)
+        let whole = connectionSubscriptions.filter { !$0.hasQuery }.map(\.className)
+        let queries = connectionSubscriptions.filter(\.hasQuery).map(\.query)
         try await connection.send(.hello(ClientMessage.Hello(
-            clientID: state.clientID, schema: schema, subscriptions: subscriptions.all.classNames, checkpoint: state.checkpoint,
+            clientID: state.clientID, schema: schema, subscriptions: Array(Set(whole)).sorted(), queries: queries, checkpoint: state.checkpoint,
             lastSequence: state.nextSequence - 1)))
     }
 
@@ -123,10 +125,10 @@ extension SyncClient {
                 throw ObjDBError(.sync, "The sync service sent a final download without a checkpoint")
             }
             // Subscriptions changed since this connection's hello: its checkpoint would stand for
-            // classes it never downloaded. The next connection bootstraps them.
-            guard Set(connectionClasses) == Set(subscriptions.all.classNames) else { return .goOn }
+            // objects it never downloaded. The next connection bootstraps them.
+            guard connectionSubscriptions.selection == subscriptions.all.selection else { return .goOn }
             try db.applyDownload(
-                parts.flatMap(\.batches), isReset: parts.first?.isReset ?? false, classNames: connectionClasses,
+                parts.flatMap(\.batches), isReset: parts.first?.isReset ?? false, classNames: connectionSubscriptions.classNames,
                 checkpoint: checkpoint, includedSequence: part.includesSequence ?? 0)
         case .downloadDone(let id):
             downloadRequests.answered = max(downloadRequests.answered, id)

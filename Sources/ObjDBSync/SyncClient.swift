@@ -50,9 +50,9 @@ public actor SyncClient {
     var upload = (isSending: false, isRequested: false)
     /// Parts of a download not yet final.
     var downloadParts: [ServerMessage.Download] = []
-    /// The classes the current connection's hello subscribed to: its downloads are applied for
-    /// them, and ignored once the subscriptions changed (the next connection bootstraps).
-    var connectionClasses: [String] = []
+    /// What the current connection's hello subscribed to: its downloads are applied for it, and
+    /// ignored once the subscriptions changed (the next connection bootstraps).
+    var connectionSubscriptions = SyncSubscriptionSet([])
     /// Callers of ``waitForUpload()`` and the sequence each waits for.
     var uploadWaiters: [(UInt64, CheckedContinuation<Void, any Error>)] = []
     /// Callers of ``waitForDownload()`` and the download request each waits for.
@@ -85,7 +85,10 @@ public actor SyncClient {
         // A copied or restored file must not upload under the original's client id.
         try db.adoptSyncFileIdentity(try SyncFileLock.identity(of: url))
         syncedClasses = classes
-        board.setSubscriptions(SyncSubscriptionSet(try db.syncSubscriptions().map { SyncSubscription(name: $0.name, className: $0.className) }))
+        board.setSubscriptions(
+            SyncSubscriptionSet(
+                try db.syncSubscriptions().map { SyncSubscription(name: $0.name, className: $0.className, predicate: $0.predicate, arguments: $0.arguments) }
+            ))
         executor = SyncThreadExecutor(name: "ObjDBSync \(url.lastPathComponent)")
         var logger = Logger(label: "objdb.sync")
         logger[metadataKey: "file"] = "\(url.lastPathComponent)"
@@ -124,10 +127,15 @@ public actor SyncClient {
         /// The subscriptions as a set.
         public var all: SyncSubscriptionSet { client.board.currentSubscriptions }
 
-        /// Changes the subscriptions and stores them in the file; a connected client reconnects
-        /// to download the objects of classes added.
+        /// Changes the subscriptions and stores them in the file. When what they select changes,
+        /// a connected client reconnects and downloads what they now select: objects that no
+        /// longer match any subscription leave the file, objects that now match arrive, in one
+        /// commit.
         ///
-        /// - Throws: ``ObjDBError/Code/invalidValue`` for a class that is not synced.
+        /// - Throws: ``ObjDBError/Code/invalidValue`` for a class that is not synced;
+        ///   ``ObjDBError/Code/invalidQuery`` for a query sync cannot evaluate (naming what it
+        ///   cannot), or one the class cannot be filtered with (an unknown property, a value of
+        ///   the wrong type). Nothing is changed then.
         public func update(_ body: @Sendable (inout SyncSubscriptionSet) -> Void) async throws {
             try await client.updateSubscriptions(body)
         }
@@ -208,22 +216,26 @@ public actor SyncClient {
     func updateSubscriptions(_ body: (inout SyncSubscriptionSet) -> Void) async throws {
         var set = board.currentSubscriptions
         body(&set)
-        if let name = set.refusedQueries.first {
-            throw ObjDBError(
-                .invalidValue,
-                "Subscription '\(name)' has a query; this version of sync downloads whole classes only. Subscribe to the class (QuerySubscription<T>()) meanwhile")
-        }
+        if let refusal = set.refusals.first { throw refusal }
         for subscription in set where !syncedClasses.contains(subscription.className) {
             throw ObjDBError(
                 .invalidValue, "Subscription '\(subscription.name)': '\(subscription.className)' is not a synced class of the file",
                 className: subscription.className)
         }
         let db = try openDatabase()
-        let changedClasses = Set(set.classNames) != Set(board.currentSubscriptions.classNames)
-        try db.setSyncSubscriptions(set.subscriptions.map { ($0.name, $0.className) })
+        for subscription in set {
+            guard let predicate = subscription.predicate else { continue }
+            do {
+                try db.checkPortablePredicate(predicate, arguments: subscription.arguments, className: subscription.className)
+            } catch let error as ObjDBError {
+                throw ObjDBError(.invalidQuery, "Subscription '\(subscription.name)': \(error.message)", className: subscription.className)
+            }
+        }
+        let changed = set.selection != board.currentSubscriptions.selection
+        try db.setSyncSubscriptions(set.subscriptions.map(\.stored))
         board.setSubscriptions(set)
-        // A new set of classes needs a new bootstrap: reconnect.
-        if changedClasses, let connection { await connection.close() }
+        // What is selected changed: a new bootstrap, on a new connection.
+        if changed, let connection { await connection.close() }
     }
 
     nonisolated func setState(_ state: SyncState) { board.setState(state) }

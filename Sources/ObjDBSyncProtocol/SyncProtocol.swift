@@ -105,18 +105,44 @@ public enum ClientMessage: Sendable, Equatable {
         public var schema: [SyncClassSchema]
         /// The classes whose objects the client wants (whole-class subscriptions).
         public var subscriptions: [String]
+        /// The query subscriptions: the objects of a class that match a predicate. A class's
+        /// objects are downloaded when they match one of its queries (or all of them when the
+        /// class is also in ``subscriptions``).
+        public var queries: [SubscriptionQuery]
         /// The last checkpoint the file applied; `nil` to bootstrap.
         public var checkpoint: String?
         /// The highest outbox sequence the file ever assigned.
         public var lastSequence: UInt64
 
         /// A hello.
-        public init(clientID: UUID, schema: [SyncClassSchema], subscriptions: [String], checkpoint: String?, lastSequence: UInt64) {
+        public init(
+            clientID: UUID, schema: [SyncClassSchema], subscriptions: [String], queries: [SubscriptionQuery] = [], checkpoint: String?,
+            lastSequence: UInt64
+        ) {
             self.clientID = clientID
             self.schema = schema
             self.subscriptions = subscriptions
+            self.queries = queries
             self.checkpoint = checkpoint
             self.lastSequence = lastSequence
+        }
+    }
+
+    /// A query subscription as it travels: a predicate string whose values are all arguments
+    /// (`owner == %@ AND done == %@`), so that no value is ever read out of the text.
+    public struct SubscriptionQuery: Sendable, Hashable {
+        /// The class whose objects it selects.
+        public var className: String
+        /// The predicate, in the portable part of ObjDB's predicate language.
+        public var predicate: String
+        /// The values of the predicate's `%@`, in order.
+        public var arguments: [SyncValue]
+
+        /// A query subscription.
+        public init(className: String, predicate: String, arguments: [SyncValue]) {
+            self.className = className
+            self.predicate = predicate
+            self.arguments = arguments
         }
     }
 }
@@ -281,8 +307,14 @@ public enum SyncMessageCoding {
             case .null?, nil: checkpoint = nil
             default: throw malformed("\"checkpoint\" must be a string or null")
             }
+            var queries: [ClientMessage.SubscriptionQuery] = []
+            switch json["queries"] {
+            case .array(let items)?: queries = try items.map(subscriptionQuery)
+            case nil: break
+            default: throw malformed("\"queries\" must be an array")
+            }
             let hello = ClientMessage.Hello(
-                clientID: id, schema: try schemaJSON.map(classSchema), subscriptions: subscriptions, checkpoint: checkpoint,
+                clientID: id, schema: try schemaJSON.map(classSchema), subscriptions: subscriptions, queries: queries, checkpoint: checkpoint,
                 lastSequence: try uint(json["lastSequence"], "lastSequence"))
             return .hello(hello)
         case "upload":
@@ -338,7 +370,8 @@ public enum SyncMessageCoding {
             return .object([
                 ("type", .string("hello")), ("protocol", .number(String(SyncProtocol.version))),
                 ("clientID", .string(h.clientID.uuidString)), ("schema", .array(h.schema.map(classSchemaJSON))),
-                ("subscriptions", .array(h.subscriptions.map(SyncJSON.string))), ("checkpoint", h.checkpoint.map(SyncJSON.string) ?? .null),
+                ("subscriptions", .array(h.subscriptions.map(SyncJSON.string))),
+                ("queries", .array(h.queries.map(subscriptionQueryJSON))), ("checkpoint", h.checkpoint.map(SyncJSON.string) ?? .null),
                 ("lastSequence", .number(String(h.lastSequence))),
             ])
         case .upload:
@@ -449,6 +482,22 @@ public enum SyncMessageCoding {
     static func value(_ json: SyncJSON?, _ name: String) throws -> SyncValue {
         guard let json else { throw malformed("\"\(name)\" is missing") }
         return try SyncValueJSON.decode(json)
+    }
+
+    /// A query subscription read from its JSON.
+    static func subscriptionQuery(_ json: SyncJSON) throws -> ClientMessage.SubscriptionQuery {
+        guard case .string(let className)? = json["class"], case .string(let predicate)? = json["predicate"],
+            case .array(let arguments)? = json["arguments"]
+        else { throw malformed("a query holds \"class\" and \"predicate\", strings, and \"arguments\", an array") }
+        return ClientMessage.SubscriptionQuery(className: className, predicate: predicate, arguments: try arguments.map(SyncValueJSON.decode))
+    }
+
+    /// The JSON of a query subscription.
+    static func subscriptionQueryJSON(_ query: ClientMessage.SubscriptionQuery) -> SyncJSON {
+        .object([
+            ("class", .string(query.className)), ("predicate", .string(query.predicate)),
+            ("arguments", .array(query.arguments.map(SyncValueJSON.encode))),
+        ])
     }
 
     static func classSchema(_ json: SyncJSON) throws -> SyncClassSchema {

@@ -19,6 +19,9 @@ public enum SyncErrorCode {
     public static let schemaMismatch = "schemaMismatch"
     /// The client id belongs to another user.
     public static let clientIDInUse = "clientIDInUse"
+    /// A query subscription the service cannot evaluate: outside the portable part of the
+    /// predicate language, or naming a property the class lacks (the message says which).
+    public static let invalidQuery = "invalidQuery"
     /// The client fell too far behind (its outbound buffer overflowed): reconnect and resume
     /// from the last checkpoint.
     public static let tooSlow = "tooSlow"

@@ -23,6 +23,8 @@ final class Session: Sendable {
 
     let server: SyncServer
     let user: String
+    /// The rules' variables for the connection's token (`user`, `claims.<name>`).
+    let variables: [String: SyncValue]
     let expiration: Date
     let outbound: WebSocketOutboundWriter
     let logger: Logger
@@ -37,9 +39,10 @@ final class Session: Sendable {
     /// Whether the loop has returned (the reader then stops waiting for it).
     let loopEnded = Locked(false)
 
-    init(server: SyncServer, user: String, expiration: Date, outbound: WebSocketOutboundWriter, logger: Logger) {
+    init(server: SyncServer, user: String, variables: [String: SyncValue], expiration: Date, outbound: WebSocketOutboundWriter, logger: Logger) {
         self.server = server
         self.user = user
+        self.variables = variables
         self.expiration = expiration
         self.outbound = outbound
         var logger = logger
@@ -105,7 +108,8 @@ final class Session: Sendable {
     struct State {
         var hello: ClientMessage.Hello?
         var checkpoint: String?
-        var subscriptions: [String] = []
+        /// What the client downloads and may write, set by the hello.
+        var view: ClientView?
         /// Whether the client id was registered as this user's, connected now.
         var isRegistered = false
         /// The last checkpoint this service sent (``checkpoint`` may still be the hello's,
@@ -211,7 +215,7 @@ final class Session: Sendable {
             }
             return try await handleHello(hello, &state)
         case .upload(let ops):
-            guard let hello = state.hello else {
+            guard let hello = state.hello, let view = state.view else {
                 try await fail(SyncErrorCode.protocolViolation, "An upload came before the hello")
                 return false
             }
@@ -228,7 +232,7 @@ final class Session: Sendable {
                 return false
             }
             guard !ops.isEmpty else { return true }
-            let result = try await server.store.apply(ops, clientID: hello.clientID, user: user)
+            let result = try await server.store.apply(ops, clientID: hello.clientID, user: user, view: view)
             await server.configuration.afterApplyingUpload?(hello.clientID, result.through)
             for (op, reason) in result.rejected {
                 logger.info("Sync write rejected", metadata: ["class": "\(op.className)", "sequence": "\(op.sequence)", "reason": "\(reason)"])
@@ -238,7 +242,8 @@ final class Session: Sendable {
             if !result.rejected.isEmpty {
                 // The rejected objects as the service holds them, with the rejected operations
                 // counted as included: the client's file returns to the service's state.
-                let states = try await server.store.currentStates(of: result.rejected.map { ($0.0.className, $0.0.primaryKey) })
+                // What the client may read of them: an object it may not read is removed.
+                let states = try await server.store.currentStates(of: result.rejected.map { ($0.0.className, $0.0.primaryKey) }, view: view)
                 try await send(
                     .download(
                         .init(isReset: false, changes: states, isFinal: true, checkpoint: state.checkpoint, includesSequence: result.through)))
@@ -257,12 +262,22 @@ final class Session: Sendable {
     }
 
     func handleHello(_ hello: ClientMessage.Hello, _ state: inout State) async throws -> Bool {
-        let known = Set(hello.schema.map(\.name))
-        for name in hello.subscriptions where !known.contains(name) {
-            try await fail(SyncErrorCode.schemaMismatch, "Subscribed class '\(name)' is not in the hello's schema")
+        let view: ClientView
+        do {
+            view = try ClientView(hello: hello, rules: server.configuration.rules, variables: variables)
+        } catch let error as ObjDBError {
+            try await fail(error.key ?? SyncErrorCode.invalidQuery, error.message)
             return false
         }
         try await server.store.ensureSchema(hello.schema)
+        // Each query against the class's columns, before anything is sent: an unknown property
+        // or a value of the wrong type fails the connection with a message naming it.
+        do {
+            try await server.store.check(view)
+        } catch let error as ObjDBError where error.code == .invalidQuery {
+            try await fail(SyncErrorCode.invalidQuery, error.message)
+            return false
+        }
         switch try await server.store.register(clientID: hello.clientID, user: user) {
         case .otherUser:
             try await fail(SyncErrorCode.clientIDInUse, "Client id \(hello.clientID) belongs to another user")
@@ -281,7 +296,7 @@ final class Session: Sendable {
             try await send(.welcome(acknowledged: last))
         }
         state.hello = hello
-        state.subscriptions = hello.subscriptions.filter { name in !(hello.schema.first { $0.name == name }?.isEmbedded ?? true) }
+        state.view = view
         state.checkpoint = hello.checkpoint
         try await sendCheckpoint(&state, hello: hello, force: true)
         return true
@@ -290,13 +305,14 @@ final class Session: Sendable {
     /// Reads and sends the delta since the last checkpoint sent (or the bootstrap), in parts.
     /// `force`: send even an empty delta (the answer to a hello always ends in a final part).
     func sendCheckpoint(_ state: inout State, hello: ClientMessage.Hello, force: Bool = false) async throws {
+        guard let view = state.view else { return }
         let checkpoint: SyncStore.Checkpoint
         do {
-            checkpoint = try await server.store.read(since: state.checkpoint, classes: state.subscriptions, clientID: hello.clientID)
+            checkpoint = try await server.store.read(since: state.checkpoint, view: view, clientID: hello.clientID)
         } catch let error as PSQLError where state.checkpoint != nil && error.serverInfo?[.sqlState] == "22P02" {
             logger.info("Unreadable checkpoint: bootstrapping")
             state.checkpoint = nil
-            checkpoint = try await server.store.read(since: nil, classes: state.subscriptions, clientID: hello.clientID)
+            checkpoint = try await server.store.read(since: nil, view: view, clientID: hello.clientID)
         }
         // Nothing new for this client: stay quiet, and keep the checkpoint it holds.
         if !force && !checkpoint.isReset && checkpoint.changeCount == 0 { return }

@@ -188,8 +188,9 @@ public final class SyncServer: Sendable {
             ) { [self] request, channel, logger in
                 guard request.path?.split(separator: "?").first.map(String.init) == SyncProtocol.path else { return .dontUpgrade }
                 let token: Claims
+                let header = request.headerFields[.authorization]
                 do {
-                    token = try await Self.verify(request.headerFields[.authorization], keys: keys, audience: audience)
+                    token = try await Self.verify(header, keys: keys, audience: audience)
                 } catch {
                     // Why, never the token.
                     logger.info("Sync connection refused", metadata: ["reason": "\(Self.refusalReason(error))"])
@@ -197,7 +198,10 @@ public final class SyncServer: Sendable {
                     return .dontUpgrade
                 }
                 return .upgrade([:]) { inbound, outbound, context in
-                    let session = Session(server: self, user: token.sub.value, expiration: token.exp.value, outbound: outbound, logger: context.logger)
+                    let variables = ClientView.variables(user: token.sub.value, token: String(header?.dropFirst("bearer ".count) ?? ""))
+                    let session = Session(
+                        server: self, user: token.sub.value, variables: variables, expiration: token.exp.value, outbound: outbound,
+                        logger: context.logger)
                     await session.run(inbound: inbound)
                 }
             },
@@ -228,6 +232,7 @@ public final class SyncServer: Sendable {
         }
         do {
             try await store.prepare()
+            try await store.check(configuration.rules)
         } catch {
             await group.triggerGracefulShutdown()
             state.withLock { $0 = RunState() }
@@ -408,12 +413,6 @@ public final class SyncServer: Sendable {
         }
         return .init(host: c.host ?? "127.0.0.1", port: c.port ?? 5432, username: user, password: password, database: database, tls: tls)
     }
-}
-
-/// What each user may read and write. Only ``allowAll`` exists yet.
-public struct SyncRules: Sendable {
-    /// Every authenticated user reads and writes everything (development).
-    public static let allowAll = SyncRules()
 }
 
 /// The live sessions of a server, to wake them on a notification and close them on stop.

@@ -36,11 +36,18 @@ extension SyncStore {
         }
     }
 
-    /// Reads everything of the subscribed classes (`since == nil`) or what changed since a
-    /// checkpoint, in one REPEATABLE READ transaction, with the client's last applied sequence.
-    func read(since old: String?, classes: [String], clientID: UUID) async throws -> Checkpoint {
+    /// Reads what a client's view selects (`since == nil`: a bootstrap) or what changed in it
+    /// since a checkpoint, in one REPEATABLE READ transaction, with the client's last applied
+    /// sequence.
+    ///
+    /// A changed object the view selects is sent whole. One it does not select (deleted, or no
+    /// longer matching) is sent as removed only if the client may hold it: the view selected it
+    /// before one of the changes (the feed's old row images are tested), so that a client never
+    /// learns even the primary key of an object it may not see.
+    func read(since old: String?, view: ClientView, clientID: UUID) async throws -> Checkpoint {
         var mappings: [ClassMapping] = []
-        for name in Set(classes).sorted() { if let m = try await mapping(name) { mappings.append(m) } }
+        for name in view.classNames { if let m = try await mapping(name) { mappings.append(m) } }
+        let lowercase = self.lowercase.withLock { $0 }
         return try await transaction { c in
             try await c.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
             var snapshot = ""
@@ -63,14 +70,23 @@ extension SyncStore {
                 for try await (cls, pk) in rows.decode((String, String).self) { keys[cls, default: []].append(pk) }
                 for m in mappings {
                     guard let pks = keys[m.schema.name], !pks.isEmpty else { continue }
-                    var (found, batch) = try await self.rows(of: m, keys: pks, on: c)
-                    for pk in pks.sorted() where !found.contains(pk) {
+                    let condition = try view.readCondition(m, alias: quoted(m.schema.name), lowercase: lowercase, firstParameter: 2)
+                    var (found, batch) = try await self.rows(of: m, keys: pks, condition: condition, on: c)
+                    var missing = pks.filter { !found.contains($0) }
+                    if !condition.isAlways && !missing.isEmpty {
+                        let seen = try await self.keysSelectedBefore(m, keys: missing, view: view, lowercase: lowercase, since: old, snapshot: snapshot, on: c)
+                        missing = missing.filter(seen.contains)
+                    }
+                    for pk in missing.sorted() {
                         batch.rows.append(SyncObjectBatch.Row(primaryKey: try PGText.scalarValue(pk, m.primaryKey.type), values: nil))
                     }
-                    batches.append(batch)
+                    if !batch.rows.isEmpty { batches.append(batch) }
                 }
             } else {
-                for m in mappings { batches.append(try await self.rows(of: m, keys: nil, on: c).batch) }
+                for m in mappings {
+                    let condition = try view.readCondition(m, alias: quoted(m.schema.name), lowercase: lowercase, firstParameter: 1)
+                    batches.append(try await self.rows(of: m, keys: nil, condition: condition, on: c).batch)
+                }
             }
             var sequence: UInt64 = 0
             for try await s in try await c.query("SELECT last_sequence FROM objdb_clients WHERE client_id = \(clientID)", logger: logger)
@@ -80,6 +96,31 @@ extension SyncStore {
             }
             return Checkpoint(isReset: old == nil, batches: batches, snapshot: snapshot, includesSequence: sequence)
         }
+    }
+
+    /// Of `keys`, those whose object the view selected before one of its changes between the
+    /// two snapshots: the feed's old row images (`old`, the row before an update or a delete)
+    /// read back as rows of the class's table and tested by the view's condition.
+    func keysSelectedBefore(
+        _ m: ClassMapping, keys: [String], view: ClientView, lowercase: String, since old: String, snapshot: String, on c: PostgresConnection
+    ) async throws -> Set<String> {
+        let condition = try view.readCondition(m, alias: "r", lowercase: lowercase, firstParameter: 5)
+        guard condition.sql != SQLCondition.never.sql else { return [] }
+        var binds = PostgresBindings()
+        binds.append(m.schema.name)
+        binds.append(keys)
+        binds.append(old)
+        binds.append(snapshot)
+        for cell in condition.parameters { binds.append(cell) }
+        let sql = """
+            SELECT DISTINCT f.pk FROM objdb_changes f CROSS JOIN LATERAL jsonb_populate_record(NULL::\(quoted(m.schema.name)), f.old) AS r
+            WHERE f.class = $1 AND f.pk = ANY($2::text[]) AND f.old IS NOT NULL
+              AND f.xid >= pg_snapshot_xmin($3::pg_snapshot) AND pg_visible_in_snapshot(f.xid, $4::pg_snapshot)
+              AND NOT pg_visible_in_snapshot(f.xid, $3::pg_snapshot) AND \(condition.sql)
+            """
+        var seen = Set<String>()
+        for try await pk in try await c.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).decode(String.self) { seen.insert(pk) }
+        return seen
     }
 
     /// Deletes feed rows of transactions older than `seconds`; returns how many. Clients whose
@@ -112,15 +153,19 @@ extension SyncStore {
         }
     }
 
-    /// The current state of each object named (values `nil` for one the table lacks), in one
-    /// transaction: what a client whose writes were rejected is sent, so that its file returns
-    /// to the service's state.
-    func currentStates(of objects: [(className: String, primaryKey: SyncValue)]) async throws -> [SyncObjectState] {
+    /// The current state of each object named (values `nil` for one the table lacks, or the
+    /// view does not select), in one transaction: what a client whose writes were rejected is
+    /// sent, so that its file returns to the service's state as far as it may see it.
+    func currentStates(of objects: [(className: String, primaryKey: SyncValue)], view: ClientView) async throws -> [SyncObjectState] {
+        let lowercase = self.lowercase.withLock { $0 }
         var byClass: [String: [(text: String, key: SyncValue)]] = [:]
+        var named = Set<[String]>()
         for object in objects {
             guard let m = try await mapping(object.className),
                 let text = try? PGText.encode(object.primaryKey, .scalar(m.primaryKey.type, isLink: false), property: m.primaryKey)
             else { continue }
+            // Once per object, however many of its operations were rejected.
+            guard named.insert([object.className, text]).inserted else { continue }
             byClass[object.className, default: []].append((text, object.primaryKey))
         }
         var mappings: [(ClassMapping, [(text: String, key: SyncValue)])] = []
@@ -130,7 +175,8 @@ extension SyncStore {
         return try await transaction { c in
             var states: [SyncObjectState] = []
             for (m, keys) in mappings {
-                let (present, batch) = try await self.rows(of: m, keys: keys.map(\.text), on: c)
+                let condition = try view.readCondition(m, alias: quoted(m.schema.name), lowercase: lowercase, firstParameter: 2)
+                let (present, batch) = try await self.rows(of: m, keys: keys.map(\.text), condition: condition, on: c)
                 states += batch.states
                 for key in keys where !present.contains(key.text) {
                     states.append(SyncObjectState(className: m.schema.name, primaryKey: key.key, values: nil))
@@ -140,27 +186,36 @@ extension SyncStore {
         }
     }
 
-    /// Current rows of a class (all, or those with these primary keys' text), as a batch of
+    /// Current rows of a class (all, or those with these primary keys' text) that meet
+    /// `condition` (its parameters numbered from 2 with `keys`, from 1 without), as a batch of
     /// every stored property, with the primary keys' text of the rows found (when `keys` are
     /// given).
     ///
     /// Scalars of fixed binary form (integers, booleans, floating point, text, UUIDs, and links
     /// of such keys) are read in PostgreSQL's binary format, dates as `float8` seconds since 2001
     /// (see ``selection(_:_:)``); the others (decimals, arrays, JSON) as text.
-    func rows(of m: ClassMapping, keys: [String]?, on c: PostgresConnection) async throws -> (found: Set<String>, batch: SyncObjectBatch) {
+    func rows(of m: ClassMapping, keys: [String]?, condition: SQLCondition, on c: PostgresConnection) async throws -> (
+        found: Set<String>, batch: SyncObjectBatch
+    ) {
         let pkCol = quoted(m.primaryKey.name)
         let select = m.columns.map { Self.selection(quoted($0.property.name), $0.kind) }
         var sql = "SELECT \(pkCol)::text, \(select.joined(separator: ", ")) FROM \(quoted(m.schema.name))"
         var binds = PostgresBindings()
+        var conditions: [String] = []
         if let keys {
-            // Compared in the key's own type, so that the primary key's index serves it; in key
-            // order. A whole table is read in the order PostgreSQL finds it fastest.
+            // Compared in the key's own type, so that the primary key's index serves it.
             let pkType = ColumnKind.scalar(m.primaryKey.type, isLink: false).sqlType
-            sql += " WHERE \(pkCol) = ANY($1::text[]::\(pkType)[])"
-            // Qualified: the key's own column is also selected under its name.
-            sql += " ORDER BY \(quoted(m.schema.name)).\(pkCol)"
+            conditions.append("\(pkCol) = ANY($1::text[]::\(pkType)[])")
             binds.append(keys)
         }
+        if !condition.isAlways {
+            conditions.append(condition.sql)
+            for cell in condition.parameters { binds.append(cell) }
+        }
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        // In key order; a whole table is read in the order PostgreSQL finds it fastest.
+        // Qualified: the key's own column is also selected under its name.
+        if keys != nil { sql += " ORDER BY \(quoted(m.schema.name)).\(pkCol)" }
         let result = try await c.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
         var batch = SyncObjectBatch(className: m.schema.name, propertyNames: m.columns.map(\.property.name), rows: [])
         var found = Set<String>()
@@ -188,7 +243,7 @@ extension SyncStore {
         return (found, batch)
     }
 
-    /// Whether a column of `kind` is read in PostgreSQL's binary format (see ``rows(of:keys:on:)``).
+    /// Whether a column of `kind` is read in PostgreSQL's binary format (see ``rows(of:keys:condition:on:)``).
     static func readsBinary(_ kind: ColumnKind) -> Bool {
         guard case .scalar(let type, _) = kind else { return false }
         switch type {
@@ -197,7 +252,7 @@ extension SyncStore {
         }
     }
 
-    /// What the `SELECT` of ``rows(of:keys:on:)`` reads of a column.
+    /// What the `SELECT` of ``rows(of:keys:condition:on:)`` reads of a column.
     ///
     /// A date (`numeric` seconds since 1970, exact) is read as its seconds since 2001, the
     /// `Double` a `Date` holds: the subtraction is exact in `numeric`, and the conversion to

@@ -53,19 +53,34 @@ extension SyncStore {
     ///
     /// Usually every operation applies: they are tried together, a statement for many creates
     /// and no savepoint; on the first refusal that transaction rolls back and a second one
-    /// applies them one by one, each under a savepoint, recording the refused ones.
-    func apply(_ ops: [SyncOperation], clientID: UUID, user: String) async throws -> UploadResult {
+    /// applies them one by one, each under a savepoint, recording the refused ones. Under rules
+    /// (not ``SyncRules/allowAll``) each operation is checked against its class's write rule, one
+    /// by one (see ``applyOne(_:on:rules:savepoint:)``).
+    func apply(_ ops: [SyncOperation], clientID: UUID, user: String, view: ClientView) async throws -> UploadResult {
+        let rules = view.rules.isAllowAll ? nil : WriteRules(view: view, lowercase: lowercase.withLock { $0 })
+        if rules != nil { return try await apply(ops, clientID: clientID, user: user, together: false, rules: rules) }
         do {
-            return try await apply(ops, clientID: clientID, user: user, together: true)
+            return try await apply(ops, clientID: clientID, user: user, together: true, rules: nil)
         } catch is RefusedTogether {
-            return try await apply(ops, clientID: clientID, user: user, together: false)
+            return try await apply(ops, clientID: clientID, user: user, together: false, rules: nil)
+        }
+    }
+
+    /// The write rules of a client's view, as conditions on a class's rows.
+    struct WriteRules {
+        let view: ClientView
+        let lowercase: String
+
+        /// The write condition of a class over its table's columns, parameters from `$2` on.
+        func condition(_ m: ClassMapping) throws -> SQLCondition {
+            try view.writeCondition(m, alias: quoted(m.schema.name), lowercase: lowercase, firstParameter: 2)
         }
     }
 
     /// An operation of a batch tried together was refused: its transaction rolls back.
     private struct RefusedTogether: Error {}
 
-    private func apply(_ ops: [SyncOperation], clientID: UUID, user: String, together: Bool) async throws -> UploadResult {
+    private func apply(_ ops: [SyncOperation], clientID: UUID, user: String, together: Bool, rules: WriteRules?) async throws -> UploadResult {
         try await transaction { c in
             let rows = try await c.query(
                 "SELECT user_id, last_sequence FROM objdb_clients WHERE client_id = \(clientID) FOR UPDATE", logger: logger)
@@ -86,7 +101,7 @@ extension SyncStore {
                 result.through = last.sequence
             } else {
                 for op in todo {
-                    if let reason = try await self.applyOne(op, on: c) { result.rejected.append((op, reason)) }
+                    if let reason = try await self.applyOne(op, on: c, rules: rules) { result.rejected.append((op, reason)) }
                     result.through = op.sequence
                     if SyncFaults.diesMidBatch && op.sequence != todo.last?.sequence { SyncFaults.die() }
                 }
@@ -163,7 +178,11 @@ extension SyncStore {
 
     /// Applies one operation inside a savepoint; returns the reason when it is refused.
     /// `savepoint: false` runs its statements as they are, a refusal by PostgreSQL thrown.
-    func applyOne(_ op: SyncOperation, on c: PostgresConnection, savepoint: Bool = true) async throws -> String? {
+    ///
+    /// With `rules`, the object must meet its class's write rule before the operation (if it
+    /// exists; its row is locked meanwhile) and after it (unless deleted); otherwise the
+    /// operation is undone (rolled back to the savepoint) and refused.
+    func applyOne(_ op: SyncOperation, on c: PostgresConnection, rules: WriteRules? = nil, savepoint: Bool = true) async throws -> String? {
         let e: EncodedOperation
         switch try await encode(op) {
         case .refused(let reason): return reason
@@ -174,9 +193,26 @@ extension SyncStore {
             for s in statements { try await c.query(s, logger: logger) }
             return nil
         }
+        var rule: SQLCondition?
+        if let rules {
+            let condition = try rules.condition(e.mapping)
+            if condition.sql == SQLCondition.never.sql {
+                return "The rules let this user write no object of '\(op.className)' (no rule, or one whose claim the token lacks)"
+            }
+            if !condition.isAlways {
+                rule = condition
+                if try await meetsRule(e, condition, lock: true, on: c) == false {
+                    return "The write rule of '\(op.className)' does not allow changing this object"
+                }
+            }
+        }
         try await c.query("SAVEPOINT objdb_op", logger: logger)
         do {
             for s in statements { try await c.query(s, logger: logger) }
+            if let rule, op.kind != .delete, try await meetsRule(e, rule, lock: false, on: c) != true {
+                try await c.query("ROLLBACK TO SAVEPOINT objdb_op", logger: logger)
+                return "The write rule of '\(op.className)' does not allow the object this write makes"
+            }
             try await c.query("RELEASE SAVEPOINT objdb_op", logger: logger)
             return nil
         } catch let error as PSQLError where SyncStore.isTableChange(error) {
@@ -188,6 +224,20 @@ extension SyncStore {
             try await c.query("ROLLBACK TO SAVEPOINT objdb_op", logger: logger)
             return "PostgreSQL refused the write: \(error.serverInfo?[.message] ?? String(describing: error.code))"
         }
+    }
+
+    /// Whether the object an operation writes meets a write rule's condition now; `nil` when it
+    /// does not exist. `lock`: its row is locked until the transaction ends.
+    private func meetsRule(_ e: EncodedOperation, _ rule: SQLCondition, lock: Bool, on c: PostgresConnection) async throws -> Bool? {
+        let table = quoted(e.mapping.schema.name)
+        let pkType = ColumnKind.scalar(e.mapping.primaryKey.type, isLink: false).sqlType
+        var binds = PostgresBindings()
+        binds.append(e.pkText)
+        for cell in rule.parameters { binds.append(cell) }
+        let sql = "SELECT \(rule.sql) FROM \(table) WHERE \(quoted(e.mapping.primaryKey.name)) = $1::\(pkType)" + (lock ? " FOR UPDATE" : "")
+        var meets: Bool?
+        for try await value in try await c.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).decode(Bool.self) { meets = value }
+        return meets
     }
 
     /// An operation's primary key and values as statement parameters.

@@ -18,6 +18,10 @@ final class SyncStore: Sendable {
     let checkedSchemas = Locked<[SyncClassSchema: ContinuousClock.Instant]>([:])
     /// How long a schema check holds for this instance.
     static let schemaCheckLifetime = Duration.seconds(60)
+    /// The SQL that lowercases a text expression (`%@`) for `[c]` comparisons: Unicode's
+    /// lowercase through ICU where PostgreSQL has it (as ObjDB folds case), else `lower()` in
+    /// the database's own locale (only ASCII in the C locale). Set by ``prepare()``.
+    let lowercase = Locked("lower(%@)")
 
     init(client: PostgresClient, logger: Logger, createsTables: Bool) {
         self.client = client
@@ -41,6 +45,10 @@ final class SyncStore: Sendable {
         try await transaction { c in
             try await c.query("SELECT pg_advisory_xact_lock(7349001)", logger: logger)
             for sql in Self.systemSQL { try await c.query(PostgresQuery(unsafeSQL: sql), logger: logger) }
+            let icu = try await c.query("SELECT EXISTS (SELECT 1 FROM pg_collation WHERE collname = 'und-x-icu')", logger: logger)
+            for try await hasICU in icu.decode(Bool.self) where hasICU {
+                lowercase.withLock { $0 = "lower((%@) COLLATE \"und-x-icu\")" }
+            }
         }
     }
 

@@ -21,14 +21,21 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The audience tokens must name in their aud claim (none by default: any or none).")
     var audience: String?
 
+    @Option(help: "A JSON file of read and write rules per class (without it, every user reads and writes everything).")
+    var rules: String?
+
     @Flag(help: "Development mode: create tables and add columns from the clients' schemas.")
     var development = false
 
     func run() async throws {
         var logger = Logger(label: "objdb-sync")
         logger.logLevel = .info
+        let syncRules = try rules.map { try SyncRules(contentsOf: URL(fileURLWithPath: $0)) } ?? .allowAll
+        if rules == nil {
+            logger.warning("No --rules: every user with a valid token reads and writes every object")
+        }
         var configuration = SyncServer.Configuration(
-            postgresURL: postgres, host: host, port: port, authentication: try keys.authentication(), rules: .allowAll,
+            postgresURL: postgres, host: host, port: port, authentication: try keys.authentication(), rules: syncRules,
             createsTablesFromClientSchemas: development, logger: logger)
         configuration.audience = audience
         let server = try await SyncServer(configuration: configuration)

@@ -71,8 +71,10 @@ public actor TemporaryPostgres {
     var server: Server?
     var counter = 0
 
-    /// Creates a new, empty database.
-    public func makeDatabase(prefix: String = "objdb_test") async throws -> Database {
+    /// Creates a new, empty database; with `icuCollation`, one whose text sorts by ICU's root
+    /// locale (`'a' < 'B'`), as most production databases sort by a language's rules: what
+    /// byte-wise comparisons must not depend on.
+    public func makeDatabase(prefix: String = "objdb_test", icuCollation: Bool = false) async throws -> Database {
         let server = try await startedServer()
         counter += 1
         let name = "\(prefix)_\(getpid())_\(counter)_\(UInt32.random(in: 0...UInt32.max))".lowercased()
@@ -82,7 +84,8 @@ public actor TemporaryPostgres {
         let connection = try await PostgresConnection.connect(configuration: admin, id: 1, logger: Self.logger)
         do {
             // The name is ours, made of [a-z0-9_] only.
-            try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \"\(name)\""), logger: Self.logger)
+            let collation = icuCollation ? " TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'und' LOCALE 'C'" : ""
+            try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \"\(name)\"\(collation)"), logger: Self.logger)
         } catch {
             try? await connection.close()
             throw error

@@ -307,18 +307,6 @@ struct ClientSyncTests {
         }
     }
 
-    @Test func aSubscriptionWithAQueryIsRefusedForNow() async throws {
-        try await withSyncServer { server, _ in
-            let a = try await client("a.objdb", server)
-            let error = await #expect(throws: ObjDBError.self) {
-                try await a.subscriptions.update { $0.append(QuerySubscription<SyncedTodo>(name: "mine") { $0.title == "x" }) }
-            }
-            #expect(error?.message.contains("whole classes") == true)
-            #expect(a.subscriptions.first(named: "mine") == nil)
-            #expect(a.subscriptions.count == 2)
-        }
-    }
-
     @Test func oneClientPerFile() async throws {
         try await withSyncServer { server, _ in
             let a = try await client("a.objdb", server)

@@ -38,12 +38,12 @@ func makeToken(user: String, expiresIn seconds: TimeInterval = 3600, secret: [UI
 
 func makeServer(
     _ db: TemporaryPostgres.Database, development: Bool = true, authentication: SyncServer.Authentication = .hs256(secret: testSecret),
-    audience: String? = nil, afterApplyingUpload: (@Sendable (UUID, UInt64) async -> Void)? = nil
+    audience: String? = nil, rules: SyncRules = .allowAll, afterApplyingUpload: (@Sendable (UUID, UInt64) async -> Void)? = nil
 ) async throws -> SyncServer {
     var logger = Logger(label: "objdb.sync.test")
     logger.logLevel = .warning
     var configuration = SyncServer.Configuration(
-        postgresURL: db.url, host: "127.0.0.1", port: 0, authentication: authentication, rules: .allowAll,
+        postgresURL: db.url, host: "127.0.0.1", port: 0, authentication: authentication, rules: rules,
         createsTablesFromClientSchemas: development, pollInterval: .seconds(5), logger: logger)
     configuration.audience = audience
     configuration.afterApplyingUpload = afterApplyingUpload

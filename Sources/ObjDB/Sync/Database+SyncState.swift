@@ -183,8 +183,8 @@ extension Database {
         }
     }
 
-    /// The subscriptions stored in the file, as (name, class name) pairs in order.
-    package func syncSubscriptions() throws -> [(name: String, className: String)] {
+    /// The subscriptions stored in the file, in order.
+    package func syncSubscriptions() throws -> [StoredSyncSubscription] {
         let txn = try requireReadableTxn()
         guard let state = try existingSyncTable(TableName.sync, flags: [], txn),
             let bytes = try FileMeta.get(txn, state, SyncTables.Key.subscriptions)
@@ -192,23 +192,37 @@ extension Database {
         guard case .list(let items)? = OutboxFormat.decodeValue(bytes) else {
             throw ObjDBError(.corruptFile, "The sync record of the subscriptions is damaged", path: path)
         }
-        return items.compactMap { item in
-            guard case .map(let entry) = item, case .string(let name)? = entry["name"], case .string(let className)? = entry["class"]
-            else { return nil }
-            return (name, className)
+        return try items.map { item in
+            guard case .map(let entry) = item, case .string(let name)? = entry["name"], case .string(let className)? = entry["class"] else {
+                throw ObjDBError(.corruptFile, "A sync subscription record is damaged", path: path)
+            }
+            var predicate: String?
+            var arguments: [SyncValue] = []
+            if case .string(let text)? = entry["predicate"] { predicate = text }
+            if case .list(let values)? = entry["arguments"] { arguments = values }
+            return StoredSyncSubscription(name: name, className: className, predicate: predicate, arguments: arguments)
         }
     }
 
-    /// Stores the subscriptions; when the classes they cover change, the checkpoint is dropped
-    /// so that the next download is a full one of the new classes.
-    package func setSyncSubscriptions(_ subscriptions: [(name: String, className: String)]) throws {
-        let previous = Set(try syncSubscriptions().map(\.className))
+    /// Stores the subscriptions; when what they select changes (a class or a query added,
+    /// changed or removed), the checkpoint is dropped so that the next download is a full one
+    /// of what they now select.
+    package func setSyncSubscriptions(_ subscriptions: [StoredSyncSubscription]) throws {
+        let previous = Set(try syncSubscriptions().map(\.selection))
         try performWrite(gateEntered: false, download: true) {
             try requireWrite("setSyncSubscriptions").storage { txn in
                 guard let state = try SyncTables.stateTable(txn, create: true) else { return }
-                let value = SyncValue.list(subscriptions.map { .map(["name": .string($0.name), "class": .string($0.className)]) })
+                let value = SyncValue.list(
+                    subscriptions.map { s in
+                        var entry: [String: SyncValue] = ["name": .string(s.name), "class": .string(s.className)]
+                        if let predicate = s.predicate {
+                            entry["predicate"] = .string(predicate)
+                            entry["arguments"] = .list(s.arguments)
+                        }
+                        return .map(entry)
+                    })
                 try FileMeta.put(txn, state, SyncTables.Key.subscriptions, OutboxFormat.encode(value))
-                if Set(subscriptions.map(\.className)) != previous {
+                if Set(subscriptions.map(\.selection)) != previous {
                     try FileMeta.delete(txn, state, SyncTables.Key.checkpoint)
                 }
             }

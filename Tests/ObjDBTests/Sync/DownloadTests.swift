@@ -185,7 +185,7 @@ struct SyncReopenTests {
         }
         let db = try directory.open([SyncNote.self, SyncTag.self, SyncPlace.self])
         #expect(try db.syncSubscriptions().isEmpty)
-        try db.setSyncSubscriptions([("notes", "SyncNote")])
+        try db.setSyncSubscriptions([StoredSyncSubscription(name: "notes", className: "SyncNote")])
         #expect(try db.syncSubscriptions().map(\.className) == ["SyncNote"])
         #expect(try db.syncFileState()?.outboxCount == 1)
         #expect(try db.outboxOperations(after: 0).map(\.primaryKey) == [.string("a")])

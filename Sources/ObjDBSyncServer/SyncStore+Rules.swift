@@ -1,0 +1,45 @@
+import Foundation
+import ObjDB
+import ObjDBSyncProtocol
+
+/// Subscriptions and rules checked against the classes' columns.
+extension SyncStore {
+    /// Translates each of a view's download predicates for its class's columns.
+    /// - Throws: ``ObjDBError/Code/invalidQuery`` naming a property the class lacks or a
+    ///   comparison its type does not support.
+    func check(_ view: ClientView) async throws {
+        let lowercase = self.lowercase.withLock { $0 }
+        for name in view.classNames {
+            guard let m = try await mapping(name) else { continue }
+            _ = try view.readCondition(m, alias: quoted(name), lowercase: lowercase, firstParameter: 1)
+        }
+    }
+
+    /// Checks rules against the synced classes: each class they name must be one (unless the
+    /// service creates classes from clients' schemas, when it is checked once a client creates
+    /// it), and each predicate must fit its class's properties.
+    /// - Throws: ``ObjDBError/Code/unknownClass`` or ``ObjDBError/Code/invalidQuery``, naming
+    ///   the class.
+    func check(_ rules: SyncRules) async throws {
+        guard let classes = rules.classes else { return }
+        try await reloadMappings()
+        let lowercase = self.lowercase.withLock { $0 }
+        for (name, classRules) in classes.sorted(by: { $0.key < $1.key }) {
+            guard let m = try await mapping(name) else {
+                if createsTables { continue }
+                throw ObjDBError(
+                    .unknownClass, "The sync rules name class '\(name)', which PostgreSQL holds no synced table of (check its spelling)",
+                    className: name)
+            }
+            for (kind, predicate) in [("read", classRules.readPredicate), ("write", classRules.writePredicate)] {
+                var translator = PredicateSQL(mapping: m, alias: quoted(name), variables: [:], lowercase: lowercase)
+                translator.variablesUnknown = true
+                do {
+                    _ = try translator.condition(predicate, firstParameter: 1)
+                } catch let error as ObjDBError {
+                    throw ObjDBError(.invalidQuery, "The \(kind) rule of class '\(name)': \(error.message)", className: name)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import Logging
+import ObjDB
+import ObjDBSyncProtocol
+import ObjDBSyncServer
+import ObjDBSyncTestSupport
+import PostgresNIO
+import Testing
+
+/// Rules and query subscriptions at the protocol level: what a client that does not follow the
+/// ObjDB client (a hostile one) gets from the service.
+@Suite(.serialized, .timeLimit(.minutes(5)))
+struct PermissionProtocolTests {
+    /// Notes whose `text` is their owner's name: each user reads and writes their own.
+    static let rules = """
+        { "classes": { "Note": { "read": "text == $user", "write": "text == $user" } } }
+        """
+
+    func withServer(_ body: (SyncServer, TemporaryPostgres.Database) async throws -> Void) async throws {
+        let db = try await TemporaryPostgres.shared.makeDatabase(prefix: "objdb_permissions")
+        let server = try await makeServer(db, rules: try SyncRules(json: Self.rules))
+        do {
+            try await body(server, db)
+        } catch {
+            try? await server.stop()
+            throw error
+        }
+        try await server.stop()
+    }
+
+    func connect(_ server: SyncServer, user: String) async throws -> TestClient {
+        TestClient(port: server.port, token: try await makeToken(user: user))
+    }
+
+    static func note(_ sequence: UInt64, _ id: String, _ kind: SyncOperation.Kind = .create, text: String? = nil, tags: [String]? = nil) -> SyncOperation {
+        var values: [String: SyncValue] = [:]
+        if let text { values["text"] = .string(text) }
+        if kind == .create { values["tags"] = .list([]) }
+        return SyncOperation(
+            sequence: sequence, className: "Note", primaryKey: .string(id), kind: kind, values: values,
+            listAppends: tags.map { ["tags": $0.map(SyncValue.string)] } ?? [:])
+    }
+
+    /// The primary keys a download names.
+    static func keys(_ parts: [ServerMessage.Download]) -> [String] {
+        parts.flatMap(\.batches).flatMap(\.rows).compactMap { row in
+            if case .string(let key) = row.primaryKey { return key }
+            return nil
+        }
+    }
+
+    /// The next message that is not a download, the keys of the downloads before it added to
+    /// `seen`; with `untilDownload`, the first download (after its keys are added) ends the wait.
+    static func reply(_ client: TestClient, seen: inout [String], untilDownload: Bool = false) async throws -> ServerMessage {
+        while true {
+            let m = try await client.next()
+            guard case .download(let part) = m else { return m }
+            seen += keys([part])
+            if untilDownload { return m }
+        }
+    }
+
+    @Test func anotherUsersObjectsNeverReachAClientNotEvenTheirKeys() async throws {
+        try await withServer { server, db in
+            let ann = try await connect(server, user: "ann")
+            let bob = try await connect(server, user: "bob")
+            _ = try await ann.hello(Model.hello(subscriptions: ["Note"]))
+            let first = try await bob.hello(Model.hello(subscriptions: ["Note"]))
+            var seenByBob = Self.keys(first.download)
+            try bob.send(.upload([Self.note(1, "b1", text: "bob")]))
+            #expect(try await Self.reply(bob, seen: &seenByBob) == .ack(through: 1))
+
+            // Ann's objects come and go; one of bob's becomes hers through SQL.
+            try ann.send(.upload([Self.note(1, "a1", text: "ann"), Self.note(2, "a2", text: "ann")]))
+            #expect(try await ann.nextReply() == .ack(through: 2))
+            try ann.send(.upload([Self.note(3, "a1", .update, tags: ["x"]), Self.note(4, "a2", .delete)]))
+            #expect(try await ann.nextReply() == .ack(through: 4))
+            try await db.withConnection { c in
+                try await c.query(#"INSERT INTO "Note" (id, text, tags) VALUES ('a3', 'ann', '{}')"#, logger: Logger(label: "t"))
+                try await c.query(#"DELETE FROM "Note" WHERE id = 'a3'"#, logger: Logger(label: "t"))
+            }
+            try bob.send(.requestDownload(id: 1))
+            #expect(try await Self.reply(bob, seen: &seenByBob) == .downloadDone(id: 1))
+
+            // Bob tries every kind of write on Ann's a1: a create over it, an update, a list
+            // append, a delete; and a create of his own in her name. Each is rejected, and what
+            // follows the rejections says only that he may not see those objects.
+            try bob.send(
+                .upload([
+                    Self.note(2, "a1", text: "bob"), Self.note(3, "a1", .update, text: "bob"), Self.note(4, "a1", .update, tags: ["evil"]),
+                    Self.note(5, "a1", .delete), Self.note(6, "b2", text: "ann"),
+                ]))
+            var rejected: [UInt64] = []
+            var acknowledged = false
+            var afterRejections: [ServerMessage.Download] = []
+            while afterRejections.isEmpty {
+                switch try await Self.reply(bob, seen: &seenByBob, untilDownload: acknowledged) {
+                case .rejected(let sequence, _, _, _): rejected.append(sequence)
+                case .ack(let through):
+                    #expect(through == 6)
+                    acknowledged = true
+                case .download(let part): afterRejections.append(part)
+                default: continue
+                }
+            }
+            #expect(rejected == [2, 3, 4, 5, 6])
+            // The objects named: a1 (his view holds no such object) and b2 (not created).
+            let states = afterRejections.flatMap(\.batches).flatMap(\.rows)
+            #expect(states.count == 2 && states.allSatisfy { $0.values == nil })
+            // What a client already knows (it sent these keys) is all the answer names.
+            seenByBob.removeAll { $0 == "a1" }
+
+            #expect(seenByBob.allSatisfy { $0.hasPrefix("b") }, "bob saw \(seenByBob)")
+            #expect(seenByBob.contains("b1"))
+            let rows = try await db.withConnection { c in
+                var rows: [String] = []
+                let result = try await c.query(#"SELECT id, text, array_to_string(tags, ',') FROM "Note" ORDER BY id"#, logger: Logger(label: "t"))
+                for try await (id, text, tags) in result.decode((String, String, String).self) { rows.append("\(id)|\(text)|\(tags)") }
+                return rows
+            }
+            #expect(rows == ["a1|ann|x", "b1|bob|"])
+            await ann.close()
+            await bob.close()
+        }
+    }
+
+    @Test func queriesInAHelloAreCheckedAndReachPostgreSQLOnlyAsParameters() async throws {
+        try await withServer { server, db in
+            let cases: [(ClientMessage.SubscriptionQuery, String)] = [
+                (.init(className: "Note", predicate: "tags.@count > 1", arguments: []), SyncErrorCode.invalidQuery),
+                (.init(className: "Note", predicate: "text == $user", arguments: []), SyncErrorCode.invalidQuery),
+                (.init(className: "Note", predicate: "%K == %@", arguments: [.string(#"text" = 'x'; DROP TABLE "Note"; --"#), .string("x")]),
+                 SyncErrorCode.invalidQuery),
+                (.init(className: "Note", predicate: "text == 'a'); DROP TABLE \"Note\"; --", arguments: []), SyncErrorCode.invalidQuery),
+                (.init(className: "Note", predicate: "tags == 'x'", arguments: []), SyncErrorCode.invalidQuery),
+                (.init(className: "Nope", predicate: "TRUEPREDICATE", arguments: []), SyncErrorCode.schemaMismatch),
+            ]
+            for (query, code) in cases {
+                let client = try await connect(server, user: "ann")
+                var hello = Model.hello(subscriptions: [])
+                hello.queries = [query]
+                try client.send(.hello(hello))
+                guard case .error(let got, let message) = try await client.nextReply() else {
+                    Issue.record("\(query.predicate): expected an error")
+                    continue
+                }
+                #expect(got == code, "\(query.predicate): \(message)")
+                await client.close()
+            }
+            // A value carrying SQL is a value: it selects the rows whose text it is.
+            let ann = try await connect(server, user: "ann")
+            var hello = Model.hello(subscriptions: [])
+            hello.queries = [.init(className: "Note", predicate: "text == %@ OR text == %@", arguments: [.string("ann' OR '1'='1"), .string("ann")])]
+            _ = try await ann.hello(hello)
+            try ann.send(.upload([Self.note(1, "a1", text: "ann")]))
+            #expect(try await ann.nextReply() == .ack(through: 1))
+            try ann.send(.requestDownload(id: 1))
+            #expect(Self.keys(try await ann.download()) == ["a1"])
+            await ann.close()
+            let tables = try await db.withConnection { c in
+                var n = 0
+                for try await count in try await c.query("SELECT count(*) FROM pg_tables WHERE tablename = 'Note'", logger: Logger(label: "t")).decode(Int64.self) {
+                    n = Int(count)
+                }
+                return n
+            }
+            #expect(tables == 1)
+        }
+    }
+}
