@@ -115,6 +115,8 @@ final class Session: Sendable {
         /// The last checkpoint this service sent (``checkpoint`` may still be the hello's,
         /// which the client wrote and the status must not trust).
         var sentCheckpoint: String?
+        /// The client's last applied sequence that the last checkpoint sent includes.
+        var includesSequence: UInt64 = 0
     }
 
     func loop() async {
@@ -238,16 +240,18 @@ final class Session: Sendable {
                 logger.info("Sync write rejected", metadata: ["class": "\(op.className)", "sequence": "\(op.sequence)", "reason": "\(reason)"])
                 try await send(.rejected(sequence: op.sequence, className: op.className, primaryKey: op.primaryKey, reason: reason))
             }
-            try await send(.ack(through: result.through))
             if !result.rejected.isEmpty {
                 // The rejected objects as the service holds them, with the rejected operations
-                // counted as included: the client's file returns to the service's state.
+                // counted as included: the client's file returns to the service's state. Sent
+                // before the acknowledgement, so that a client waiting for its upload has
+                // undone what was rejected when the wait returns.
                 // What the client may read of them: an object it may not read is removed.
                 let states = try await server.store.currentStates(of: result.rejected.map { ($0.0.className, $0.0.primaryKey) }, view: view)
                 try await send(
                     .download(
                         .init(isReset: false, changes: states, isFinal: true, checkpoint: state.checkpoint, includesSequence: result.through)))
             }
+            try await send(.ack(through: result.through))
             return true
         case .requestDownload(let id):
             guard let hello = state.hello else {
@@ -299,6 +303,13 @@ final class Session: Sendable {
         state.view = view
         state.checkpoint = hello.checkpoint
         try await sendCheckpoint(&state, hello: hello, force: true)
+        // Writes rejected while the client was not there to be sent their objects' states.
+        let pending = try await server.store.pendingRejections(clientID: hello.clientID, checkpoint: hello.checkpoint)
+        if !pending.isEmpty {
+            let states = try await server.store.currentStates(of: pending, view: view)
+            try await send(
+                .download(.init(isReset: false, changes: states, isFinal: true, checkpoint: state.checkpoint, includesSequence: state.includesSequence)))
+        }
         return true
     }
 
@@ -319,6 +330,7 @@ final class Session: Sendable {
         try await Self.sendDownload(checkpoint) { try await write($0) }
         state.checkpoint = checkpoint.snapshot
         state.sentCheckpoint = checkpoint.snapshot
+        state.includesSequence = checkpoint.includesSequence
     }
 
     /// Sends a checkpoint as download messages, in order: parts of at most

@@ -229,7 +229,13 @@ extension SyncStore {
                 var values: [SyncValue] = []
                 values.reserveCapacity(m.columns.count)
                 for (i, col) in m.columns.enumerated() {
-                    values.append(try Self.value(of: cells[i + 1], col.kind, property: col.property))
+                    let value = try Self.value(of: cells[i + 1], col.kind, property: col.property)
+                    // NULL where the class requires a value (a SQL client's insert that left the
+                    // column out): no client could store the object.
+                    if value == .null, !col.property.isOptional, case .scalar(_, isLink: false) = col.kind {
+                        throw ObjDBError(.typeMismatch, "'\(col.property.name)' is NULL, and the class requires a value")
+                    }
+                    values.append(value)
                 }
                 let pk = try PGText.scalarValue(pkText, m.primaryKey.type)
                 if keys != nil { found.insert(pkText) }

@@ -1,6 +1,7 @@
 import Foundation
 import ObjDB
 import ObjDBSyncProtocol
+import PostgresNIO
 
 /// Subscriptions and rules checked against the classes' columns.
 extension SyncStore {
@@ -40,6 +41,35 @@ extension SyncStore {
                     throw ObjDBError(.invalidQuery, "The \(kind) rule of class '\(name)': \(error.message)", className: name)
                 }
             }
+        }
+    }
+
+    /// The objects of a client's rejected writes whose states it may not have applied: those
+    /// rejected after the checkpoint it reports (`nil`: none can be known applied). The others
+    /// are forgotten: that checkpoint was read after they were rejected, and every download
+    /// after a rejection carries the states (the answer to the upload, or this at the hello).
+    func pendingRejections(clientID: UUID, checkpoint: String?) async throws -> [(className: String, primaryKey: SyncValue)] {
+        try await transaction { c in
+            if let checkpoint {
+                try await c.query(
+                    "SAVEPOINT objdb_checkpoint", logger: logger)
+                do {
+                    try await c.query(
+                        "DELETE FROM objdb_rejections WHERE client_id = \(clientID) AND pg_visible_in_snapshot(xid, \(checkpoint)::pg_snapshot)",
+                        logger: logger)
+                } catch is PSQLError {
+                    // A checkpoint that does not read as a snapshot (the session bootstraps).
+                    try await c.query("ROLLBACK TO SAVEPOINT objdb_checkpoint", logger: logger)
+                }
+            }
+            var pending: [(className: String, primaryKey: SyncValue)] = []
+            for try await (className, key) in try await c.query(
+                "SELECT class, pk FROM objdb_rejections WHERE client_id = \(clientID) ORDER BY xid", logger: logger
+            ).decode((String, String).self) {
+                guard let value = try? SyncValueJSON.decode(SyncJSON.parse(key)) else { continue }
+                pending.append((className, value))
+            }
+            return pending
         }
     }
 }

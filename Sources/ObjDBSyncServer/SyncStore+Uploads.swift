@@ -110,6 +110,15 @@ extension SyncStore {
                 try await c.query(
                     "UPDATE objdb_clients SET last_sequence = \(Int64(clamping: result.through)) WHERE client_id = \(clientID)", logger: logger)
             }
+            if !result.rejected.isEmpty {
+                // In the same transaction: a client that disconnects before it is sent the
+                // rejected objects' states gets them at its next hello.
+                let classes = result.rejected.map(\.0.className)
+                let keys = result.rejected.map { SyncValueJSON.encode($0.0.primaryKey).text }
+                try await c.query(
+                    "INSERT INTO objdb_rejections (client_id, class, pk) SELECT \(clientID), * FROM unnest(\(classes)::text[], \(keys)::text[])",
+                    logger: logger)
+            }
             return result
         }
     }

@@ -60,6 +60,13 @@ final class SyncStore: Sendable {
         "ALTER TABLE objdb_clients ADD COLUMN IF NOT EXISTS connected_at timestamptz NULL",
         "ALTER TABLE objdb_clients ADD COLUMN IF NOT EXISTS seen_at timestamptz NULL",
         "ALTER TABLE objdb_clients ADD COLUMN IF NOT EXISTS checkpoint text NULL",
+        // Writes rejected, whose objects' states a client must apply to undo them: kept until
+        // the client reports a checkpoint read after the rejection (see `pendingRejections`).
+        """
+        CREATE TABLE IF NOT EXISTS objdb_rejections (client_id uuid NOT NULL, xid xid8 NOT NULL DEFAULT pg_current_xact_id(),
+            class text NOT NULL, pk text NOT NULL)
+        """,
+        "CREATE INDEX IF NOT EXISTS objdb_rejections_client ON objdb_rejections (client_id)",
         """
         CREATE TABLE IF NOT EXISTS objdb_changes (xid xid8 NOT NULL DEFAULT pg_current_xact_id(), class text NOT NULL,
             pk text NOT NULL, op char(1) NOT NULL, old jsonb NULL, at timestamptz NOT NULL DEFAULT now())

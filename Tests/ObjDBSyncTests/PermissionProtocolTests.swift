@@ -90,19 +90,18 @@ struct PermissionProtocolTests {
                     Self.note(2, "a1", text: "bob"), Self.note(3, "a1", .update, text: "bob"), Self.note(4, "a1", .update, tags: ["evil"]),
                     Self.note(5, "a1", .delete), Self.note(6, "b2", text: "ann"),
                 ]))
+            // Rejections, then the rejected objects' states (before the acknowledgement, so a
+            // client waiting for its upload has undone them when the wait returns), then the ack.
             var rejected: [UInt64] = []
-            var acknowledged = false
             var afterRejections: [ServerMessage.Download] = []
             while afterRejections.isEmpty {
-                switch try await Self.reply(bob, seen: &seenByBob, untilDownload: acknowledged) {
+                switch try await Self.reply(bob, seen: &seenByBob, untilDownload: true) {
                 case .rejected(let sequence, _, _, _): rejected.append(sequence)
-                case .ack(let through):
-                    #expect(through == 6)
-                    acknowledged = true
                 case .download(let part): afterRejections.append(part)
                 default: continue
                 }
             }
+            #expect(try await Self.reply(bob, seen: &seenByBob) == .ack(through: 6))
             #expect(rejected == [2, 3, 4, 5, 6])
             // The objects named: a1 (his view holds no such object) and b2 (not created).
             let states = afterRejections.flatMap(\.batches).flatMap(\.rows)
@@ -166,5 +165,73 @@ struct PermissionProtocolTests {
             }
             #expect(tables == 1)
         }
+    }
+
+    @Test func aRejectionMissedByADisconnectedClientIsSentAtItsNextHello() async throws {
+        try await withServer { server, db in
+            let ann = try await connect(server, user: "ann")
+            _ = try await ann.hello(Model.hello(subscriptions: ["Note"]))
+            try ann.send(.upload([Self.note(1, "a1", text: "ann")]))
+            #expect(try await ann.nextReply() == .ack(through: 1))
+            await ann.close()
+
+            // Bob writes Ann's note and leaves before reading the answer.
+            let id = UUID()
+            let bob = try await connect(server, user: "bob")
+            let first = try await bob.hello(Model.hello(id, subscriptions: ["Note"]))
+            let checkpoint = try #require(first.download.last?.checkpoint)
+            try bob.send(.upload([Self.note(1, "a1", .update, text: "bob")]))
+            await bob.close()
+            try await waitUntil { try await Self.lastSequence(of: id, db) == 1 }
+
+            // His next hello (with his old checkpoint) is followed by the object's state.
+            let again = try await connect(server, user: "bob")
+            let second = try await again.hello(Model.hello(id, checkpoint: checkpoint, lastSequence: 1, subscriptions: ["Note"]))
+            #expect(second.acknowledged == 1)
+            let newer = try #require(second.download.last?.checkpoint)
+            let undo = try await again.download()
+            #expect(undo.flatMap(\.changes).map(\.primaryKey) == [.string("a1")])
+            #expect(undo.flatMap(\.changes).first?.values == nil)
+            await again.close()
+
+            // Once he reports a checkpoint read after the rejection, it is not sent again.
+            let third = try await connect(server, user: "bob")
+            _ = try await third.hello(Model.hello(id, checkpoint: newer, lastSequence: 1, subscriptions: ["Note"]))
+            try third.send(.requestDownload(id: 7))
+            var afterHello: [ServerMessage] = []
+            while true {
+                let m = try await third.next()
+                if m == .downloadDone(id: 7) { break }
+                afterHello.append(m)
+            }
+            let changes = afterHello.flatMap { m -> [SyncObjectState] in
+                if case .download(let part) = m { return part.changes }
+                return []
+            }
+            #expect(changes.isEmpty)
+            await third.close()
+        }
+    }
+
+    static func lastSequence(of client: UUID, _ db: TemporaryPostgres.Database) async throws -> Int64 {
+        try await db.withConnection { c in
+            var last: Int64 = 0
+            for try await s in try await c.query("SELECT last_sequence FROM objdb_clients WHERE client_id = \(client)", logger: Logger(label: "t"))
+                .decode(Int64.self)
+            {
+                last = s
+            }
+            return last
+        }
+    }
+
+    /// Polls `condition` every 20 ms for up to a minute.
+    func waitUntil(_ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("the condition did not hold within a minute")
     }
 }
