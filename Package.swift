@@ -70,7 +70,8 @@ let package = Package(
             name: "ObjDBSyncTestClient", dependencies: ["ObjDB", "ObjDBSync", "ObjDBSyncTestModels"],
             path: "Tests/ObjDBSyncTestClient"),
         // The example app of the Store guide: `swift run todo add "milk"`; synced with `--sync`.
-        .executableTarget(name: "todo", dependencies: ["ObjDB", "ObjDBStore", "ObjDBSync"], path: "Examples/Todo"),
+        .executableTarget(
+            name: "todo", dependencies: ["ObjDB", "ObjDBStore", "ObjDBSync"], path: "Examples/Todo", exclude: ["sync-rules.json"]),
         .executableTarget(
             name: "objdb",
             dependencies: ["ObjDB", .product(name: "ArgumentParser", package: "swift-argument-parser")]

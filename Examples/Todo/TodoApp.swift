@@ -7,11 +7,12 @@ import ObjDBStore
 enum TodoApp {
     /// The database's configuration. Schema version 1 renames `text` to `title`; version 2
     /// makes ids strings (sync needs a `String`, `UUID` or `ObjectId` primary key): an old id
-    /// becomes its decimal text, and the store's recorded order of the todos follows.
+    /// becomes its decimal text, and the store's recorded order of the todos follows; version 3
+    /// adds each todo's `owner` (empty for the todos made before).
     static func configuration(_ url: URL) -> Configuration {
         var config = Configuration(fileURL: url)
         config.objectTypes = [TodoObject.self, StoreStateObject.self]
-        config.schemaVersion = 2
+        config.schemaVersion = 3
         config.migrationBlock = { migration, oldVersion in
             if oldVersion < 1 {
                 migration.renameProperty(onType: "Todo", from: "text", to: "title")

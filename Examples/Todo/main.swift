@@ -88,13 +88,14 @@ let rest = Array(arguments.dropFirst())
 }
 
 /// Runs `command` (any but `watch`) on `store`, printing what it prints.
-@MainActor func perform(_ command: String, _ rest: [String], on store: Store<TodoState>) throws {
+/// `owner`: the user a new todo belongs to (the sync token's subject; empty without sync).
+@MainActor func perform(_ command: String, _ rest: [String], on store: Store<TodoState>, owner: String = "") throws {
     switch command {
     case "add":
         let title = rest.joined(separator: " ")
         guard !title.isEmpty else { throw TodoFailure("add needs a title") }
         let id = TodoApp.newID(taken: Set(store.state.todos.map(\.id)))
-        store.dispatch(TodoAction.add(id: id, title: title))
+        store.dispatch(TodoAction.add(id: id, title: title, owner: owner))
         say("added \(id)")
     case "list":
         let todos = rest == ["--open"] ? store.state.todos.filter { !$0.done } : store.state.todos
