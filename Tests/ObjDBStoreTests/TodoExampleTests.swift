@@ -84,20 +84,21 @@ struct TodoExampleTests {
         @Persisted(indexed: true) var done: Bool = false
     }
 
-    /// The schema of the todo class at the app's schema version 2 (`String` ids).
-    final class TodoV2: Object {
+    /// The schema of the todo class at the app's schema version 3 (`String` ids, owners).
+    final class TodoV3: Object {
         override class var className: String { "Todo" }
         @Persisted(primaryKey: true) var id: String = ""
         @Persisted var title: String = ""
         @Persisted(indexed: true) var done: Bool = false
+        @Persisted var owner: String = ""
     }
 
-    /// The file as the app left it: schema version 2, the todos and the store's state object.
+    /// The file as the app left it: schema version 3, the todos and the store's state object.
     func openMigrated() throws -> Database {
         var config = Configuration(fileURL: scratch.file("todo.objdb"))
-        config.schemaVersion = 2  // the file was migrated to the app's version
+        config.schemaVersion = 3  // the file was migrated to the app's version
         let db = try Database(configuration: config)
-        #expect(db.storedSchemaVersion == 2)
+        #expect(db.storedSchemaVersion == 3)
         return db
     }
 
@@ -127,8 +128,8 @@ struct TodoExampleTests {
         #expect(isNewID(new))
         #expect(try todo("done", "1").status == 0)  // an old id still names its todo
         let db = try openMigrated()
-        #expect(db.objects(TodoV2.self).map(\.id).sorted() == ["1", "2", new].sorted())
-        #expect(db.objects(TodoV2.self).map(\.title).sorted() == ["new", "old one", "old two"])
+        #expect(db.objects(TodoV3.self).map(\.id).sorted() == ["1", "2", new].sorted())
+        #expect(db.objects(TodoV3.self).map(\.title).sorted() == ["new", "old one", "old two"])
         let state = try #require(db.object(ofType: StoreStateObject.self, forPrimaryKey: "todo"))
         #expect(state.version == 3)
         #expect(state.json == #"{"todos":[]}"#)  // no counter any more
@@ -165,7 +166,7 @@ struct TodoExampleTests {
         #expect(try todo("remove", "2").status == 0)
         #expect(try todo("list").output == "[ ] 10 ten\n[x] 11 eleven\n")
         let db = try openMigrated()
-        #expect(db.objects(TodoV2.self).map(\.id).sorted() == ["10", "11"])
+        #expect(db.objects(TodoV3.self).map(\.id).sorted() == ["10", "11"])
         #expect(db.object(ofType: StoreStateObject.self, forPrimaryKey: "todo")?.version == 3)
     }
 
@@ -195,7 +196,7 @@ struct TodoExampleTests {
         #expect(result.error == "todo: offline; the change is saved and will upload when the service is reachable\n")
         #expect(try todo("list").output == "[ ] \(milk) milk\n")
         let db = try openMigrated()
-        #expect(db.objects(TodoV2.self).map(\.id) == [milk])
+        #expect(db.objects(TodoV3.self).map(\.id) == [milk])
         // The file is synced now: the add waits in its outbox.
         #expect(try db.syncFileState()?.outboxCount == 1)
         #expect(try db.outboxOperations(after: 0).map(\.primaryKey) == [.string(milk)])
