@@ -100,6 +100,7 @@ extension AnySubscription {
 
 /// A subscription whose query may have been refused when it was made.
 protocol PortableSubscription {
+    /// Why its query cannot be synced, if it cannot.
     var refusal: ObjDBError? { get }
 }
 
@@ -169,8 +170,15 @@ public struct SyncSubscriptionSet: Sendable, Hashable, Sequence {
             refusals.append(ObjDBError(.invalidQuery, "Subscription '\(subscription.name)': \(refusal.message)", className: subscription.className))
             return
         }
+        if subscription.hasQuery && subscription.predicate == nil {
+            refusals.append(
+                ObjDBError(.invalidQuery, "Subscription '\(subscription.name)' says it has a query but gives no predicate", className: subscription.className))
+            return
+        }
+        // `TRUEPREDICATE` selects what a whole-class subscription does, and is stored as one.
+        let predicate = subscription.predicate == "TRUEPREDICATE" && subscription.arguments.isEmpty ? nil : subscription.predicate
         let stored = SyncSubscription(
-            name: subscription.name, className: subscription.className, predicate: subscription.predicate, arguments: subscription.arguments)
+            name: subscription.name, className: subscription.className, predicate: predicate, arguments: predicate == nil ? [] : subscription.arguments)
         if let index = subscriptions.firstIndex(where: { $0.name == stored.name }) {
             subscriptions[index] = stored
         } else {

@@ -217,9 +217,12 @@ extension SyncClient {
         // A damaged outbox entry is sent, and refused, again at every try.
         if let error = error as? ObjDBError, error.code == .corruptFile { return true }
         guard let error = error as? ObjDBError, error.code == .sync, let code = error.key else { return false }
-        // An operation larger than a message can never be sent.
-        return [SyncErrorCode.schemaMismatch, SyncErrorCode.clientIDInUse, SyncErrorCode.unsupportedProtocolVersion, SyncErrorCode.messageTooLarge]
-            .contains(code)
+        // An operation larger than a message can never be sent; a query the service cannot
+        // evaluate is sent again at every try until the subscriptions change.
+        return [
+            SyncErrorCode.schemaMismatch, SyncErrorCode.clientIDInUse, SyncErrorCode.unsupportedProtocolVersion, SyncErrorCode.messageTooLarge,
+            SyncErrorCode.invalidQuery,
+        ].contains(code)
     }
 
     /// `error` as an ``ObjDBError``.

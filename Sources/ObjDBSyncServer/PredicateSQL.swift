@@ -95,7 +95,7 @@ struct PredicateSQL {
                 .invalidQuery, "Class '\(mapping.schema.name)' has no property '\(c.property)'", className: mapping.schema.name,
                 propertyName: c.property)
         }
-        guard case .scalar(let type, let isLink) = kind else {
+        guard case .scalar = kind else {
             throw refused("'\(c.property)' is a collection, a map, a mixed value or an embedded object; only single values can be compared", c)
         }
         let column = "\(alias).\(quoted(property.name))"
@@ -105,6 +105,31 @@ struct PredicateSQL {
         } catch is MissingVariable where variablesUnknown {
             return "TRUE"
         }
+        // A variable (a token's claim) of a type the property cannot be compared with: the
+        // rule holds for no object, as for a missing claim.
+        // (When the service starts, `$user` is checked as a string: a wrong type is an error.)
+        let variables = c.operands.compactMap { operand -> String? in
+            if case .variable(let name) = operand { return name }
+            return nil
+        }
+        if !variables.isEmpty && !variablesUnknown {
+            var attempt = b
+            do {
+                let sql = try comparison(c, resolved: values, property: property, kind: kind, column: column, &attempt)
+                b = attempt
+                return sql
+            } catch is ObjDBError {
+                throw MissingVariable(name: variables.joined(separator: ", "))
+            }
+        }
+        return try comparison(c, resolved: values, property: property, kind: kind, column: column, &b)
+    }
+
+    /// The SQL of a comparison whose operands are resolved.
+    private func comparison(
+        _ c: PortableComparison, resolved values: [SyncValue], property: SyncPropertySchema, kind: ColumnKind, column: String, _ b: inout Builder
+    ) throws -> String {
+        guard case .scalar(let type, let isLink) = kind else { return "FALSE" }
         if isLink {
             guard c.op == .equal || c.op == .notEqual, values == [.null] else { throw refused("a link compared with something other than nil", c) }
         }
@@ -134,7 +159,7 @@ struct PredicateSQL {
             guard values[0] != .null else { throw refused("nil compared with \(c.op.rawValue)", c) }
             guard type != .bool else { throw refused("\(c.op.rawValue) on a Bool", c) }
             let (left, right) = try operands(column, values[0], type, property, c, &b)
-            return "COALESCE(\(left) \(c.op.rawValue) \(right), FALSE)"
+            return "COALESCE(\(left) \(c.op.rawValue) \(right)\(Self.notNaN(column, type)), FALSE)"
         case .in:
             var terms: [String] = []
             for value in values {
@@ -150,7 +175,7 @@ struct PredicateSQL {
             guard type != .bool, !values.contains(.null) else { throw refused("BETWEEN with nil or on a Bool", c) }
             let (left, low) = try operands(column, values[0], type, property, c, &b)
             let (left2, high) = try operands(column, values[1], type, property, c, &b)
-            return "COALESCE(\(left) >= \(low) AND \(left2) <= \(high), FALSE)"
+            return "COALESCE(\(left) >= \(low) AND \(left2) <= \(high)\(Self.notNaN(column, type)), FALSE)"
         case .beginsWith, .endsWith, .contains, .like:
             // Handled above.
             return "FALSE"
@@ -191,12 +216,18 @@ struct PredicateSQL {
             (.data, .data), (.decimal, .decimal):
             let kind = ColumnKind.scalar(type, isLink: false)
             return (type == .objectId ? "\(column) COLLATE \"C\"" : column, PGCell.sql(b.parameter(try cell(value, type)), kind))
-        case (.double, .int(let i)):
-            return (column, PGCell.sql(b.parameter(try cell(.double(Double(i)), .double)), .scalar(.double, isLink: false)))
-        case (.int, .double(let d)), (.float, .double(let d)):
+        case (.double, .int(let i)), (.float, .int(let i)):
+            // Compared exactly, as ObjDB compares an integer with a floating-point number: in
+            // `double precision` while the integer converts exactly, else in `numeric`.
+            if i.magnitude <= 1 << 53 {
+                return ("\(column)::double precision", PGCell.sql(b.parameter(try cell(.double(Double(i)), .double)), .scalar(.double, isLink: false)))
+            }
+            return ("\(column)::numeric", "\(b.parameter(PGCell(type: .text, bytes: Array(String(i).utf8))))::numeric")
+        case (.int, .double):
+            return ("\(column)::numeric", "\(b.parameter(PGCell(type: .text, bytes: Array(try exactNumber(value, c).utf8))))::numeric")
+        case (.float, .double(let d)):
+            // A float widens to a double exactly.
             return ("\(column)::double precision", PGCell.sql(b.parameter(try cell(.double(d), .double)), .scalar(.double, isLink: false)))
-        case (.float, .int(let i)):
-            return ("\(column)::double precision", PGCell.sql(b.parameter(try cell(.double(Double(i)), .double)), .scalar(.double, isLink: false)))
         case (.decimal, .int(let i)):
             return (column, PGCell.sql(b.parameter(try cell(.decimal(Decimal(i)), .decimal)), .scalar(.decimal, isLink: false)))
         case (.decimal, .double(let d)):
@@ -209,6 +240,23 @@ struct PredicateSQL {
         }
     }
 
+    /// A finite double as decimal text that compares with every integer as the double does:
+    /// an integral double's exact digits, else its shortest text (no integer lies between a
+    /// non-integral double and its shortest text, which reads back as the same double).
+    private func exactNumber(_ value: SyncValue, _ c: PortableComparison) throws -> String {
+        guard case .double(let d) = value, d.isFinite else {
+            throw refused("the value \(value) compared with an Int (NaN and infinities compare only with Double properties)", c)
+        }
+        if d.rounded(.towardZero) == d { return String(format: "%.0f", d) }
+        return "\(d)"
+    }
+
+    /// For an ordering comparison of a floating-point column: NaN is unordered in ObjDB (no
+    /// comparison holds), greater than every number in PostgreSQL.
+    static func notNaN(_ column: String, _ type: PropertyType) -> String {
+        type == .double || type == .float ? " AND \(column) <> 'NaN'" : ""
+    }
+
     /// `expression` lowercased for `[c]`.
     private func fold(_ expression: String) -> String {
         lowercase.replacingOccurrences(of: "%@", with: expression)
@@ -217,9 +265,10 @@ struct PredicateSQL {
     /// `text` with LIKE's wildcards (`%`, `_`) and its escape character (`\`) escaped.
     static func escapedForLike(_ text: String) -> String {
         var out = ""
-        for character in text {
-            if character == "%" || character == "_" || character == "\\" { out.append("\\") }
-            out.append(character)
+        // By Unicode scalar: a `%` followed by a combining mark is one Character, not `%`.
+        for scalar in text.unicodeScalars {
+            if scalar == "%" || scalar == "_" || scalar == "\\" { out.unicodeScalars.append("\\") }
+            out.unicodeScalars.append(scalar)
         }
         return out
     }

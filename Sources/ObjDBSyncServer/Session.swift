@@ -115,8 +115,6 @@ final class Session: Sendable {
         /// The last checkpoint this service sent (``checkpoint`` may still be the hello's,
         /// which the client wrote and the status must not trust).
         var sentCheckpoint: String?
-        /// The client's last applied sequence that the last checkpoint sent includes.
-        var includesSequence: UInt64 = 0
     }
 
     func loop() async {
@@ -274,6 +272,7 @@ final class Session: Sendable {
             return false
         }
         try await server.store.ensureSchema(hello.schema)
+        var acknowledged: UInt64 = 0
         // Each query against the class's columns, before anything is sent: an unknown property
         // or a value of the wrong type fails the connection with a message naming it.
         do {
@@ -297,19 +296,23 @@ final class Session: Sendable {
                 return false
             }
             state.isRegistered = true
+            acknowledged = last
             try await send(.welcome(acknowledged: last))
         }
         state.hello = hello
         state.view = view
         state.checkpoint = hello.checkpoint
-        try await sendCheckpoint(&state, hello: hello, force: true)
-        // Writes rejected while the client was not there to be sent their objects' states.
-        let pending = try await server.store.pendingRejections(clientID: hello.clientID, checkpoint: hello.checkpoint)
-        if !pending.isEmpty {
-            let states = try await server.store.currentStates(of: pending, view: view)
-            try await send(
-                .download(.init(isReset: false, changes: states, isFinal: true, checkpoint: state.checkpoint, includesSequence: state.includesSequence)))
+        // Writes rejected while the client was not there to be sent their objects' states:
+        // sent before anything newer, under the checkpoint the client holds, so that a client
+        // never stores a later checkpoint without them. (A bootstrap replaces every object.)
+        if let checkpoint = hello.checkpoint {
+            let pending = try await server.store.pendingRejections(clientID: hello.clientID, checkpoint: checkpoint)
+            if !pending.isEmpty {
+                let states = try await server.store.currentStates(of: pending, view: view)
+                try await send(.download(.init(isReset: false, changes: states, isFinal: true, checkpoint: checkpoint, includesSequence: acknowledged)))
+            }
         }
+        try await sendCheckpoint(&state, hello: hello, force: true)
         return true
     }
 
@@ -330,7 +333,6 @@ final class Session: Sendable {
         try await Self.sendDownload(checkpoint) { try await write($0) }
         state.checkpoint = checkpoint.snapshot
         state.sentCheckpoint = checkpoint.snapshot
-        state.includesSequence = checkpoint.includesSequence
     }
 
     /// Sends a checkpoint as download messages, in order: parts of at most

@@ -27,7 +27,9 @@ public struct SyncRules: Sendable {
         public let read: String
         /// The write predicate, as written.
         public let write: String
+        /// The read predicate, parsed.
         let readPredicate: PortablePredicate
+        /// The write predicate, parsed.
         let writePredicate: PortablePredicate
     }
 

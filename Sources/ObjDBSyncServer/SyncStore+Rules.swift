@@ -33,7 +33,8 @@ extension SyncStore {
                     className: name)
             }
             for (kind, predicate) in [("read", classRules.readPredicate), ("write", classRules.writePredicate)] {
-                var translator = PredicateSQL(mapping: m, alias: quoted(name), variables: [:], lowercase: lowercase)
+                // `$user` is a string; claims are checked once a token brings them.
+                var translator = PredicateSQL(mapping: m, alias: quoted(name), variables: ["user": .string("")], lowercase: lowercase)
                 translator.variablesUnknown = true
                 do {
                     _ = try translator.condition(predicate, firstParameter: 1)
@@ -45,22 +46,19 @@ extension SyncStore {
     }
 
     /// The objects of a client's rejected writes whose states it may not have applied: those
-    /// rejected after the checkpoint it reports (`nil`: none can be known applied). The others
-    /// are forgotten: that checkpoint was read after they were rejected, and every download
-    /// after a rejection carries the states (the answer to the upload, or this at the hello).
-    func pendingRejections(clientID: UUID, checkpoint: String?) async throws -> [(className: String, primaryKey: SyncValue)] {
+    /// rejected after the checkpoint it reports. The others are forgotten: that checkpoint was
+    /// read after they were rejected, and a client is sent the states before any checkpoint
+    /// read after a rejection (the answer to the upload, or this, first at the hello).
+    func pendingRejections(clientID: UUID, checkpoint: String) async throws -> [(className: String, primaryKey: SyncValue)] {
         try await transaction { c in
-            if let checkpoint {
+            try await c.query("SAVEPOINT objdb_checkpoint", logger: logger)
+            do {
                 try await c.query(
-                    "SAVEPOINT objdb_checkpoint", logger: logger)
-                do {
-                    try await c.query(
-                        "DELETE FROM objdb_rejections WHERE client_id = \(clientID) AND pg_visible_in_snapshot(xid, \(checkpoint)::pg_snapshot)",
-                        logger: logger)
-                } catch is PSQLError {
-                    // A checkpoint that does not read as a snapshot (the session bootstraps).
-                    try await c.query("ROLLBACK TO SAVEPOINT objdb_checkpoint", logger: logger)
-                }
+                    "DELETE FROM objdb_rejections WHERE client_id = \(clientID) AND pg_visible_in_snapshot(xid, \(checkpoint)::pg_snapshot)",
+                    logger: logger)
+            } catch is PSQLError {
+                // A checkpoint that does not read as a snapshot (the session bootstraps).
+                try await c.query("ROLLBACK TO SAVEPOINT objdb_checkpoint", logger: logger)
             }
             var pending: [(className: String, primaryKey: SyncValue)] = []
             for try await (className, key) in try await c.query(

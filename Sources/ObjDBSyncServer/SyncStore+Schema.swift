@@ -74,7 +74,7 @@ extension SyncStore {
         }
         if fresh, synced.allSatisfy({ m in mappings.withLock { $0[m.schema.name] } != nil }) { return }
         try await transaction { c in
-            try await c.query("SELECT pg_advisory_xact_lock(7349002)", logger: logger)
+            for try await _ in try await c.query("SELECT pg_advisory_xact_lock(7349002)", logger: logger) {}
             var registered = Set<String>()
             for try await name in try await c.query("SELECT class FROM objdb_schema", logger: logger).decode(String.self) {
                 registered.insert(name)

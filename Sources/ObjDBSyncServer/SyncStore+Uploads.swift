@@ -56,13 +56,26 @@ extension SyncStore {
     /// applies them one by one, each under a savepoint, recording the refused ones. Under rules
     /// (not ``SyncRules/allowAll``) each operation is checked against its class's write rule, one
     /// by one (see ``applyOne(_:on:rules:savepoint:)``).
+    ///
+    /// Two uploads that write the same objects in different orders can deadlock; PostgreSQL
+    /// then aborts one of them, which is tried again (up to 5 times) rather than failing the
+    /// client's connection.
     func apply(_ ops: [SyncOperation], clientID: UUID, user: String, view: ClientView) async throws -> UploadResult {
         let rules = view.rules.isAllowAll ? nil : WriteRules(view: view, lowercase: lowercase.withLock { $0 })
-        if rules != nil { return try await apply(ops, clientID: clientID, user: user, together: false, rules: rules) }
-        do {
-            return try await apply(ops, clientID: clientID, user: user, together: true, rules: nil)
-        } catch is RefusedTogether {
-            return try await apply(ops, clientID: clientID, user: user, together: false, rules: nil)
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                if rules != nil { return try await apply(ops, clientID: clientID, user: user, together: false, rules: rules) }
+                do {
+                    return try await apply(ops, clientID: clientID, user: user, together: true, rules: nil)
+                } catch is RefusedTogether {
+                    return try await apply(ops, clientID: clientID, user: user, together: false, rules: nil)
+                }
+            } catch let error as PSQLError where attempt < 5 && ["40P01", "40001"].contains(error.serverInfo?[.sqlState] ?? "") {
+                logger.info("Sync upload deadlocked with another; trying again", metadata: ["attempt": "\(attempt)"])
+                try await Task.sleep(for: .milliseconds(Int64.random(in: 1...20) * Int64(attempt)))
+            }
         }
     }
 
@@ -96,6 +109,7 @@ extension SyncStore {
             }
             var result = UploadResult(through: lastApplied)
             let todo = ops.filter { $0.sequence > lastApplied }
+            if rules != nil { try await self.lockKeys(of: todo, on: c) }
             if together && todo.count > 1, let last = todo.last {
                 guard try await self.applyTogether(todo, on: c) else { throw RefusedTogether() }
                 result.through = last.sequence
@@ -210,17 +224,19 @@ extension SyncStore {
             }
             if !condition.isAlways {
                 rule = condition
-                if try await meetsRule(e, condition, lock: true, on: c) == false {
-                    return "The write rule of '\(op.className)' does not allow changing this object"
-                }
+                // The object's key is locked (``lockKeys(of:on:)``), so that another user's
+                // create of the same key cannot slip in between this check and the write.
+                if try await meetsRule(e, condition, lock: true, on: c) == false { return Self.forbidden(op) }
             }
         }
         try await c.query("SAVEPOINT objdb_op", logger: logger)
         do {
             for s in statements { try await c.query(s, logger: logger) }
-            if let rule, op.kind != .delete, try await meetsRule(e, rule, lock: false, on: c) != true {
+            // The object as the write left it (an update of an object that no longer exists
+            // changed nothing, as without rules).
+            if let rule, op.kind != .delete, try await meetsRule(e, rule, lock: false, on: c) == false {
                 try await c.query("ROLLBACK TO SAVEPOINT objdb_op", logger: logger)
-                return "The write rule of '\(op.className)' does not allow the object this write makes"
+                return Self.forbidden(op)
             }
             try await c.query("RELEASE SAVEPOINT objdb_op", logger: logger)
             return nil
@@ -233,6 +249,36 @@ extension SyncStore {
             try await c.query("ROLLBACK TO SAVEPOINT objdb_op", logger: logger)
             return "PostgreSQL refused the write: \(error.serverInfo?[.message] ?? String(describing: error.code))"
         }
+    }
+
+    /// Locks the objects `ops` write until the transaction ends (advisory locks on their keys),
+    /// in one global order, so that uploads writing the same objects wait for each other
+    /// instead of deadlocking.
+    func lockKeys(of ops: [SyncOperation], on c: PostgresConnection) async throws {
+        var keys = Set<Int64>()
+        for op in ops {
+            guard case .encoded(let e) = try await encode(op) else { continue }
+            keys.insert(Self.lockKey(className: op.className, pkText: e.pkText))
+        }
+        for key in keys.sorted() {
+            // Its rows read: an error (a deadlock with a SQL client) comes with them.
+            for try await _ in try await c.query("SELECT pg_advisory_xact_lock(\(key))", logger: logger) {}
+        }
+    }
+
+    /// The advisory lock key of an object: FNV-1a of its class and key text.
+    static func lockKey(className: String, pkText: String) -> Int64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in Array(className.utf8) + [0] + Array(pkText.utf8) {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3
+        }
+        return Int64(bitPattern: hash)
+    }
+
+    /// The reason of a write the rules forbid: one for the object before and after the write,
+    /// which tells the writer no more than the object's existence.
+    static func forbidden(_ op: SyncOperation) -> String {
+        "The write rule of '\(op.className)' does not allow this write"
     }
 
     /// Whether the object an operation writes meets a write rule's condition now; `nil` when it

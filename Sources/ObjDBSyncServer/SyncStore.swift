@@ -43,7 +43,7 @@ final class SyncStore: Sendable {
     /// Creates the system tables and trigger functions (idempotent, under an advisory lock).
     func prepare() async throws {
         try await transaction { c in
-            try await c.query("SELECT pg_advisory_xact_lock(7349001)", logger: logger)
+            for try await _ in try await c.query("SELECT pg_advisory_xact_lock(7349001)", logger: logger) {}
             for sql in Self.systemSQL { try await c.query(PostgresQuery(unsafeSQL: sql), logger: logger) }
             let icu = try await c.query("SELECT EXISTS (SELECT 1 FROM pg_collation WHERE collname = 'und-x-icu')", logger: logger)
             for try await hasICU in icu.decode(Bool.self) where hasICU {

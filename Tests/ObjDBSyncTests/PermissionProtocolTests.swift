@@ -184,14 +184,18 @@ struct PermissionProtocolTests {
             await bob.close()
             try await waitUntil { try await Self.lastSequence(of: id, db) == 1 }
 
-            // His next hello (with his old checkpoint) is followed by the object's state.
+            // His next hello (with his old checkpoint) is answered by the object's state first,
+            // under that checkpoint, then the newer checkpoint: a client that stores the newer
+            // one has applied the state.
             let again = try await connect(server, user: "bob")
             let second = try await again.hello(Model.hello(id, checkpoint: checkpoint, lastSequence: 1, subscriptions: ["Note"]))
             #expect(second.acknowledged == 1)
-            let newer = try #require(second.download.last?.checkpoint)
-            let undo = try await again.download()
+            let undo = second.download
             #expect(undo.flatMap(\.changes).map(\.primaryKey) == [.string("a1")])
             #expect(undo.flatMap(\.changes).first?.values == nil)
+            #expect(undo.last?.checkpoint == checkpoint)
+            let newer = try #require(try await again.download().last?.checkpoint)
+            #expect(newer != checkpoint)
             await again.close()
 
             // Once he reports a checkpoint read after the rejection, it is not sent again.
@@ -210,6 +214,46 @@ struct PermissionProtocolTests {
             }
             #expect(changes.isEmpty)
             await third.close()
+        }
+    }
+
+    @Test func twoUsersCreatingTheSameKeysAtOnceNeverBothWinOne() async throws {
+        try await withServer { server, db in
+            let ann = try await connect(server, user: "ann")
+            let bob = try await connect(server, user: "bob")
+            _ = try await ann.hello(Model.hello(subscriptions: []))
+            _ = try await bob.hello(Model.hello(subscriptions: []))
+            let keys = (0..<200).map { "race-\($0)" }
+            // Both upload creates of the same keys, each as their own, at the same time: one
+            // transaction each, so each one's inserts wait for the other's.
+            try ann.send(.upload(keys.enumerated().map { Self.note(UInt64($0.offset + 1), $0.element, text: "ann") }))
+            try bob.send(.upload(keys.reversed().enumerated().map { Self.note(UInt64($0.offset + 1), $0.element, text: "bob") }))
+            func rejectedKeys(_ client: TestClient) async throws -> Set<String> {
+                var rejected = Set<String>()
+                while true {
+                    switch try await client.nextReply() {
+                    case .rejected(_, _, .string(let key), _): rejected.insert(key)
+                    case .ack: return rejected
+                    default: continue
+                    }
+                }
+            }
+            let annRejected = try await rejectedKeys(ann), bobRejected = try await rejectedKeys(bob)
+            // Every key was won by exactly one of them: the other's create was refused.
+            #expect(annRejected.count + bobRejected.count == keys.count)
+            #expect(annRejected.isDisjoint(with: bobRejected))
+            let rows = try await db.withConnection { c in
+                var owners: [String: String] = [:]
+                for try await (id, text) in try await c.query(#"SELECT id, text FROM "Note" WHERE id LIKE 'race-%'"#, logger: Logger(label: "t"))
+                    .decode((String, String).self)
+                {
+                    owners[id] = text
+                }
+                return owners
+            }
+            for key in keys { #expect(rows[key] == (annRejected.contains(key) ? "bob" : "ann"), "\(key)") }
+            await ann.close()
+            await bob.close()
         }
     }
 

@@ -23,8 +23,11 @@ package struct StoredSyncSubscription: Sendable, Hashable {
 
     /// The class and query of a subscription.
     struct Selection: Hashable {
+        /// The class.
         var className: String
+        /// The predicate; `nil` for every object.
         var predicate: String?
+        /// The predicate's values.
         var arguments: [SyncValue]
     }
 }

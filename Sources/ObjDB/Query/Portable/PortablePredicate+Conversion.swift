@@ -8,6 +8,8 @@ struct PortableConversion {
     /// The predicate string, for messages (`nil` for a `where { }` expression).
     let text: String?
 
+    /// The portable form of a comparison (a half-open range becomes two comparisons).
+    /// - Throws: ``ObjDBError/Code/invalidQuery`` naming what is not portable.
     func convert(_ c: QueryComparison) throws -> PortablePredicate {
         if c.options.contains(.diacriticInsensitive) { throw refused("[d] (diacritic-insensitive comparison)", c) }
         if c.quantifier != .any || c.listQuantifier != .any || c.listFirst { throw refused("ANY, ALL and NONE", c) }

@@ -33,16 +33,27 @@ package indirect enum PortablePredicate: Sendable, Equatable {
 package struct PortableComparison: Sendable, Equatable {
     /// The operators of portable predicates.
     package enum Operator: String, Sendable, Equatable, CaseIterable {
+        /// `==` (with `nil`: the property is nil).
         case equal = "=="
+        /// `!=` (matches nil).
         case notEqual = "!="
+        /// `<`.
         case less = "<"
+        /// `<=`.
         case lessOrEqual = "<="
+        /// `>`.
         case greater = ">"
+        /// `>=`.
         case greaterOrEqual = ">="
+        /// The string starts with the value.
         case beginsWith = "BEGINSWITH"
+        /// The string ends with the value.
         case endsWith = "ENDSWITH"
+        /// The string holds the value.
         case contains = "CONTAINS"
+        /// `*` any run of characters, `?` one.
         case like = "LIKE"
+        /// One of a list of values.
         case `in` = "IN"
         /// `low <= x && x <= high`.
         case between = "BETWEEN"
