@@ -26,9 +26,10 @@ final class Specimen: Object {
     @Persisted var blob: Data = Data()
 }
 
-/// Subscriptions and rules are evaluated by PostgreSQL, translated from ObjDB's predicates: the
-/// same predicate must select the same objects in both engines. Each case runs in ObjDB over a
-/// file and, translated, in PostgreSQL over the same rows uploaded from that file.
+/// Subscriptions and rules are evaluated by PostgreSQL, translated from ObjDB's predicates, and
+/// in memory over rows read from PostgreSQL: the same predicate must select the same objects in
+/// all three. Each case runs in ObjDB over a file, translated in PostgreSQL over the same rows
+/// uploaded from that file, and in memory over those rows as the service reads them.
 @Suite(.timeLimit(.minutes(5)))
 struct PredicateSQLTests {
     static let names = [
@@ -142,6 +143,10 @@ struct PredicateSQLTests {
         let translator = PredicateSQL(mapping: mapping, alias: "\"Specimen\"", variables: [:], lowercase: store.lowercase.withLock { $0 })
 
         var checked = 0, splitting = 0
+        // The rows as the service reads them from PostgreSQL, for the third engine: the
+        // in-memory evaluation the service's fan-out uses.
+        let batch = try await store.transaction { c in try await store.rows(of: mapping, keys: nil, condition: .always, on: c).batch }
+        #expect(batch.rows.count == 72)
         for (text, arguments) in Self.cases {
             let expected = Set(try db.objects(Specimen.self).filter(text, argumentArray: arguments.map(Self.argument)).map(\.id))
             let portable = try PortablePredicate(parsing: text, arguments: arguments)
@@ -154,6 +159,13 @@ struct PredicateSQLTests {
             let condition = try translator.condition(portable, firstParameter: 1)
             let found = try await Self.select(condition, store)
             #expect(found == expected, "\(text): PostgreSQL \(found.subtracting(expected).sorted()) extra, \(expected.subtracting(found).sorted()) missing")
+            var inMemory = Set<String>()
+            for row in batch.rows {
+                guard case .string(let id) = row.primaryKey, let values = row.values else { continue }
+                let byName = Dictionary(uniqueKeysWithValues: zip(batch.propertyNames, values))
+                if try portable.matches({ byName[$0] }) { inMemory.insert(id) }
+            }
+            #expect(inMemory == expected, "\(text): in memory \(inMemory.subtracting(expected).sorted()) extra, \(expected.subtracting(inMemory).sorted()) missing")
             checked += 1
             if !expected.isEmpty && expected.count < 72 { splitting += 1 }
         }

@@ -120,20 +120,10 @@ extension PortablePredicate {
     /// lists as arrays).
     package static func argument(_ value: SyncValue) -> Any? {
         switch value {
-        case .null: nil
-        case .bool(let v): v
-        case .int(let v): v
-        case .float(let v): Double(v)
-        case .double(let v): v
-        case .string(let v): v
-        case .data(let v): v
-        case .date(let v): v
-        case .decimal(let v): v
-        case .uuid(let v): v
-        case .objectId(let v): v
         case .list(let items): items.map(argument)
         // Refused once parsed: a link, a map or an object is not a constant of the language.
         case .link, .map, .object: PortableUnsupportedArgument()
+        default: value.anyValue
         }
     }
 
