@@ -15,7 +15,10 @@ final class Session: Sendable {
         /// A message, decoded as it arrived (or the error that decoding it gave): decoding the
         /// next message overlaps handling this one.
         case message(Result<ClientMessage, ObjDBError>)
+        /// Read what changed, alone (the fan-out's fallback, and a trimmed checkpoint's reset).
         case wake
+        /// A fan-out round left a part in ``sharedPart``.
+        case shared
         case expired
         case shutdown
         case closed
@@ -32,6 +35,11 @@ final class Session: Sendable {
     let continuation: AsyncStream<Event>.Continuation
     /// Whether a wake-up is already queued (they coalesce).
     let wakePending = Locked(false)
+    /// Where the session stands for the fan-out (`nil` until its first checkpoint).
+    let position = Locked<FanoutPosition?>(nil)
+    /// The newest part a fan-out round computed for this session, not yet taken: a slow
+    /// session holds one at most.
+    let sharedPart = Locked<SharedPart?>(nil)
     /// Messages read but not yet handled: past ``maxQueuedMessages`` the reader stops reading,
     /// so that a client sending faster than PostgreSQL applies is slowed down by TCP.
     let queuedMessages = Locked(0)
@@ -49,6 +57,15 @@ final class Session: Sendable {
         logger[metadataKey: "user"] = "\(user)"
         self.logger = logger
         (events, continuation) = AsyncStream<Event>.makeStream()
+    }
+
+    /// Leaves a fan-out round's part for the loop (replacing one not taken yet).
+    func offer(_ part: SharedPart) {
+        let wasEmpty = sharedPart.withLock { slot in
+            defer { slot = part }
+            return slot == nil
+        }
+        if wasEmpty { continuation.yield(.shared) }
     }
 
     func post(_ event: Event) {
@@ -74,12 +91,6 @@ final class Session: Sendable {
             if seconds > 0 { try? await Task.sleep(for: .milliseconds(Int64(min(seconds, 1e9) * 1000))) }
             if !Task.isCancelled { self.post(.expired) }
         }
-        let poll = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: server.configuration.pollInterval)
-                if !Task.isCancelled { self.post(.wake) }
-            }
-        }
         do {
             var iterator = inbound.messages(maxSize: SyncLimits.maxMessageBytes + (1 << 20)).makeAsyncIterator()
             while let message = try await iterator.next() {
@@ -99,7 +110,6 @@ final class Session: Sendable {
         continuation.finish()
         await loop.value
         expiry.cancel()
-        poll.cancel()
         await server.hub.remove(self)
     }
 
@@ -149,6 +159,9 @@ final class Session: Sendable {
                     wakePending.withLock { $0 = false }
                     guard let hello = state.hello else { continue }
                     try await sendCheckpoint(&state, hello: hello)
+                case .shared:
+                    guard let part = sharedPart.withLock({ slot in defer { slot = nil }; return slot }) else { continue }
+                    try await apply(part, &state)
                 case .message(let decoded):
                     defer { queuedMessages.withLock { $0 -= 1 } }
                     if try await handle(decoded, &state) == false { return }
@@ -166,6 +179,19 @@ final class Session: Sendable {
                 return
             }
         }
+    }
+
+    /// Sends a fan-out part, if it follows the checkpoint the session stands at (a part of an
+    /// older round is dropped: a newer one follows). A part with nothing for the client moves
+    /// it to the new checkpoint without a message.
+    func apply(_ part: SharedPart, _ state: inout State) async throws {
+        guard let hello = state.hello, let view = state.view, state.checkpoint == part.base else { return }
+        if part.checkpoint.changeCount > 0 {
+            try await Self.sendDownload(part.checkpoint) { try await write($0) }
+            state.sentCheckpoint = part.checkpoint.snapshot
+        }
+        state.checkpoint = part.checkpoint.snapshot
+        position.withLock { $0 = FanoutPosition(checkpoint: part.checkpoint.snapshot, view: view, clientID: hello.clientID) }
     }
 
     /// Sends an error and closes.
@@ -333,6 +359,8 @@ final class Session: Sendable {
         try await Self.sendDownload(checkpoint) { try await write($0) }
         state.checkpoint = checkpoint.snapshot
         state.sentCheckpoint = checkpoint.snapshot
+        // From now on the fan-out reads for it.
+        position.withLock { $0 = FanoutPosition(checkpoint: checkpoint.snapshot, view: view, clientID: hello.clientID) }
     }
 
     /// Sends a checkpoint as download messages, in order: parts of at most

@@ -112,6 +112,8 @@ public final class SyncServer: Sendable {
     let store: SyncStore
     let keys: JWTKeyCollection
     let hub = SessionHub()
+    /// The instance's one reader of the change feed for its sessions.
+    let fanout: FeedFanout
     private let state = Locked<RunState>(RunState())
 
     struct RunState: Sendable {
@@ -120,6 +122,7 @@ public final class SyncServer: Sendable {
         var group: ServiceGroup?
         var listener: Task<Void, Never>?
         var trimmer: Task<Void, Never>?
+        var poller: Task<Void, Never>?
     }
 
     /// Creates a server (it does not listen until ``start()``).
@@ -130,6 +133,7 @@ public final class SyncServer: Sendable {
         self.postgresConfiguration = pg
         self.postgres = PostgresClient(configuration: pg, backgroundLogger: configuration.logger)
         self.store = SyncStore(client: postgres, logger: configuration.logger, createsTables: configuration.createsTablesFromClientSchemas)
+        self.fanout = FeedFanout(store: store, hub: hub, logger: configuration.logger)
         if let audience = configuration.audience, audience.trimmingCharacters(in: .whitespaces).isEmpty {
             throw ObjDBError(.invalidValue, "The audience is empty: name this service, as the tokens' aud claim does")
         }
@@ -244,19 +248,28 @@ public final class SyncServer: Sendable {
         }
         let listener = Task { await self.listen() }
         let trimmer = Task { await self.trimPeriodically() }
+        // The slow fallback of the notifications (a lost one, a listener reconnecting).
+        let poller = Task { [fanout, configuration] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: configuration.pollInterval)
+                if !Task.isCancelled { await fanout.wake() }
+            }
+        }
         state.withLock {
             $0.port = port
             $0.listener = listener
             $0.trimmer = trimmer
+            $0.poller = poller
         }
         logger.info("Sync server listening", metadata: ["port": "\(port)"])
     }
 
     /// Closes every connection and stops listening.
     public func stop() async throws {
-        let (group, task, listener, trimmer) = state.withLock { ($0.group, $0.task, $0.listener, $0.trimmer) }
+        let (group, task, listener, trimmer, poller) = state.withLock { ($0.group, $0.task, $0.listener, $0.trimmer, $0.poller) }
         listener?.cancel()
         trimmer?.cancel()
+        poller?.cancel()
         await hub.shutdown()
         // Let the sessions send their close frames (1001, going away) before the server closes
         // the sockets under them: clients then reconnect at once, to another instance.
@@ -350,8 +363,8 @@ public final class SyncServer: Sendable {
                 do {
                     try await connection.listen(on: SyncStore.notifyChannel) { notifications in
                         // Changes made while (re)connecting: look once.
-                        await self.hub.wakeAll()
-                        for try await _ in notifications { await self.hub.wakeAll() }
+                        await self.fanout.wake()
+                        for try await _ in notifications { await self.fanout.wake() }
                     }
                 } catch {
                     if !Task.isCancelled { logger.warning("Sync notification listener failed", metadata: ["error": "\(error)"]) }
@@ -428,7 +441,8 @@ actor SessionHub {
 
     func remove(_ session: Session) { sessions[ObjectIdentifier(session)] = nil }
 
-    func wakeAll() { for s in sessions.values { s.post(.wake) } }
+    /// The live sessions.
+    func all() -> [Session] { Array(sessions.values) }
 
     func shutdown() {
         isShutDown = true

@@ -197,6 +197,15 @@ extension SyncStore {
     func rows(of m: ClassMapping, keys: [String]?, condition: SQLCondition, on c: PostgresConnection) async throws -> (
         found: Set<String>, batch: SyncObjectBatch
     ) {
+        let read = try await keyedRows(of: m, keys: keys, condition: condition, on: c)
+        return (keys == nil ? [] : Set(read.texts), read.batch)
+    }
+
+    /// ``rows(of:keys:condition:on:)`` with the primary key's text of each row, in the batch's
+    /// order.
+    func keyedRows(of m: ClassMapping, keys: [String]?, condition: SQLCondition, on c: PostgresConnection) async throws -> (
+        texts: [String], batch: SyncObjectBatch
+    ) {
         let pkCol = quoted(m.primaryKey.name)
         let select = m.columns.map { Self.selection(quoted($0.property.name), $0.kind) }
         var sql = "SELECT \(pkCol)::text, \(select.joined(separator: ", ")) FROM \(quoted(m.schema.name))"
@@ -218,7 +227,7 @@ extension SyncStore {
         if keys != nil { sql += " ORDER BY \(quoted(m.schema.name)).\(pkCol)" }
         let result = try await c.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
         var batch = SyncObjectBatch(className: m.schema.name, propertyNames: m.columns.map(\.property.name), rows: [])
-        var found = Set<String>()
+        var texts: [String] = []
         for try await row in result {
             let cells = row.makeRandomAccess()
             guard let pkText = try cells[0].decode(String?.self) else { continue }
@@ -238,7 +247,7 @@ extension SyncStore {
                     values.append(value)
                 }
                 let pk = try PGText.scalarValue(pkText, m.primaryKey.type)
-                if keys != nil { found.insert(pkText) }
+                texts.append(pkText)
                 batch.rows.append(SyncObjectBatch.Row(primaryKey: pk, values: values))
             } catch {
                 logger.error(
@@ -246,7 +255,7 @@ extension SyncStore {
                     metadata: ["class": "\(m.schema.name)", "primaryKey": "\(pkText)", "error": "\(error)"])
             }
         }
-        return (found, batch)
+        return (texts, batch)
     }
 
     /// Whether a column of `kind` is read in PostgreSQL's binary format (see ``rows(of:keys:condition:on:)``).
