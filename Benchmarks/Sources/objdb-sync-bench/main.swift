@@ -3,6 +3,7 @@ import JWTKit
 import Logging
 import ObjDB
 import ObjDBSync
+import ObjDBSyncProtocol
 import ObjDBSyncServer
 import ObjDBSyncTestSupport
 import PostgresNIO
@@ -15,6 +16,10 @@ struct Options {
     var samples = 200
     var postgres: String?
     var breakdown = false
+    var load = false
+    var connections = 1000
+    var rate = 50
+    var seconds = 30
 
     static let usage = """
         usage: objdb-sync-bench [--n N] [--uploads U] [--clients C] [--samples S] [--postgres URL]
@@ -24,6 +29,8 @@ struct Options {
           --samples S    commits per latency row (default 200; the psql row takes half)
           --postgres URL a server to make the benchmark's databases on (default: a temporary cluster)
           --breakdown    also time the download's pieces alone: JSON coding, the service's PostgreSQL read
+          --load         the load benchmark instead: --connections N (1000), --rate R commits/s (50),
+                         --seconds S (30)
         """
 
     static func parse(_ arguments: [String]) throws -> Options {
@@ -45,6 +52,10 @@ struct Options {
                 guard let url = rest.popFirst() else { throw BenchFailure("--postgres needs a URL\n\(usage)") }
                 options.postgres = url
             case "--breakdown": options.breakdown = true
+            case "--load": options.load = true
+            case "--connections": options.connections = try int(argument)
+            case "--rate": options.rate = try int(argument)
+            case "--seconds": options.seconds = try int(argument)
             case "--help", "-h":
                 print(usage)
                 exit(0)
@@ -56,9 +67,19 @@ struct Options {
 }
 
 do {
-    let options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    // The load benchmark's child process: the clients.
+    if arguments.first == "--load-clients", arguments.count == 4, let port = Int(arguments[1]), let count = Int(arguments[2]) {
+        var config = Configuration()
+        config.inMemoryIdentifier = "load-schema"
+        config.objectTypes = [LoadItem.self]
+        let schema = try Database(configuration: config).schema.objectSchema.map(SyncClassSchema.init)
+        try await LoadClients.run(port: port, count: count, tokensFile: arguments[3], schema: schema)
+        exit(0)
+    }
+    let options = try Options.parse(arguments)
     if let url = options.postgres { setenv("OBJDB_TEST_POSTGRES_URL", url, 1) }
-    let report = try await SyncBench(options: options).run()
+    let report = options.load ? try await LoadBench(options: options).run() : try await SyncBench(options: options).run()
     print(report)
     exit(0)
 } catch {
