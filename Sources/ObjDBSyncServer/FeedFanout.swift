@@ -66,12 +66,25 @@ actor FeedFanout {
         var mappings: [String: ClassMapping] = [:]
         for name in classes { mappings[name] = try await store.mapping(name) }
         var rowValues: [String: [String: [String: SyncValue]]] = [:]
+        // Sessions whose views select alike (the same subscriptions and rules, and the same
+        // values of the variables those use) from the same checkpoint get the same part:
+        // computed once.
+        var parts: [PartKey: [SyncObjectBatch]] = [:]
         for (session, p) in members {
             if read.trimmed.contains(p.checkpoint) {
                 session.post(.wake)  // its own read bootstraps it
                 continue
             }
             guard let changed = read.changed[p.checkpoint] else { continue }
+            let partKey = PartKey(base: p.checkpoint, view: p.view)
+            if let batches = parts[partKey] {
+                session.offer(
+                    SharedPart(
+                        base: p.checkpoint,
+                        checkpoint: SyncStore.Checkpoint(
+                            isReset: false, batches: batches, snapshot: read.snapshot, includesSequence: read.sequences[p.clientID] ?? 0)))
+                continue
+            }
             var batches: [SyncObjectBatch] = []
             for (className, keys) in changed.sorted(by: { $0.key < $1.key }) {
                 guard let predicate = p.view.reads[className], predicate != .constant(false), let m = mappings[className] else { continue }
@@ -99,9 +112,25 @@ actor FeedFanout {
                 }
                 if !batch.rows.isEmpty { batches.append(batch) }
             }
+            parts[partKey] = batches
             let checkpoint = SyncStore.Checkpoint(
                 isReset: false, batches: batches, snapshot: read.snapshot, includesSequence: read.sequences[p.clientID] ?? 0)
             session.offer(SharedPart(base: p.checkpoint, checkpoint: checkpoint))
+        }
+    }
+
+    /// What makes two sessions' parts of a round equal: the checkpoint they follow, what their
+    /// views select by class, and the values of the variables those use.
+    struct PartKey: Hashable {
+        let base: String
+        let reads: [String: PortablePredicate]
+        let variables: [String: SyncValue]
+
+        init(base: String, view: ClientView) {
+            self.base = base
+            reads = view.reads
+            let used = view.reads.values.reduce(into: Set<String>()) { $0.formUnion($1.variableNames) }
+            variables = view.variables.filter { used.contains($0.key) }
         }
     }
 }

@@ -15,7 +15,7 @@ import Foundation
 /// Anything else — key paths through links, collections, aggregates, subqueries, arithmetic,
 /// comparisons of two properties, `[d]`, full-text `TEXT` — is refused by ``init(parsing:arguments:variables:)``
 /// and ``init(_:)`` with an ``ObjDBError`` (``ObjDBError/Code/invalidQuery``) naming the construct.
-package indirect enum PortablePredicate: Sendable, Equatable {
+package indirect enum PortablePredicate: Sendable, Hashable {
     /// `TRUEPREDICATE` or `FALSEPREDICATE`.
     case constant(Bool)
     /// Every operand holds (an empty list holds).
@@ -30,9 +30,9 @@ package indirect enum PortablePredicate: Sendable, Equatable {
 
 /// `property op values`: one value for `==`, `!=`, `<`, `<=`, `>`, `>=` and the string operators,
 /// the list for `IN`, two for `BETWEEN`.
-package struct PortableComparison: Sendable, Equatable {
+package struct PortableComparison: Sendable, Hashable {
     /// The operators of portable predicates.
-    package enum Operator: String, Sendable, Equatable, CaseIterable {
+    package enum Operator: String, Sendable, Hashable, CaseIterable {
         /// `==` (with `nil`: the property is nil).
         case equal = "=="
         /// `!=` (matches nil).
@@ -81,7 +81,7 @@ package struct PortableComparison: Sendable, Equatable {
 }
 
 /// A constant a portable comparison compares with.
-package enum PortableOperand: Sendable, Equatable {
+package enum PortableOperand: Sendable, Hashable {
     /// A value (never a link, a collection or an embedded object).
     case value(SyncValue)
     /// A variable of a sync rule, without its `$`: `user`, or `claims.team` for a token claim.
@@ -89,6 +89,20 @@ package enum PortableOperand: Sendable, Equatable {
 }
 
 extension PortablePredicate {
+    /// The variables the predicate compares with (`user`, `claims.team`).
+    package var variableNames: Set<String> {
+        switch self {
+        case .constant: return []
+        case .and(let operands), .or(let operands): return operands.reduce(into: []) { $0.formUnion($1.variableNames) }
+        case .not(let operand): return operand.variableNames
+        case .comparison(let c):
+            return Set(c.operands.compactMap { operand in
+                if case .variable(let name) = operand { return name }
+                return nil
+            })
+        }
+    }
+
     /// The portable predicate a predicate string describes.
     ///
     /// - Parameters:
