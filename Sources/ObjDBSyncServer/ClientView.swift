@@ -8,7 +8,7 @@ import ObjDBSyncProtocol
 /// for its token.
 struct ClientView: Sendable {
     /// The download predicate of each subscribed class.
-    let reads: [String: PortablePredicate]
+    private(set) var reads: [String: PortablePredicate]
     /// The rules.
     let rules: SyncRules
     /// `user` and `claims.<name>` for the connection's token.
@@ -46,6 +46,15 @@ struct ClientView: Sendable {
         self.reads = reads
         self.rules = rules
         self.variables = variables
+    }
+
+    /// The view with the classes whose download condition holds for no object (a rule on a
+    /// claim the token lacks, or of another type) marked so, for the in-memory evaluation to
+    /// agree with the SQL one.
+    func resolved(_ never: Set<String>) -> ClientView {
+        var view = self
+        for name in never where view.reads[name] != nil { view.reads[name] = .constant(false) }
+        return view
     }
 
     /// The subscribed classes whose objects the client may see some of.

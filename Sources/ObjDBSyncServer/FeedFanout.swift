@@ -65,7 +65,14 @@ actor FeedFanout {
             since: Set(members.map(\.1.checkpoint)), classes: classes.sorted(), oldRowsOf: oldRowsOf, clients: members.map(\.1.clientID))
         var mappings: [String: ClassMapping] = [:]
         for name in classes { mappings[name] = try await store.mapping(name) }
+        // Per round, not per session: each base's changed keys in order, rows and old rows by
+        // property name (the names of the read, which decoded them).
+        var sortedChanges: [String: [(className: String, keys: [String])]] = [:]
+        for (base, changed) in read.changed {
+            sortedChanges[base] = changed.sorted(by: { $0.key < $1.key }).map { ($0.key, $0.value.sorted()) }
+        }
         var rowValues: [String: [String: [String: SyncValue]]] = [:]
+        var oldValues: [String: [String: [String: [[String: SyncValue]]]]] = [:]
         // Sessions whose views select alike (the same subscriptions and rules, and the same
         // values of the variables those use) from the same checkpoint get the same part:
         // computed once.
@@ -75,7 +82,7 @@ actor FeedFanout {
                 session.post(.wake)  // its own read bootstraps it
                 continue
             }
-            guard let changed = read.changed[p.checkpoint] else { continue }
+            guard let changed = sortedChanges[p.checkpoint] else { continue }
             let partKey = PartKey(base: p.checkpoint, view: p.view)
             if let batches = parts[partKey] {
                 session.offer(
@@ -86,26 +93,30 @@ actor FeedFanout {
                 continue
             }
             var batches: [SyncObjectBatch] = []
-            for (className, keys) in changed.sorted(by: { $0.key < $1.key }) {
-                guard let predicate = p.view.reads[className], predicate != .constant(false), let m = mappings[className] else { continue }
-                var batch = SyncObjectBatch(className: className, propertyNames: m.columns.map(\.property.name), rows: [])
+            for (className, keys) in changed {
+                guard let predicate = p.view.reads[className], predicate != .constant(false), let m = mappings[className],
+                    let names = read.propertyNames[className]
+                else { continue }
+                var batch = SyncObjectBatch(className: className, propertyNames: names, rows: [])
                 func selects(_ values: [String: SyncValue]) -> Bool {
                     (try? predicate.matches({ values[$0] }, variables: p.view.variables)) ?? false
                 }
-                for key in keys.sorted() {
+                for key in keys {
                     if let row = read.rows[className]?[key], let values = row.values {
                         if predicate == .constant(true) { batch.rows.append(row); continue }
-                        let named =
-                            rowValues[className]?[key]
-                            ?? Dictionary(zip(read.propertyNames[className] ?? [], values), uniquingKeysWith: { first, _ in first })
+                        let named = rowValues[className]?[key] ?? Dictionary(zip(names, values), uniquingKeysWith: { first, _ in first })
                         rowValues[className, default: [:]][key] = named
                         if selects(named) { batch.rows.append(row); continue }
                     }
                     // Not selected now: removed where the client may hold it.
                     if predicate != .constant(true) {
-                        let old = read.oldRows[p.checkpoint]?[className]?[key] ?? []
-                        let names = m.columns.map(\.property.name)
-                        guard old.contains(where: { selects(Dictionary(zip(names, $0), uniquingKeysWith: { first, _ in first })) }) else { continue }
+                        let old =
+                            oldValues[p.checkpoint]?[className]?[key]
+                            ?? (read.oldRows[p.checkpoint]?[className]?[key] ?? []).map {
+                                Dictionary(zip(names, $0), uniquingKeysWith: { first, _ in first })
+                            }
+                        oldValues[p.checkpoint, default: [:]][className, default: [:]][key] = old
+                        guard old.contains(where: selects) else { continue }
                     }
                     guard let primaryKey = try? PGText.scalarValue(key, m.primaryKey.type) else { continue }
                     batch.rows.append(SyncObjectBatch.Row(primaryKey: primaryKey, values: nil))
@@ -120,17 +131,27 @@ actor FeedFanout {
     }
 
     /// What makes two sessions' parts of a round equal: the checkpoint they follow, what their
-    /// views select by class, and the values of the variables those use.
+    /// views select by class, and the values of the variables those use — as bytes, since Swift
+    /// strings that differ only in Unicode normalization compare equal, and the selection
+    /// compares bytes.
     struct PartKey: Hashable {
-        let base: String
-        let reads: [String: PortablePredicate]
-        let variables: [String: SyncValue]
+        let bytes: [UInt8]
 
         init(base: String, view: ClientView) {
-            self.base = base
-            reads = view.reads
+            var bytes: [UInt8] = []
+            SyncValueBytes.append(base, to: &bytes)
             let used = view.reads.values.reduce(into: Set<String>()) { $0.formUnion($1.variableNames) }
-            variables = view.variables.filter { used.contains($0.key) }
+            for (className, predicate) in view.reads.sorted(by: { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }) {
+                let format = predicate.predicateFormat
+                SyncValueBytes.append(className, to: &bytes)
+                SyncValueBytes.append(format.text, to: &bytes)
+                SyncValueBytes.append(.list(format.arguments), to: &bytes)
+            }
+            for name in used.sorted() {
+                SyncValueBytes.append(name, to: &bytes)
+                SyncValueBytes.append(view.variables[name] ?? .null, to: &bytes)
+            }
+            self.bytes = bytes
         }
     }
 }

@@ -95,9 +95,6 @@ struct PredicateSQL {
                 .invalidQuery, "Class '\(mapping.schema.name)' has no property '\(c.property)'", className: mapping.schema.name,
                 propertyName: c.property)
         }
-        guard case .scalar = kind else {
-            throw refused("'\(c.property)' is a collection, a map, a mixed value or an embedded object; only single values can be compared", c)
-        }
         let column = "\(alias).\(quoted(property.name))"
         let values: [SyncValue]
         do {
@@ -129,14 +126,17 @@ struct PredicateSQL {
     private func comparison(
         _ c: PortableComparison, resolved values: [SyncValue], property: SyncPropertySchema, kind: ColumnKind, column: String, _ b: inout Builder
     ) throws -> String {
-        guard case .scalar(let type, let isLink) = kind else { return "FALSE" }
-        if isLink {
-            guard c.op == .equal || c.op == .notEqual, values == [.null] else { throw refused("a link compared with something other than nil", c) }
+        // The rules of what compares with what, shared with the client's check.
+        let shape: PortableComparison.PropertyShape
+        switch kind {
+        case .scalar(let type, let isLink): shape = .init(type: isLink ? .object : type, isCollection: false, isLink: isLink)
+        case .array(let type, _): shape = .init(type: type, isCollection: true, isLink: false)
+        case .json: shape = .init(type: property.type, isCollection: true, isLink: false)
         }
-        if c.caseInsensitive && type != .string { throw refused("[c] on a property of type \(type)", c) }
+        if let reason = c.refusal(shape, values: values) { throw refused(reason, c) }
+        guard case .scalar(let type, _) = kind else { return "FALSE" }
         if c.op.isStringOperator {
-            guard type == .string else { throw refused("\(c.op.rawValue) on a property of type \(type)", c) }
-            guard case .string(let text)? = values.first else { throw refused("\(c.op.rawValue) with a value that is not a string", c) }
+            guard case .string(let text)? = values.first else { return "FALSE" }
             let pattern: String
             switch c.op {
             case .beginsWith: pattern = Self.escapedForLike(text) + "%"
@@ -156,8 +156,6 @@ struct PredicateSQL {
             if c.op == .equal { return "COALESCE(\(left) = \(right), FALSE)" }
             return "(\(left) IS DISTINCT FROM \(right))"
         case .less, .lessOrEqual, .greater, .greaterOrEqual:
-            guard values[0] != .null else { throw refused("nil compared with \(c.op.rawValue)", c) }
-            guard type != .bool else { throw refused("\(c.op.rawValue) on a Bool", c) }
             let (left, right) = try operands(column, values[0], type, property, c, &b)
             return "COALESCE(\(left) \(c.op.rawValue) \(right)\(Self.notNaN(column, type)), FALSE)"
         case .in:
@@ -172,7 +170,6 @@ struct PredicateSQL {
             }
             return terms.isEmpty ? "FALSE" : "(" + terms.joined(separator: " OR ") + ")"
         case .between:
-            guard type != .bool, !values.contains(.null) else { throw refused("BETWEEN with nil or on a Bool", c) }
             let (left, low) = try operands(column, values[0], type, property, c, &b)
             let (left2, high) = try operands(column, values[1], type, property, c, &b)
             return "COALESCE(\(left) >= \(low) AND \(left2) <= \(high)\(Self.notNaN(column, type)), FALSE)"
@@ -251,10 +248,10 @@ struct PredicateSQL {
         return "\(d)"
     }
 
-    /// For an ordering comparison of a floating-point column: NaN is unordered in ObjDB (no
-    /// comparison holds), greater than every number in PostgreSQL.
+    /// For an ordering comparison of a floating-point or decimal column: NaN is unordered in
+    /// ObjDB (no comparison holds), greater than every number in PostgreSQL.
     static func notNaN(_ column: String, _ type: PropertyType) -> String {
-        type == .double || type == .float ? " AND \(column) <> 'NaN'" : ""
+        type == .double || type == .float || type == .decimal ? " AND \(column) <> 'NaN'" : ""
     }
 
     /// `expression` lowercased for `[c]`.

@@ -185,7 +185,12 @@ final class Session: Sendable {
     /// older round is dropped: a newer one follows). A part with nothing for the client moves
     /// it to the new checkpoint without a message.
     func apply(_ part: SharedPart, _ state: inout State) async throws {
-        guard let hello = state.hello, let view = state.view, state.checkpoint == part.base else { return }
+        guard let hello = state.hello, let view = state.view, state.checkpoint == part.base else {
+            // A round computed it from a checkpoint the session has left: ask for one from
+            // where it stands now, rather than wait for the next notification.
+            await server.fanout.wake()
+            return
+        }
         if part.checkpoint.changeCount > 0 {
             try await Self.sendDownload(part.checkpoint) { try await write($0) }
             state.sentCheckpoint = part.checkpoint.snapshot
@@ -290,7 +295,7 @@ final class Session: Sendable {
     }
 
     func handleHello(_ hello: ClientMessage.Hello, _ state: inout State) async throws -> Bool {
-        let view: ClientView
+        var view: ClientView
         do {
             view = try ClientView(hello: hello, rules: server.configuration.rules, variables: variables)
         } catch let error as ObjDBError {
@@ -302,7 +307,7 @@ final class Session: Sendable {
         // Each query against the class's columns, before anything is sent: an unknown property
         // or a value of the wrong type fails the connection with a message naming it.
         do {
-            try await server.store.check(view)
+            view = try await server.store.check(view)
         } catch let error as ObjDBError where error.code == .invalidQuery {
             try await fail(SyncErrorCode.invalidQuery, error.message)
             return false
@@ -359,8 +364,10 @@ final class Session: Sendable {
         try await Self.sendDownload(checkpoint) { try await write($0) }
         state.checkpoint = checkpoint.snapshot
         state.sentCheckpoint = checkpoint.snapshot
-        // From now on the fan-out reads for it.
+        // From now on the fan-out reads for it; a round that missed it while it read alone
+        // runs again.
         position.withLock { $0 = FanoutPosition(checkpoint: checkpoint.snapshot, view: view, clientID: hello.clientID) }
+        await server.fanout.wake()
     }
 
     /// Sends a checkpoint as download messages, in order: parts of at most

@@ -5,15 +5,20 @@ import PostgresNIO
 
 /// Subscriptions and rules checked against the classes' columns.
 extension SyncStore {
-    /// Translates each of a view's download predicates for its class's columns.
+    /// Translates each of a view's download predicates for its class's columns; returns the
+    /// view with the classes whose condition holds for no object marked so
+    /// (``ClientView/resolved(_:)``).
     /// - Throws: ``ObjDBError/Code/invalidQuery`` naming a property the class lacks or a
     ///   comparison its type does not support.
-    func check(_ view: ClientView) async throws {
+    func check(_ view: ClientView) async throws -> ClientView {
         let lowercase = self.lowercase.withLock { $0 }
+        var never = Set<String>()
         for name in view.classNames {
             guard let m = try await mapping(name) else { continue }
-            _ = try view.readCondition(m, alias: quoted(name), lowercase: lowercase, firstParameter: 1)
+            let condition = try view.readCondition(m, alias: quoted(name), lowercase: lowercase, firstParameter: 1)
+            if condition.sql == SQLCondition.never.sql { never.insert(name) }
         }
+        return view.resolved(never)
     }
 
     /// Checks rules against the synced classes: each class they name must be one (unless the

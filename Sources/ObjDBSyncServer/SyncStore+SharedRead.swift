@@ -62,9 +62,11 @@ extension SyncStore {
                 read.changed[old] = changed
             }
             for m in mappings {
+                // The names of the values this read decodes (a round uses them, not a mapping
+                // read again, which a schema change may have extended meanwhile).
+                read.propertyNames[m.schema.name] = m.columns.map(\.property.name)
                 guard let pks = keys[m.schema.name], !pks.isEmpty else { continue }
                 let (texts, batch) = try await self.keyedRows(of: m, keys: pks.sorted(), condition: .always, on: c)
-                read.propertyNames[m.schema.name] = batch.propertyNames
                 read.rows[m.schema.name] = Dictionary(zip(texts, batch.rows), uniquingKeysWith: { first, _ in first })
                 guard oldRowsOf.contains(m.schema.name) else { continue }
                 for old in read.changed.keys {

@@ -197,6 +197,10 @@ struct QuerySubscriptionTests {
                 (QuerySubscription<OwnedNote>(name: "q", where: "owner == $user"), "$user"),
                 (QuerySubscription<OwnedNote>(name: "q", where: "nothere == 1"), "nothere"),
                 (QuerySubscription<OwnedNote>(name: "q", where: "priority == 'high'"), "priority"),
+                // ObjDB's filter takes the first (the service could not: the client refuses it).
+                (QuerySubscription<OwnedNote>(name: "q", where: "shared == 1"), "'shared' (Bool) compared with 1"),
+                (QuerySubscription<OwnedNote>(name: "q", where: "shared < true"), "< does not apply"),
+                (QuerySubscription<OwnedNote>(name: "q", where: "priority BEGINSWITH '1'"), "BEGINSWITH applies to strings"),
                 (QuerySubscription<OwnedNote>(name: "q", where: "owner ==="), "position"),
             ]
             for (subscription, construct) in cases {
@@ -280,6 +284,27 @@ struct QuerySubscriptionTests {
             #expect(try await rows(pg).map { $0.prefix(2) } == ["r1"])
             await red.stop()
             await none.stop()
+        }
+    }
+
+    @Test func aRuleMissingAClaimHoldsForNoObjectEvenWhereAnotherPartWouldMatch() async throws {
+        // Cy's token has no team: the whole read rule holds for no object, as the bootstrap's
+        // SQL says, also for changes chosen in memory (where `owner == $user` alone would match).
+        let rules = try SyncRules(classes: ["OwnedNote": (read: "owner == $user OR team == $claims.team", write: "TRUEPREDICATE")])
+        try await withServer(rules: rules) { server, _ in
+            let red = try await client("red.objdb", server, user: "ann", token: try await teamToken(user: "ann", team: "red"))
+            let cy = try await client("cy.objdb", server, user: "cy")
+            try await cy.waitForDownload()
+            try write("red.objdb") { db in
+                try note(db, "for-cy", owner: "cy", team: nil)
+                try note(db, "red-1", owner: "bob", team: "red")
+            }
+            try await red.waitForUpload()
+            try await cy.waitForDownload()
+            try await Task.sleep(for: .milliseconds(300))  // a fan-out round, had it sent anything
+            #expect(try ids("cy.objdb") == [])
+            await red.stop()
+            await cy.stop()
         }
     }
 

@@ -23,15 +23,22 @@ extension PortablePredicate {
     /// - Complexity: O(*n*) in the predicate's size, string operators O(*m*) in the strings'
     ///   lengths (`LIKE` O(*m*²)).
     package func matches(_ value: (String) -> SyncValue?, variables: [String: SyncValue] = [:]) throws -> Bool {
+        // Before any operand is evaluated: an `OR` must not hold by one operand while another
+        // lacks its variable (the SQL translation holds for no row then).
+        if let missing = variableNames.first(where: { variables[$0] == nil }) { throw MissingVariable(name: missing) }
+        return try evaluate(value, variables: variables)
+    }
+
+    private func evaluate(_ value: (String) -> SyncValue?, variables: [String: SyncValue]) throws -> Bool {
         switch self {
         case .constant(let holds): return holds
         case .and(let operands):
-            for operand in operands where try !operand.matches(value, variables: variables) { return false }
+            for operand in operands where try !operand.evaluate(value, variables: variables) { return false }
             return true
         case .or(let operands):
-            for operand in operands where try operand.matches(value, variables: variables) { return true }
+            for operand in operands where try operand.evaluate(value, variables: variables) { return true }
             return false
-        case .not(let operand): return try !operand.matches(value, variables: variables)
+        case .not(let operand): return try !operand.evaluate(value, variables: variables)
         case .comparison(let c):
             let operands = try c.operands.map { operand -> SyncValue in
                 switch operand {

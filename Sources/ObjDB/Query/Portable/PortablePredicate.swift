@@ -162,7 +162,23 @@ extension Database {
     /// `className` can be filtered with (its properties exist and its values fit their types).
     /// - Throws: ``ObjDBError/Code/invalidQuery`` naming what is wrong.
     package func checkPortablePredicate(_ predicate: String, arguments: [SyncValue], className: String) throws {
-        _ = try PortablePredicate(parsing: predicate, arguments: arguments)
+        let portable = try PortablePredicate(parsing: predicate, arguments: arguments)
         _ = try dynamicObjects(className).filter(predicate, argumentArray: arguments.map(PortablePredicate.argument))
+        // What the sync service refuses, refused here first (ObjDB's binder takes a little more:
+        // a UUID compared with its text, a Bool with 1).
+        for c in portable.comparisons {
+            guard let property = schema[className]?[c.property] else { continue }
+            let isLink = property.type == .object && !(schema[property.objectClassName ?? ""]?.isEmbedded ?? false)
+            let shape = PortableComparison.PropertyShape(
+                type: property.type, isCollection: property.collection != nil, isLink: isLink,
+                isEmbedded: property.type == .object && !isLink)
+            let values = c.operands.map { operand -> SyncValue in
+                if case .value(let v) = operand { return v }
+                return .null
+            }
+            if let reason = c.refusal(shape, values: values) {
+                throw ObjDBError(.invalidQuery, "Sync cannot evaluate \(reason) in \"\(predicate)\"", className: className, propertyName: c.property)
+            }
+        }
     }
 }
