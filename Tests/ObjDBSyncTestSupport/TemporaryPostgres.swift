@@ -99,6 +99,22 @@ public actor TemporaryPostgres {
 
     static let logger = Logger(label: "objdb.test.postgres")
 
+    /// Restarts the temporary cluster (`pg_ctl restart -m fast`: every connection is cut);
+    /// returns false, doing nothing, for a server named by `OBJDB_TEST_POSTGRES_URL`, which the
+    /// tests do not own. Not a crash: the cluster runs with `fsync` and `synchronous_commit`
+    /// off, so a crash would lose commits it had acknowledged, which no client could recover.
+    public func restart() async throws -> Bool {
+        guard server != nil, let (bin, dir) = cleanupState.withLock({ $0 }) else { return false }
+        let box = (bin, dir)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            // Blocking: off the cooperative pool.
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { _ = try Cluster.run("\(box.0)/pg_ctl", ["restart", "-D", "\(box.1)/data", "-m", "fast", "-w", "-t", "60"]) })
+            }
+        }
+        return true
+    }
+
     func startedServer() async throws -> Server {
         if let server { return server }
         let made: Server
