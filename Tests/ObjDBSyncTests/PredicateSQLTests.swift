@@ -188,19 +188,6 @@ struct PredicateSQLTests {
         }
     }
 
-    static func argument(_ value: SyncValue) -> Any? {
-        switch value {
-        case .null: nil
-        case .bool(let v): v
-        case .int(let v): v
-        case .double(let v): v
-        case .string(let v): v
-        case .data(let v): v
-        case .date(let v): v
-        case .decimal(let v): v
-        case .uuid(let v): v
-        case .objectId(let v): v
-        default: nil
-        }
-    }
+    /// A value as `Results.filter(_:argumentArray:)` takes it.
+    static func argument(_ value: SyncValue) -> Any? { PortablePredicate.argument(value) }
 }

@@ -6,21 +6,9 @@ import ObjDBSyncProtocol
 import ObjDBSyncTestSupport
 import Testing
 
-/// A seeded generator (SplitMix64): a failing run can be repeated with its seed.
-struct FuzzRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Random and mutated messages of the sync protocol.
 struct ProtocolFuzzer {
-    var random: FuzzRandom
+    var random: SeededGenerator
 
     /// Valid predicates, mutated into the queries of hellos.
     static let predicates = [
@@ -151,7 +139,7 @@ struct ProtocolFuzzTests {
     static let seed = UInt64(environment["OBJDB_SYNC_FUZZ_SEED"] ?? "") ?? UInt64.random(in: 0 ... .max)
 
     @Test func decodingRandomAndMutatedFramesNeverCrashes() throws {
-        var fuzzer = ProtocolFuzzer(random: FuzzRandom(state: Self.seed))
+        var fuzzer = ProtocolFuzzer(random: SeededGenerator(state: Self.seed))
         var refused = 0, decoded = 0
         for _ in 0..<(Self.messages * 5) {
             let valid: SyncFrame
@@ -217,7 +205,7 @@ struct ProtocolFuzzTests {
         let counts = try await withThrowingTaskGroup(of: (sent: Int, connections: Int).self) { group in
             for worker in 0..<4 {
                 group.addTask {
-                    var fuzzer = ProtocolFuzzer(random: FuzzRandom(state: seed &+ UInt64(worker) &* 0x1000_0001))
+                    var fuzzer = ProtocolFuzzer(random: SeededGenerator(state: seed &+ UInt64(worker) &* 0x1000_0001))
                     var sent = 0, connections = 0
                     while sent < Self.messages / 4 {
                         connections += 1

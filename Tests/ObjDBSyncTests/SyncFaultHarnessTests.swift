@@ -63,7 +63,7 @@ struct SyncFaultHarnessTests {
     }
 
     @Test func clientsAndServicesKilledAtRandomStillConverge() async throws {
-        var random = FuzzRandom(state: Self.seed)
+        var random = SeededGenerator(state: Self.seed)
         let pg = try await TemporaryPostgres.shared.makeDatabase(prefix: "objdb_faults")
         let secret = directory.url("secret.key")
         try Data(testSecret).write(to: secret)
