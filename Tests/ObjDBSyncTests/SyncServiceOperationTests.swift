@@ -62,7 +62,9 @@ struct SyncServiceOperationTests {
         #expect(try await server.trimChangeFeed(olderThan: .zero) > 0)
         let third = TestClient(port: server.port, token: try await makeToken(user: "ann"))
         let (_, reset) = try await third.hello(Model.hello(checkpoint: checkpoint, subscriptions: ["Note"]))
-        #expect(reset.allSatisfy(\.isReset) && reset.flatMap(\.changes).contains { $0.primaryKey == .string("before-trim") })
+        #expect(
+            reset.allSatisfy(\.isReset) && reset.flatMap(\.changes).contains { $0.primaryKey == .string("before-trim") },
+            "parts: \(reset.map { "reset \($0.isReset) final \($0.isFinal) changes \($0.changes.count) checkpoint \($0.checkpoint ?? "-")" }); trimmed from \(checkpoint)")
         await third.close()
         try await server.stop()
     }
