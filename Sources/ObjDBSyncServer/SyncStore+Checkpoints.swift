@@ -132,7 +132,9 @@ extension SyncStore {
             guard locked else { return 0 }
             var last: String?
             for try await x in try await c.query(
-                "SELECT xid::text FROM objdb_changes WHERE at < now() - make_interval(secs => \(seconds)) ORDER BY xid DESC LIMIT 1",
+                // Ordered by the column, not by the text selected under its name (which sorts
+                // "966" after "1204").
+                "SELECT xid::text AS last FROM objdb_changes WHERE at < now() - make_interval(secs => \(seconds)) ORDER BY objdb_changes.xid DESC LIMIT 1",
                 logger: logger
             ).decode(String.self) {
                 last = x
