@@ -87,7 +87,9 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            // The fan-out's lookup checked against its slow twin; `swift test` builds debug.
+            swiftSettings: [.define("OBJDB_INTERNAL_CHECKS", .when(configuration: .debug))]
         ),
         .executableTarget(
             name: "objdb-sync",

@@ -5,21 +5,28 @@ import ObjDBSyncProtocol
 
 /// One reader of the change feed per service instance: at each notification (and poll), the
 /// changes since the connected clients' checkpoints are read once, in one snapshot, and each
-/// client's part is chosen in memory by its view (``PortablePredicate/matches(_:variables:)``),
-/// instead of a read per client per commit.
+/// client's part is chosen in memory (``FanoutRound``), instead of a read per client per
+/// commit. Views alike but for their values (`owner == $user` for each user) are selected
+/// together, by looking the changed rows' values up (``FanoutSelector``).
 ///
 /// A client takes part from its first checkpoint on (the hello's own read). Clients whose
 /// checkpoints are equal (after a round, all of them) share the queries; a client's part holds
 /// the changed objects its view selects, and, as removed, those it no longer selects that one
 /// of their old rows since its checkpoint matched (so no client learns another's keys). A
 /// client with nothing new moves to the new checkpoint without a message. A slow client keeps
-/// one part at most: the next round recomputes it from its checkpoint.
+/// one part at most, and no round reads for it until it has taken that part.
 actor FeedFanout {
     let store: SyncStore
     let hub: SessionHub
     let logger: Logger
     private var isPending = false
     private var isRunning = false
+    /// The most rows (current and old) one round read since ``resetLargestRead()``: what a
+    /// round holds in memory grows with it.
+    private(set) var largestRead = 0
+
+    /// Starts counting ``largestRead`` again.
+    func resetLargestRead() { largestRead = 0 }
 
     init(store: SyncStore, hub: SessionHub, logger: Logger) {
         self.store = store
@@ -51,7 +58,11 @@ actor FeedFanout {
 
     /// One round: a shared read, then each member's part posted to its session.
     func round() async throws {
-        let members = await hub.all().compactMap { session in session.position.withLock { $0 }.map { (session, $0) } }
+        // Sessions still sending an earlier part stay out: their checkpoints would make the
+        // read go back further every round.
+        let members = await hub.all().compactMap { session in
+            session.position.withLock { $0 }.flatMap { position in session.joinsRound() ? (session, position) : nil }
+        }
         guard !members.isEmpty else { return }
         var classes = Set<String>(), oldRowsOf = Set<String>()
         for (_, p) in members {
@@ -63,69 +74,38 @@ actor FeedFanout {
         guard !classes.isEmpty else { return }
         let read = try await store.readShared(
             since: Set(members.map(\.1.checkpoint)), classes: classes.sorted(), oldRowsOf: oldRowsOf, clients: members.map(\.1.clientID))
+        let oldCount = read.oldRows.values.reduce(0) { $0 + $1.values.reduce(0) { $0 + $1.values.reduce(0) { $0 + $1.count } } }
+        largestRead = max(largestRead, read.rows.values.reduce(0) { $0 + $1.count } + oldCount)
         var mappings: [String: ClassMapping] = [:]
         for name in classes { mappings[name] = try await store.mapping(name) }
-        // Per round, not per session: each base's changed keys in order, rows and old rows by
-        // property name (the names of the read, which decoded them).
-        var sortedChanges: [String: [(className: String, keys: [String])]] = [:]
-        for (base, changed) in read.changed {
-            sortedChanges[base] = changed.sorted(by: { $0.key < $1.key }).map { ($0.key, $0.value.sorted()) }
-        }
-        var rowValues: [String: [String: [String: SyncValue]]] = [:]
-        var oldValues: [String: [String: [String: [[String: SyncValue]]]]] = [:]
         // Sessions whose views select alike (the same subscriptions and rules, and the same
         // values of the variables those use) from the same checkpoint get the same part:
         // computed once.
-        var parts: [PartKey: [SyncObjectBatch]] = [:]
+        var distinct: [PartKey: Int] = [:]
+        var views: [FanoutRound.Member] = []
+        var offers: [(session: Session, position: FanoutPosition, view: Int)] = []
         for (session, p) in members {
             if read.trimmed.contains(p.checkpoint) {
                 session.post(.wake)  // its own read bootstraps it
                 continue
             }
-            guard let changed = sortedChanges[p.checkpoint] else { continue }
-            let partKey = PartKey(base: p.checkpoint, view: p.view)
-            if let batches = parts[partKey] {
-                session.offer(
-                    SharedPart(
-                        base: p.checkpoint,
-                        checkpoint: SyncStore.Checkpoint(
-                            isReset: false, batches: batches, snapshot: read.snapshot, includesSequence: read.sequences[p.clientID] ?? 0)))
-                continue
+            guard read.changed[p.checkpoint] != nil else { continue }
+            let key = PartKey(base: p.checkpoint, view: p.view)
+            let index = distinct[key] ?? views.count
+            if index == views.count {
+                distinct[key] = index
+                views.append(FanoutRound.Member(base: p.checkpoint, view: p.view))
             }
-            var batches: [SyncObjectBatch] = []
-            for (className, keys) in changed {
-                guard let predicate = p.view.reads[className], predicate != .constant(false), let m = mappings[className],
-                    let names = read.propertyNames[className]
-                else { continue }
-                var batch = SyncObjectBatch(className: className, propertyNames: names, rows: [])
-                func selects(_ values: [String: SyncValue]) -> Bool {
-                    (try? predicate.matches({ values[$0] }, variables: p.view.variables)) ?? false
-                }
-                for key in keys {
-                    if let row = read.rows[className]?[key], let values = row.values {
-                        if predicate == .constant(true) { batch.rows.append(row); continue }
-                        let named = rowValues[className]?[key] ?? Dictionary(zip(names, values), uniquingKeysWith: { first, _ in first })
-                        rowValues[className, default: [:]][key] = named
-                        if selects(named) { batch.rows.append(row); continue }
-                    }
-                    // Not selected now: removed where the client may hold it.
-                    if predicate != .constant(true) {
-                        let old =
-                            oldValues[p.checkpoint]?[className]?[key]
-                            ?? (read.oldRows[p.checkpoint]?[className]?[key] ?? []).map {
-                                Dictionary(zip(names, $0), uniquingKeysWith: { first, _ in first })
-                            }
-                        oldValues[p.checkpoint, default: [:]][className, default: [:]][key] = old
-                        guard old.contains(where: selects) else { continue }
-                    }
-                    guard let primaryKey = try? PGText.scalarValue(key, m.primaryKey.type) else { continue }
-                    batch.rows.append(SyncObjectBatch.Row(primaryKey: primaryKey, values: nil))
-                }
-                if !batch.rows.isEmpty { batches.append(batch) }
-            }
-            parts[partKey] = batches
+            offers.append((session, p, index))
+        }
+        var round = FanoutRound(read: read, mappings: mappings)
+        let parts = FastPaths.enabled.contains(.fanoutLookups) ? round.parts(views) : views.map { round.referencePart($0) }
+        #if OBJDB_INTERNAL_CHECKS
+            if internalChecksEnabled { round.checkParts(parts, of: views) }
+        #endif
+        for (session, p, index) in offers {
             let checkpoint = SyncStore.Checkpoint(
-                isReset: false, batches: batches, snapshot: read.snapshot, includesSequence: read.sequences[p.clientID] ?? 0)
+                isReset: false, batches: parts[index], snapshot: read.snapshot, includesSequence: read.sequences[p.clientID] ?? 0)
             session.offer(SharedPart(base: p.checkpoint, checkpoint: checkpoint))
         }
     }

@@ -17,7 +17,7 @@ final class Session: Sendable {
         case message(Result<ClientMessage, ObjDBError>)
         /// Read what changed, alone (the fan-out's fallback, and a trimmed checkpoint's reset).
         case wake
-        /// A fan-out round left a part in ``sharedPart``.
+        /// A fan-out round left a part in ``mailbox``.
         case shared
         case expired
         case shutdown
@@ -37,9 +37,9 @@ final class Session: Sendable {
     let wakePending = Locked(false)
     /// Where the session stands for the fan-out (`nil` until its first checkpoint).
     let position = Locked<FanoutPosition?>(nil)
-    /// The newest part a fan-out round computed for this session, not yet taken: a slow
-    /// session holds one at most.
-    let sharedPart = Locked<SharedPart?>(nil)
+    /// The part a fan-out round computed for this session, not yet taken: a slow session holds
+    /// one at most, and rounds leave it out until it takes it (``FeedFanout``).
+    let mailbox = Locked(Mailbox())
     /// Messages read but not yet handled: past ``maxQueuedMessages`` the reader stops reading,
     /// so that a client sending faster than PostgreSQL applies is slowed down by TCP.
     let queuedMessages = Locked(0)
@@ -59,13 +59,33 @@ final class Session: Sendable {
         (events, continuation) = AsyncStream<Event>.makeStream()
     }
 
+    /// What fan-out rounds left a session: a part, and whether a round left the session out
+    /// because that part was not taken yet.
+    struct Mailbox {
+        var part: SharedPart?
+        var wasLeftOut = false
+    }
+
     /// Leaves a fan-out round's part for the loop (replacing one not taken yet).
     func offer(_ part: SharedPart) {
-        let wasEmpty = sharedPart.withLock { slot in
-            defer { slot = part }
-            return slot == nil
+        let wasEmpty = mailbox.withLock { box in
+            defer { box.part = part }
+            return box.part == nil
         }
         if wasEmpty { continuation.yield(.shared) }
+    }
+
+    /// Whether a fan-out round takes the session in: not while it has a part to take (it is
+    /// still sending an earlier one). A stalled client so costs the rounds nothing, however far
+    /// the feed moves on; once it takes its part, it asks for a round from where it stands.
+    func joinsRound() -> Bool {
+        mailbox.withLock { box in
+            guard box.part == nil else {
+                box.wasLeftOut = true
+                return false
+            }
+            return true
+        }
     }
 
     func post(_ event: Event) {
@@ -160,8 +180,10 @@ final class Session: Sendable {
                     guard let hello = state.hello else { continue }
                     try await sendCheckpoint(&state, hello: hello)
                 case .shared:
-                    guard let part = sharedPart.withLock({ slot in defer { slot = nil }; return slot }) else { continue }
+                    guard let part = mailbox.withLock({ box in defer { box.part = nil }; return box.part }) else { continue }
                     try await apply(part, &state)
+                    // Rounds that left it out meanwhile: one more, from where it stands now.
+                    if mailbox.withLock({ box in defer { box.wasLeftOut = false }; return box.wasLeftOut }) { await server.fanout.wake() }
                 case .message(let decoded):
                     defer { queuedMessages.withLock { $0 -= 1 } }
                     if try await handle(decoded, &state) == false { return }

@@ -95,7 +95,7 @@ do {
 
 /// The fault harness's worker (see the usage above).
 @MainActor func work(user: String, seed: UInt64, operations: Int) async throws {
-    var random = WorkerRandom(state: seed)
+    var random = SeededGenerator(state: seed)
     let client = try SyncClient(configuration: configuration, sync: sync)
     await client.start()
     let db = try Database(configuration: configuration, isolation: nil)
@@ -153,14 +153,3 @@ do {
     await client.stop()
 }
 
-/// SplitMix64, seeded by the harness.
-struct WorkerRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

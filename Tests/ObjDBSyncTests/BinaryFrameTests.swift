@@ -1,8 +1,9 @@
+
 import Foundation
 import ObjDB
-import Testing
-
 @testable import ObjDBSyncProtocol
+import ObjDBSyncTestModels
+import Testing
 
 /// The binary download frame: its exact bytes, every value type, and bad frames refused with an
 /// error, never read as something else and never a crash.

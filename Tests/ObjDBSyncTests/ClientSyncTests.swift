@@ -354,12 +354,5 @@ func withSyncServer(
     afterApplyingUpload: (@Sendable (UUID, UInt64) async -> Void)? = nil, _ body: (SyncServer, TemporaryPostgres.Database) async throws -> Void
 ) async throws {
     let pg = try await TemporaryPostgres.shared.makeDatabase(prefix: "objdb_client")
-    let server = try await makeServer(pg, afterApplyingUpload: afterApplyingUpload)
-    do {
-        try await body(server, pg)
-    } catch {
-        try? await server.stop()
-        throw error
-    }
-    try await server.stop()
+    try await withStartedServer(on: pg, afterApplyingUpload: afterApplyingUpload) { try await body($0, pg) }
 }

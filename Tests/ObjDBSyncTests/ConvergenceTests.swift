@@ -8,18 +8,6 @@ import ObjDBSyncTestSupport
 import PostgresNIO
 import Testing
 
-/// A seeded random generator (SplitMix64), so that a failing interleaving can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// After any interleaving of offline edits on several files, once all are online and quiet,
 /// every file and PostgreSQL hold the same data.
 @Suite(.serialized)

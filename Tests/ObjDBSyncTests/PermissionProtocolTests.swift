@@ -18,14 +18,7 @@ struct PermissionProtocolTests {
 
     func withServer(_ body: (SyncServer, TemporaryPostgres.Database) async throws -> Void) async throws {
         let db = try await TemporaryPostgres.shared.makeDatabase(prefix: "objdb_permissions")
-        let server = try await makeServer(db, rules: try SyncRules(json: Self.rules))
-        do {
-            try await body(server, db)
-        } catch {
-            try? await server.stop()
-            throw error
-        }
-        try await server.stop()
+        try await withStartedServer(on: db, rules: try SyncRules(json: Self.rules)) { try await body($0, db) }
     }
 
     func connect(_ server: SyncServer, user: String) async throws -> TestClient {

@@ -3,6 +3,7 @@ import Logging
 import ObjDB
 import ObjDBSyncProtocol
 @testable import ObjDBSyncServer
+import ObjDBSyncTestModels
 import ObjDBSyncTestSupport
 import Testing
 

@@ -91,14 +91,7 @@ struct QuerySubscriptionTests {
 
     func withServer(rules: SyncRules = .allowAll, _ body: (SyncServer, TemporaryPostgres.Database) async throws -> Void) async throws {
         let pg = try await TemporaryPostgres.shared.makeDatabase(prefix: "objdb_queries")
-        let server = try await makeServer(pg, rules: rules)
-        do {
-            try await body(server, pg)
-        } catch {
-            try? await server.stop()
-            throw error
-        }
-        try await server.stop()
+        try await withStartedServer(on: pg, rules: rules) { try await body($0, pg) }
     }
 
     /// Uploads from one client and downloads into others, until both are done.

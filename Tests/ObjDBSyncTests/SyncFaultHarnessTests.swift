@@ -1,14 +1,15 @@
+
+#if canImport(Glibc)
 import Foundation
+import Glibc
 import Logging
 import ObjDB
 import ObjDBSyncProtocol
+import ObjDBSyncTestModels
 import ObjDBSyncTestSupport
 import ObjDBTestProcesses
 import PostgresNIO
 import Testing
-
-#if canImport(Glibc)
-import Glibc
 #endif
 
 /// The sync fault harness: client processes of three users (one with two devices) make random

@@ -63,14 +63,7 @@ enum Model {
 struct SyncServerTests {
     func withServer(development: Bool = true, _ body: (SyncServer, TemporaryPostgres.Database) async throws -> Void) async throws {
         let db = try await suiteDatabase.value
-        let server = try await makeServer(db, development: development)
-        do {
-            try await body(server, db)
-        } catch {
-            try? await server.stop()
-            throw error
-        }
-        try await server.stop()
+        try await withStartedServer(on: db, development: development) { try await body($0, db) }
     }
 
     func connect(_ server: SyncServer, user: String = "ann") async throws -> TestClient {
@@ -294,15 +287,7 @@ struct SyncServerTests {
     func withServer(
         authentication: SyncServer.Authentication, audience: String? = nil, _ body: (SyncServer) async throws -> Void
     ) async throws {
-        let db = try await suiteDatabase.value
-        let server = try await makeServer(db, authentication: authentication, audience: audience)
-        do {
-            try await body(server)
-        } catch {
-            try? await server.stop()
-            throw error
-        }
-        try await server.stop()
+        try await withStartedServer(on: try await suiteDatabase.value, authentication: authentication, audience: audience, body)
     }
 
     /// The status of an upgrade with `token` (101 accepted, 401 refused).

@@ -52,11 +52,33 @@ func makeServer(
     return server
 }
 
+/// Runs `body` with a service started on `db` (as ``makeServer(_:development:authentication:audience:rules:afterApplyingUpload:)``
+/// does), and stops the service after it, whether `body` throws or not.
+func withStartedServer(
+    on db: TemporaryPostgres.Database, development: Bool = true, authentication: SyncServer.Authentication = .hs256(secret: testSecret),
+    audience: String? = nil, rules: SyncRules = .allowAll, afterApplyingUpload: (@Sendable (UUID, UInt64) async -> Void)? = nil,
+    _ body: (SyncServer) async throws -> Void
+) async throws {
+    let server = try await makeServer(
+        db, development: development, authentication: authentication, audience: audience, rules: rules, afterApplyingUpload: afterApplyingUpload)
+    do {
+        try await body(server)
+    } catch {
+        try? await server.stop()
+        throw error
+    }
+    try await server.stop()
+}
+
 /// Received text messages, for waiting on them with a timeout.
 actor Inbox {
     var messages: [SyncFrame] = []
     var isClosed = false
     var closeCode: WebSocketErrorCode?
+    /// While set, the client reads nothing more from its socket (a stalled client).
+    var isPaused = false
+
+    func pause(_ paused: Bool) { isPaused = paused }
 
     func add(_ frame: SyncFrame) { messages.append(frame) }
     func close(_ code: WebSocketErrorCode?) {
@@ -96,6 +118,7 @@ final class TestClient: Sendable {
                             try? await outbound.close(.normalClosure, reason: nil)
                         }
                         for try await message in inbound.messages(maxSize: 8 << 20) {
+                            while await inbox.isPaused { try await Task.sleep(for: .milliseconds(10)) }
                             switch message {
                             case .text(let text): await inbox.add(.text(text))
                             case .binary(let buffer): await inbox.add(.binary(Array(buffer.readableBytesView)))

@@ -15,10 +15,10 @@ import Foundation
 /// runs with them; see ``internalChecksEnabled``) also compare each fast path with its twin where
 /// it runs and stop with "Internal check failed" on any difference
 /// (``internalCheck(_:_:file:line:)``).
-struct FastPaths: OptionSet, Sendable {
-    let rawValue: UInt32
+package struct FastPaths: OptionSet, Sendable {
+    package let rawValue: UInt32
 
-    init(rawValue: UInt32) { self.rawValue = rawValue }
+    package init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// Table scans read LMDB's leaf pages in place (``LeafPage``, ``RowWalk``) rather than
     /// stepping the cursor row by row.
@@ -65,6 +65,10 @@ struct FastPaths: OptionSet, Sendable {
     /// Observed sections whose objects are consecutive follow a commit from the results' change
     /// alone (``IncrementalSections``) rather than through one pass over the results.
     static let incrementalSections = FastPaths(rawValue: 1 << 13)
+    /// The sync service's fan-out selects the sessions a changed object goes to by looking its
+    /// values up among theirs (`FanoutSelector`, in ObjDBSyncServer) rather than testing each
+    /// session's view.
+    package static let fanoutLookups = FastPaths(rawValue: 1 << 14)
 
     /// Every fast path, with the name `OBJDB_DISABLE_FAST_PATHS` knows it by.
     static let named: [(name: String, path: FastPaths)] = [
@@ -74,7 +78,7 @@ struct FastPaths: OptionSet, Sendable {
         ("incrementalResults", .incrementalResults), ("fusedMigrations", .fusedMigrations),
         ("indexPointLookups", .indexPointLookups), ("incrementalSortedResults", .incrementalSortedResults),
         ("typedDownloads", .typedDownloads),
-        ("directCipher", .directCipher), ("incrementalSections", .incrementalSections),
+        ("directCipher", .directCipher), ("incrementalSections", .incrementalSections), ("fanoutLookups", .fanoutLookups),
     ]
 
     /// Every fast path.
@@ -92,7 +96,7 @@ struct FastPaths: OptionSet, Sendable {
     }
 
     /// The fast paths in use: all but those `OBJDB_DISABLE_FAST_PATHS` names, read once.
-    static let enabled: FastPaths = {
+    package static let enabled: FastPaths = {
         let disabled = ProcessInfo.processInfo.environment["OBJDB_DISABLE_FAST_PATHS"].map { FastPaths(names: $0) } ?? []
         return FastPaths.all.subtracting(disabled)
     }()
@@ -117,7 +121,7 @@ struct FastPaths: OptionSet, Sendable {
 /// ObjDB with them too but leaves them off, since they cost far more than the paths they check;
 /// set the environment variable `OBJDB_INTERNAL_CHECKS=1` to run them there (`0` turns them off
 /// in ObjDB's tests).
-let internalChecksEnabled: Bool = {
+package let internalChecksEnabled: Bool = {
     #if OBJDB_INTERNAL_CHECKS
     if let value = ProcessInfo.processInfo.environment["OBJDB_INTERNAL_CHECKS"] { return value != "0" }
     return CommandLine.arguments.contains { $0.contains("ObjDBPackageTests") }
@@ -131,7 +135,7 @@ let internalChecksEnabled: Bool = {
 /// bug. Call it only inside `#if OBJDB_INTERNAL_CHECKS` and where ``internalChecksEnabled``, so
 /// release builds pay nothing and applications' debug builds next to nothing.
 @inline(__always)
-func internalCheck(
+package func internalCheck(
     _ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String,
     file: StaticString = #fileID, line: UInt = #line
 ) {

@@ -153,7 +153,8 @@ struct FastPathChecksTests {
         #expect(FastPaths(names: "") == [])
         #expect(FastPaths(names: "fusedMigrations") == .fusedMigrations)
         #expect(FastPaths(names: "directCipher") == .directCipher)
-        #expect(FastPaths.named.count == 14)
+        #expect(FastPaths(names: "fanoutLookups") == .fanoutLookups)
+        #expect(FastPaths.named.count == 15)
     }
 
     /// The checks run in this test process, and an application turns them off (or on) with

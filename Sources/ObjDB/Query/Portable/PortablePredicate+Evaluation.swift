@@ -29,6 +29,15 @@ extension PortablePredicate {
         return try evaluate(value, variables: variables)
     }
 
+    /// ``matches(_:variables:)`` without its first walk for missing variables, for a caller
+    /// that gives every variable the predicate uses a value (the sync service's fan-out binds
+    /// them once per round, then tests many rows). A variable without one makes the comparison
+    /// that uses it, and so the whole predicate, false.
+    /// - Complexity: as ``matches(_:variables:)``, less one walk of the predicate.
+    package func matchesBound(_ value: (String) -> SyncValue?, variables: [String: SyncValue]) -> Bool {
+        (try? evaluate(value, variables: variables)) ?? false
+    }
+
     private func evaluate(_ value: (String) -> SyncValue?, variables: [String: SyncValue]) throws -> Bool {
         switch self {
         case .constant(let holds): return holds

@@ -1,0 +1,74 @@
+import Foundation
+import Logging
+import ObjDB
+import ObjDBSyncProtocol
+@testable import ObjDBSyncServer
+import ObjDBSyncTestSupport
+import PostgresNIO
+import Testing
+
+/// A client that stops reading costs the service one pending part, not a read that grows with
+/// everything committed since it stalled; other clients keep being served, and the stalled one
+/// catches up once it reads again.
+@Suite(.serialized)
+struct StalledClientTests {
+    /// A hello subscribing to notes by a query, so that rounds also read old rows for it.
+    static func hello() -> ClientMessage.Hello {
+        var hello = Model.hello(subscriptions: [])
+        hello.queries = [ClientMessage.SubscriptionQuery(className: "Note", predicate: "text != %@", arguments: [.string("never")])]
+        return hello
+    }
+
+    /// Downloads until a change of `key` has `text`.
+    static func waitForText(_ client: TestClient, key: String, text: String) async throws {
+        while true {
+            for part in try await client.download() {
+                if part.changes.contains(where: { $0.primaryKey == .string(key) && $0.values?["text"] == .string(text) }) { return }
+            }
+        }
+    }
+
+    /// Whether a session of the service holds a fan-out part it has not taken (it is stuck
+    /// sending an earlier one).
+    static func someSessionIsStalled(_ server: SyncServer) async -> Bool {
+        await server.hub.all().contains { $0.mailbox.withLock { $0.part != nil } }
+    }
+
+    @Test func aStalledClientCostsRoundsNothingAndCatchesUpAfter() async throws {
+        let pg = try await TemporaryPostgres.shared.makeDatabase(prefix: "objdb_stalled")
+        try await withStartedServer(on: pg) { server in
+            let stalled = TestClient(port: server.port, token: try await makeToken(user: "ann"))
+            let healthy = TestClient(port: server.port, token: try await makeToken(user: "bob"))
+            _ = try await stalled.hello(Self.hello())
+            _ = try await healthy.hello(Self.hello())
+            await stalled.inbox.pause(true)
+            func sql(_ text: String) async throws {
+                try await pg.withConnection { c in _ = try await c.query(PostgresQuery(unsafeSQL: text), logger: Logger(label: "test")) }
+            }
+            // Large rows until the stalled client's socket and buffers are full and its session
+            // waits: 10 MB at a time, each also downloaded by the healthy client.
+            var batch = 0
+            while !(await Self.someSessionIsStalled(server)) {
+                batch += 1
+                try #require(batch <= 30, "the stalled client's session never waited on its socket")
+                try await sql(
+                    "INSERT INTO \"Note\" (id, text, tags) SELECT 'big\(batch)-' || g, repeat('x', 200000) || g, '{}' FROM generate_series(1, 50) g")
+                try await Self.waitForText(healthy, key: "big\(batch)-50", text: String(repeating: "x", count: 200_000) + "50")
+            }
+            // The feed moves on by a hundred commits of one small object.
+            await server.fanout.resetLargestRead()
+            try await sql("INSERT INTO \"Note\" (id, text, tags) VALUES ('small', 'v0', '{}')")
+            for i in 1...100 { try await sql("UPDATE \"Note\" SET text = 'v\(i)' WHERE id = 'small'") }
+            try await Self.waitForText(healthy, key: "small", text: "v100")
+            // Without the stalled client left out, each round would read the large rows and every
+            // old row of 'small' since its checkpoint: hundreds of rows, and more each round.
+            let largest = await server.fanout.largestRead
+            #expect(largest <= 10, "a round read \(largest) rows")
+            // Reading again, it gets everything, ending with the last value.
+            await stalled.inbox.pause(false)
+            try await Self.waitForText(stalled, key: "small", text: "v100")
+            await stalled.close()
+            await healthy.close()
+        }
+    }
+}
