@@ -91,13 +91,23 @@ struct LoadBench {
         var own = 0, shared = 0
         let interval = Duration.nanoseconds(1_000_000_000 / options.rate)
         var next = ContinuousClock.now
+        let k = options.rowsPerCommit
+        /// One commit of `k` new items, 1 in 10 shared.
         func commit(_ i: Int) async throws {
-            let isShared = i % 10 == 0
-            let owner = isShared ? "nobody" : "u\(Int.random(in: 0..<n))"
+            var ids: [String] = [], owners: [String] = [], isShared: [Bool] = []
+            for j in 0..<k {
+                let row = i * k + j
+                ids.append("c\(row)")
+                isShared.append(row % 10 == 0)
+                owners.append(row % 10 == 0 ? "nobody" : "u\(Int.random(in: 0..<n))")
+            }
+            let stamp = Date().timeIntervalSince1970
             try await connection.query(
-                #"INSERT INTO "LoadItem" (id, owner, shared, stamp) VALUES (\#("c\(i)"), \#(owner), \#(isShared), \#(Date().timeIntervalSince1970))"#,
+                #"INSERT INTO "LoadItem" (id, owner, shared, stamp) SELECT *, \#(stamp) FROM UNNEST(\#(ids)::text[], \#(owners)::text[], \#(isShared)::bool[])"#,
                 logger: logger)
-            if isShared { shared += 1 } else { own += 1 }
+            let sharedCount = isShared.filter { $0 }.count
+            shared += sharedCount
+            own += k - sharedCount
         }
         var i = 0
         let end = ContinuousClock.now + .seconds(options.seconds)
@@ -135,7 +145,7 @@ struct LoadBench {
         let expected = own + shared * n
         return """
             Load: \(n) connections of \(n) users, one service instance, rules owner == $user OR shared == true
-            steady: \(steadyCommits) new items in \(options.seconds) s (\(options.rate)/s, 1 in 10 shared); receipts expected \(steadyExpected), got \(steady) (ms)
+            steady: \(steadyCommits) new items in \(options.seconds) s (\(options.rate) commits/s of \(k) items, 1 in 10 shared); receipts expected \(steadyExpected), got \(steady) (ms)
             storm: all connections dropped and reconnected at once while commits go on: \(caughtUp) s; \
             receipts expected \(expected - steadyExpected), got \(report) (ms)
             service memory per idle connection: \((idle - before) / max(1, n)) bytes (resident \(before / 1_048_576) → \(idle / 1_048_576) MiB)

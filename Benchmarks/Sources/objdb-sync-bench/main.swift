@@ -20,6 +20,7 @@ struct Options {
     var connections = 1000
     var rate = 50
     var seconds = 30
+    var rowsPerCommit = 1
 
     static let usage = """
         usage: objdb-sync-bench [--n N] [--uploads U] [--clients C] [--samples S] [--postgres URL]
@@ -30,7 +31,7 @@ struct Options {
           --postgres URL a server to make the benchmark's databases on (default: a temporary cluster)
           --breakdown    also time the download's pieces alone: JSON coding, the service's PostgreSQL read
           --load         the load benchmark instead: --connections N (1000), --rate R commits/s (50),
-                         --seconds S (30)
+                         --seconds S (30), --rows-per-commit K (1: each commit inserts K items)
         """
 
     static func parse(_ arguments: [String]) throws -> Options {
@@ -56,6 +57,7 @@ struct Options {
             case "--connections": options.connections = try int(argument)
             case "--rate": options.rate = try int(argument)
             case "--seconds": options.seconds = try int(argument)
+            case "--rows-per-commit": options.rowsPerCommit = try int(argument)
             case "--help", "-h":
                 print(usage)
                 exit(0)
