@@ -18,7 +18,7 @@ extension FanoutRound {
                 (try? predicate.matches({ values[$0] }, variables: member.view.variables)) ?? false
             }
             for key in keys {
-                if let row = read.rows[className]?[key], row.values != nil {
+                if let row = read.rows[className]?[ExactText(key)], row.values != nil {
                     if predicate == .constant(true) || selects(namedRow(className, key, names).values) {
                         batch.rows.append(row)
                         continue

@@ -7,7 +7,8 @@ import ObjDB
 /// The selector is built once per fan-out round from the views' slot values. Its plan follows
 /// the template:
 /// - `property == slot` and `property IN {slots}` (without `[c]`) are a hash lookup of the
-///   row's value among the views' values;
+///   row's value among the views' values (see ``LookupKey``: a view whose value has no key,
+///   such as a decimal or NaN, is tested);
 /// - `AND` takes its candidates from an operand that looks up, then tests the whole `AND` on
 ///   those views only;
 /// - `OR` of operands that look up is the union of theirs;
@@ -60,6 +61,7 @@ struct FanoutSelector {
         /// Every view, tested against the node.
         case scan(PortablePredicate)
 
+        /// The plan in words (``FanoutSelector/outline``).
         var outline: String {
             switch self {
             case .every: "every"
@@ -71,6 +73,7 @@ struct FanoutSelector {
             }
         }
 
+        /// Whether the plan finds fewer views than all without testing each.
         var narrows: Bool {
             switch self {
             case .lookup, .filtered, .union, .none: true
@@ -79,6 +82,7 @@ struct FanoutSelector {
         }
     }
 
+    /// The plan of a template's node over the views' slot values.
     private static func plan(_ node: PortablePredicate, slots: [[String: SyncValue]]) -> Plan {
         switch node {
         case .constant(let holds): return holds ? .every : .none
@@ -101,7 +105,12 @@ struct FanoutSelector {
             let plans = operands.map { plan($0, slots: slots) }
             if plans.contains(where: { if case .none = $0 { true } else { false } }) { return .none }
             if plans.allSatisfy({ if case .every = $0 { true } else { false } }) { return .every }
-            guard let narrowing = plans.first(where: \.narrows) else { return .scan(node) }
+            // The candidates of a lookup that tests no view, else of any operand that narrows.
+            let pure = plans.first { plan in
+                if case .lookup(_, _, let others, _) = plan { return others.isEmpty }
+                return false
+            }
+            guard let narrowing = pure ?? plans.first(where: \.narrows) else { return .scan(node) }
             return .filtered(narrowing, node: node)
         case .or(let operands):
             let plans = operands.map { plan($0, slots: slots) }
@@ -113,6 +122,7 @@ struct FanoutSelector {
         }
     }
 
+    /// The views a plan finds for a row.
     private func select(_ plan: Plan, _ value: (String) -> SyncValue?) -> [Int] {
         switch plan {
         case .every: return Array(slots.indices)
@@ -138,37 +148,99 @@ struct FanoutSelector {
 }
 
 /// A value as the key of an equality lookup: equal keys exactly when the predicate evaluation
-/// finds the values equal without `[c]`. Strings are keyed by their UTF-8 bytes (the
-/// comparison is byte-wise; Swift's `==` would equate canonically equivalent strings). Numbers
-/// and dates are not keyed (an integer equals a double of the same value, `-0.0` equals `0.0`):
-/// views comparing with them are tested instead.
+/// finds the values equal without `[c]` (``PortablePredicate/matches(_:variables:)``).
+///
+/// - Strings are keyed by their UTF-8 bytes (the comparison is byte-wise; Swift's `==` would
+///   equate canonically equivalent strings).
+/// - Numbers compare across types (`3 == 3.0`, `-0.0 == 0`), so an integral number is keyed as
+///   its integer. A comparison's double is keyed only below 2⁵³ in magnitude, and a decimal
+///   operand never: the evaluation compares a decimal with a double through the double's
+///   shortest text, which is exact for those doubles only. A row's value is keyed wherever its
+///   integer is exact. NaN and fractions have no key: no keyed value can equal them.
+/// - Dates are keyed by their seconds (`-0` as `0`), not NaN.
+///
+/// A comparison whose operand has no key is tested for each view instead.
 enum LookupKey: Hashable {
+    /// `nil`.
     case null
+    /// A Boolean.
     case bool(Bool)
+    /// A string's UTF-8 bytes.
     case string([UInt8])
+    /// Bytes.
     case data(Data)
+    /// A UUID.
     case uuid(UUID)
+    /// An ObjectId.
     case objectId(ObjectId)
+    /// An integral number.
+    case integer(Int64)
+    /// A date's seconds since 2001, as bits.
+    case date(UInt64)
 
-    /// The key of a comparison's operand (a link operand is none: it equals no row value).
+    /// The key of a comparison's operand (a link operand has none: it equals no row value).
     init?(operand: SyncValue) {
         switch operand {
+        case .int(let i): self = .integer(i)
+        case .double(let d):
+            guard let i = Self.integer(d, below: 0x1p53) else { return nil }
+            self = .integer(i)
+        case .float(let f):
+            guard let i = Self.integer(Double(f), below: 0x1p53) else { return nil }
+            self = .integer(i)
+        case .decimal: return nil
+        default: self.init(plain: operand)
+        }
+    }
+
+    /// The key of a row's value (a link compares as its primary key).
+    init?(row: SyncValue) {
+        switch row {
+        case .link(let key): self.init(row: key)
+        case .int(let i): self = .integer(i)
+        case .double(let d):
+            guard let i = Self.integer(d, below: 0x1p63) else { return nil }
+            self = .integer(i)
+        case .float(let f):
+            guard let i = Self.integer(Double(f), below: 0x1p63) else { return nil }
+            self = .integer(i)
+        case .decimal(let x):
+            guard let i = Self.integer(x) else { return nil }
+            self = .integer(i)
+        default: self.init(plain: row)
+        }
+    }
+
+    /// The key of a value that is not a number.
+    private init?(plain value: SyncValue) {
+        switch value {
         case .null: self = .null
         case .bool(let b): self = .bool(b)
         case .string(let s): self = .string(Array(s.utf8))
         case .data(let d): self = .data(d)
         case .uuid(let u): self = .uuid(u)
         case .objectId(let o): self = .objectId(o)
+        case .date(let d):
+            let seconds = d.timeIntervalSinceReferenceDate
+            guard !seconds.isNaN else { return nil }
+            self = .date((seconds == 0 ? 0 : seconds).bitPattern)
         default: return nil
         }
     }
 
-    /// The key of a row's value (a link compares as its primary key).
-    init?(row: SyncValue) {
-        if case .link(let key) = row {
-            self.init(operand: key)
-        } else {
-            self.init(operand: row)
-        }
+    /// The integer a double equals, if it is integral and below `limit` in magnitude.
+    private static func integer(_ d: Double, below limit: Double) -> Int64? {
+        guard d.isFinite, d == d.rounded(.towardZero), d >= -limit, d < limit else { return nil }
+        return Int64(d)
+    }
+
+    /// The integer a decimal equals, if it is integral and fits.
+    private static func integer(_ x: Decimal) -> Int64? {
+        guard x.isFinite else { return nil }
+        var value = x
+        var rounded = Decimal()
+        NSDecimalRound(&rounded, &value, 0, .plain)
+        guard rounded == x else { return nil }
+        return Int64(rounded.description)
     }
 }

@@ -13,8 +13,8 @@ import ObjDBSyncProtocol
 /// checkpoints are equal (after a round, all of them) share the queries; a client's part holds
 /// the changed objects its view selects, and, as removed, those it no longer selects that one
 /// of their old rows since its checkpoint matched (so no client learns another's keys). A
-/// client with nothing new moves to the new checkpoint without a message. A slow client keeps
-/// one part at most, and no round reads for it until it has taken that part.
+/// client with nothing new moves to the new checkpoint without a message. A slow client holds
+/// one part at most, and no round reads for it until it has sent that part.
 actor FeedFanout {
     let store: SyncStore
     let hub: SessionHub
@@ -58,8 +58,8 @@ actor FeedFanout {
 
     /// One round: a shared read, then each member's part posted to its session.
     func round() async throws {
-        // Sessions still sending an earlier part stay out: their checkpoints would make the
-        // read go back further every round.
+        // Sessions sending a part, or with one to take, stay out: their checkpoints are ones
+        // they are leaving, and a stalled one's would make the read go back further each round.
         let members = await hub.all().compactMap { session in
             session.position.withLock { $0 }.flatMap { position in session.joinsRound() ? (session, position) : nil }
         }

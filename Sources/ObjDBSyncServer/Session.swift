@@ -59,10 +59,13 @@ final class Session: Sendable {
         (events, continuation) = AsyncStream<Event>.makeStream()
     }
 
-    /// What fan-out rounds left a session: a part, and whether a round left the session out
-    /// because that part was not taken yet.
+    /// What fan-out rounds left a session, and whether it is busy with an earlier part.
     struct Mailbox {
+        /// The part a round computed, not taken yet.
         var part: SharedPart?
+        /// Whether the session is sending a part it took (its position moves once it is sent).
+        var isSending = false
+        /// Whether a round left the session out since it took its last part.
         var wasLeftOut = false
     }
 
@@ -75,12 +78,13 @@ final class Session: Sendable {
         if wasEmpty { continuation.yield(.shared) }
     }
 
-    /// Whether a fan-out round takes the session in: not while it has a part to take (it is
-    /// still sending an earlier one). A stalled client so costs the rounds nothing, however far
-    /// the feed moves on; once it takes its part, it asks for a round from where it stands.
+    /// Whether a fan-out round takes the session in: not while it sends a part or has one to
+    /// take (its checkpoint would be one it is leaving). A stalled client so costs the rounds
+    /// nothing, however far the feed moves on; once it has sent its part, it asks for a round
+    /// from where it stands.
     func joinsRound() -> Bool {
         mailbox.withLock { box in
-            guard box.part == nil else {
+            guard box.part == nil, !box.isSending else {
                 box.wasLeftOut = true
                 return false
             }
@@ -180,10 +184,19 @@ final class Session: Sendable {
                     guard let hello = state.hello else { continue }
                     try await sendCheckpoint(&state, hello: hello)
                 case .shared:
-                    guard let part = mailbox.withLock({ box in defer { box.part = nil }; return box.part }) else { continue }
+                    let taken = mailbox.withLock { box in
+                        defer { box.part = nil }
+                        box.isSending = box.part != nil
+                        return box.part
+                    }
+                    guard let part = taken else { continue }
                     try await apply(part, &state)
                     // Rounds that left it out meanwhile: one more, from where it stands now.
-                    if mailbox.withLock({ box in defer { box.wasLeftOut = false }; return box.wasLeftOut }) { await server.fanout.wake() }
+                    let wasLeftOut = mailbox.withLock { box in
+                        defer { (box.isSending, box.wasLeftOut) = (false, false) }
+                        return box.wasLeftOut
+                    }
+                    if wasLeftOut { await server.fanout.wake() }
                 case .message(let decoded):
                     defer { queuedMessages.withLock { $0 -= 1 } }
                     if try await handle(decoded, &state) == false { return }

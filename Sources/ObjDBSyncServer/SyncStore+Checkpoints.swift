@@ -72,10 +72,10 @@ extension SyncStore {
                     guard let pks = keys[m.schema.name], !pks.isEmpty else { continue }
                     let condition = try view.readCondition(m, alias: quoted(m.schema.name), lowercase: lowercase, firstParameter: 2)
                     var (found, batch) = try await self.rows(of: m, keys: pks, condition: condition, on: c)
-                    var missing = pks.filter { !found.contains($0) }
+                    var missing = pks.filter { !found.contains(ExactText($0)) }
                     if !condition.isAlways && !missing.isEmpty {
                         let seen = try await self.keysSelectedBefore(m, keys: missing, view: view, lowercase: lowercase, since: old, snapshot: snapshot, on: c)
-                        missing = missing.filter(seen.contains)
+                        missing = missing.filter { seen.contains(ExactText($0)) }
                     }
                     for pk in missing.sorted() {
                         batch.rows.append(SyncObjectBatch.Row(primaryKey: try PGText.scalarValue(pk, m.primaryKey.type), values: nil))
@@ -103,7 +103,7 @@ extension SyncStore {
     /// read back as rows of the class's table and tested by the view's condition.
     func keysSelectedBefore(
         _ m: ClassMapping, keys: [String], view: ClientView, lowercase: String, since old: String, snapshot: String, on c: PostgresConnection
-    ) async throws -> Set<String> {
+    ) async throws -> Set<ExactText> {
         let condition = try view.readCondition(m, alias: "r", lowercase: lowercase, firstParameter: 5)
         guard condition.sql != SQLCondition.never.sql else { return [] }
         var binds = PostgresBindings()
@@ -118,8 +118,8 @@ extension SyncStore {
               AND f.xid >= pg_snapshot_xmin($3::pg_snapshot) AND pg_visible_in_snapshot(f.xid, $4::pg_snapshot)
               AND NOT pg_visible_in_snapshot(f.xid, $3::pg_snapshot) AND \(condition.sql)
             """
-        var seen = Set<String>()
-        for try await pk in try await c.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).decode(String.self) { seen.insert(pk) }
+        var seen = Set<ExactText>()
+        for try await pk in try await c.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).decode(String.self) { seen.insert(ExactText(pk)) }
         return seen
     }
 
@@ -161,13 +161,13 @@ extension SyncStore {
     func currentStates(of objects: [(className: String, primaryKey: SyncValue)], view: ClientView) async throws -> [SyncObjectState] {
         let lowercase = self.lowercase.withLock { $0 }
         var byClass: [String: [(text: String, key: SyncValue)]] = [:]
-        var named = Set<[String]>()
+        var named = Set<[ExactText]>()
         for object in objects {
             guard let m = try await mapping(object.className),
                 let text = try? PGText.encode(object.primaryKey, .scalar(m.primaryKey.type, isLink: false), property: m.primaryKey)
             else { continue }
             // Once per object, however many of its operations were rejected.
-            guard named.insert([object.className, text]).inserted else { continue }
+            guard named.insert([ExactText(object.className), ExactText(text)]).inserted else { continue }
             byClass[object.className, default: []].append((text, object.primaryKey))
         }
         var mappings: [(ClassMapping, [(text: String, key: SyncValue)])] = []
@@ -180,7 +180,7 @@ extension SyncStore {
                 let condition = try view.readCondition(m, alias: quoted(m.schema.name), lowercase: lowercase, firstParameter: 2)
                 let (present, batch) = try await self.rows(of: m, keys: keys.map(\.text), condition: condition, on: c)
                 states += batch.states
-                for key in keys where !present.contains(key.text) {
+                for key in keys where !present.contains(ExactText(key.text)) {
                     states.append(SyncObjectState(className: m.schema.name, primaryKey: key.key, values: nil))
                 }
             }
@@ -197,10 +197,10 @@ extension SyncStore {
     /// of such keys) are read in PostgreSQL's binary format, dates as `float8` seconds since 2001
     /// (see ``selection(_:_:)``); the others (decimals, arrays, JSON) as text.
     func rows(of m: ClassMapping, keys: [String]?, condition: SQLCondition, on c: PostgresConnection) async throws -> (
-        found: Set<String>, batch: SyncObjectBatch
+        found: Set<ExactText>, batch: SyncObjectBatch
     ) {
         let read = try await keyedRows(of: m, keys: keys, condition: condition, on: c)
-        return (keys == nil ? [] : Set(read.texts), read.batch)
+        return (keys == nil ? [] : Set(read.texts.map(ExactText.init)), read.batch)
     }
 
     /// ``rows(of:keys:condition:on:)`` with the primary key's text of each row, in the batch's

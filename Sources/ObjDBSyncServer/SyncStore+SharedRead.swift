@@ -17,12 +17,12 @@ extension SyncStore {
         var trimmed: Set<String> = []
         /// The current rows of the changed objects: class → primary key text → row (absent when
         /// deleted or unreadable).
-        var rows: [String: [String: SyncObjectBatch.Row]] = [:]
+        var rows: [String: [ExactText: SyncObjectBatch.Row]] = [:]
         /// The property names of each class's rows.
         var propertyNames: [String: [String]] = [:]
         /// For each base checkpoint, the rows changed objects had before each of their changes
         /// since it: class → primary key text → old rows' values.
-        var oldRows: [String: [String: [String: [[SyncValue]]]]] = [:]
+        var oldRows: [String: [String: [ExactText: [[SyncValue]]]]] = [:]
         /// Each client's last applied sequence.
         var sequences: [UUID: UInt64] = [:]
     }
@@ -38,7 +38,7 @@ extension SyncStore {
             try await c.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
             var read = SharedRead(snapshot: "")
             for try await s in try await c.query("SELECT pg_current_snapshot()::text", logger: logger).decode(String.self) { read.snapshot = s }
-            var keys: [String: Set<String>] = [:]
+            var keys: [String: Set<ExactText>] = [:]
             for old in checkpoints.sorted() {
                 let trimmed = try await c.query(
                     "SELECT EXISTS (SELECT 1 FROM objdb_feed_trim WHERE before >= pg_snapshot_xmin(\(old)::pg_snapshot))", logger: logger)
@@ -57,7 +57,7 @@ extension SyncStore {
                 var changed: [String: [String]] = [:]
                 for try await (cls, pk) in rows.decode((String, String).self) {
                     changed[cls, default: []].append(pk)
-                    keys[cls, default: []].insert(pk)
+                    keys[cls, default: []].insert(ExactText(pk))
                 }
                 read.changed[old] = changed
             }
@@ -66,8 +66,8 @@ extension SyncStore {
                 // read again, which a schema change may have extended meanwhile).
                 read.propertyNames[m.schema.name] = m.columns.map(\.property.name)
                 guard let pks = keys[m.schema.name], !pks.isEmpty else { continue }
-                let (texts, batch) = try await self.keyedRows(of: m, keys: pks.sorted(), condition: .always, on: c)
-                read.rows[m.schema.name] = Dictionary(zip(texts, batch.rows), uniquingKeysWith: { first, _ in first })
+                let (texts, batch) = try await self.keyedRows(of: m, keys: pks.map(\.text).sorted(), condition: .always, on: c)
+                read.rows[m.schema.name] = Dictionary(zip(texts.map(ExactText.init), batch.rows), uniquingKeysWith: { first, _ in first })
                 guard oldRowsOf.contains(m.schema.name) else { continue }
                 for old in read.changed.keys {
                     guard let changed = read.changed[old]?[m.schema.name], !changed.isEmpty else { continue }
@@ -86,7 +86,7 @@ extension SyncStore {
     /// The rows `keys` had before each of their changes between two snapshots: the feed's old
     /// row images read back as rows of the class's table.
     func oldRows(of m: ClassMapping, keys: [String], since old: String, snapshot: String, on c: PostgresConnection) async throws
-        -> [String: [[SyncValue]]]
+        -> [ExactText: [[SyncValue]]]
     {
         let select = m.columns.map { Self.selection("r.\(quoted($0.property.name))", $0.kind) }
         var binds = PostgresBindings()
@@ -101,14 +101,14 @@ extension SyncStore {
               AND f.xid >= pg_snapshot_xmin($3::pg_snapshot) AND pg_visible_in_snapshot(f.xid, $4::pg_snapshot)
               AND NOT pg_visible_in_snapshot(f.xid, $3::pg_snapshot)
             """
-        var result: [String: [[SyncValue]]] = [:]
+        var result: [ExactText: [[SyncValue]]] = [:]
         for try await row in try await c.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger) {
             let cells = row.makeRandomAccess()
             guard let pk = try cells[0].decode(String?.self) else { continue }
             // An old row that does not read as the class's values cannot have been sent.
             guard let values = try? m.columns.enumerated().map({ i, col in try Self.value(of: cells[i + 1], col.kind, property: col.property) })
             else { continue }
-            result[pk, default: []].append(values)
+            result[ExactText(pk), default: []].append(values)
         }
         return result
     }

@@ -1,9 +1,9 @@
-
 import Foundation
 import ObjDB
-@testable import ObjDBSyncProtocol
 import ObjDBSyncTestModels
 import Testing
+
+@testable import ObjDBSyncProtocol
 
 /// The binary download frame: its exact bytes, every value type, and bad frames refused with an
 /// error, never read as something else and never a crash.

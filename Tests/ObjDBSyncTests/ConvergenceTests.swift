@@ -35,6 +35,8 @@ struct ConvergenceTests {
                 databases.append(try Database(configuration: config, isolation: nil))
             }
             let ids = (0..<6).map { "t\($0)" }
+            // What each file did, for the report of a divergence.
+            var trace: [String] = []
             for round in 0..<4 {
                 // Some files go offline for the round; the others stay connected.
                 for client in clients {
@@ -49,7 +51,12 @@ struct ConvergenceTests {
                         // Read inside the write: the client's downloads commit between this
                         // file's writes, and may have created or deleted the object since.
                         let existing = db.object(ofType: SyncedTodo.self, forPrimaryKey: id)
-                        switch Int.random(in: 0..<6, using: &random) {
+                        let roll = Int.random(in: 0..<6, using: &random)
+                        defer {
+                            let after = db.object(ofType: SyncedTodo.self, forPrimaryKey: id).map(Self.row) ?? "absent"
+                            trace.append("round \(round) \(names[index]) \(id): kind \(roll) → \(after)")
+                        }
+                        switch roll {
                         case 0 where existing == nil:
                             let todo = SyncedTodo()
                             todo.id = id
@@ -73,9 +80,28 @@ struct ConvergenceTests {
                     db.refresh()
                     let local = db.objects(SyncedTodo.self).sorted(by: \.id).map(Self.row)
                     #expect(local == expected, "seed \(seed), round \(round): file \(name) differs from PostgreSQL")
+                    if local != expected { try await report(name, db, pg, trace: trace, differing: Set(local).symmetricDifference(expected)) }
                 }
             }
             for client in clients { await client.stop() }
+        }
+    }
+
+    /// Prints what led to a divergence: the file's sync state, the writes to the objects that
+    /// differ (each with the object as it was after), and their feed rows.
+    func report(_ name: String, _ db: Database, _ pg: TemporaryPostgres.Database, trace: [String], differing: Set<String>) async throws {
+        let keys = Set(differing.compactMap { $0.split(separator: "|").first.map(String.init) })
+        print("divergence of file \(name): \(String(describing: try db.syncFileState()))")
+        for line in trace where keys.contains(where: { line.contains(" \($0):") }) { print("  " + line) }
+        try await pg.withConnection { connection in
+            let rows = try await connection.query(
+                "SELECT xid::text, pk, op::text, old->>'title', old->>'score', at::text FROM objdb_changes WHERE pk = ANY(\(Array(keys))) ORDER BY xid",
+                logger: Logger(label: "test"))
+            for try await (xid, pk, op, title, score, at) in rows.decode((String, String, String, String?, String?, String).self) {
+                print("  feed \(xid) \(pk) \(op) old title \(title ?? "-") score \(score ?? "-") at \(at)")
+            }
+            let clients = try await connection.query("SELECT client_id::text, last_sequence FROM objdb_clients", logger: Logger(label: "test"))
+            for try await (id, sequence) in clients.decode((String, Int64).self) { print("  client \(id) last sequence \(sequence)") }
         }
     }
 

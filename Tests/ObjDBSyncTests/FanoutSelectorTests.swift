@@ -54,14 +54,29 @@ struct FanoutSelectorTests {
         #expect(selector.selecting({ row[$0] }) == [1])
     }
 
-    @Test func numbersAreTestedNotLookedUp() throws {
-        // An integer equals a double of the same value: such views are tested, not keyed.
+    @Test func numbersAreLookedUpAcrossTheirTypes() throws {
+        // 3, 3.0 and a decimal 3 are equal; the string "3" is not. A decimal operand is
+        // tested, not keyed (its comparison with a double goes through the double's text).
         let rule = try PortablePredicate(parsing: "level == $claims.level", variables: ["user", "claims"])
-        let variables: [[String: SyncValue]] = [["claims.level": .int(3)], ["claims.level": .double(3)], ["claims.level": .string("3")]]
-        let (selector, _) = try Self.selector(Array(repeating: rule, count: 3), variables: variables)
-        #expect(selector.outline == "lookup(level, testing 2)")
-        let row: [String: SyncValue] = ["level": .double(3)]
-        #expect(selector.selecting({ row[$0] }).sorted() == [0, 1])
+        let three = Decimal(3)
+        let variables: [[String: SyncValue]] = [
+            ["claims.level": .int(3)], ["claims.level": .double(3)], ["claims.level": .string("3")], ["claims.level": .decimal(three)],
+            ["claims.level": .float(3)], ["claims.level": .double(-0.0)],
+        ]
+        let (selector, _) = try Self.selector(Array(repeating: rule, count: variables.count), variables: variables)
+        #expect(selector.outline == "lookup(level, testing 1)")
+        for value in [SyncValue.double(3), .int(3), .decimal(three), .float(3)] {
+            let row: [String: SyncValue] = ["level": value]
+            #expect(selector.selecting({ row[$0] }).sorted() == [0, 1, 3, 4], "\(value)")
+        }
+        let zero: [String: SyncValue] = ["level": .int(0)]
+        #expect(selector.selecting({ zero[$0] }) == [5])
+        // A double past 2⁵³ is exact as a row's value: it equals the integer it holds.
+        let large = try PortablePredicate(parsing: "level == $claims.level", variables: ["user", "claims"])
+        let big: [[String: SyncValue]] = [["claims.level": .int(1 << 60)], ["claims.level": .int((1 << 60) + 1)]]
+        let (bigSelector, _) = try Self.selector([large, large], variables: big)
+        let bigRow: [String: SyncValue] = ["level": .double(0x1p60)]
+        #expect(bigSelector.selecting({ bigRow[$0] }) == [0])
     }
 
     @Test func aViewWithoutItsVariableSelectsNothing() throws {
@@ -76,7 +91,17 @@ struct FanoutSelectorTests {
     /// normalization or case, integers and doubles of one value, signed zeros, NaN, nil, links.
     static let pools: [String: [SyncValue]] = [
         "owner": [.string("ann"), .string("Ann"), .string("bob"), .string("caf\u{E9}"), .string("cafe\u{301}"), .string(""), .null],
-        "level": [.int(0), .int(3), .int(-1), .double(3), .double(-0.0), .double(0), .double(.nan), .double(2.5), .null],
+        "level": [
+            .int(0), .int(3), .int(-1), .double(3), .double(-0.0), .double(0), .double(.nan), .double(2.5), .null, .float(3), .float(-0.0),
+            .decimal(3), .decimal(Decimal(string: "2.5") ?? 0), .decimal(Decimal(string: "-0") ?? 0), .int(1 << 60), .double(0x1p60),
+            .decimal(Decimal(string: "1152921504606846976") ?? 0), .double(0x1p63), .int(.max), .int(.min), .double(-0x1p63),
+        ],
+        "due": [
+            .date(Date(timeIntervalSinceReferenceDate: 0)), .date(Date(timeIntervalSinceReferenceDate: -0.0)),
+            .date(Date(timeIntervalSinceReferenceDate: 86_400.5)), .date(Date(timeIntervalSinceReferenceDate: .nan)), .null,
+        ],
+        "blob": [.data(Data([1, 2])), .data(Data()), .null],
+        "oid": [ObjectId(string: "000000010000000000000000").map(SyncValue.objectId) ?? .null, ObjectId(string: "000000020000000000000000").map(SyncValue.objectId) ?? .null, .null],
         "shared": [.bool(true), .bool(false), .null],
         "tag": [.uuid(UUID(uuid: (1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))), .uuid(UUID(uuid: (2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))), .null],
         "parent": [.link(.string("ann")), .link(.string("bob")), .null],

@@ -1,7 +1,4 @@
-
-#if canImport(Glibc)
 import Foundation
-import Glibc
 import Logging
 import ObjDB
 import ObjDBSyncProtocol
@@ -10,6 +7,9 @@ import ObjDBSyncTestSupport
 import ObjDBTestProcesses
 import PostgresNIO
 import Testing
+
+#if canImport(Glibc)
+import Glibc
 #endif
 
 /// The sync fault harness: client processes of three users (one with two devices) make random

@@ -31,8 +31,8 @@ extension PortablePredicate {
 
     /// ``matches(_:variables:)`` without its first walk for missing variables, for a caller
     /// that gives every variable the predicate uses a value (the sync service's fan-out binds
-    /// them once per round, then tests many rows). A variable without one makes the comparison
-    /// that uses it, and so the whole predicate, false.
+    /// them once per round, then tests many rows). Without one, the answer is unspecified (an
+    /// `OR` may hold by another operand; ``matches(_:variables:)`` throws).
     /// - Complexity: as ``matches(_:variables:)``, less one walk of the predicate.
     package func matchesBound(_ value: (String) -> SyncValue?, variables: [String: SyncValue]) -> Bool {
         (try? evaluate(value, variables: variables)) ?? false
