@@ -181,14 +181,7 @@ enum LookupKey: Hashable {
     /// The key of a comparison's operand (a link operand has none: it equals no row value).
     init?(operand: SyncValue) {
         switch operand {
-        case .int(let i): self = .integer(i)
-        case .double(let d):
-            guard let i = Self.integer(d, below: 0x1p53) else { return nil }
-            self = .integer(i)
-        case .float(let f):
-            guard let i = Self.integer(Double(f), below: 0x1p53) else { return nil }
-            self = .integer(i)
-        case .decimal: return nil
+        case .int, .double, .float, .decimal: self.init(number: operand, doublesBelow: 0x1p53, decimals: false)
         default: self.init(plain: operand)
         }
     }
@@ -197,18 +190,24 @@ enum LookupKey: Hashable {
     init?(row: SyncValue) {
         switch row {
         case .link(let key): self.init(row: key)
-        case .int(let i): self = .integer(i)
-        case .double(let d):
-            guard let i = Self.integer(d, below: 0x1p63) else { return nil }
-            self = .integer(i)
-        case .float(let f):
-            guard let i = Self.integer(Double(f), below: 0x1p63) else { return nil }
-            self = .integer(i)
-        case .decimal(let x):
-            guard let i = Self.integer(x) else { return nil }
-            self = .integer(i)
+        case .int, .double, .float, .decimal: self.init(number: row, doublesBelow: 0x1p63, decimals: true)
         default: self.init(plain: row)
         }
+    }
+
+    /// The key of a number: its integer, for a double or float below `limit` in magnitude, and
+    /// for a decimal if `decimals`.
+    private init?(number: SyncValue, doublesBelow limit: Double, decimals: Bool) {
+        let integer: Int64?
+        switch number {
+        case .int(let i): integer = i
+        case .double(let d): integer = Self.integer(d, below: limit)
+        case .float(let f): integer = Self.integer(Double(f), below: limit)
+        case .decimal(let x): integer = decimals ? Self.integer(x) : nil
+        default: integer = nil
+        }
+        guard let integer else { return nil }
+        self = .integer(integer)
     }
 
     /// The key of a value that is not a number.

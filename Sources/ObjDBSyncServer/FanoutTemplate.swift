@@ -19,23 +19,19 @@ struct FanoutTemplate: Hashable, Sendable {
     ///   selects nothing then, as ``PortablePredicate/matches(_:variables:)`` decides).
     static func split(_ predicate: PortablePredicate, variables: [String: SyncValue]) -> (FanoutTemplate, [String: SyncValue])? {
         var slots: [String: SyncValue] = [:]
+        func slottedAll(_ operands: [PortablePredicate]) -> [PortablePredicate]? {
+            var out: [PortablePredicate] = []
+            for operand in operands {
+                guard let t = slotted(operand) else { return nil }
+                out.append(t)
+            }
+            return out
+        }
         func slotted(_ p: PortablePredicate) -> PortablePredicate? {
             switch p {
             case .constant: return p
-            case .and(let operands):
-                var out: [PortablePredicate] = []
-                for operand in operands {
-                    guard let t = slotted(operand) else { return nil }
-                    out.append(t)
-                }
-                return .and(out)
-            case .or(let operands):
-                var out: [PortablePredicate] = []
-                for operand in operands {
-                    guard let t = slotted(operand) else { return nil }
-                    out.append(t)
-                }
-                return .or(out)
+            case .and(let operands): return slottedAll(operands).map { .and($0) }
+            case .or(let operands): return slottedAll(operands).map { .or($0) }
             case .not(let operand): return slotted(operand).map { .not($0) }
             case .comparison(var c):
                 for (i, operand) in c.operands.enumerated() {

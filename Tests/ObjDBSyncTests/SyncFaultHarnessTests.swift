@@ -57,7 +57,11 @@ struct SyncFaultHarnessTests {
             self.process = process
         }
 
+        /// Kills the service; one that died by itself (a crash, an internal check) is a failure.
         func kill() {
+            if let process, !process.process.isRunning {
+                Issue.record("the service on port \(port) died by itself: status \(process.process.terminationStatus), \(process.process.terminationReason)")
+            }
             process?.kill()
             process = nil
         }
