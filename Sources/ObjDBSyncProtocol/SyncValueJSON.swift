@@ -89,7 +89,7 @@ public enum SyncValueJSON {
             return .date(d)
         case "decimal":
             guard case .string(let s) = payload, s == "NaN" || isDecimalText(s),
-                let d = Decimal(string: s, locale: Locale(identifier: "en_US_POSIX"))
+                let d = Decimal(syncText: s)
             else { throw malformed("\"decimal\" needs a decimal string") }
             return .decimal(d)
         case "uuid":

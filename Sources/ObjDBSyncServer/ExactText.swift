@@ -13,14 +13,18 @@ struct ExactText: Hashable, Sendable, CustomStringConvertible {
         self.text = text
     }
 
+    /// Whether the two strings have the same bytes.
     static func == (a: ExactText, b: ExactText) -> Bool {
         a.text.utf8.elementsEqual(b.text.utf8)
     }
 
+    /// Hashes the bytes and their count (so that arrays of texts split differently differ).
     func hash(into hasher: inout Hasher) {
         var text = self.text
         text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        hasher.combine(text.utf8.count)
     }
 
+    /// The string.
     var description: String { text }
 }

@@ -61,7 +61,9 @@ actor FeedFanout {
         // Sessions sending a part, or with one to take, stay out: their checkpoints are ones
         // they are leaving, and a stalled one's would make the read go back further each round.
         let members = await hub.all().compactMap { session in
-            session.position.withLock { $0 }.flatMap { position in session.joinsRound() ? (session, position) : nil }
+            // Whether it joins first: a session that finishes sending in between then stands at
+            // its new checkpoint.
+            session.joinsRound() ? session.position.withLock { $0 }.map { (session, $0) } : nil
         }
         guard !members.isEmpty else { return }
         var classes = Set<String>(), oldRowsOf = Set<String>()

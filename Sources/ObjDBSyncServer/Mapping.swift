@@ -248,7 +248,7 @@ enum PGText {
         case .string, .object, .linkingObjects: return .string(text)
         case .objectId: guard let o = ObjectId(text) else { throw bad() }; return .objectId(o)
         case .uuid: guard let u = UUID(uuidString: text) else { throw bad() }; return .uuid(u)
-        case .decimal: guard let d = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { throw bad() }; return .decimal(d)
+        case .decimal: guard let d = Decimal(syncText: text) else { throw bad() }; return .decimal(d)
         case .mixed: throw ObjDBError(.typeMismatch, "mixed values are not synced yet")
         case .data:
             guard text.hasPrefix("\\x") else { throw bad() }

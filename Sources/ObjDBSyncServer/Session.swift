@@ -65,7 +65,7 @@ final class Session: Sendable {
         var part: SharedPart?
         /// Whether the session is sending a part it took (its position moves once it is sent).
         var isSending = false
-        /// Whether a round left the session out since it took its last part.
+        /// Whether a round left the session out while it was sending (cleared once it has sent).
         var wasLeftOut = false
     }
 
@@ -385,7 +385,27 @@ final class Session: Sendable {
     /// Reads and sends the delta since the last checkpoint sent (or the bootstrap), in parts.
     /// `force`: send even an empty delta (the answer to a hello always ends in a final part).
     func sendCheckpoint(_ state: inout State, hello: ClientMessage.Hello, force: Bool = false) async throws {
-        guard let view = state.view else { return }
+        // While it reads and sends alone, it stands at a checkpoint it is leaving: rounds leave
+        // it out, and one runs for it once it has sent.
+        mailbox.withLock { $0.isSending = true }
+        let moved: Bool
+        do {
+            moved = try await readAndSendCheckpoint(&state, hello: hello, force: force)
+        } catch {
+            mailbox.withLock { $0.isSending = false }
+            throw error
+        }
+        let wasLeftOut = mailbox.withLock { box in
+            defer { (box.isSending, box.wasLeftOut) = (false, false) }
+            return box.wasLeftOut
+        }
+        if moved || wasLeftOut { await server.fanout.wake() }
+    }
+
+    /// ``sendCheckpoint(_:hello:force:)``'s read and send; whether the session moved to a new
+    /// checkpoint.
+    private func readAndSendCheckpoint(_ state: inout State, hello: ClientMessage.Hello, force: Bool) async throws -> Bool {
+        guard let view = state.view else { return false }
         let checkpoint: SyncStore.Checkpoint
         do {
             checkpoint = try await server.store.read(since: state.checkpoint, view: view, clientID: hello.clientID)
@@ -395,14 +415,14 @@ final class Session: Sendable {
             checkpoint = try await server.store.read(since: nil, view: view, clientID: hello.clientID)
         }
         // Nothing new for this client: stay quiet, and keep the checkpoint it holds.
-        if !force && !checkpoint.isReset && checkpoint.changeCount == 0 { return }
+        if !force && !checkpoint.isReset && checkpoint.changeCount == 0 { return false }
         try await Self.sendDownload(checkpoint) { try await write($0) }
         state.checkpoint = checkpoint.snapshot
         state.sentCheckpoint = checkpoint.snapshot
         // From now on the fan-out reads for it; a round that missed it while it read alone
         // runs again.
         position.withLock { $0 = FanoutPosition(checkpoint: checkpoint.snapshot, view: view, clientID: hello.clientID) }
-        await server.fanout.wake()
+        return true
     }
 
     /// Sends a checkpoint as download messages, in order: parts of at most

@@ -17,14 +17,20 @@ struct EquivalentKeysTests {
 
     /// The changes of the next download: primary key's bytes → text value (nil when removed).
     static func changes(_ client: TestClient) async throws -> [[UInt8]: String?] {
+        try await read(client).changes
+    }
+
+    /// The changes of the next download, and the checkpoint it ends at.
+    static func read(_ client: TestClient) async throws -> (changes: [[UInt8]: String?], checkpoint: String?) {
         var found: [[UInt8]: String?] = [:]
-        for part in try await client.download() {
+        let parts = try await client.download()
+        for part in parts {
             for change in part.changes {
                 guard case .string(let key) = change.primaryKey else { continue }
                 if case .string(let text)? = change.values?["text"] { found[Array(key.utf8)] = .some(text) } else { found[Array(key.utf8)] = .some(nil) }
             }
         }
-        return found
+        return (found, parts.last?.checkpoint)
     }
 
     @Test func equivalentKeysAreTwoObjectsInEveryDownload() async throws {
@@ -55,7 +61,8 @@ struct EquivalentKeysTests {
             #expect(try await Self.changes(whole) == [Array(Self.composed.utf8): removed])
             #expect(try await Self.changes(query) == [Array(Self.composed.utf8): removed])
             try await sql(#"UPDATE "Note" SET text = 'gone' WHERE id = $1"#, [Self.decomposed])
-            #expect(try await Self.changes(whole) == [Array(Self.decomposed.utf8): "gone"])
+            let gone = try await Self.read(whole)
+            #expect(gone.changes == [Array(Self.decomposed.utf8): "gone"])
             #expect(try await Self.changes(query) == [Array(Self.decomposed.utf8): removed])
 
             // A client coming back from before both reads its own delta: the same two objects.
@@ -69,9 +76,28 @@ struct EquivalentKeysTests {
                 if case .string(let text)? = change.values?["text"] { states[Array(key.utf8)] = .some(text) } else { states[Array(key.utf8)] = .some(nil) }
             }
             #expect(states == [Array(Self.composed.utf8): removed, Array(Self.decomposed.utf8): "gone"])
+
+            // Two more, of which the query selects one: their deletion is said to the query's
+            // clients of that one only (the other's key is not theirs to learn), live and to a
+            // client coming back with a query.
+            let (selected, other) = ("x\u{E9}", "xe\u{301}")
+            var beforeThem = Model.hello(subscriptions: [])
+            beforeThem.queries = hello.queries
+            beforeThem.checkpoint = gone.checkpoint
+            try await sql(#"INSERT INTO "Note" (id, text, tags) VALUES ($1, 'keep 3', '{}'), ($2, 'nope', '{}')"#, [selected, other])
+            #expect(try await Self.changes(query) == [Array(selected.utf8): "keep 3"])
+            try await sql(#"DELETE FROM "Note" WHERE id = ANY(ARRAY[$1, $2])"#, [selected, other])
+            #expect(try await Self.changes(query) == [Array(selected.utf8): removed])
+            let lateQuery = TestClient(port: server.port, token: try await makeToken(user: "ann"))
+            let lateStates = try await lateQuery.hello(beforeThem).download.flatMap(\.changes).map { change -> [UInt8] in
+                guard case .string(let key) = change.primaryKey else { return [] }
+                return Array(key.utf8)
+            }
+            #expect(lateStates == [Array(selected.utf8)])
             await whole.close()
             await query.close()
             await late.close()
+            await lateQuery.close()
         }
     }
 }

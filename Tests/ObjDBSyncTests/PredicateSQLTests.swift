@@ -55,7 +55,7 @@ struct PredicateSQLTests {
                 s.flag = i % 5 == 0 ? nil : i % 3 == 0
                 s.born = dates[i % dates.count]
                 s.due = i % 4 == 1 ? nil : dates[(i * 3) % dates.count]
-                s.price = Decimal(i % 11) * Decimal(string: "1.25", locale: Locale(identifier: "en_US_POSIX"))!
+                s.price = i == 70 ? Decimal.nan : Decimal(i % 11) * Decimal(string: "1.25", locale: Locale(identifier: "en_US_POSIX"))!
                 s.tag = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, UInt8(i % 6)))
                 s.ref = i % 3 == 2 ? nil : ObjectId(string: String(format: "%024x", i % 5))
                 s.blob = Data([UInt8(i % 4)])
@@ -85,7 +85,7 @@ struct PredicateSQLTests {
         ("flag == nil", []), ("flag == true", []), ("flag != true", []), ("flag != nil", []),
         ("born == $0", [.date(dateArg)]), ("born > $0", [.date(dateArg)]), ("born <= $0", [.date(dateArg)]),
         ("due == nil", []), ("due != $0", [.date(dateArg)]), ("due < $0", [.date(dateArg)]),
-        ("price == 2.5", []), ("price > 5", []), ("price <= $0", [.decimal(Decimal(string: "3.75")!)]), ("price != 0", []),
+        ("price == 2.5", []), ("price > 5", []), ("price < 5", []), ("price >= -1", []), ("price <= $0", [.decimal(Decimal(string: "3.75")!)]), ("price != 0", []),
         ("tag == $0", [.uuid(uuidArg)]), ("tag != $0", [.uuid(uuidArg)]),
         ("ref == nil", []), ("ref == $0", [.objectId(ObjectId(string: String(format: "%024x", 3))!)]),
         ("ref != $0", [.objectId(ObjectId(string: String(format: "%024x", 3))!)]),

@@ -13,7 +13,7 @@ struct ProtocolCodingTests {
         .string(""), .string("a \"quoted\" \\ line\nnext\u{1}\u{7F} é 😀"), .data(Data()), .data(Data([0, 1, 2, 255])),
         .date(Date(timeIntervalSince1970: 0)), .date(Date(timeIntervalSinceReferenceDate: 817594185.0911537)),
         .date(Date(timeIntervalSince1970: -1.5)), .date(Date(timeIntervalSinceReferenceDate: .infinity)),
-        .decimal(Decimal(string: "123.45") ?? 0), .decimal(Decimal(string: "-0.000001") ?? 0), .decimal(Decimal(string: "99999999999999999999999999999999999999") ?? 0),
+        .decimal(Decimal(string: "123.45") ?? 0), .decimal(Decimal(string: "-0.000001") ?? 0), .decimal(.nan), .decimal(Decimal(string: "99999999999999999999999999999999999999") ?? 0),
         .uuid(UUID()), .objectId(ObjectId()), .link(.string("target")), .link(.uuid(UUID())),
         .list([]), .list([.int(1), .null, .string("x")]), .map([:]), .map(["a": .double(4.5), "b": .null]),
         .object(["name": .string("n"), "inner": .object(["x": .list([.float(2)])])]),

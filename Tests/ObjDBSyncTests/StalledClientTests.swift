@@ -85,12 +85,12 @@ struct StalledClientTests {
         try await sql("INSERT INTO \"Note\" (id, text, tags) VALUES ('small', 'v0', '{}')")
         for i in 1...100 { try await sql("UPDATE \"Note\" SET text = 'v\(i)' WHERE id = 'small'") }
         try await Self.waitForText(healthy, key: "small", text: "v100")
-        // Without the stalled client left out, each round would read every large row and
-        // every old row of 'small' since its checkpoint: over 150 rows, more each round. The
-        // healthy client's rounds read 'small' and its old rows since that client's
-        // checkpoint, a few commits behind at most.
+        // Without the stalled client left out, a round would read every large row since its
+        // checkpoint (100 at least) and every old row of 'small' (100 by the end): over 200.
+        // The healthy client's rounds read 'small' and its old rows since that client's
+        // checkpoint: at most 1 + 101, however far behind it falls (3 or 4 when measured).
         let largest = await server.fanout.largestRead
-        #expect(largest < 50, "a round read \(largest) rows")
+        #expect(largest < 120, "a round read \(largest) rows")
         // Reading again, it gets everything, ending with the last value.
         await stalled.inbox.pause(false)
         try await Self.waitForText(stalled, key: "small", text: "v100")

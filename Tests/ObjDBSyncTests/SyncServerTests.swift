@@ -110,6 +110,7 @@ struct SyncServerTests {
             empty["double"] = .double(.greatestFiniteMagnitude)
             empty["float"] = .float(.leastNonzeroMagnitude)
             empty["date"] = .date(Date(timeIntervalSince1970: Double(bitPattern: 0x41D9_5A5B_1234_5678)))
+            empty["decimal"] = .decimal(.nan)  // PostgreSQL's numeric 'NaN', read back
             try writer.send(
                 .upload([
                     SyncOperation(sequence: 1, className: "Target", primaryKey: .uuid(target), kind: .create, values: ["id": .uuid(target), "name": .string("t")]),

@@ -43,7 +43,9 @@ public enum SyncValue: Sendable, Hashable, CustomStringConvertible {
     case object([String: SyncValue])
 
     /// Equal when of the same case with the same value, floating-point values compared bit for
-    /// bit (so `NaN` equals `NaN`, and `0` differs from `-0`).
+    /// bit (so `NaN` equals `NaN`, and `0` differs from `-0`) and strings byte for byte (so
+    /// `"caf\u{E9}"` differs from `"cafe\u{301}"`, as two primary keys do in a file and in
+    /// PostgreSQL, though Swift's `String` equates them).
     public static func == (lhs: SyncValue, rhs: SyncValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
@@ -51,10 +53,10 @@ public enum SyncValue: Sendable, Hashable, CustomStringConvertible {
         case let (.int(a), .int(b)): a == b
         case let (.float(a), .float(b)): a.bitPattern == b.bitPattern
         case let (.double(a), .double(b)): a.bitPattern == b.bitPattern
-        case let (.string(a), .string(b)): a == b
+        case let (.string(a), .string(b)): a.utf8.elementsEqual(b.utf8)
         case let (.data(a), .data(b)): a == b
         case let (.date(a), .date(b)): a.timeIntervalSinceReferenceDate.bitPattern == b.timeIntervalSinceReferenceDate.bitPattern
-        case let (.decimal(a), .decimal(b)): a == b && a.isSignMinus == b.isSignMinus
+        case let (.decimal(a), .decimal(b)): (a.isNaN && b.isNaN) || (a == b && a.isSignMinus == b.isSignMinus)
         case let (.uuid(a), .uuid(b)): a == b
         case let (.objectId(a), .objectId(b)): a == b
         case let (.link(a), .link(b)): a == b
@@ -73,10 +75,16 @@ public enum SyncValue: Sendable, Hashable, CustomStringConvertible {
         case .int(let v): hasher.combine(2); hasher.combine(v)
         case .float(let v): hasher.combine(3); hasher.combine(v.bitPattern)
         case .double(let v): hasher.combine(4); hasher.combine(v.bitPattern)
-        case .string(let v): hasher.combine(5); hasher.combine(v)
+        case .string(let v):
+            hasher.combine(5)
+            var bytes = v
+            bytes.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            hasher.combine(v.utf8.count)
         case .data(let v): hasher.combine(6); hasher.combine(v)
         case .date(let v): hasher.combine(7); hasher.combine(v.timeIntervalSinceReferenceDate.bitPattern)
-        case .decimal(let v): hasher.combine(8); hasher.combine(v)
+        case .decimal(let v):
+            hasher.combine(8)
+            if v.isNaN { hasher.combine(true) } else { hasher.combine(v) }
         case .uuid(let v): hasher.combine(9); hasher.combine(v)
         case .objectId(let v): hasher.combine(10); hasher.combine(v)
         case .link(let v): hasher.combine(11); hasher.combine(v)

@@ -91,6 +91,26 @@ struct DownloadTests {
         #expect(db.objects(SyncNote.self).map(\.id) == ["b"])
     }
 
+    /// Keys equal as Swift strings but not as bytes are two objects: a reset that holds one
+    /// deletes the other, and a pending append on one is applied again on that one only.
+    @Test func keysThatDifferOnlyInNormalizationStayTwoObjects() throws {
+        let db = try open()
+        let (composed, decomposed) = ("caf\u{E9}", "cafe\u{301}")
+        try db.write {
+            for id in [composed, decomposed] {
+                let n = SyncNote()
+                n.id = id
+                try db.add(n)
+            }
+        }
+        #expect(db.objects(SyncNote.self).count == 2)
+        // The server holds only the composed one; the file's other object goes.
+        try db.applyDownload([state(composed, ["title": .string("C")])], isReset: true, classNames: ["SyncNote"], checkpoint: "cp", includedSequence: 2)
+        #expect(db.objects(SyncNote.self).map { Array($0.id.utf8) } == [Array(composed.utf8)])
+        #expect(SyncValue.string(composed) != SyncValue.string(decomposed))
+        #expect(Set([SyncValue.string(composed), .string(decomposed)]).count == 2)
+    }
+
     @Test func observersSeeOneCommit() throws {
         let db = try open()
         let other = try directory.open([SyncNote.self, SyncTag.self, SyncPlace.self])

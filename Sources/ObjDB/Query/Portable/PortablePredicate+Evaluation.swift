@@ -134,8 +134,8 @@ struct PortableComparisonEvaluator {
         case (.objectId(let x), .objectId(let y)):
             return x.stringValue == y.stringValue ? 0 : (x.stringValue < y.stringValue ? -1 : 1)
         case (.decimal(let x), .decimal(let y)): return x.isNaN || y.isNaN ? nil : sign(x, y)
-        case (.decimal(let x), _): return number(b).map { sign(x, $0) }
-        case (_, .decimal(let y)): return number(a).map { sign($0, y) }
+        case (.decimal(let x), _): return x.isNaN ? nil : number(b).map { sign(x, $0) }
+        case (_, .decimal(let y)): return y.isNaN ? nil : number(a).map { sign($0, y) }
         case (.int(let x), .int(let y)): return sign(x, y)
         default: return exactOrder(a, b)
         }

@@ -226,7 +226,7 @@ extension VarintReader {
         case 8:
             // The whole text must be a decimal number: `Decimal(string:)` alone reads a prefix.
             guard let text = string(), OutboxFormat.isDecimalText(text) else { return nil }
-            return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")).map { .decimal($0) }
+            return Decimal(syncText: text).map { .decimal($0) }
         case 9:
             guard let raw = take(16) else { return nil }
             var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
