@@ -123,8 +123,9 @@ extension SyncStore {
         return seen
     }
 
-    /// Deletes feed rows of transactions older than `seconds`; returns how many. Clients whose
-    /// checkpoint predates the trim point bootstrap again.
+    /// Deletes feed rows of transactions older than `seconds`, and the rejections recorded up to
+    /// the same point; returns how many feed rows. Clients whose checkpoint predates the trim
+    /// point bootstrap again.
     func trimFeed(olderThan seconds: Double) async throws -> Int {
         try await transaction { c in
             var locked = false
@@ -151,6 +152,9 @@ extension SyncStore {
                 INSERT INTO objdb_feed_trim (id, before) VALUES (1, \(last)::xid8)
                 ON CONFLICT (id) DO UPDATE SET before = greatest(objdb_feed_trim.before, EXCLUDED.before)
                 """, logger: logger)
+            // Rejections up to the trim point too: a client that has not had them holds a
+            // checkpoint from before them, so older than the trim, and bootstraps.
+            try await c.query("DELETE FROM objdb_rejections WHERE xid <= \(last)::xid8", logger: logger)
             return count
         }
     }

@@ -51,15 +51,26 @@ struct SyncServiceOperationTests {
         await first.close()
         let checkpoint = try #require(parts.last?.checkpoint)
         let connection = try await db.connect()
+        // A rejection recorded for a client that never came back, before the trim point.
+        let (gone, kept) = (UUID(), UUID())
+        try await connection.query("INSERT INTO objdb_rejections (client_id, class, pk) VALUES (\(gone), 'Note', 'x')", logger: Logger(label: "t"))
         try await connection.query(#"INSERT INTO "Note" (id, text, tags) VALUES ('before-trim', 'x', '{}')"#, logger: Logger(label: "t"))
-        try await connection.close()
         // Before the trim the checkpoint continues as a delta…
         let second = TestClient(port: server.port, token: try await makeToken(user: "ann"))
         let (_, delta) = try await second.hello(Model.hello(checkpoint: checkpoint, subscriptions: ["Note"]))
         #expect(delta.allSatisfy { !$0.isReset } && delta.flatMap(\.changes).map(\.primaryKey) == [.string("before-trim")])
         await second.close()
-        // …after it, it bootstraps.
+        // …after it, it bootstraps; the rejection went with the feed, a later one stays.
         #expect(try await server.trimChangeFeed(olderThan: .zero) > 0)
+        try await connection.query("INSERT INTO objdb_rejections (client_id, class, pk) VALUES (\(kept), 'Note', 'y')", logger: Logger(label: "t"))
+        var left: [UUID] = []
+        for try await id in try await connection.query(
+            "SELECT client_id FROM objdb_rejections WHERE client_id = ANY(\([gone, kept]))", logger: Logger(label: "t")
+        ).decode(UUID.self) {
+            left.append(id)
+        }
+        #expect(left == [kept])
+        try await connection.close()
         let third = TestClient(port: server.port, token: try await makeToken(user: "ann"))
         let (_, reset) = try await third.hello(Model.hello(checkpoint: checkpoint, subscriptions: ["Note"]))
         #expect(
