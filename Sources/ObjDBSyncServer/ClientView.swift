@@ -13,6 +13,14 @@ struct ClientView: Sendable {
     let rules: SyncRules
     /// `user` and `claims.<name>` for the connection's token.
     let variables: [String: SyncValue]
+    /// Each subscribed class's download predicate split for the fan-out (``FanoutTemplate``),
+    /// once per connection rather than once per round; a class whose predicate uses a variable
+    /// without a value (it selects nothing) is absent.
+    private(set) var templates: [String: (template: FanoutTemplate, slots: [String: SyncValue])] = [:]
+    /// What the view selects, as bytes: the predicates by class and the values of the variables
+    /// they use (``FeedFanout/PartKey``; bytes, since Swift equates strings that differ only in
+    /// Unicode normalization, and the selection compares bytes).
+    private(set) var selectionBytes: [UInt8] = []
 
     /// The view of a hello: its whole-class subscriptions and query subscriptions, under the
     /// rules. Embedded classes are never downloaded by themselves.
@@ -46,6 +54,28 @@ struct ClientView: Sendable {
         self.reads = reads
         self.rules = rules
         self.variables = variables
+        prepareForFanout()
+    }
+
+    /// Makes ``templates`` and ``selectionBytes`` from ``reads``.
+    private mutating func prepareForFanout() {
+        templates = [:]
+        for (className, predicate) in reads {
+            if let split = FanoutTemplate.split(predicate, variables: variables) { templates[className] = split }
+        }
+        var bytes: [UInt8] = []
+        let used = reads.values.reduce(into: Set<String>()) { $0.formUnion($1.variableNames) }
+        for (className, predicate) in reads.sorted(by: { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }) {
+            let format = predicate.predicateFormat
+            SyncValueBytes.append(className, to: &bytes)
+            SyncValueBytes.append(format.text, to: &bytes)
+            SyncValueBytes.append(.list(format.arguments), to: &bytes)
+        }
+        for name in used.sorted() {
+            SyncValueBytes.append(name, to: &bytes)
+            SyncValueBytes.append(variables[name] ?? .null, to: &bytes)
+        }
+        selectionBytes = bytes
     }
 
     /// The view with the classes whose download condition holds for no object (a rule on a
@@ -54,6 +84,7 @@ struct ClientView: Sendable {
     func resolved(_ never: Set<String>) -> ClientView {
         var view = self
         for name in never where view.reads[name] != nil { view.reads[name] = .constant(false) }
+        view.prepareForFanout()
         return view
     }
 

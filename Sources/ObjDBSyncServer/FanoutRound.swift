@@ -61,7 +61,7 @@ struct FanoutRound {
                 guard let predicate = member.view.reads[className], predicate != .constant(false), mappings[className] != nil,
                     read.propertyNames[className] != nil,
                     // A variable without a value: the view selects nothing of the class.
-                    let (template, slots) = FanoutTemplate.split(predicate, variables: member.view.variables)
+                    let (template, slots) = member.view.templates[className]
                 else { continue }
                 let key = GroupKey(base: member.base, className: className, template: template)
                 groups[key, default: ([], [])].members.append(i)

@@ -112,28 +112,17 @@ actor FeedFanout {
         }
     }
 
-    /// What makes two sessions' parts of a round equal: the checkpoint they follow, what their
-    /// views select by class, and the values of the variables those use — as bytes, since Swift
-    /// strings that differ only in Unicode normalization compare equal, and the selection
-    /// compares bytes.
+    /// What makes two sessions' parts of a round equal: the checkpoint they follow, and what
+    /// their views select (``ClientView/selectionBytes``).
     struct PartKey: Hashable {
-        let bytes: [UInt8]
+        /// The checkpoint (ASCII: a PostgreSQL snapshot).
+        let base: String
+        /// The view's selection, as bytes.
+        let selection: [UInt8]
 
         init(base: String, view: ClientView) {
-            var bytes: [UInt8] = []
-            SyncValueBytes.append(base, to: &bytes)
-            let used = view.reads.values.reduce(into: Set<String>()) { $0.formUnion($1.variableNames) }
-            for (className, predicate) in view.reads.sorted(by: { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }) {
-                let format = predicate.predicateFormat
-                SyncValueBytes.append(className, to: &bytes)
-                SyncValueBytes.append(format.text, to: &bytes)
-                SyncValueBytes.append(.list(format.arguments), to: &bytes)
-            }
-            for name in used.sorted() {
-                SyncValueBytes.append(name, to: &bytes)
-                SyncValueBytes.append(view.variables[name] ?? .null, to: &bytes)
-            }
-            self.bytes = bytes
+            self.base = base
+            self.selection = view.selectionBytes
         }
     }
 }
