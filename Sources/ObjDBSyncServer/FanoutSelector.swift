@@ -19,16 +19,14 @@ import ObjDB
 /// predicate ``PortablePredicate/matches(_:variables:)`` holds for the row; under
 /// `OBJDB_INTERNAL_CHECKS` each round checks it against that evaluation (``FeedFanout``).
 struct FanoutSelector {
-    /// The template's predicate.
-    let template: PortablePredicate
     /// Each view's slot values.
     let slots: [[String: SyncValue]]
+    /// How the template's views are found (``outline`` says it in words).
     private let plan: Plan
 
     /// A selector for views of `template` with these slot values.
     /// - Complexity: O(*v* × *s*) for *v* views and *s* slots.
     init(template: FanoutTemplate, slots: [[String: SyncValue]]) {
-        self.template = template.predicate
         self.slots = slots
         self.plan = Self.plan(template.predicate, slots: slots)
     }
