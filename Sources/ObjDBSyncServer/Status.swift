@@ -27,9 +27,10 @@ extension SyncServer {
             public var connectedSince: Date?
             /// When it last connected or left.
             public var lastSeen: Date?
-            /// For a client that left: the change-feed rows committed after the checkpoint it
-            /// holds, which it downloads when it comes back (`nil` while connected, or before
-            /// its first checkpoint).
+            /// For a client that left: the changes in the feed committed after the checkpoint
+            /// it holds (an object inserted, updated or deleted, once per change), which it
+            /// downloads when it comes back (`nil` while connected, or before its first
+            /// checkpoint).
             public var feedRowsBehind: Int64?
         }
 
@@ -37,7 +38,8 @@ extension SyncServer {
         public var classes: [SyncedClass]
         /// The clients.
         public var clients: [Client]
-        /// The rows of the change feed.
+        /// The changes in the change feed: objects inserted, updated or deleted, once per change
+        /// (the objects one statement inserts share a feed row).
         public var feedRows: Int64
     }
 
@@ -85,7 +87,7 @@ extension SyncServer {
             """
             SELECT c.client_id, c.user_id, c.last_sequence, c.connected_at, c.seen_at,
                 CASE WHEN c.connected_at IS NULL AND c.checkpoint IS NOT NULL THEN (
-                    SELECT count(*) FROM objdb_changes f
+                    SELECT coalesce(sum(coalesce(cardinality(f.pks), 1)), 0)::int8 FROM objdb_changes f
                     WHERE f.xid >= pg_snapshot_xmin(c.checkpoint::pg_snapshot) AND NOT pg_visible_in_snapshot(f.xid, c.checkpoint::pg_snapshot))
                 END
             FROM objdb_clients c ORDER BY c.user_id, c.client_id
@@ -94,7 +96,7 @@ extension SyncServer {
             report.clients.append(
                 .init(clientID: id, user: user, lastSequence: last, connectedSince: connected, lastSeen: seen, feedRowsBehind: behind))
         }
-        for try await n in try await client.query("SELECT count(*) FROM objdb_changes", logger: logger).decode(Int64.self) {
+        for try await n in try await client.query("SELECT coalesce(sum(coalesce(cardinality(pks), 1)), 0)::int8 FROM objdb_changes", logger: logger).decode(Int64.self) {
             report.feedRows = n
         }
         return report

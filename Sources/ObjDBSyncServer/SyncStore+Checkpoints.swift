@@ -62,9 +62,9 @@ extension SyncStore {
             if let old {
                 let rows = try await c.query(
                     """
-                    SELECT DISTINCT class, pk FROM objdb_changes
-                    WHERE xid >= pg_snapshot_xmin(\(old)::pg_snapshot) AND pg_visible_in_snapshot(xid, \(snapshot)::pg_snapshot)
-                      AND NOT pg_visible_in_snapshot(xid, \(old)::pg_snapshot) AND class = ANY(\(mappings.map(\.schema.name)))
+                    SELECT DISTINCT f.class, k.pk FROM objdb_changes f CROSS JOIN LATERAL unnest(coalesce(f.pks, ARRAY[f.pk])) AS k(pk)
+                    WHERE f.xid >= pg_snapshot_xmin(\(old)::pg_snapshot) AND pg_visible_in_snapshot(f.xid, \(snapshot)::pg_snapshot)
+                      AND NOT pg_visible_in_snapshot(f.xid, \(old)::pg_snapshot) AND f.class = ANY(\(mappings.map(\.schema.name)))
                     """, logger: logger)
                 var keys: [String: [String]] = [:]
                 for try await (cls, pk) in rows.decode((String, String).self) { keys[cls, default: []].append(pk) }

@@ -50,9 +50,9 @@ extension SyncStore {
                 }
                 let rows = try await c.query(
                     """
-                    SELECT DISTINCT class, pk FROM objdb_changes
-                    WHERE xid >= pg_snapshot_xmin(\(old)::pg_snapshot) AND pg_visible_in_snapshot(xid, \(read.snapshot)::pg_snapshot)
-                      AND NOT pg_visible_in_snapshot(xid, \(old)::pg_snapshot) AND class = ANY(\(names))
+                    SELECT DISTINCT f.class, k.pk FROM objdb_changes f CROSS JOIN LATERAL unnest(coalesce(f.pks, ARRAY[f.pk])) AS k(pk)
+                    WHERE f.xid >= pg_snapshot_xmin(\(old)::pg_snapshot) AND pg_visible_in_snapshot(f.xid, \(read.snapshot)::pg_snapshot)
+                      AND NOT pg_visible_in_snapshot(f.xid, \(old)::pg_snapshot) AND f.class = ANY(\(names))
                     """, logger: logger)
                 var changed: [String: [String]] = [:]
                 for try await (cls, pk) in rows.decode((String, String).self) {

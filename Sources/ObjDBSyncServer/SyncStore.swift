@@ -67,9 +67,19 @@ final class SyncStore: Sendable {
             class text NOT NULL, pk text NOT NULL)
         """,
         "CREATE INDEX IF NOT EXISTS objdb_rejections_client ON objdb_rejections (client_id)",
+        // The change feed: a row per object updated or deleted (`pk`, with its old row), and a
+        // row per statement's inserted objects (`pks`, their keys in one array).
         """
         CREATE TABLE IF NOT EXISTS objdb_changes (xid xid8 NOT NULL DEFAULT pg_current_xact_id(), class text NOT NULL,
-            pk text NOT NULL, op char(1) NOT NULL, old jsonb NULL, at timestamptz NOT NULL DEFAULT now())
+            pk text NULL, op char(1) NOT NULL, old jsonb NULL, at timestamptz NOT NULL DEFAULT now(), pks text[] NULL)
+        """,
+        // A feed made by an earlier version: a row per inserted object, `pk` required.
+        """
+        DO $$ BEGIN
+            IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'objdb_changes'::regclass AND attname = 'pks' AND NOT attisdropped) THEN
+                ALTER TABLE objdb_changes ADD COLUMN pks text[] NULL, ALTER COLUMN pk DROP NOT NULL;
+            END IF;
+        END $$
         """,
         "CREATE INDEX IF NOT EXISTS objdb_changes_xid ON objdb_changes (xid)",
         // Feed rows up to `before` were trimmed: checkpoints whose xmin is not above it cannot
@@ -77,11 +87,13 @@ final class SyncStore: Sendable {
         "CREATE TABLE IF NOT EXISTS objdb_feed_trim (id int PRIMARY KEY DEFAULT 1 CHECK (id = 1), before xid8 NOT NULL)",
         // The feed is filled by statement-level triggers that read the statement's transition
         // tables: one INSERT … SELECT per statement, not a PL/pgSQL call per row (a row trigger
-        // cost 9–11 µs a row, twice the insert itself). `TG_ARGV[0]` names the key column.
+        // cost 9–11 µs a row, twice the insert itself). `TG_ARGV[0]` names the key column. The
+        // objects a statement inserts are one feed row (a row each cost 1.5 µs an object, a
+        // third of the insert itself).
         """
         CREATE OR REPLACE FUNCTION objdb_rows_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
-            EXECUTE format('INSERT INTO objdb_changes (class, pk, op) SELECT %L, n.%I::text, ''I'' FROM objdb_new n',
+            EXECUTE format('INSERT INTO objdb_changes (class, pks, op) SELECT %L, array_agg(n.%I::text), ''I'' FROM objdb_new n HAVING count(*) > 0',
                 TG_TABLE_NAME, TG_ARGV[0]);
             RETURN NULL;
         END $$

@@ -22,12 +22,12 @@ struct Status: AsyncParsableCommand {
             if let since = c.connectedSince {
                 presence = "connected since \(time.string(from: since))"
             } else if let seen = c.lastSeen {
-                presence = "left \(time.string(from: seen))" + (c.feedRowsBehind.map { ", \($0) feed rows behind" } ?? "")
+                presence = "left \(time.string(from: seen))" + (c.feedRowsBehind.map { ", \($0) changes behind" } ?? "")
             } else {
                 presence = "never connected since the service recorded connections"
             }
             print("  \(c.clientID) user \(c.user): last sequence \(c.lastSequence), \(presence)")
         }
-        print("Change feed: \(report.feedRows) rows")
+        print("Change feed: \(report.feedRows) changes")
     }
 }

@@ -95,7 +95,10 @@ struct ConvergenceTests {
         for line in trace where keys.contains(where: { line.contains(" \($0):") }) { print("  " + line) }
         try await pg.withConnection { connection in
             let rows = try await connection.query(
-                "SELECT xid::text, pk, op::text, old->>'title', old->>'score', at::text FROM objdb_changes WHERE pk = ANY(\(Array(keys))) ORDER BY xid",
+                """
+                SELECT f.xid::text, k.pk, f.op::text, f.old->>'title', f.old->>'score', f.at::text
+                FROM objdb_changes f CROSS JOIN LATERAL unnest(coalesce(f.pks, ARRAY[f.pk])) AS k(pk) WHERE k.pk = ANY(\(Array(keys))) ORDER BY f.xid
+                """,
                 logger: Logger(label: "test"))
             for try await (xid, pk, op, title, score, at) in rows.decode((String, String, String, String?, String?, String).self) {
                 print("  feed \(xid) \(pk) \(op) old title \(title ?? "-") score \(score ?? "-") at \(at)")

@@ -80,6 +80,39 @@ struct SyncServiceOperationTests {
         try await server.stop()
     }
 
+    // A feed made by an earlier version (a row per inserted object, `pk` required) is extended
+    // at start, its rows kept; objects inserted together then share a row.
+    @Test func aFeedOfAnEarlierVersionIsExtendedAtStart() async throws {
+        let db = try await TemporaryPostgres.shared.makeDatabase(prefix: "objdb_sync_old_feed")
+        let connection = try await db.connect()
+        try await connection.query(
+            """
+            CREATE TABLE objdb_changes (xid xid8 NOT NULL DEFAULT pg_current_xact_id(), class text NOT NULL,
+                pk text NOT NULL, op char(1) NOT NULL, old jsonb NULL, at timestamptz NOT NULL DEFAULT now())
+            """, logger: Logger(label: "t"))
+        try await connection.query("INSERT INTO objdb_changes (class, pk, op) VALUES ('Note', 'kept', 'I')", logger: Logger(label: "t"))
+        let server = try await makeServer(db)
+        let client = TestClient(port: server.port, token: try await makeToken(user: "ann"))
+        let (_, parts) = try await client.hello(Model.hello(subscriptions: ["Note"]))
+        await client.close()
+        let checkpoint = try #require(parts.last?.checkpoint)
+        try await connection.query(
+            #"INSERT INTO "Note" (id, text, tags) VALUES ('together-1', 'one', '{}'), ('together-2', 'two', '{}')"#, logger: Logger(label: "t"))
+        var feed: [String] = []
+        for try await (pk, pks) in try await connection.query("SELECT pk, pks FROM objdb_changes ORDER BY xid", logger: Logger(label: "t"))
+            .decode((String?, [String]?).self)
+        {
+            feed.append(pk ?? "[" + (pks ?? []).joined(separator: ",") + "]")
+        }
+        #expect(feed == ["kept", "[together-1,together-2]"])
+        try await connection.close()
+        let again = TestClient(port: server.port, token: try await makeToken(user: "ann"))
+        let (_, delta) = try await again.hello(Model.hello(checkpoint: checkpoint, subscriptions: ["Note"]))
+        #expect(Set(delta.flatMap(\.changes).map(\.primaryKey)) == [.string("together-1"), .string("together-2")])
+        await again.close()
+        try await server.stop()
+    }
+
     @Test func aPortInUseFailsStart() async throws {
         let db = try await Self.database.value
         let first = try await makeServer(db)
@@ -209,18 +242,22 @@ struct SyncServiceOperationTests {
         await a.close()
         let left = try await client(db, id) { $0.connectedSince == nil }
         #expect(left?.feedRowsBehind == 0 && left?.lastSeen != nil)
-        // Two commits by SQL while it is away.
+        // Three commits by SQL while it is away.
         let sql = try await db.connect()
         try await sql.query(#"INSERT INTO "Note" (id, text, tags) VALUES ('while-away-1', 'one', '{}')"#, logger: Logger(label: "t"))
         try await sql.query(#"INSERT INTO "Note" (id, text, tags) VALUES ('while-away-2', 'two', '{}')"#, logger: Logger(label: "t"))
+        // Three in one statement: one feed row, three changes.
+        try await sql.query(
+            #"INSERT INTO "Note" (id, text, tags) VALUES ('while-away-3', 'three', '{}'), ('while-away-4', 'four', '{}'), ('while-away-5', 'five', '{}')"#,
+            logger: Logger(label: "t"))
         try await sql.close()
-        #expect(try await client(db, id) { $0.feedRowsBehind == 2 } != nil)
+        #expect(try await client(db, id) { $0.feedRowsBehind == 5 } != nil)
         // Back with its checkpoint: it downloads the two, and is connected again.
         let checkpoint = first.download.last?.checkpoint
         let b = TestClient(port: server.port, token: try await makeToken(user: "erin"))
         let back = try await b.hello(Model.hello(id, checkpoint: checkpoint, subscriptions: ["Note"]))
         let keys = back.download.flatMap(\.batches).flatMap(\.rows).map(\.primaryKey)
-        #expect(keys.contains(.string("while-away-1")) && keys.contains(.string("while-away-2")))
+        #expect(Set(keys).isSuperset(of: (1...5).map { SyncValue.string("while-away-\($0)") }), "\(keys)")
         #expect(try await client(db, id) { $0.connectedSince != nil } != nil)
         await b.close()
         #expect(try await client(db, id) { $0.connectedSince == nil && $0.feedRowsBehind == 0 } != nil)
@@ -231,6 +268,6 @@ struct SyncServiceOperationTests {
         #expect(try await client(db, id) { $0.connectedSince == nil && $0.feedRowsBehind == 0 } != nil)
         try await server.stop()
         let report = try TestProcess.run("objdb-sync", ["status", "--postgres", db.url])
-        #expect(report.output.contains("user erin: last sequence 0, left ") && report.output.contains("0 feed rows behind"), "\(report.output)")
+        #expect(report.output.contains("user erin: last sequence 0, left ") && report.output.contains("0 changes behind"), "\(report.output)")
     }
 }
