@@ -12,9 +12,10 @@ import PostgresNIO
 /// message is buffered per connection; a slow client catches up from its checkpoint.
 final class Session: Sendable {
     enum Event: Sendable {
-        /// A message, decoded as it arrived (or the error that decoding it gave): decoding the
-        /// next message overlaps handling this one.
-        case message(Result<ClientMessage, ObjDBError>)
+        /// A message arrived: the first of ``inbox`` (or none, when an upload before it took it
+        /// into its transaction). Messages are decoded as they arrive, so decoding the next one
+        /// overlaps handling this one.
+        case message
         /// Read what changed, alone (the fan-out's fallback, and a trimmed checkpoint's reset).
         case wake
         /// A fan-out round left a part in ``mailbox``.
@@ -44,6 +45,9 @@ final class Session: Sendable {
     /// so that a client sending faster than PostgreSQL applies is slowed down by TCP.
     let queuedMessages = Locked(0)
     static let maxQueuedMessages = 4
+    /// The messages read and decoded (or the errors decoding them gave), in order, not yet
+    /// handled: each ``Event/message`` takes the first.
+    let inbox = Locked<[Result<ClientMessage, ObjDBError>]>([])
     /// Whether the loop has returned (the reader then stops waiting for it).
     let loopEnded = Locked(false)
 
@@ -119,10 +123,13 @@ final class Session: Sendable {
             var iterator = inbound.messages(maxSize: SyncLimits.maxMessageBytes + (1 << 20)).makeAsyncIterator()
             while let message = try await iterator.next() {
                 queuedMessages.withLock { $0 += 1 }
+                let decoded: Result<ClientMessage, ObjDBError>
                 switch message {
-                case .text(let text): continuation.yield(.message(Self.decode(.text(text))))
-                case .binary(let buffer): continuation.yield(.message(Self.decode(.binary(Array(buffer.readableBytesView)))))
+                case .text(let text): decoded = Self.decode(.text(text))
+                case .binary(let buffer): decoded = Self.decode(.binary(Array(buffer.readableBytesView)))
                 }
+                inbox.withLock { $0.append(decoded) }
+                continuation.yield(.message)
                 while queuedMessages.withLock({ $0 }) >= Self.maxQueuedMessages && !loopEnded.withLock({ $0 }) {
                     try await Task.sleep(for: .milliseconds(5))
                 }
@@ -197,8 +204,9 @@ final class Session: Sendable {
                         return box.wasLeftOut
                     }
                     if wasLeftOut { await server.fanout.wake() }
-                case .message(let decoded):
+                case .message:
                     defer { queuedMessages.withLock { $0 -= 1 } }
+                    guard let decoded = inbox.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { continue }
                     if try await handle(decoded, &state) == false { return }
                 }
             } catch let error as ObjDBError {
@@ -285,20 +293,12 @@ final class Session: Sendable {
                 try await fail(SyncErrorCode.protocolViolation, "An upload came before the hello")
                 return false
             }
-            guard ops.count <= SyncLimits.maxOperationsPerUpload else {
-                try await fail(SyncErrorCode.protocolViolation, "An upload holds at most \(SyncLimits.maxOperationsPerUpload) operations")
-                return false
-            }
-            for (a, b) in zip(ops, ops.dropFirst()) where b.sequence != a.sequence &+ 1 {
-                try await fail(SyncErrorCode.protocolViolation, "Upload sequences must ascend by one: \(a.sequence) is followed by \(b.sequence)")
-                return false
-            }
-            if ops.first?.sequence == 0 {
-                try await fail(SyncErrorCode.protocolViolation, "Sequences start at 1")
+            if let problem = Self.problem(with: ops) {
+                try await fail(SyncErrorCode.protocolViolation, problem)
                 return false
             }
             guard !ops.isEmpty else { return true }
-            let result = try await server.store.apply(ops, clientID: hello.clientID, user: user, view: view)
+            let result = try await server.store.apply(ops, clientID: hello.clientID, user: user, view: view) { self.takeQueuedUpload(after: $0) }
             await server.configuration.afterApplyingUpload?(hello.clientID, result.through)
             for (op, reason) in result.rejected {
                 logger.info("Sync write rejected", metadata: ["class": "\(op.className)", "sequence": "\(op.sequence)", "reason": "\(reason)"])
@@ -326,6 +326,33 @@ final class Session: Sendable {
             try await sendCheckpoint(&state, hello: hello, force: true)
             try await send(.downloadDone(id: id))
             return true
+        }
+    }
+
+    /// What makes an upload's operations unacceptable, if anything: too many, sequences that do
+    /// not ascend by one, or that start at 0.
+    static func problem(with ops: [SyncOperation]) -> String? {
+        guard ops.count <= SyncLimits.maxOperationsPerUpload else {
+            return "An upload holds at most \(SyncLimits.maxOperationsPerUpload) operations"
+        }
+        for (a, b) in zip(ops, ops.dropFirst()) where b.sequence != a.sequence &+ 1 {
+            return "Upload sequences must ascend by one: \(a.sequence) is followed by \(b.sequence)"
+        }
+        if ops.first?.sequence == 0 { return "Sequences start at 1" }
+        return nil
+    }
+
+    /// The operations of the upload queued first in ``inbox``, taken out of it, when it
+    /// continues the sequences right after `sequence` and is acceptable: the store applies them
+    /// in the transaction of the upload before (its ``Event/message`` then finds nothing).
+    /// Anything else stays for the loop, which answers it in order.
+    func takeQueuedUpload(after sequence: UInt64) -> [SyncOperation]? {
+        inbox.withLock { queue in
+            guard case .success(.upload(let ops))? = queue.first, ops.first?.sequence == sequence &+ 1, Self.problem(with: ops) == nil else {
+                return nil
+            }
+            queue.removeFirst()
+            return ops
         }
     }
 

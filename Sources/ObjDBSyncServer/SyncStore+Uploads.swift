@@ -60,17 +60,33 @@ extension SyncStore {
     /// Two uploads that write the same objects in different orders can deadlock; PostgreSQL
     /// then aborts one of them, which is tried again (up to 5 times) rather than failing the
     /// client's connection.
-    func apply(_ ops: [SyncOperation], clientID: UUID, user: String, view: ClientView) async throws -> UploadResult {
+    ///
+    /// `more` gives the operations of the client's next upload, when one is already queued
+    /// right behind these (it is passed the last sequence so far): applied together, they join
+    /// this transaction, up to ``maxOperationsPerTransaction``, so that PostgreSQL runs the
+    /// client's batches back to back, with one lock, one commit and one acknowledgement.
+    func apply(
+        _ ops: [SyncOperation], clientID: UUID, user: String, view: ClientView, more: @escaping @Sendable (UInt64) -> [SyncOperation]? = { _ in nil }
+    ) async throws -> UploadResult {
         let rules = view.rules.isAllowAll ? nil : WriteRules(view: view, lowercase: lowercase.withLock { $0 })
+        // Every operation taken so far, the ones `more` gave too: a retry applies them all.
+        let taken = Locked(ops)
+        let next: @Sendable () -> [SyncOperation]? = {
+            taken.withLock { all in
+                guard all.count < Self.maxOperationsPerTransaction, let last = all.last, let ops = more(last.sequence) else { return nil }
+                all.append(contentsOf: ops)
+                return ops
+            }
+        }
         var attempt = 0
         while true {
             attempt += 1
             do {
-                if rules != nil { return try await apply(ops, clientID: clientID, user: user, together: false, rules: rules) }
+                if rules != nil { return try await apply(taken.withLock { $0 }, clientID: clientID, user: user, together: false, rules: rules) }
                 do {
-                    return try await apply(ops, clientID: clientID, user: user, together: true, rules: nil)
+                    return try await apply(taken.withLock { $0 }, clientID: clientID, user: user, together: true, rules: nil, more: next)
                 } catch is RefusedTogether {
-                    return try await apply(ops, clientID: clientID, user: user, together: false, rules: nil)
+                    return try await apply(taken.withLock { $0 }, clientID: clientID, user: user, together: false, rules: nil)
                 }
             } catch let error as PSQLError where attempt < 5 && ["40P01", "40001"].contains(error.serverInfo?[.sqlState] ?? "") {
                 logger.info("Sync upload deadlocked with another; trying again", metadata: ["attempt": "\(attempt)"])
@@ -78,6 +94,9 @@ extension SyncStore {
             }
         }
     }
+
+    /// The most operations one upload transaction takes from a client's queued batches.
+    static let maxOperationsPerTransaction = SyncLimits.maxOperationsPerUpload
 
     /// The write rules of a client's view, as conditions on a class's rows.
     struct WriteRules {
@@ -93,7 +112,9 @@ extension SyncStore {
     /// An operation of a batch tried together was refused: its transaction rolls back.
     private struct RefusedTogether: Error {}
 
-    private func apply(_ ops: [SyncOperation], clientID: UUID, user: String, together: Bool, rules: WriteRules?) async throws -> UploadResult {
+    private func apply(
+        _ ops: [SyncOperation], clientID: UUID, user: String, together: Bool, rules: WriteRules?, more: @Sendable () -> [SyncOperation]? = { nil }
+    ) async throws -> UploadResult {
         try await transaction { c in
             let rows = try await c.query(
                 "SELECT user_id, last_sequence FROM objdb_clients WHERE client_id = \(clientID) FOR UPDATE", logger: logger)
@@ -110,9 +131,9 @@ extension SyncStore {
             var result = UploadResult(through: lastApplied)
             let todo = ops.filter { $0.sequence > lastApplied }
             if rules != nil { try await self.lockKeys(of: todo, on: c) }
-            if together && todo.count > 1, let last = todo.last {
-                guard try await self.applyTogether(todo, on: c) else { throw RefusedTogether() }
-                result.through = last.sequence
+            if together && !todo.isEmpty {
+                guard let last = try await self.applyTogether(todo, on: c, more: more) else { throw RefusedTogether() }
+                result.through = last
             } else {
                 for op in todo {
                     if let reason = try await self.applyOne(op, on: c, rules: rules) { result.rejected.append((op, reason)) }
@@ -137,12 +158,14 @@ extension SyncStore {
         }
     }
 
-    /// Applies operations without a savepoint; returns false if one is refused (by PostgreSQL or
-    /// before it), when the transaction must roll back.
-    func applyTogether(_ ops: [SyncOperation], on c: PostgresConnection) async throws -> Bool {
+    /// Applies operations without a savepoint, then those `more` gives; returns the last
+    /// sequence applied, or `nil` if one is refused (by PostgreSQL or before it), when the
+    /// transaction must roll back.
+    func applyTogether(_ ops: [SyncOperation], on c: PostgresConnection, more: @Sendable () -> [SyncOperation]? = { nil }) async throws -> UInt64? {
         // The statement sent last, while it runs: the next rows are encoded meanwhile, so this
         // process's work overlaps PostgreSQL's. Statements still run one at a time, in order.
         var running: Task<Void, any Error>?
+        var lastSequence: UInt64?
         do {
             func send(_ statement: PostgresQuery) async throws {
                 try await running?.value
@@ -158,41 +181,54 @@ extension SyncStore {
                 group = []
                 keys = []
             }
-            for op in ops {
-                let e: EncodedOperation
-                switch try await encode(op, previous: group.last?.mapping) {
-                case .refused:
-                    _ = await running?.result
-                    return false
-                case .encoded(let encoded): e = encoded
+            var chunk = ops
+            while true {
+                for op in chunk {
+                    let e: EncodedOperation
+                    switch try await encode(op, previous: group.last?.mapping) {
+                    case .refused:
+                        _ = await running?.result
+                        return nil
+                    case .encoded(let encoded): e = encoded
+                    }
+                    lastSequence = op.sequence
+                    guard op.kind == .create, e.appends.isEmpty else {
+                        try await flush()
+                        for s in statements(op, e) { try await send(s) }
+                        continue
+                    }
+                    if let first = group.first, !first.sharesStatement(with: e) || keys.contains(e.pkText) || group.count >= Self.rowsPerStatement {
+                        try await flush()
+                    }
+                    group.append(e)
+                    keys.insert(e.pkText)
+                    if SyncFaults.diesMidBatch && op.sequence != chunk.last?.sequence {
+                        // A crash inside the batch's transaction, with part of it written.
+                        try await flush()
+                        try await running?.value
+                        SyncFaults.die()
+                    }
                 }
-                guard op.kind == .create, e.appends.isEmpty else {
-                    try await flush()
-                    for s in statements(op, e) { try await send(s) }
+                // The next queued batch, if one arrived while these were encoded, or else while
+                // their last statement runs; its rows are encoded while that statement runs.
+                try await flush()
+                if let next = more() {
+                    chunk = next
                     continue
                 }
-                if let first = group.first, !first.sharesStatement(with: e) || keys.contains(e.pkText) || group.count >= Self.rowsPerStatement {
-                    try await flush()
-                }
-                group.append(e)
-                keys.insert(e.pkText)
-                if SyncFaults.diesMidBatch && op.sequence != ops.last?.sequence {
-                    // A crash inside the batch's transaction, with part of it written.
-                    try await flush()
-                    try await running?.value
-                    SyncFaults.die()
-                }
+                try await running?.value
+                running = nil
+                guard let next = more() else { break }
+                chunk = next
             }
-            try await flush()
-            try await running?.value
         } catch is PSQLError {
             _ = await running?.result
-            return false
+            return nil
         } catch {
             _ = await running?.result
             throw error
         }
-        return true
+        return lastSequence
     }
 
     /// The most rows one multi-row insert writes: small enough that encoding the next ones
@@ -331,9 +367,11 @@ extension SyncStore {
         }
         // A property this instance has not seen may have been added through another instance
         // since it cached the class: read the mappings again before refusing it.
-        if !m.holdsEvery(op) {
+        var holdsEvery = m.holdsEvery(op)
+        if !holdsEvery {
             try await reloadMappings()
             if let fresh = mappings.withLock({ $0[op.className] }) { m = fresh }
+            holdsEvery = m.holdsEvery(op)
         }
         let pkText: String
         do {
@@ -346,7 +384,7 @@ extension SyncStore {
         do {
             pk = try PGCell.of(op.primaryKey, .scalar(m.primaryKey.type, isLink: false), property: m.primaryKey)
         } catch let e as PGText.Mismatch { return .refused("Primary key: \(e.message)") }
-        if !m.holdsEvery(op), let unknown = op.values.keys.first(where: { m[$0] == nil }) {
+        if !holdsEvery, let unknown = op.values.keys.first(where: { m[$0] == nil }) {
             return .refused("Class '\(op.className)' has no property '\(unknown)'")
         }
         // In the class's column order (the same for every operation that writes the same

@@ -1,0 +1,116 @@
+import Foundation
+import Logging
+import ObjDB
+import ObjDBSyncProtocol
+import ObjDBSyncServer
+import ObjDBSyncTestSupport
+import PostgresNIO
+import Testing
+
+/// Uploads queued behind the one being applied join its transaction when they continue its
+/// sequences (one lock, one commit, one acknowledgement through the last); an upload that
+/// overlaps what was applied, or is malformed, is answered after it on its own, as before.
+///
+/// Each test holds the client's row in `objdb_clients` from another connection, so that the
+/// first upload's transaction waits while the next uploads arrive, then lets it go.
+@Suite("Upload batching", .serialized)
+struct UploadBatchingTests {
+    static let database = Task { try await TemporaryPostgres.shared.makeDatabase(prefix: "objdb_upload_batching") }
+
+    /// An operation on the note `id`: a create with no tags, or an append of `tag`.
+    static func note(_ sequence: UInt64, _ id: String, append tag: String? = nil) -> SyncOperation {
+        guard let tag else {
+            return SyncOperation(sequence: sequence, className: "Note", primaryKey: .string(id), kind: .create, values: ["tags": .list([])])
+        }
+        return SyncOperation(sequence: sequence, className: "Note", primaryKey: .string(id), kind: .update, listAppends: ["tags": [.string(tag)]])
+    }
+
+    /// Runs `body` while the client's row is locked by another transaction, then unlocks it
+    /// once the uploads sent meanwhile have had time to arrive.
+    static func holdingClientRow(_ id: UUID, _ db: TemporaryPostgres.Database, _ body: () async throws -> Void) async throws {
+        let blocker = try await db.connect()
+        try await blocker.query("BEGIN", logger: Logger(label: "t"))
+        for try await _ in try await blocker.query("SELECT 1 FROM objdb_clients WHERE client_id = \(id) FOR UPDATE", logger: Logger(label: "t")) {}
+        try await body()
+        try await Task.sleep(for: .milliseconds(300))
+        try await blocker.query("COMMIT", logger: Logger(label: "t"))
+        try await blocker.close()
+    }
+
+    static func tags(of id: String, _ db: TemporaryPostgres.Database) async throws -> String? {
+        let connection = try await db.connect()
+        defer { Task { try? await connection.close() } }
+        for try await t in try await connection.query(#"SELECT array_to_string(tags, ',') FROM "Note" WHERE id = \#(id)"#, logger: Logger(label: "t"))
+            .decode(String.self)
+        {
+            return t
+        }
+        return nil
+    }
+
+    @Test func queuedUploadsThatContinueJoinOneTransactionAndAnOverlapWaitsItsTurn() async throws {
+        let db = try await Self.database.value
+        try await withStartedServer(on: db) { server in
+            let id = UUID()
+            let client = TestClient(port: server.port, token: try await makeToken(user: "ann"))
+            _ = try await client.hello(Model.hello(id, subscriptions: ["Note"]))
+            try await Self.holdingClientRow(id, db) {
+                try client.send(.upload([Self.note(1, "joined"), Self.note(2, "joined", append: "a")]))
+                // A resend overlapping the first (its 2 is skipped), then two that continue it.
+                try client.send(.upload([Self.note(2, "joined", append: "a"), Self.note(3, "joined", append: "b")]))
+                try client.send(.upload([Self.note(4, "joined", append: "c")]))
+                try client.send(.upload([Self.note(5, "joined", append: "d")]))
+            }
+            // The first alone (the overlap cannot join it), then the overlap with both after it.
+            #expect(try await client.nextReply() == .ack(through: 2))
+            #expect(try await client.nextReply() == .ack(through: 5))
+            #expect(try await Self.tags(of: "joined", db) == "a,b,c,d")
+            await client.close()
+        }
+    }
+
+    @Test func aMalformedUploadBehindIsRefusedAfterTheOneBeforeIsApplied() async throws {
+        let db = try await Self.database.value
+        try await withStartedServer(on: db) { server in
+            let id = UUID()
+            let client = TestClient(port: server.port, token: try await makeToken(user: "ann"))
+            _ = try await client.hello(Model.hello(id, subscriptions: ["Note"]))
+            try await Self.holdingClientRow(id, db) {
+                try client.send(.upload([Self.note(1, "before-bad"), Self.note(2, "before-bad", append: "x")]))
+                try client.send(.upload([Self.note(3, "before-bad", append: "y"), Self.note(5, "before-bad", append: "z")]))
+            }
+            #expect(try await client.nextReply() == .ack(through: 2))
+            #expect(
+                try await client.nextReply() == .error(code: SyncErrorCode.protocolViolation, message: "Upload sequences must ascend by one: 3 is followed by 5"))
+            #expect(try await Self.tags(of: "before-bad", db) == "x")
+        }
+    }
+
+    @Test func aRefusalInAJoinedUploadAppliesTheOthersOneByOne() async throws {
+        let db = try await Self.database.value
+        try await withStartedServer(on: db) { server in
+            let id = UUID()
+            let client = TestClient(port: server.port, token: try await makeToken(user: "ann"))
+            _ = try await client.hello(Model.hello(id, subscriptions: ["Note"]))
+            try await Self.holdingClientRow(id, db) {
+                try client.send(.upload([Self.note(1, "joined-refusal"), Self.note(2, "joined-refusal", append: "p")]))
+                try client.send(.upload([SyncOperation(sequence: 3, className: "Nope", primaryKey: .string("n"), kind: .create)]))
+                try client.send(.upload([Self.note(4, "joined-refusal", append: "q")]))
+            }
+            var rejected: [UInt64] = []
+            var acks: [UInt64] = []
+            while acks.last != 4 {
+                switch try await client.nextReply() {
+                case .rejected(let sequence, _, _, _): rejected.append(sequence)
+                case .ack(let through): acks.append(through)
+                case let other: Issue.record("unexpected \(other)")
+                }
+            }
+            // The refused one joined the first two: the three are refused together, then
+            // applied one by one and acknowledged at once; the last one is applied after them.
+            #expect(rejected == [3] && acks == [3, 4])
+            #expect(try await Self.tags(of: "joined-refusal", db) == "p,q")
+            await client.close()
+        }
+    }
+}
