@@ -191,7 +191,7 @@ extension VarintReader {
 
     mutating func string() -> String? {
         guard let length = count(), let raw = take(length) else { return nil }
-        return String(validating: raw, as: UTF8.self)
+        return String(validatingUTF8Bytes: raw)
     }
 
     mutating func entries(depth: Int) -> [String: SyncValue]? {
