@@ -298,7 +298,7 @@ final class Session: Sendable {
                 return false
             }
             guard !ops.isEmpty else { return true }
-            let result = try await server.store.apply(ops, clientID: hello.clientID, user: user, view: view) { self.takeQueuedUpload(after: $0) }
+            let result = try await server.store.apply(ops, clientID: hello.clientID, user: user, view: view) { self.takeQueuedUpload(after: $0, atMost: $1) }
             await server.configuration.afterApplyingUpload?(hello.clientID, result.through)
             for (op, reason) in result.rejected {
                 logger.info("Sync write rejected", metadata: ["class": "\(op.className)", "sequence": "\(op.sequence)", "reason": "\(reason)"])
@@ -343,12 +343,15 @@ final class Session: Sendable {
     }
 
     /// The operations of the upload queued first in ``inbox``, taken out of it, when it
-    /// continues the sequences right after `sequence` and is acceptable: the store applies them
-    /// in the transaction of the upload before (its ``Event/message`` then finds nothing).
-    /// Anything else stays for the loop, which answers it in order.
-    func takeQueuedUpload(after sequence: UInt64) -> [SyncOperation]? {
+    /// continues the sequences right after `sequence`, holds at most `atMost` operations and
+    /// is acceptable: the store applies them in the transaction of the upload before (its
+    /// ``Event/message`` then finds nothing). Anything else stays for the loop, which answers
+    /// it in order.
+    func takeQueuedUpload(after sequence: UInt64, atMost: Int) -> [SyncOperation]? {
         inbox.withLock { queue in
-            guard case .success(.upload(let ops))? = queue.first, ops.first?.sequence == sequence &+ 1, Self.problem(with: ops) == nil else {
+            guard case .success(.upload(let ops))? = queue.first, ops.first?.sequence == sequence &+ 1, ops.count <= atMost,
+                Self.problem(with: ops) == nil
+            else {
                 return nil
             }
             queue.removeFirst()

@@ -9,7 +9,8 @@ import Darwin
 /// what a crash at the worst moment leaves behind. Off unless the variable is set.
 enum SyncFaults {
     /// `OBJDB_SYNC_FAULT=die-mid-batch`: the process kills itself (SIGKILL) after applying the
-    /// first operation of a batch of several, inside the batch's PostgreSQL transaction.
+    /// first operation of an upload of several (the first such upload of its transaction, which
+    /// may have joined uploads queued behind: `SyncStore.apply`), inside the transaction.
     static let diesMidBatch = ProcessInfo.processInfo.environment["OBJDB_SYNC_FAULT"] == "die-mid-batch"
 
     /// Ends the process at once, as a power cut or an out-of-memory kill would.

@@ -62,18 +62,21 @@ extension SyncStore {
     /// client's connection.
     ///
     /// `more` gives the operations of the client's next upload, when one is already queued
-    /// right behind these (it is passed the last sequence so far): applied together, they join
-    /// this transaction, up to ``maxOperationsPerTransaction``, so that PostgreSQL runs the
-    /// client's batches back to back, with one lock, one commit and one acknowledgement.
+    /// right behind these (it is passed the last sequence so far and how many operations it may
+    /// give at most): applied together, they join this transaction, up to
+    /// ``maxOperationsPerTransaction`` in all, so that PostgreSQL runs the client's batches back
+    /// to back, with one lock, one commit and one acknowledgement.
     func apply(
-        _ ops: [SyncOperation], clientID: UUID, user: String, view: ClientView, more: @escaping @Sendable (UInt64) -> [SyncOperation]? = { _ in nil }
+        _ ops: [SyncOperation], clientID: UUID, user: String, view: ClientView,
+        more: @escaping @Sendable (_ after: UInt64, _ atMost: Int) -> [SyncOperation]? = { _, _ in nil }
     ) async throws -> UploadResult {
         let rules = view.rules.isAllowAll ? nil : WriteRules(view: view, lowercase: lowercase.withLock { $0 })
         // Every operation taken so far, the ones `more` gave too: a retry applies them all.
         let taken = Locked(ops)
         let next: @Sendable () -> [SyncOperation]? = {
             taken.withLock { all in
-                guard all.count < Self.maxOperationsPerTransaction, let last = all.last, let ops = more(last.sequence) else { return nil }
+                let room = Self.maxOperationsPerTransaction - all.count
+                guard room > 0, let last = all.last, let ops = more(last.sequence, room) else { return nil }
                 all.append(contentsOf: ops)
                 return ops
             }
@@ -88,11 +91,17 @@ extension SyncStore {
                 } catch is RefusedTogether {
                     return try await apply(taken.withLock { $0 }, clientID: clientID, user: user, together: false, rules: nil)
                 }
-            } catch let error as PSQLError where attempt < 5 && ["40P01", "40001"].contains(error.serverInfo?[.sqlState] ?? "") {
+            } catch let error as PSQLError where attempt < 5 && Self.isRetryable(error) {
                 logger.info("Sync upload deadlocked with another; trying again", metadata: ["attempt": "\(attempt)"])
                 try await Task.sleep(for: .milliseconds(Int64.random(in: 1...20) * Int64(attempt)))
             }
         }
+    }
+
+    /// Whether PostgreSQL aborted a transaction for what another one did (a deadlock, a
+    /// serialization failure): it is tried again, not refused.
+    static func isRetryable(_ error: PSQLError) -> Bool {
+        ["40P01", "40001"].contains(error.serverInfo?[.sqlState] ?? "")
     }
 
     /// The most operations one upload transaction takes from a client's queued batches.
@@ -221,6 +230,9 @@ extension SyncStore {
                 guard let next = more() else { break }
                 chunk = next
             }
+        } catch let error as PSQLError where Self.isRetryable(error) {
+            _ = await running?.result
+            throw error
         } catch is PSQLError {
             _ = await running?.result
             return nil
@@ -280,6 +292,9 @@ extension SyncStore {
             // Not the operation's fault: the table changed since this instance checked it. The
             // connection fails (the client retries) and the next hello checks the schema again.
             forgetSchemaChecks()
+            throw error
+        } catch let error as PSQLError where Self.isRetryable(error) {
+            // Not the operation's fault: the whole transaction is tried again (`apply`).
             throw error
         } catch let error as PSQLError {
             try await c.query("ROLLBACK TO SAVEPOINT objdb_op", logger: logger)

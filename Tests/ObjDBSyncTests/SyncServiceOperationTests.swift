@@ -102,13 +102,42 @@ struct SyncServiceOperationTests {
         for try await (pk, pks) in try await connection.query("SELECT pk, pks FROM objdb_changes ORDER BY xid", logger: Logger(label: "t"))
             .decode((String?, [String]?).self)
         {
-            feed.append(pk ?? "[" + (pks ?? []).joined(separator: ",") + "]")
+            feed.append(pk ?? "[" + (pks ?? []).sorted().joined(separator: ",") + "]")
         }
         #expect(feed == ["kept", "[together-1,together-2]"])
         try await connection.close()
         let again = TestClient(port: server.port, token: try await makeToken(user: "ann"))
         let (_, delta) = try await again.hello(Model.hello(checkpoint: checkpoint, subscriptions: ["Note"]))
         #expect(Set(delta.flatMap(\.changes).map(\.primaryKey)) == [.string("together-1"), .string("together-2")])
+        await again.close()
+        try await server.stop()
+    }
+
+    // A statement inserting more objects than one feed row holds writes several rows; every
+    // object reaches a client.
+    @Test func aStatementInsertingManyObjectsWritesAFeedRowPer10000() async throws {
+        let db = try await Self.database.value
+        let server = try await makeServer(db)
+        let client = TestClient(port: server.port, token: try await makeToken(user: "ann"))
+        let (_, parts) = try await client.hello(Model.hello(subscriptions: ["Note"]))
+        await client.close()
+        let checkpoint = try #require(parts.last?.checkpoint)
+        let sizes = try await db.withConnection { connection in
+            try await connection.query(
+                #"INSERT INTO "Note" (id, text, tags) SELECT 'many-' || i, 'b', '{}' FROM generate_series(1, 20001) AS i"#, logger: Logger(label: "t"))
+            var sizes: [Int64] = []
+            for try await size in try await connection.query(
+                "SELECT cardinality(pks)::int8 FROM objdb_changes WHERE pks[1] LIKE 'many-%' ORDER BY 1", logger: Logger(label: "t")
+            ).decode(Int64.self) {
+                sizes.append(size)
+            }
+            return sizes
+        }
+        #expect(sizes == [1, 10000, 10000])
+        let again = TestClient(port: server.port, token: try await makeToken(user: "ann"))
+        let (_, delta) = try await again.hello(Model.hello(checkpoint: checkpoint, subscriptions: ["Note"]))
+        let keys = Set(delta.flatMap(\.changes).map(\.primaryKey))
+        #expect(keys.count == 20001 && keys.contains(.string("many-1")) && keys.contains(.string("many-20001")))
         await again.close()
         try await server.stop()
     }
@@ -252,7 +281,7 @@ struct SyncServiceOperationTests {
             logger: Logger(label: "t"))
         try await sql.close()
         #expect(try await client(db, id) { $0.feedRowsBehind == 5 } != nil)
-        // Back with its checkpoint: it downloads the two, and is connected again.
+        // Back with its checkpoint: it downloads the five, and is connected again.
         let checkpoint = first.download.last?.checkpoint
         let b = TestClient(port: server.port, token: try await makeToken(user: "erin"))
         let back = try await b.hello(Model.hello(id, checkpoint: checkpoint, subscriptions: ["Note"]))

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import ObjDB
 import ObjDBSyncProtocol
-import ObjDBSyncServer
+@testable import ObjDBSyncServer
 import ObjDBSyncTestSupport
 import PostgresNIO
 import Testing
@@ -12,7 +12,8 @@ import Testing
 /// overlaps what was applied, or is malformed, is answered after it on its own, as before.
 ///
 /// Each test holds the client's row in `objdb_clients` from another connection, so that the
-/// first upload's transaction waits while the next uploads arrive, then lets it go.
+/// first upload's transaction waits while the next uploads arrive, and lets it go once the
+/// session holds them.
 @Suite("Upload batching", .serialized)
 struct UploadBatchingTests {
     static let database = Task { try await TemporaryPostgres.shared.makeDatabase(prefix: "objdb_upload_batching") }
@@ -25,16 +26,38 @@ struct UploadBatchingTests {
         return SyncOperation(sequence: sequence, className: "Note", primaryKey: .string(id), kind: .update, listAppends: ["tags": [.string(tag)]])
     }
 
-    /// Runs `body` while the client's row is locked by another transaction, then unlocks it
-    /// once the uploads sent meanwhile have had time to arrive.
-    static func holdingClientRow(_ id: UUID, _ db: TemporaryPostgres.Database, _ body: () async throws -> Void) async throws {
+    /// Runs `body`, which sends `uploads` uploads, while the client's row is locked by another
+    /// transaction; unlocks it once the session holds all but the first (which waits for the
+    /// lock) read and not yet handled.
+    static func holdingClientRow(
+        _ id: UUID, _ db: TemporaryPostgres.Database, _ server: SyncServer, uploads: Int, _ body: () async throws -> Void
+    ) async throws {
         let blocker = try await db.connect()
         try await blocker.query("BEGIN", logger: Logger(label: "t"))
         for try await _ in try await blocker.query("SELECT 1 FROM objdb_clients WHERE client_id = \(id) FOR UPDATE", logger: Logger(label: "t")) {}
         try await body()
-        try await Task.sleep(for: .milliseconds(300))
+        let deadline = ContinuousClock.now + .seconds(120)
+        var queued = 0
+        while ContinuousClock.now < deadline {
+            queued = await server.hub.all().map { $0.inbox.withLock { $0.count } }.reduce(0, +)
+            if queued >= uploads - 1 { break }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(queued == uploads - 1, "uploads queued behind the first")
         try await blocker.query("COMMIT", logger: Logger(label: "t"))
         try await blocker.close()
+    }
+
+    /// Runs `body` with a service on the suite's database and a client of a new id welcomed.
+    static func withClient(_ body: (TestClient, UUID, TemporaryPostgres.Database, SyncServer) async throws -> Void) async throws {
+        let db = try await database.value
+        try await withStartedServer(on: db) { server in
+            let id = UUID()
+            let client = TestClient(port: server.port, token: try await makeToken(user: "ann"))
+            _ = try await client.hello(Model.hello(id, subscriptions: ["Note"]))
+            try await body(client, id, db, server)
+            await client.close()
+        }
     }
 
     static func tags(of id: String, _ db: TemporaryPostgres.Database) async throws -> String? {
@@ -49,12 +72,8 @@ struct UploadBatchingTests {
     }
 
     @Test func queuedUploadsThatContinueJoinOneTransactionAndAnOverlapWaitsItsTurn() async throws {
-        let db = try await Self.database.value
-        try await withStartedServer(on: db) { server in
-            let id = UUID()
-            let client = TestClient(port: server.port, token: try await makeToken(user: "ann"))
-            _ = try await client.hello(Model.hello(id, subscriptions: ["Note"]))
-            try await Self.holdingClientRow(id, db) {
+        try await Self.withClient { client, id, db, server in
+            try await Self.holdingClientRow(id, db, server, uploads: 4) {
                 try client.send(.upload([Self.note(1, "joined"), Self.note(2, "joined", append: "a")]))
                 // A resend overlapping the first (its 2 is skipped), then two that continue it.
                 try client.send(.upload([Self.note(2, "joined", append: "a"), Self.note(3, "joined", append: "b")]))
@@ -65,17 +84,12 @@ struct UploadBatchingTests {
             #expect(try await client.nextReply() == .ack(through: 2))
             #expect(try await client.nextReply() == .ack(through: 5))
             #expect(try await Self.tags(of: "joined", db) == "a,b,c,d")
-            await client.close()
         }
     }
 
     @Test func aMalformedUploadBehindIsRefusedAfterTheOneBeforeIsApplied() async throws {
-        let db = try await Self.database.value
-        try await withStartedServer(on: db) { server in
-            let id = UUID()
-            let client = TestClient(port: server.port, token: try await makeToken(user: "ann"))
-            _ = try await client.hello(Model.hello(id, subscriptions: ["Note"]))
-            try await Self.holdingClientRow(id, db) {
+        try await Self.withClient { client, id, db, server in
+            try await Self.holdingClientRow(id, db, server, uploads: 2) {
                 try client.send(.upload([Self.note(1, "before-bad"), Self.note(2, "before-bad", append: "x")]))
                 try client.send(.upload([Self.note(3, "before-bad", append: "y"), Self.note(5, "before-bad", append: "z")]))
             }
@@ -87,12 +101,8 @@ struct UploadBatchingTests {
     }
 
     @Test func aRefusalInAJoinedUploadAppliesTheOthersOneByOne() async throws {
-        let db = try await Self.database.value
-        try await withStartedServer(on: db) { server in
-            let id = UUID()
-            let client = TestClient(port: server.port, token: try await makeToken(user: "ann"))
-            _ = try await client.hello(Model.hello(id, subscriptions: ["Note"]))
-            try await Self.holdingClientRow(id, db) {
+        try await Self.withClient { client, id, db, server in
+            try await Self.holdingClientRow(id, db, server, uploads: 3) {
                 try client.send(.upload([Self.note(1, "joined-refusal"), Self.note(2, "joined-refusal", append: "p")]))
                 try client.send(.upload([SyncOperation(sequence: 3, className: "Nope", primaryKey: .string("n"), kind: .create)]))
                 try client.send(.upload([Self.note(4, "joined-refusal", append: "q")]))
@@ -110,7 +120,6 @@ struct UploadBatchingTests {
             // applied one by one and acknowledged at once; the last one is applied after them.
             #expect(rejected == [3] && acks == [3, 4])
             #expect(try await Self.tags(of: "joined-refusal", db) == "p,q")
-            await client.close()
         }
     }
 }

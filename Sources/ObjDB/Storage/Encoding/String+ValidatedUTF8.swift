@@ -10,7 +10,7 @@ extension String {
     @inline(__always)
     package init?(validatingUTF8Bytes bytes: UnsafeRawBufferPointer) {
         if Self.isASCII(bytes) {
-            self = String(decoding: bytes.bindMemory(to: UInt8.self), as: UTF8.self)
+            self = bytes.withMemoryRebound(to: UInt8.self) { String(decoding: $0, as: UTF8.self) }
         } else {
             guard let s = String(validating: bytes, as: UTF8.self) else { return nil }
             self = s
