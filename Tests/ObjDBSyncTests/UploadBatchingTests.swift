@@ -27,8 +27,8 @@ struct UploadBatchingTests {
     }
 
     /// Runs `body`, which sends `uploads` uploads, while the client's row is locked by another
-    /// transaction; unlocks it once the session holds all but the first (which waits for the
-    /// lock) read and not yet handled.
+    /// transaction; unlocks it once the session has read them all (the first waiting for the
+    /// lock, or about to; the others queued behind it).
     static func holdingClientRow(
         _ id: UUID, _ db: TemporaryPostgres.Database, _ server: SyncServer, uploads: Int, _ body: () async throws -> Void
     ) async throws {
@@ -39,11 +39,11 @@ struct UploadBatchingTests {
         let deadline = ContinuousClock.now + .seconds(120)
         var queued = 0
         while ContinuousClock.now < deadline {
-            queued = await server.hub.all().map { $0.inbox.withLock { $0.count } }.reduce(0, +)
-            if queued >= uploads - 1 { break }
+            queued = await server.hub.all().map { $0.queuedMessages.withLock { $0 } }.reduce(0, +)
+            if queued >= uploads { break }
             try await Task.sleep(for: .milliseconds(5))
         }
-        #expect(queued == uploads - 1, "uploads queued behind the first")
+        #expect(queued == uploads, "uploads read and not yet handled")
         try await blocker.query("COMMIT", logger: Logger(label: "t"))
         try await blocker.close()
     }
