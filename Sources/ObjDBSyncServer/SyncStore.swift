@@ -82,6 +82,20 @@ final class SyncStore: Sendable {
         END $$
         """,
         "CREATE INDEX IF NOT EXISTS objdb_changes_xid ON objdb_changes (xid)",
+        // The keys of an insert are one array, compressed when stored: LZ4 where PostgreSQL has
+        // it (14 and later, built with it) takes a third of the time of the default (pglz).
+        """
+        DO $$ BEGIN
+            IF current_setting('server_version_num')::int >= 140000 THEN
+                IF EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'objdb_changes'::regclass AND attname = 'pks'
+                           AND NOT attisdropped AND attcompression <> 'l') THEN
+                    ALTER TABLE objdb_changes ALTER COLUMN pks SET COMPRESSION lz4;
+                END IF;
+            END IF;
+        EXCEPTION WHEN feature_not_supported OR invalid_parameter_value OR undefined_column THEN
+            NULL;
+        END $$
+        """,
         // Feed rows up to `before` were trimmed: checkpoints whose xmin is not above it cannot
         // be continued from the feed and bootstrap again.
         "CREATE TABLE IF NOT EXISTS objdb_feed_trim (id int PRIMARY KEY DEFAULT 1 CHECK (id = 1), before xid8 NOT NULL)",
@@ -90,19 +104,34 @@ final class SyncStore: Sendable {
         // cost 9–11 µs a row, twice the insert itself). `TG_ARGV[0]` names the key column. The
         // objects a statement inserts are one feed row per 10,000 (a row each cost 1.5 µs an
         // object, a third of the insert itself; one array for any number could outgrow
-        // PostgreSQL's limits).
+        // PostgreSQL's limits). Up to 10,000, one `array_agg` without the numbering (0.4 ms less
+        // per 2,500 rows). A statement that changed no row (an `INSERT … ON CONFLICT DO UPDATE`
+        // fires both triggers) returns before any dynamic SQL, which is planned at each call.
         """
         CREATE OR REPLACE FUNCTION objdb_rows_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+            total bigint;
         BEGIN
-            EXECUTE format('INSERT INTO objdb_changes (class, pks, op) SELECT %L, array_agg(k), ''I''
-                FROM (SELECT n.%I::text AS k, (row_number() OVER () - 1) / 10000 AS part FROM objdb_new n) s GROUP BY part',
-                TG_TABLE_NAME, TG_ARGV[0]);
+            SELECT count(*) INTO total FROM objdb_new;
+            IF total = 0 THEN
+                RETURN NULL;
+            ELSIF total <= 10000 THEN
+                EXECUTE format('INSERT INTO objdb_changes (class, pks, op) SELECT %L, array_agg(n.%I::text), ''I'' FROM objdb_new n',
+                    TG_TABLE_NAME, TG_ARGV[0]);
+            ELSE
+                EXECUTE format('INSERT INTO objdb_changes (class, pks, op) SELECT %L, array_agg(k), ''I''
+                    FROM (SELECT n.%I::text AS k, (row_number() OVER () - 1) / 10000 AS part FROM objdb_new n) s GROUP BY part',
+                    TG_TABLE_NAME, TG_ARGV[0]);
+            END IF;
             RETURN NULL;
         END $$
         """,
         """
         CREATE OR REPLACE FUNCTION objdb_rows_updated() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
+            IF NOT EXISTS (SELECT 1 FROM objdb_old) THEN
+                RETURN NULL;
+            END IF;
             EXECUTE format('INSERT INTO objdb_changes (class, pk, op, old)
                 SELECT %1$L, n.%2$I::text, ''U'', to_jsonb(o) FROM objdb_new n LEFT JOIN objdb_old o ON o.%2$I = n.%2$I
                 UNION ALL

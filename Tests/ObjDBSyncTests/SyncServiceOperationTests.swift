@@ -142,6 +142,46 @@ struct SyncServiceOperationTests {
         try await server.stop()
     }
 
+    // The shorter paths of the feed triggers: 10,000 objects are one row; an upsert that only
+    // updates writes update rows and no insert row; the keys' arrays are LZ4-compressed where
+    // the server can (a session may pick LZ4 only if the server was built with it).
+    @Test func feedTriggersWrite10000KeysInOneRowAndNothingForAnEmptyInsert() async throws {
+        let db = try await Self.database.value
+        let server = try await makeServer(db)
+        let logger = Logger(label: "t")
+        let (sizes, ops, compression, lz4) = try await db.withConnection { c in
+            try await c.query(#"INSERT INTO "Note" (id, text, tags) SELECT 'ten-' || i, 'b', '{}' FROM generate_series(1, 10000) AS i"#, logger: logger)
+            try await c.query(
+                #"INSERT INTO "Note" (id, text, tags) VALUES ('ten-1', 'c', '{}'), ('ten-2', 'c', '{}') ON CONFLICT (id) DO UPDATE SET text = EXCLUDED.text"#,
+                logger: logger)
+            var sizes: [Int64] = []
+            for try await size in try await c.query(
+                "SELECT cardinality(pks)::int8 FROM objdb_changes WHERE pks[1] LIKE 'ten-%' ORDER BY 1", logger: logger
+            ).decode(Int64.self) {
+                sizes.append(size)
+            }
+            var ops: [String] = []
+            for try await (op, pk) in try await c.query(
+                "SELECT op::text, pk FROM objdb_changes WHERE pk LIKE 'ten-%' ORDER BY pk", logger: logger
+            ).decode((String, String).self) {
+                ops.append(op + " " + pk)
+            }
+            var compression: String?
+            for try await method in try await c.query(
+                "SELECT pg_column_compression(pks) FROM objdb_changes WHERE pks[1] LIKE 'ten-%'", logger: logger
+            ).decode(String?.self) {
+                compression = method
+            }
+            // try?: an error here is the answer "this server has no LZ4".
+            let lz4 = (try? await c.query("SET default_toast_compression = 'lz4'", logger: logger)) != nil
+            return (sizes, ops, compression, lz4)
+        }
+        #expect(sizes == [10000])
+        #expect(ops == ["U ten-1", "U ten-2"])
+        #expect(compression == (lz4 ? "lz4" : "pglz"))
+        try await server.stop()
+    }
+
     @Test func aPortInUseFailsStart() async throws {
         let db = try await Self.database.value
         let first = try await makeServer(db)
