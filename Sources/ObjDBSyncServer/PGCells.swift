@@ -20,9 +20,26 @@ struct PGCell: Sendable {
     /// The cell of `value` for a column of `kind`; throws ``PGText/Mismatch`` for a value the
     /// column does not take (a wrong type, U+0000 in text, nil in a non-optional column).
     static func of(_ value: SyncValue, _ kind: ColumnKind, property p: SyncPropertySchema) throws -> PGCell {
-        guard case .scalar(let type, let isLink) = kind, let binaryType = binaryType(type) else {
-            return PGCell(type: .text, bytes: try PGText.encode(value, kind, property: p).map { Array($0.utf8) })
+        var element = ByteBuffer()
+        let type = try appendElement(value, kind, property: p, to: &element)
+        guard let length = element.readInteger(as: Int32.self), length >= 0 else { return PGCell(type: type, bytes: nil) }
+        return PGCell(type: type, bytes: element.readBytes(length: Int(length)))
+    }
+
+    /// Appends the cell of `value` for a column of `kind` to `buffer` as an element of
+    /// PostgreSQL's binary array format (its length, then its bytes; a length of -1 for NULL)
+    /// and returns its type: the one home of the conversion, for ``of(_:_:property:)`` and the
+    /// columns of a multi-row insert (``InsertColumns``). Throws ``PGText/Mismatch`` for a value
+    /// the column does not take (a wrong type, U+0000 in text, nil in a non-optional column),
+    /// `buffer` then unchanged.
+    static func appendElement(
+        _ value: SyncValue, _ kind: ColumnKind, property p: SyncPropertySchema, to buffer: inout ByteBuffer
+    ) throws -> PostgresDataType {
+        func text(_ value: SyncValue) throws -> PostgresDataType {
+            write(try PGText.encode(value, kind, property: p), to: &buffer)
+            return .text
         }
+        guard case .scalar(let type, let isLink) = kind, let binaryType = binaryType(type) else { return try text(value) }
         var v = value
         if isLink && value != .null {
             guard case .link(let key) = value else { throw PGText.Mismatch(message: "'\(p.name)' needs a link, not \(value)") }
@@ -31,21 +48,42 @@ struct PGCell: Sendable {
         switch (type, v) {
         case (_, .null):
             guard p.isOptional || isLink else { throw PGText.Mismatch(message: "'\(p.name)' is not optional") }
-            return PGCell(type: binaryType, bytes: nil)
-        case (.int, .int(let i)): return PGCell(type: binaryType, bytes: bigEndian(UInt64(bitPattern: i)))
-        case (.bool, .bool(let b)): return PGCell(type: binaryType, bytes: [b ? 1 : 0])
-        case (.double, .double(let d)): return PGCell(type: binaryType, bytes: bigEndian(d.bitPattern))
-        case (.float, .float(let f)): return PGCell(type: binaryType, bytes: bigEndian(f.bitPattern))
-        case (.uuid, .uuid(let u)): return PGCell(type: binaryType, bytes: withUnsafeBytes(of: u.uuid) { Array($0) })
+            buffer.writeInteger(-1, as: Int32.self)
+        case (.int, .int(let i)):
+            buffer.writeInteger(8, as: Int32.self)
+            buffer.writeInteger(i, as: Int64.self)
+        case (.bool, .bool(let b)):
+            buffer.writeInteger(1, as: Int32.self)
+            buffer.writeInteger(b ? 1 : 0, as: UInt8.self)
+        case (.double, .double(let d)):
+            buffer.writeInteger(8, as: Int32.self)
+            buffer.writeInteger(d.bitPattern, as: UInt64.self)
+        case (.float, .float(let f)):
+            buffer.writeInteger(4, as: Int32.self)
+            buffer.writeInteger(f.bitPattern, as: UInt32.self)
+        case (.uuid, .uuid(let u)):
+            buffer.writeInteger(16, as: Int32.self)
+            withUnsafeBytes(of: u.uuid) { _ = buffer.writeBytes($0) }
         case (.date, .date(let d)):
-            return PGCell(type: binaryType, bytes: Array(PGText.floatText(d.timeIntervalSinceReferenceDate, d.timeIntervalSinceReferenceDate.description).utf8))
+            write(PGText.floatText(d.timeIntervalSinceReferenceDate, d.timeIntervalSinceReferenceDate.description), to: &buffer)
         case (.string, .string(let s)):
             guard !s.utf8.contains(0) else { throw PGText.Mismatch(message: "'\(p.name)' holds U+0000, which PostgreSQL text cannot") }
-            return PGCell(type: binaryType, bytes: Array(s.utf8))
+            write(s, to: &buffer)
         default:
             // The text path names the mismatch (or takes the value as it can).
-            return PGCell(type: .text, bytes: try PGText.encode(value, kind, property: p).map { Array($0.utf8) })
+            return try text(value)
         }
+        return binaryType
+    }
+
+    /// Appends `text` (or NULL) as an array element: its UTF-8 length, then its bytes.
+    private static func write(_ text: String?, to buffer: inout ByteBuffer) {
+        guard let text else {
+            buffer.writeInteger(-1, as: Int32.self)
+            return
+        }
+        buffer.writeInteger(Int32(text.utf8.count), as: Int32.self)
+        buffer.writeString(text)
     }
 
     /// The binary parameter type of a scalar column type, if it travels in binary (a date's text).
@@ -60,10 +98,6 @@ struct PGCell: Sendable {
         case .date: .text
         default: nil
         }
-    }
-
-    private static func bigEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
-        withUnsafeBytes(of: value.bigEndian) { Array($0) }
     }
 
     /// The SQL array type of a parameter of cells of `type`.
@@ -106,7 +140,11 @@ struct PGCellArray: PostgresDynamicTypeEncodable {
     /// The elements; `nil` is NULL.
     var elements: [[UInt8]?]
 
-    var psqlType: PostgresDataType {
+    var psqlType: PostgresDataType { Self.arrayType(of: elementType) }
+    var psqlFormat: PostgresFormat { .binary }
+
+    /// The array type of elements of `elementType` (text for the cells that travel as text).
+    static func arrayType(of elementType: PostgresDataType) -> PostgresDataType {
         switch elementType {
         case .int8: .int8Array
         case .bool: .boolArray
@@ -116,17 +154,21 @@ struct PGCellArray: PostgresDynamicTypeEncodable {
         default: .textArray
         }
     }
-    var psqlFormat: PostgresFormat { .binary }
+
+    /// Writes what precedes the elements of a one-dimensional array of `count` elements:
+    /// dimensions (0 for an empty array), whether any element is NULL, the element type, then
+    /// the one dimension's length and lower bound.
+    static func writeHeader(elementType: PostgresDataType, count: Int, holdsNull: Bool, into buffer: inout ByteBuffer) {
+        buffer.writeInteger(count == 0 ? 0 : 1, as: Int32.self)
+        buffer.writeInteger(holdsNull ? 1 : 0, as: Int32.self)
+        buffer.writeInteger(elementType.rawValue, as: UInt32.self)
+        guard count > 0 else { return }
+        buffer.writeInteger(Int32(count), as: Int32.self)
+        buffer.writeInteger(1, as: Int32.self)
+    }
 
     func encode<JSONEncoder: PostgresJSONEncoder>(into buffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
-        // Dimensions (0 for an empty array), whether any element is NULL, the element type.
-        buffer.writeInteger(elements.isEmpty ? 0 : 1, as: Int32.self)
-        buffer.writeInteger(elements.contains(where: { $0 == nil }) ? 1 : 0, as: Int32.self)
-        buffer.writeInteger(elementType.rawValue, as: UInt32.self)
-        guard !elements.isEmpty else { return }
-        // The one dimension: its length and lower bound.
-        buffer.writeInteger(Int32(elements.count), as: Int32.self)
-        buffer.writeInteger(1, as: Int32.self)
+        Self.writeHeader(elementType: elementType, count: elements.count, holdsNull: elements.contains(where: { $0 == nil }), into: &buffer)
         for element in elements {
             guard let element else {
                 buffer.writeInteger(-1, as: Int32.self)

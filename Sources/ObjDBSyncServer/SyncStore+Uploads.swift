@@ -182,19 +182,60 @@ extension SyncStore {
                 running = Task { try await c.query(statement, logger: logger) }
             }
             // Consecutive creates of one class writing the same properties, distinct keys:
-            // one statement for them (up to `rowsPerStatement`).
+            // one statement for them (up to `rowsPerStatement`). The fast path `insertColumns`
+            // appends each to the statement's columns as it comes (`run`); its slow twin keeps
+            // each one's cells (`group`, `keys`) and builds the columns from them.
+            let fast = FastPaths.enabled.contains(.insertColumns)
+            var run: InsertColumns?
             var group: [EncodedOperation] = []
             var keys = Set<String>()
+            #if OBJDB_INTERNAL_CHECKS
+            // Under internal checks, `run`'s rows as the slow twin encodes them.
+            var twin: [EncodedOperation] = []
+            #endif
             func flush() async throws {
-                if !group.isEmpty { try await send(insertStatement(group)) }
+                if let columns = run {
+                    let statement = columns.statement
+                    #if OBJDB_INTERNAL_CHECKS
+                    if internalChecksEnabled {
+                        let slow = insertStatement(twin)
+                        internalCheck(
+                            statement.sql == slow.sql && statement.binds == slow.binds,
+                            "InsertColumns and insertStatement disagree on \(twin.count) rows of '\(columns.mapping.schema.name)'")
+                    }
+                    twin = []
+                    #endif
+                    try await send(statement)
+                } else if !group.isEmpty {
+                    try await send(insertStatement(group))
+                }
+                run = nil
                 group = []
                 keys = []
             }
             var chunk = ops
             while true {
                 for op in chunk {
+                    if run?.append(op, limit: Self.rowsPerStatement) == true {
+                        lastSequence = op.sequence
+                        #if OBJDB_INTERNAL_CHECKS
+                        if internalChecksEnabled {
+                            if case .encoded(let e) = try await encode(op, previous: run?.mapping) {
+                                twin.append(e)
+                            } else {
+                                internalCheck(false, "InsertColumns took an operation its slow twin refuses: '\(op.className)' \(op.sequence)")
+                            }
+                        }
+                        #endif
+                        if SyncFaults.diesMidBatch && op.sequence != chunk.last?.sequence {
+                            try await flush()
+                            try await running?.value
+                            SyncFaults.die()
+                        }
+                        continue
+                    }
                     let e: EncodedOperation
-                    switch try await encode(op, previous: group.last?.mapping) {
+                    switch try await encode(op, previous: run?.mapping ?? group.last?.mapping) {
                     case .refused:
                         _ = await running?.result
                         return nil
@@ -206,11 +247,19 @@ extension SyncStore {
                         for s in statements(op, e) { try await send(s) }
                         continue
                     }
-                    if let first = group.first, !first.sharesStatement(with: e) || keys.contains(e.pkText) || group.count >= Self.rowsPerStatement {
+                    if fast {
                         try await flush()
+                        run = InsertColumns(first: e)
+                        #if OBJDB_INTERNAL_CHECKS
+                        twin = [e]
+                        #endif
+                    } else {
+                        if let first = group.first, !first.sharesStatement(with: e) || keys.contains(e.pkText) || group.count >= Self.rowsPerStatement {
+                            try await flush()
+                        }
+                        group.append(e)
+                        keys.insert(e.pkText)
                     }
-                    group.append(e)
-                    keys.insert(e.pkText)
                     if SyncFaults.diesMidBatch && op.sequence != chunk.last?.sequence {
                         // A crash inside the batch's transaction, with part of it written.
                         try await flush()
@@ -484,29 +533,31 @@ extension SyncStore {
     /// One `INSERT … SELECT … FROM UNNEST(…) ON CONFLICT` for creates of one class that write
     /// the same properties with cells of the same types, with distinct primary keys: what their
     /// statements do one by one. A parameter per column (an array of the rows' cells), so the
-    /// statement's text and plan do not grow with the rows.
+    /// statement's text and plan do not grow with the rows. The slow twin of ``InsertColumns``.
     func insertStatement(_ rows: [EncodedOperation]) -> PostgresQuery {
         let first = rows[0]
         let m = first.mapping
-        let pkCol = quoted(m.primaryKey.name)
-        let pkKind = ColumnKind.scalar(m.primaryKey.type, isLink: false)
-        let cols = [pkCol] + first.sets.map { quoted($0.name) }
-        let kinds = [pkKind] + first.sets.map(\.kind)
+        let kinds = [ColumnKind.scalar(m.primaryKey.type, isLink: false)] + first.sets.map(\.kind)
         let types = [first.pk.type] + first.sets.map(\.cell.type)
         var b = PostgresBindings()
         b.append(PGCellArray(elementType: first.pk.type, elements: rows.map(\.pk.bytes)), context: .default)
         for i in first.sets.indices {
             b.append(PGCellArray(elementType: first.sets[i].cell.type, elements: rows.map { $0.sets[i].cell.bytes }), context: .default)
         }
+        let sql = Self.insertSQL(
+            table: quoted(m.schema.name), pkColumn: quoted(m.primaryKey.name), columns: first.sets.map { quoted($0.name) }, types: types,
+            kinds: kinds)
+        return PostgresQuery(unsafeSQL: sql, binds: b)
+    }
+
+    /// The text of a multi-row insert into `table` of the key column and `columns` (quoted),
+    /// from a parameter per column of cells of `types` for columns of `kinds` (the key's first).
+    static func insertSQL(table: String, pkColumn: String, columns: [String], types: [PostgresDataType], kinds: [ColumnKind]) -> String {
         let parameters = types.indices.map { "$\($0 + 1)::\(PGCell.arraySQL(types[$0]))" }.joined(separator: ", ")
         let names = types.indices.map { "c\($0)" }.joined(separator: ", ")
         let selections = kinds.indices.map { PGCell.sql("u.c\($0)", kinds[$0]) }.joined(separator: ", ")
-        let conflict =
-            first.sets.isEmpty
-            ? "DO NOTHING" : "DO UPDATE SET " + first.sets.map { "\(quoted($0.name)) = EXCLUDED.\(quoted($0.name))" }.joined(separator: ", ")
-        return PostgresQuery(
-            unsafeSQL:
-                "INSERT INTO \(quoted(m.schema.name)) (\(cols.joined(separator: ", "))) SELECT \(selections) FROM UNNEST(\(parameters)) AS u(\(names)) ON CONFLICT (\(pkCol)) \(conflict)",
-            binds: b)
+        let conflict = columns.isEmpty ? "DO NOTHING" : "DO UPDATE SET " + columns.map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", ")
+        return
+            "INSERT INTO \(table) (\(([pkColumn] + columns).joined(separator: ", "))) SELECT \(selections) FROM UNNEST(\(parameters)) AS u(\(names)) ON CONFLICT (\(pkColumn)) \(conflict)"
     }
 }

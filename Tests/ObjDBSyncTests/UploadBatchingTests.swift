@@ -71,6 +71,34 @@ struct UploadBatchingTests {
         return nil
     }
 
+    // Consecutive creates writing the same properties are one statement, which the feed's
+    // insert trigger records as one row; a create writing other properties, or a key already in
+    // the statement, starts another.
+    @Test func consecutiveCreatesOfOneShapeAreOneInsertStatement() async throws {
+        try await Self.withClient { client, _, db, _ in
+            let text = { (sequence: UInt64, id: String) in
+                SyncOperation(sequence: sequence, className: "Note", primaryKey: .string(id), kind: .create, values: ["text": .string(id), "tags": .list([])])
+            }
+            try client.send(
+                .upload([
+                    Self.note(1, "shape-a1"), Self.note(2, "shape-a2"), Self.note(3, "shape-a3"), text(4, "shape-b1"), Self.note(5, "shape-a4"),
+                    Self.note(6, "shape-a5"), Self.note(7, "shape-a5"), Self.note(8, "shape-a6"),
+                ]))
+            #expect(try await client.nextReply() == .ack(through: 8))
+            let connection = try await db.connect()
+            var rows: [String] = []
+            for try await keys in try await connection.query(
+                "SELECT array_to_string(ARRAY(SELECT unnest(pks) ORDER BY 1), ',') FROM objdb_changes WHERE op = 'I' AND pks[1] LIKE 'shape-%'",
+                logger: Logger(label: "t")
+            ).decode(String.self) {
+                rows.append(keys)
+            }
+            try await connection.close()
+            // The second shape-a5 starts a statement, which updates it and inserts shape-a6.
+            #expect(rows.sorted() == ["shape-a1,shape-a2,shape-a3", "shape-a4,shape-a5", "shape-a6", "shape-b1"])
+        }
+    }
+
     @Test func queuedUploadsThatContinueJoinOneTransactionAndAnOverlapWaitsItsTurn() async throws {
         try await Self.withClient { client, id, db, server in
             try await Self.holdingClientRow(id, db, server, uploads: 4) {

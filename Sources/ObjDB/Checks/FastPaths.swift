@@ -69,6 +69,10 @@ package struct FastPaths: OptionSet, Sendable {
     /// values up among theirs (`FanoutSelector`, in ObjDBSyncServer) rather than testing each
     /// session's view.
     package static let fanoutLookups = FastPaths(rawValue: 1 << 14)
+    /// The sync service encodes an upload's runs of creates straight into the columns of their
+    /// multi-row insert (`InsertColumns`, in ObjDBSyncServer) rather than each operation's
+    /// cells first and the columns from them.
+    package static let insertColumns = FastPaths(rawValue: 1 << 15)
 
     /// Every fast path, with the name `OBJDB_DISABLE_FAST_PATHS` knows it by.
     static let named: [(name: String, path: FastPaths)] = [
@@ -79,6 +83,7 @@ package struct FastPaths: OptionSet, Sendable {
         ("indexPointLookups", .indexPointLookups), ("incrementalSortedResults", .incrementalSortedResults),
         ("typedDownloads", .typedDownloads),
         ("directCipher", .directCipher), ("incrementalSections", .incrementalSections), ("fanoutLookups", .fanoutLookups),
+        ("insertColumns", .insertColumns),
     ]
 
     /// Every fast path.

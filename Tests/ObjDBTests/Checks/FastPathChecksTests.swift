@@ -154,7 +154,8 @@ struct FastPathChecksTests {
         #expect(FastPaths(names: "fusedMigrations") == .fusedMigrations)
         #expect(FastPaths(names: "directCipher") == .directCipher)
         #expect(FastPaths(names: "fanoutLookups") == .fanoutLookups)
-        #expect(FastPaths.named.count == 15)
+        #expect(FastPaths(names: "insertColumns") == .insertColumns)
+        #expect(FastPaths.named.count == 16)
     }
 
     /// The checks run in this test process, and an application turns them off (or on) with
