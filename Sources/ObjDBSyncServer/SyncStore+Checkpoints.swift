@@ -48,10 +48,17 @@ extension SyncStore {
         var mappings: [ClassMapping] = []
         for name in view.classNames { if let m = try await mapping(name) { mappings.append(m) } }
         let lowercase = self.lowercase.withLock { $0 }
-        return try await transaction { c in
-            try await c.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
+        return try await snapshotTransaction { c in
+            // The snapshot, and the client's last operation applied in it (what the checkpoint
+            // includes of its own), in one query.
             var snapshot = ""
-            for try await s in try await c.query("SELECT pg_current_snapshot()::text", logger: logger).decode(String.self) { snapshot = s }
+            var sequence: UInt64 = 0
+            for try await (s, last) in try await c.query(
+                "SELECT pg_current_snapshot()::text, (SELECT last_sequence FROM objdb_clients WHERE client_id = \(clientID))", logger: logger
+            ).decode((String, Int64?).self) {
+                snapshot = s
+                sequence = UInt64(max(0, last ?? 0))
+            }
             var batches: [SyncObjectBatch] = []
             var old = old
             if let checkpoint = old {
@@ -87,12 +94,6 @@ extension SyncStore {
                     let condition = try view.readCondition(m, alias: quoted(m.schema.name), lowercase: lowercase, firstParameter: 1)
                     batches.append(try await self.rows(of: m, keys: nil, condition: condition, on: c).batch)
                 }
-            }
-            var sequence: UInt64 = 0
-            for try await s in try await c.query("SELECT last_sequence FROM objdb_clients WHERE client_id = \(clientID)", logger: logger)
-                .decode(Int64.self)
-            {
-                sequence = UInt64(max(0, s))
             }
             return Checkpoint(isReset: old == nil, batches: batches, snapshot: snapshot, includesSequence: sequence)
         }

@@ -34,8 +34,7 @@ extension SyncStore {
         var mappings: [ClassMapping] = []
         for name in Set(classes).sorted() { if let m = try await mapping(name) { mappings.append(m) } }
         let names = mappings.map(\.schema.name)
-        return try await transaction { c in
-            try await c.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
+        return try await snapshotTransaction { c in
             var read = SharedRead(snapshot: "")
             for try await s in try await c.query("SELECT pg_current_snapshot()::text", logger: logger).decode(String.self) { read.snapshot = s }
             var keys: [String: Set<ExactText>] = [:]

@@ -16,15 +16,14 @@ extension SyncStore {
 
     /// Registers a client id for a user (first hello) and returns its last applied sequence.
     func register(clientID: UUID, user: String) async throws -> ClientStatus {
-        try await client.query(
-            "INSERT INTO objdb_clients (client_id, user_id, last_sequence) VALUES (\(clientID), \(user), 0) ON CONFLICT (client_id) DO NOTHING",
-            logger: logger)
-        // Marked connected when the id is the user's (what `objdb-sync status` shows).
+        // One statement (a hello waits for it before its welcome): registered, or marked
+        // connected when the id is the user's (what `objdb-sync status` shows).
         let rows = try await client.query(
             """
-            UPDATE objdb_clients SET connected_at = CASE WHEN user_id = \(user) THEN now() ELSE connected_at END,
-                seen_at = CASE WHEN user_id = \(user) THEN now() ELSE seen_at END
-            WHERE client_id = \(clientID) RETURNING user_id, last_sequence
+            INSERT INTO objdb_clients AS c (client_id, user_id, last_sequence, connected_at, seen_at) VALUES (\(clientID), \(user), 0, now(), now())
+            ON CONFLICT (client_id) DO UPDATE SET connected_at = CASE WHEN c.user_id = \(user) THEN now() ELSE c.connected_at END,
+                seen_at = CASE WHEN c.user_id = \(user) THEN now() ELSE c.seen_at END
+            RETURNING user_id, last_sequence
             """, logger: logger)
         for try await (owner, last) in rows.decode((String, Int64).self) {
             return owner == user ? .known(lastSequence: UInt64(max(0, last))) : .otherUser

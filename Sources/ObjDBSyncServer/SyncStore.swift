@@ -40,6 +40,26 @@ final class SyncStore: Sendable {
         }
     }
 
+    /// A read-only transaction at repeatable read (one snapshot for all its queries) on a pooled
+    /// connection, begun in one round trip; the closure's own error is rethrown as is, after the
+    /// transaction is rolled back.
+    func snapshotTransaction<R: Sendable>(_ body: (PostgresConnection) async throws -> R) async throws -> R {
+        try await client.withConnection { c in
+            try await c.query("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
+            let result: R
+            do {
+                result = try await body(c)
+            } catch {
+                // try?: the error that matters is the closure's; a connection that cannot roll
+                // back is broken, and the pool closes it.
+                _ = try? await c.query("ROLLBACK", logger: logger)
+                throw error
+            }
+            try await c.query("COMMIT", logger: logger)
+            return result
+        }
+    }
+
     /// Creates the system tables and trigger functions (idempotent, under an advisory lock).
     func prepare() async throws {
         try await transaction { c in

@@ -182,6 +182,29 @@ struct SyncServiceOperationTests {
         try await server.stop()
     }
 
+    // A checkpoint PostgreSQL cannot read (a damaged or forged file) bootstraps the client
+    // rather than failing it: the snapshot transaction that tried it rolls back, and the
+    // connections of the pool serve the next hellos.
+    @Test func anUnreadableCheckpointBootstrapsAndLeavesThePoolUsable() async throws {
+        let db = try await Self.database.value
+        let server = try await makeServer(db)
+        let first = TestClient(port: server.port, token: try await makeToken(user: "ann"))
+        _ = try await first.hello(Model.hello(subscriptions: ["Note"]))
+        await first.close()
+        _ = try await db.withConnection { c in
+            try await c.query(#"INSERT INTO "Note" (id, text, tags) VALUES ('unreadable-1', 'x', '{}') ON CONFLICT DO NOTHING"#, logger: Logger(label: "t"))
+        }
+        for _ in 0..<4 {
+            let client = TestClient(port: server.port, token: try await makeToken(user: "ann"))
+            let (_, parts) = try await client.hello(Model.hello(checkpoint: "not a snapshot", subscriptions: ["Note"]))
+            await client.close()
+            #expect(parts.first?.isReset == true)
+            #expect(parts.flatMap(\.changes).contains { $0.primaryKey == .string("unreadable-1") })
+            #expect(parts.last?.checkpoint?.contains(":") == true)
+        }
+        try await server.stop()
+    }
+
     @Test func aPortInUseFailsStart() async throws {
         let db = try await Self.database.value
         let first = try await makeServer(db)
