@@ -130,6 +130,9 @@ final class Session: Sendable {
                 }
                 inbox.withLock { $0.append(decoded) }
                 continuation.yield(.message)
+                // Decoding the next message can take milliseconds of a thread of the shared
+                // pool, which has one per core: the loop (which applies this one) runs first.
+                await Task.yield()
                 while queuedMessages.withLock({ $0 }) >= Self.maxQueuedMessages && !loopEnded.withLock({ $0 }) {
                     try await Task.sleep(for: .milliseconds(5))
                 }
