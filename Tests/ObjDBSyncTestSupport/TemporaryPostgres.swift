@@ -233,7 +233,7 @@ enum Cluster {
             do {
                 try run("\(bin)/pg_ctl", [
                     "start", "-D", data, "-w", "-t", "60", "-l", "\(dir)/server.log", "-o",
-                    "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories=\(dir) -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300",
+                    "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories=\(dir) -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 -c wal_init_zero=off",
                 ])
                 registerCleanup(bin: bin, dir: dir)
                 return TemporaryPostgres.Server(host: "127.0.0.1", port: port, username: "postgres", password: nil, adminDatabase: "postgres")

@@ -42,6 +42,16 @@ struct ItemRow: Sendable, Equatable {
     }
 }
 
+/// Writes every dirty page of the machine to disk (`sync`), then reads the clock
+/// (``monotonicNanoseconds()``): each timed row and floor starts on a settled disk, as
+/// objdb-bench's regions do, so that it does not pay for the write-back of what the rows and the
+/// runs before it wrote and deleted (a temporary PostgreSQL cluster, ObjDB files synced at every
+/// commit).
+func settledStart() -> UInt64 {
+    sync()
+    return monotonicNanoseconds()
+}
+
 /// The monotonic clock in nanoseconds.
 func monotonicNanoseconds() -> UInt64 {
     var now = timespec()

@@ -159,7 +159,7 @@ struct SyncBench {
         // Row 1: a fresh client on an empty file.
         progress("row 1: initial download of \(n) objects")
         let fresh = try await client("download.objdb", server)
-        start = monotonicNanoseconds()
+        start = settledStart()
         await fresh.start()
         try await fresh.waitForDownload()
         figures.download = seconds(since: start)
@@ -177,7 +177,7 @@ struct SyncBench {
         progress("row 1b: initial download of \(n) objects by a query subscription")
         let queried = try await client("download-query.objdb", server, subscribed: false)
         try await queried.subscriptions.update { $0.append(QuerySubscription<BenchItem>(name: "all", where: "count >= 0 AND name BEGINSWITH 'Item'")) }
-        start = monotonicNanoseconds()
+        start = settledStart()
         await queried.start()
         try await queried.waitForDownload()
         figures.queryDownload = seconds(since: start)
@@ -189,7 +189,7 @@ struct SyncBench {
         var floorConfig = configuration("download-floor.objdb")
         floorConfig.objectTypes = [BenchItem.self]
         let floorDB = try Database(configuration: floorConfig, isolation: nil)
-        start = monotonicNanoseconds()
+        start = settledStart()
         // Dates are `numeric` (exact seconds); the floor reads them as float8.
         let select = #"SELECT "id", "name", "count", "score", "created"::float8, "flag" FROM "BenchItem""#
         let result = try await connection.query(PostgresQuery(unsafeSQL: select), logger: logger)
@@ -227,7 +227,7 @@ struct SyncBench {
         let uploader = try await client("upload.objdb", server, subscribed: false)
         let app = try Database(configuration: configuration("upload.objdb"), isolation: nil)
         for row in uploads { try app.write { try app.add(row.object()) } }
-        start = monotonicNanoseconds()
+        start = settledStart()
         await uploader.start()
         try await uploader.waitForUpload()
         figures.upload = seconds(since: start)
@@ -237,7 +237,7 @@ struct SyncBench {
 
         // Its floor: the same rows in one statement, into a table of the same columns.
         try await connection.query(#"CREATE TABLE bench_upload_floor (LIKE "BenchItem" INCLUDING ALL)"#, logger: logger)
-        start = monotonicNanoseconds()
+        start = settledStart()
         try await upsert(uploads, into: "bench_upload_floor", on: connection)
         figures.uploadFloor = seconds(since: start)
         let floorRows = try await count("SELECT count(*)::int8 FROM bench_upload_floor", on: connection)
