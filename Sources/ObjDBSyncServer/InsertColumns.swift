@@ -10,9 +10,9 @@ import PostgresNIO
 /// The fast path `insertColumns` of an upload's runs of creates (``SyncStore/applyTogether(_:on:more:)``):
 /// the first create of a run is encoded as every operation is (``SyncStore/encode(_:previous:)``,
 /// which finds its class, checks its properties and says why it is refused), and starts the
-/// columns; each next create of the run is appended straight to them (``append(_:)``), with no
-/// ``SyncStore/EncodedOperation`` of its own, if it writes the same properties with cells of the
-/// same types, under a key the run does not hold yet. Its slow twin builds the operations' cells
+/// columns; each next create of the run is appended straight to them (``append(_:limit:)``), with
+/// no ``SyncStore/EncodedOperation`` of its own, if it writes the same properties with cells of
+/// the same types, under a non-nil key the run does not hold yet. Its slow twin builds the operations' cells
 /// first and the columns from them (``SyncStore/insertStatement(_:)``); under
 /// `OBJDB_INTERNAL_CHECKS` the two statements are compared at every flush.
 ///
@@ -77,10 +77,12 @@ struct InsertColumns {
             for i in columns.indices { columns[i].moveWriterIndex(to: marks[i]) }
             return false
         }
+        // A nil key is refused by the operation's own encoding, even where the key's property
+        // is optional (where the cell would be a NULL of the column's type).
         let pk = mapping.primaryKey
-        guard (try? PGCell.appendElement(op.primaryKey, .scalar(pk.type, isLink: false), property: pk, to: &columns[0])) == types[0] else {
-            return undo()
-        }
+        guard op.primaryKey != .null,
+            (try? PGCell.appendElement(op.primaryKey, .scalar(pk.type, isLink: false), property: pk, to: &columns[0])) == types[0]
+        else { return undo() }
         let key = Self.hash(of: columns[0].getSlice(at: marks[0], length: columns[0].writerIndex - marks[0]) ?? ByteBuffer())
         guard !keys.contains(key) else { return undo() }
         for i in names.indices {

@@ -189,8 +189,10 @@ extension SyncStore {
             var group: [EncodedOperation] = []
             var keys = Set<String>()
             #if OBJDB_INTERNAL_CHECKS
-            // Under internal checks, `run`'s rows as the slow twin encodes them.
+            // Under internal checks, `run`'s rows as the slow twin encodes them, and their keys'
+            // cells: each row appended must be one the twin would have put in the same statement.
             var twin: [EncodedOperation] = []
+            var twinKeys = Set<[UInt8]?>()
             #endif
             func flush() async throws {
                 if let columns = run {
@@ -220,6 +222,9 @@ extension SyncStore {
                         #if OBJDB_INTERNAL_CHECKS
                         if internalChecksEnabled {
                             if case .encoded(let e) = try await encode(op, previous: run?.mapping) {
+                                internalCheck(
+                                    twin.first?.sharesStatement(with: e) == true && e.pk.bytes != nil && twinKeys.insert(e.pk.bytes).inserted,
+                                    "InsertColumns appended to a run an operation its slow twin would not: '\(op.className)' \(op.sequence)")
                                 twin.append(e)
                             } else {
                                 internalCheck(false, "InsertColumns took an operation its slow twin refuses: '\(op.className)' \(op.sequence)")
@@ -251,6 +256,7 @@ extension SyncStore {
                         run = InsertColumns(first: e)
                         #if OBJDB_INTERNAL_CHECKS
                         twin = [e]
+                        twinKeys = [e.pk.bytes]
                         #endif
                     } else {
                         if let first = group.first, !first.sharesStatement(with: e) || keys.contains(e.pkText) || group.count >= Self.rowsPerStatement {

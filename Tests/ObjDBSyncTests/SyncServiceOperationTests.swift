@@ -142,24 +142,32 @@ struct SyncServiceOperationTests {
         try await server.stop()
     }
 
-    // The shorter paths of the feed triggers: 10,000 objects are one row; an upsert that only
-    // updates writes update rows and no insert row; the keys' arrays are LZ4-compressed where
-    // the server can (a session may pick LZ4 only if the server was built with it).
+    // The shorter paths of the feed triggers: 10,000 objects are one row and 10,001 two; an
+    // upsert that only updates writes update rows and no insert row (not even one of no keys);
+    // the keys' arrays are LZ4-compressed where the server can (a session may pick LZ4 only if
+    // the server was built with it).
     @Test func feedTriggersWrite10000KeysInOneRowAndNothingForAnEmptyInsert() async throws {
         let db = try await Self.database.value
         let server = try await makeServer(db)
+        let hello = TestClient(port: server.port, token: try await makeToken(user: "ann"))
+        _ = try await hello.hello(Model.hello(subscriptions: ["Note"]))
+        await hello.close()
         let logger = Logger(label: "t")
-        let (sizes, ops, compression, lz4) = try await db.withConnection { c in
+        func ints(_ sql: String, on c: PostgresConnection) async throws -> [Int64] {
+            var values: [Int64] = []
+            for try await value in try await c.query(PostgresQuery(unsafeSQL: sql), logger: logger).decode(Int64.self) { values.append(value) }
+            return values
+        }
+        let (sizes, elevenSizes, emptyRows, ops, compression, lz4) = try await db.withConnection { c in
             try await c.query(#"INSERT INTO "Note" (id, text, tags) SELECT 'ten-' || i, 'b', '{}' FROM generate_series(1, 10000) AS i"#, logger: logger)
+            try await c.query(#"INSERT INTO "Note" (id, text, tags) SELECT 'eleven-' || i, 'b', '{}' FROM generate_series(1, 10001) AS i"#, logger: logger)
+            let insertRows = try await ints("SELECT count(*)::int8 FROM objdb_changes WHERE op = 'I'", on: c)
             try await c.query(
                 #"INSERT INTO "Note" (id, text, tags) VALUES ('ten-1', 'c', '{}'), ('ten-2', 'c', '{}') ON CONFLICT (id) DO UPDATE SET text = EXCLUDED.text"#,
                 logger: logger)
-            var sizes: [Int64] = []
-            for try await size in try await c.query(
-                "SELECT cardinality(pks)::int8 FROM objdb_changes WHERE pks[1] LIKE 'ten-%' ORDER BY 1", logger: logger
-            ).decode(Int64.self) {
-                sizes.append(size)
-            }
+            let insertRowsAfter = try await ints("SELECT count(*)::int8 FROM objdb_changes WHERE op = 'I'", on: c)
+            let sizes = try await ints("SELECT cardinality(pks)::int8 FROM objdb_changes WHERE pks[1] LIKE 'ten-%' ORDER BY 1", on: c)
+            let elevenSizes = try await ints("SELECT cardinality(pks)::int8 FROM objdb_changes WHERE pks[1] LIKE 'eleven-%' ORDER BY 1", on: c)
             var ops: [String] = []
             for try await (op, pk) in try await c.query(
                 "SELECT op::text, pk FROM objdb_changes WHERE pk LIKE 'ten-%' ORDER BY pk", logger: logger
@@ -174,9 +182,11 @@ struct SyncServiceOperationTests {
             }
             // try?: an error here is the answer "this server has no LZ4".
             let lz4 = (try? await c.query("SET default_toast_compression = 'lz4'", logger: logger)) != nil
-            return (sizes, ops, compression, lz4)
+            return (sizes, elevenSizes, zip(insertRowsAfter, insertRows).map { $0 - $1 }, ops, compression, lz4)
         }
         #expect(sizes == [10000])
+        #expect(elevenSizes == [1, 10000])
+        #expect(emptyRows == [0])
         #expect(ops == ["U ten-1", "U ten-2"])
         #expect(compression == (lz4 ? "lz4" : "pglz"))
         try await server.stop()

@@ -99,6 +99,46 @@ struct UploadBatchingTests {
         }
     }
 
+    // A create with a nil key, of a class whose key property is optional, ends a run of
+    // creates like any operation its own encoding refuses: it is rejected, and the creates
+    // before and after it are applied.
+    @Test func aNilKeyDoesNotJoinARunOfCreates() async throws {
+        let db = try await Self.database.value
+        try await withStartedServer(on: db) { server in
+            let schema = SyncClassSchema(
+                name: "OptionalKey",
+                properties: [
+                    SyncPropertySchema(name: "id", type: .string, isOptional: true, isPrimaryKey: true),
+                    SyncPropertySchema(name: "text", type: .string),
+                ])
+            let client = TestClient(port: server.port, token: try await makeToken(user: "ann"))
+            _ = try await client.hello(ClientMessage.Hello(clientID: UUID(), schema: [schema], subscriptions: ["OptionalKey"], checkpoint: nil, lastSequence: 0))
+            let create = { (sequence: UInt64, key: SyncValue) in
+                SyncOperation(sequence: sequence, className: "OptionalKey", primaryKey: key, kind: .create, values: ["text": .string("t")])
+            }
+            try client.send(.upload([create(1, .string("opt-1")), create(2, .null), create(3, .string("opt-3"))]))
+            var rejected: [UInt64] = []
+            while true {
+                let reply = try await client.nextReply()
+                if case .rejected(let sequence, _, _, _) = reply {
+                    rejected.append(sequence)
+                    continue
+                }
+                #expect(reply == .ack(through: 3))
+                break
+            }
+            await client.close()
+            #expect(rejected == [2])
+            let connection = try await db.connect()
+            var keys: [String] = []
+            for try await key in try await connection.query(#"SELECT id FROM "OptionalKey" ORDER BY id"#, logger: Logger(label: "t")).decode(String.self) {
+                keys.append(key)
+            }
+            try await connection.close()
+            #expect(keys == ["opt-1", "opt-3"])
+        }
+    }
+
     @Test func queuedUploadsThatContinueJoinOneTransactionAndAnOverlapWaitsItsTurn() async throws {
         try await Self.withClient { client, id, db, server in
             try await Self.holdingClientRow(id, db, server, uploads: 4) {
