@@ -60,9 +60,24 @@ final class SyncStore: Sendable {
         }
     }
 
+    /// The oldest PostgreSQL the service runs on (`server_version_num`): the tables' triggers
+    /// are made with `CREATE OR REPLACE TRIGGER`, new in 14.
+    static let oldestServerVersion: Int64 = 140000
+
+    /// Throws ``ObjDBError/Code/sync`` naming the version when `version` (a `server_version_num`)
+    /// is older than ``oldestServerVersion``.
+    static func checkServerVersion(_ version: Int64) throws {
+        guard version < oldestServerVersion else { return }
+        throw ObjDBError(
+            .sync, "PostgreSQL \(version / 10000).\(version % 10000) is older than 14, which the sync service needs (CREATE OR REPLACE TRIGGER)")
+    }
+
     /// Creates the system tables and trigger functions (idempotent, under an advisory lock).
     func prepare() async throws {
         try await transaction { c in
+            for try await version in try await c.query("SELECT current_setting('server_version_num')::int8", logger: logger).decode(Int64.self) {
+                try Self.checkServerVersion(version)
+            }
             for try await _ in try await c.query("SELECT pg_advisory_xact_lock(7349001)", logger: logger) {}
             for sql in Self.systemSQL { try await c.query(PostgresQuery(unsafeSQL: sql), logger: logger) }
             let icu = try await c.query("SELECT EXISTS (SELECT 1 FROM pg_collation WHERE collname = 'und-x-icu')", logger: logger)
