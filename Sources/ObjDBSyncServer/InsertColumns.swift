@@ -32,6 +32,9 @@ struct InsertColumns {
     private var columns: [ByteBuffer]
     /// Whether a column holds a NULL.
     private var holdsNull: [Bool]
+    /// Where each column's row being appended starts (one array for every row: no allocation
+    /// per row).
+    private var marks: [Int]
     /// Rows appended.
     private(set) var count = 0
     /// Hashes of the keys' cells: a key seen twice ends the run (one statement cannot write a
@@ -48,6 +51,7 @@ struct InsertColumns {
         types = [first.pk.type] + first.sets.map(\.cell.type)
         columns = Array(repeating: ByteBuffer(), count: types.count)
         holdsNull = Array(repeating: false, count: types.count)
+        marks = Array(repeating: 0, count: types.count)
         for (i, cell) in ([first.pk] + first.sets.map(\.cell)).enumerated() {
             if let bytes = cell.bytes {
                 columns[i].writeInteger(Int32(bytes.count), as: Int32.self)
@@ -57,7 +61,7 @@ struct InsertColumns {
                 holdsNull[i] = true
             }
         }
-        keys.insert(Self.hash(of: columns[0]))
+        keys.insert(Self.hash(of: columns[0], from: 0))
         count = 1
     }
 
@@ -72,7 +76,7 @@ struct InsertColumns {
         guard count < limit, op.kind == .create, op.listAppends.isEmpty, written == names.count,
             properties.count == names.count, op.className == mapping.schema.name
         else { return false }
-        let marks = columns.map(\.writerIndex)
+        for i in columns.indices { marks[i] = columns[i].writerIndex }
         func undo() -> Bool {
             for i in columns.indices { columns[i].moveWriterIndex(to: marks[i]) }
             return false
@@ -83,7 +87,7 @@ struct InsertColumns {
         guard op.primaryKey != .null,
             (try? PGCell.appendElement(op.primaryKey, .scalar(pk.type, isLink: false), property: pk, to: &columns[0])) == types[0]
         else { return undo() }
-        let key = Self.hash(of: columns[0].getSlice(at: marks[0], length: columns[0].writerIndex - marks[0]) ?? ByteBuffer())
+        let key = Self.hash(of: columns[0], from: marks[0])
         guard !keys.contains(key) else { return undo() }
         for i in names.indices {
             guard let value = op.values[names[i]],
@@ -99,10 +103,11 @@ struct InsertColumns {
         return true
     }
 
-    /// The hash of a key's cell (its element bytes).
-    private static func hash(of element: ByteBuffer) -> Int {
+    /// The hash of the key's cell that starts at index `start` of `column` and ends it (its
+    /// element bytes).
+    private static func hash(of column: ByteBuffer, from start: Int) -> Int {
         var hasher = Hasher()
-        element.withUnsafeReadableBytes { hasher.combine(bytes: $0) }
+        column.withUnsafeReadableBytes { hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: $0[(start - column.readerIndex)...])) }
         return hasher.finalize()
     }
 
