@@ -73,6 +73,10 @@ package struct FastPaths: OptionSet, Sendable {
     /// multi-row insert (`InsertColumns`, in ObjDBSyncServer) rather than each operation's
     /// cells first and the columns from them.
     package static let insertColumns = FastPaths(rawValue: 1 << 15)
+    /// An encrypted file's primary-key and index entries wait in the write transaction and are
+    /// written sorted when their table is next used or at commit (``DeferredKeyPuts``), rather
+    /// than each put at once at a random place of the table.
+    static let deferredKeyPuts = FastPaths(rawValue: 1 << 16)
 
     /// Every fast path, with the name `OBJDB_DISABLE_FAST_PATHS` knows it by.
     static let named: [(name: String, path: FastPaths)] = [
@@ -83,7 +87,7 @@ package struct FastPaths: OptionSet, Sendable {
         ("indexPointLookups", .indexPointLookups), ("incrementalSortedResults", .incrementalSortedResults),
         ("typedDownloads", .typedDownloads),
         ("directCipher", .directCipher), ("incrementalSections", .incrementalSections), ("fanoutLookups", .fanoutLookups),
-        ("insertColumns", .insertColumns),
+        ("insertColumns", .insertColumns), ("deferredKeyPuts", .deferredKeyPuts),
     ]
 
     /// Every fast path.

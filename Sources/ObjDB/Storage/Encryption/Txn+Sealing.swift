@@ -13,6 +13,14 @@ extension Txn {
         table.seal == .keys ? cipher.indexKey(key, tag: table.tag) : Array(key)
     }
 
+    /// Writes the entries of `table` that wait in ``DeferredKeyPuts``, before anything else uses
+    /// the table. Inlined: every read and write of a table in a write transaction asks.
+    @inline(__always)
+    func settleKeys(_ table: Table) throws {
+        guard let deferredKeys, deferredKeys.holds(table.dbi) else { return }
+        try deferredKeys.flush(table.dbi)
+    }
+
     /// ``get(_:key:)`` of a table with a seal.
     @inline(never)
     func sealedGet(_ table: Table, key: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer? {
@@ -29,7 +37,13 @@ extension Txn {
     @inline(never)
     func sealedPut(_ table: Table, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: PutFlags) throws -> Bool {
         if table.seal == .keys {
-            return try cipher.withIndexKey(key, tag: table.tag) { try rawPut(table, key: $0, value: value, flags: flags) }
+            return try cipher.withIndexKey(key, tag: table.tag) { stored in
+                if let deferredKeys, DeferredKeyPuts.accepts(table, storedKey: stored, value: value, flags: flags) {
+                    return try deferredKeys.put(
+                        table, storedKey: stored, objectKey: value.loadUnaligned(as: UInt64.self), noOverwrite: flags.contains(.noOverwrite))
+                }
+                return try rawPut(table, key: stored, value: value, flags: flags)
+            }
         }
         guard table.seal.sealsValue(under: key) else { return try rawPut(table, key: key, value: value, flags: flags) }
         let sealed = try cipher.sealed(value, tag: table.tag, key: key)

@@ -39,6 +39,10 @@ struct Cursor: ~Copyable {
     private let cipher: Unmanaged<StoreCipher>?
     /// Where opened values live (owned by the transaction's owner).
     private let decrypted: Unmanaged<DecryptedValues>?
+    /// In a write transaction of an encrypted file, for a keyed table: the entries of the table
+    /// that wait to be written (``DeferredKeyPuts``), written before the cursor reads or writes
+    /// anything else. `nil` for every other cursor.
+    private let deferredKeys: Unmanaged<DeferredKeyPuts>?
     #if OBJDB_INTERNAL_CHECKS
     /// Tests only: see ``Environment/refusedLeafKeyForTesting``.
     let refusedLeafKey: UInt64?
@@ -69,6 +73,7 @@ struct Cursor: ~Copyable {
         self.table = table
         cipher = txn.environment.cipher.map { Unmanaged.passUnretained($0) }
         decrypted = txn.decrypted.map { Unmanaged.passUnretained($0) }
+        deferredKeys = table.seal == .keys ? txn.deferredKeys.map { Unmanaged.passUnretained($0) } : nil
         #if OBJDB_INTERNAL_CHECKS
         refusedLeafKey = txn.environment.refusedLeafKeyForTesting
         failsForTesting = txn.isReadOnly && txn.environment.failingReadsForTesting == table
@@ -102,6 +107,7 @@ struct Cursor: ~Copyable {
     /// LMDB reports `MDB_NOTFOUND`. Inlined: a row walk moves once per row.
     @inline(__always)
     private func get(_ op: MDB_cursor_op, _ key: MDB_val = MDB_val()) throws -> CursorEntry? {
+        if deferredKeys != nil { try settleKeys() }
         var k = key
         var v = MDB_val()
         let rc = mdb_cursor_get(handle, &k, &v, op)
@@ -150,6 +156,16 @@ struct Cursor: ~Copyable {
         }
     }
 
+    /// Writes the entries of the cursor's table that wait (``DeferredKeyPuts``), before the
+    /// cursor reads or writes anything else.
+    @inline(never)
+    private func settleKeys() throws {
+        guard let deferredKeys else { return }
+        try deferredKeys._withUnsafeGuaranteedRef { deferred in
+            if deferred.holds(table.dbi) { try deferred.flush(table.dbi) }
+        }
+    }
+
     /// Calls `body` with the key LMDB stores for `key`: its keyed hash in a ``TableSeal/keys``
     /// table of an encrypted file, else `key` itself.
     @inline(__always)
@@ -189,6 +205,7 @@ struct Cursor: ~Copyable {
     /// Every object key of an `MDB_INTEGERKEY` table, ascending, without reading its values (in
     /// an encrypted file, without opening them).
     func allObjectKeys() throws -> [UInt64] {
+        try settleKeys()
         var keys: [UInt64] = []
         var k = MDB_val()
         var v = MDB_val()
@@ -204,6 +221,7 @@ struct Cursor: ~Copyable {
     /// The object key at the cursor (of an `MDB_INTEGERKEY` table), without its value: in an
     /// encrypted file, without opening the value, which a write through the cursor replaces.
     func currentObjectKey() throws -> UInt64? {
+        try settleKeys()
         var k = MDB_val()
         var v = MDB_val()
         let rc = mdb_cursor_get(handle, &k, &v, MDB_GET_CURRENT)
@@ -236,13 +254,21 @@ struct Cursor: ~Copyable {
     /// - Returns: `false` if `flags` forbid overwriting (or duplicating) and the entry exists.
     func put(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: PutFlags = []) throws -> Bool {
         if table.seal != .none {
-            return try withStoredKey(key) { key in try withStoredValue(key, value) { try rawPut(key: key, value: $0, flags: flags) } }
+            return try withStoredKey(key) { key in
+                if let deferredKeys, DeferredKeyPuts.accepts(table, storedKey: key, value: value, flags: flags) {
+                    return try deferredKeys._withUnsafeGuaranteedRef {
+                        try $0.put(table, storedKey: key, objectKey: value.loadUnaligned(as: UInt64.self), noOverwrite: flags.contains(.noOverwrite))
+                    }
+                }
+                return try withStoredValue(key, value) { try rawPut(key: key, value: $0, flags: flags) }
+            }
         }
         return try rawPut(key: key, value: value, flags: flags)
     }
 
     /// ``put(key:value:flags:)`` of the bytes LMDB is to store.
     private func rawPut(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: PutFlags) throws -> Bool {
+        try settleKeys()
         var k = MDB_val(bytes: key)
         var v = MDB_val(bytes: value)
         let rc = mdb_cursor_put(handle, &k, &v, flags.rawValue)
@@ -301,6 +327,7 @@ struct Cursor: ~Copyable {
     }
 
     private func rawPutAll(key: UnsafeRawBufferPointer, values: UnsafeRawBufferPointer, size: Int) throws {
+        try settleKeys()
         guard let base = values.baseAddress, size > 0 else { return }
         let total = values.count / size
         var done = 0
@@ -348,6 +375,7 @@ struct Cursor: ~Copyable {
     }
 
     private func rawDelete(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws -> Bool {
+        try settleKeys()
         var k = MDB_val(bytes: key)
         var v = MDB_val(bytes: value)
         let rc = mdb_cursor_get(handle, &k, &v, MDB_GET_BOTH)
@@ -360,6 +388,7 @@ struct Cursor: ~Copyable {
     /// Deletes the entry at the cursor (`mdb_cursor_del`); ``next()`` then returns the entry
     /// that followed it. Only in write transactions.
     func deleteCurrent() throws {
+        try settleKeys()
         try lmdbCheck(mdb_cursor_del(handle, 0), "mdb_cursor_del", path: environment.path)
     }
 
@@ -367,6 +396,7 @@ struct Cursor: ~Copyable {
     /// an index count asks once per key.
     @inline(__always)
     func duplicateCount() throws -> Int {
+        if deferredKeys != nil { try settleKeys() }
         var count = 0
         try lmdbCheck(mdb_cursor_count(handle, &count), "mdb_cursor_count", path: environment.path)
         return count

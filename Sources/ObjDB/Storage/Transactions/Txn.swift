@@ -14,12 +14,19 @@ struct Txn {
     let isReadOnly: Bool
     /// Where the values this transaction decrypts live (an encrypted file's); its owner keeps it.
     unowned(unsafe) let decrypted: DecryptedValues?
+    /// The index entries an encrypted file's write transaction has not written yet
+    /// (``DeferredKeyPuts``); its owner keeps it.
+    unowned(unsafe) let deferredKeys: DeferredKeyPuts?
 
-    init(_ handle: OpaquePointer, environment: Environment, isReadOnly: Bool, decrypted: DecryptedValues? = nil) {
+    init(
+        _ handle: OpaquePointer, environment: Environment, isReadOnly: Bool, decrypted: DecryptedValues? = nil,
+        deferredKeys: DeferredKeyPuts? = nil
+    ) {
         self.handle = handle
         self.environment = environment
         self.isReadOnly = isReadOnly
         self.decrypted = decrypted
+        self.deferredKeys = deferredKeys
     }
 
     /// The LMDB transaction id.
@@ -71,6 +78,7 @@ struct Txn {
     @inline(__always)
     private func rawGetOnPage(_ table: Table, key: UnsafeRawBufferPointer) throws -> PageRead {
         useOf(table)
+        try settleKeys(table)
         var k = MDB_val(bytes: key)
         var v = MDB_val()
         var rc = mdb_get(handle, table.dbi, &k, &v)
@@ -100,6 +108,7 @@ struct Txn {
     /// Number of entries (for a multimap: key–value pairs).
     func entryCount(_ table: Table) throws -> Int {
         useOf(table)
+        try settleKeys(table)
         var stat = MDB_stat()
         try lmdbCheck(mdb_stat(handle, table.dbi, &stat), "mdb_stat", path: environment.path)
         return stat.ms_entries
@@ -176,6 +185,7 @@ struct Txn {
     /// ``put(_:key:value:flags:)`` of the bytes LMDB is to store.
     func rawPut(_ table: Table, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: PutFlags = []) throws -> Bool {
         useOf(table)
+        try settleKeys(table)
         var k = MDB_val(bytes: key)
         var v = MDB_val(bytes: value)
         let rc = mdb_put(handle, table.dbi, &k, &v, flags.rawValue)
@@ -203,6 +213,7 @@ struct Txn {
 
     private func rawDelete(_ table: Table, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?) throws -> Bool {
         useOf(table)
+        try settleKeys(table)
         var k = MDB_val(bytes: key)
         let rc: Int32
         if let value {
@@ -225,6 +236,7 @@ struct Txn {
     /// Empties a table, keeping it in the file.
     func empty(_ table: Table) throws {
         useOf(table)
+        deferredKeys?.discard(table.dbi)
         try lmdbCheck(mdb_drop(handle, table.dbi, 0), "mdb_drop", path: environment.path)
     }
 }

@@ -17,6 +17,9 @@ struct WriteTransaction: ~Copyable {
     /// The values this transaction of an encrypted file decrypted or sealed, kept while it lives
     /// (retained here, released when it ends: `discard` needs trivially destroyed fields).
     private let decrypted: Unmanaged<DecryptedValues>?
+    /// The index entries of an encrypted file not written yet (``DeferredKeyPuts``), written
+    /// before the commit; released as ``decrypted`` is.
+    private let deferredKeys: Unmanaged<DeferredKeyPuts>?
 
     /// Begins a write transaction, waiting for any other writer (in any process) to finish.
     /// `gateEntered`: the caller already took the process's ``WriterGate`` (which the
@@ -32,6 +35,8 @@ struct WriteTransaction: ~Copyable {
             throw error
         }
         self.handle = handle
+        deferredKeys = environment.cipher != nil && FastPaths.enabled.contains(.deferredKeyPuts)
+            ? Unmanaged.passRetained(DeferredKeyPuts(handle, environment: environment)) : nil
         if let reserve = environment.reserve, reserve.isActive, let committed = environment.committedPageCount() {
             // LMDB starts the transaction's next page at the newest version's last page + 1;
             // we hold the writer lock, so that version is this transaction's.
@@ -43,7 +48,11 @@ struct WriteTransaction: ~Copyable {
     }
 
     /// A borrowed view for reading and writing.
-    var txn: Txn { Txn(handle, environment: environment, isReadOnly: false, decrypted: decrypted?.takeUnretainedValue()) }
+    var txn: Txn {
+        Txn(
+            handle, environment: environment, isReadOnly: false, decrypted: decrypted?.takeUnretainedValue(),
+            deferredKeys: deferredKeys?.takeUnretainedValue())
+    }
 
     /// Opens (creating if needed) a table in this transaction; the handle becomes visible to
     /// other transactions when this one commits.
@@ -65,6 +74,14 @@ struct WriteTransaction: ~Copyable {
     @discardableResult
     consuming func commit(mayUseReserve: Bool = false, pinning lease: EnvironmentLease? = nil) throws -> ReadTransaction? {
         let environment = self.environment
+        if let deferredKeys {
+            do {
+                try deferredKeys._withUnsafeGuaranteedRef { try $0.flushAll() }
+            } catch {
+                abort()
+                throw error
+            }
+        }
         var end: Int?
         if let reserve = environment.reserve, reserve.isActive, let start = startPages {
             end = TransactionPages.nextPage(of: handle)
@@ -80,6 +97,7 @@ struct WriteTransaction: ~Copyable {
         }
         let rc = mdb_txn_commit(handle)
         decrypted?.release()
+        deferredKeys?.release()
         discard self
         // try?: without a reader slot the owner's next read begins the snapshot and says why not.
         let pinned = rc == MDB_SUCCESS ? lease.flatMap { try? ReadTransaction($0) } : nil
@@ -101,6 +119,7 @@ struct WriteTransaction: ~Copyable {
     consuming func abort(pinning lease: EnvironmentLease? = nil) -> ReadTransaction? {
         mdb_txn_abort(handle)
         decrypted?.release()
+        deferredKeys?.release()
         let environment = self.environment
         discard self
         let pinned = lease.flatMap { try? ReadTransaction($0) }
@@ -111,6 +130,7 @@ struct WriteTransaction: ~Copyable {
     deinit {
         mdb_txn_abort(handle)
         decrypted?.release()
+        deferredKeys?.release()
         environment.writeTransactionEnded(committed: false)
     }
 }
