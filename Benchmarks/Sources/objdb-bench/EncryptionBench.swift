@@ -78,6 +78,8 @@ enum EncryptionBench {
         ("floor open objdb", "open as a read calls it (StoreCipher: associated data built)"),
         ("floor seal objdb", "seal as a write calls it (StoreCipher: nonce, associated data)"),
         ("floor index key", "index key as ObjDB makes it (HMAC-SHA256, prepared, 16 bytes kept)"),
+        ("floor open aes x8", "open, AES-256-GCM, 8 consecutive rows per message (not the format: its floor if it sealed rows together)"),
+        ("floor open aes x16", "open, AES-256-GCM, 16 consecutive rows per message (the same)"),
     ]
 
     /// Measures ``floorRows`` on the rows `db` reads; throws if a row does not seal or open.
@@ -98,6 +100,8 @@ enum EncryptionBench {
             ("floor open objdb", { floor.openAllAsObjDB() }, rows),
             ("floor seal objdb", { floor.sealAllAsObjDB() }, rows),
             ("floor index key", { floor.indexKeyAll() }, -1),
+            ("floor open aes x8", { floor.openGrouped(rowsPerMessage: 8) }, rows),
+            ("floor open aes x16", { floor.openGrouped(rowsPerMessage: 16) }, rows),
         ]
         var times: [String: UInt64] = [:]
         for (name, body, expected) in work {

@@ -37,6 +37,13 @@ public final class CipherFloor {
     private var objDBSealed: [UInt8] = []
     /// A buffer a sealed row (or an opened one) of any of the rows fits in.
     private let scratch: UnsafeMutableRawBufferPointer
+    /// The rows sealed with AES-GCM in messages of ``groupSizes`` consecutive rows each, by group
+    /// size: each message's sealed bytes, one after another, and where each starts.
+    private var groups: [Int: (sealed: [UInt8], starts: [Int])] = [:]
+    /// A buffer a group's opened rows fit in.
+    private let groupScratch: UnsafeMutableRawBufferPointer
+    /// The numbers of consecutive rows ``openGrouped(rowsPerMessage:)`` measures in one message.
+    public static let groupSizes = [8, 16]
 
     /// The number of rows.
     public var rowCount: Int { keys.count }
@@ -72,6 +79,7 @@ public final class CipherFloor {
         storeCipher = StoreCipher(key: Data(randomKey(StoreCipher.keyLength)))
         let longest = rows.map(\.bytes.count).max() ?? 0
         scratch = .allocate(byteCount: StoreCipher.sealedSize(longest), alignment: 16)
+        groupScratch = .allocate(byteCount: longest * (Self.groupSizes.max() ?? 1) + StoreCipher.overhead, alignment: 16)
         for algorithm in Algorithm.allCases {
             var sealed = [UInt8](repeating: 0, count: plain.count + StoreCipher.overhead * rows.count)
             let ok = sealed.withUnsafeMutableBytes { target in
@@ -98,9 +106,69 @@ public final class CipherFloor {
         }
         guard ok else { return nil }
         objDBSealed = sealed
+        for size in Self.groupSizes {
+            guard let grouped = sealGroups(of: size) else { return nil }
+            groups[size] = grouped
+        }
     }
 
-    deinit { scratch.deallocate() }
+    deinit {
+        scratch.deallocate()
+        groupScratch.deallocate()
+    }
+
+    /// The rows sealed with AES-GCM, `size` consecutive rows per message (associated data: the
+    /// table tag and the first row's object key); `nil` if BoringSSL fails.
+    private func sealGroups(of size: Int) -> (sealed: [UInt8], starts: [Int])? {
+        guard let context = contexts[.aes256GCM] else { return nil }
+        var sealed: [UInt8] = []
+        var starts: [Int] = []
+        var first = 0
+        while first < keys.count {
+            let end = min(first + size, keys.count)
+            let count = offsets[end] - offsets[first]
+            var message = [UInt8](repeating: 0, count: StoreCipher.sealedSize(count))
+            message.withUnsafeMutableBytes { $0.storeBytes(of: UInt64(starts.count).littleEndian, as: UInt64.self) }
+            let ok = plain.withUnsafeBytes { plain in
+                associatedData.withUnsafeBytes { ad in
+                    message.withUnsafeMutableBytes { out in
+                        context.seal(
+                            UnsafeRawBufferPointer(rebasing: plain[offsets[first]..<offsets[end]]),
+                            ad: UnsafeRawBufferPointer(rebasing: ad[(16 * first)..<(16 * first + 16)]), into: out)
+                    }
+                }
+            }
+            guard ok else { return nil }
+            starts.append(sealed.count)
+            sealed += message
+            first = end
+        }
+        starts.append(sealed.count)
+        return (sealed, starts)
+    }
+
+    /// Opens the rows sealed with AES-GCM `rowsPerMessage` consecutive rows to a message (one of
+    /// ``groupSizes``), each message in one call: not the file format (which seals each value on
+    /// its own) but the floor of one that sealed rows together. Returns the number of rows in the
+    /// messages that opened.
+    public func openGrouped(rowsPerMessage: Int) -> Int {
+        guard let context = contexts[.aes256GCM], let grouped = groups[rowsPerMessage] else { return 0 }
+        var opened = 0
+        grouped.sealed.withUnsafeBytes { sealed in
+            associatedData.withUnsafeBytes { ad in
+                for message in 0..<(grouped.starts.count - 1) {
+                    let first = message * rowsPerMessage
+                    let end = min(first + rowsPerMessage, keys.count)
+                    let bytes = UnsafeRawBufferPointer(rebasing: sealed[grouped.starts[message]..<grouped.starts[message + 1]])
+                    let ok = context.open(
+                        bytes, ad: UnsafeRawBufferPointer(rebasing: ad[(16 * first)..<(16 * first + 16)]),
+                        into: UnsafeMutableRawBufferPointer(rebasing: groupScratch[0..<(bytes.count - StoreCipher.overhead)]))
+                    if ok { opened += end - first }
+                }
+            }
+        }
+        return opened
+    }
 
     /// Seals row `row` with `algorithm` into its place in `target`, under a nonce made of `nonce`.
     private func seal(_ algorithm: Algorithm, row: Int, into target: UnsafeMutableRawBufferPointer, nonce: UInt64) -> Bool {
