@@ -57,6 +57,8 @@ extension Database {
         guard let txn = readableTxn() else {
             throw ObjDBError(.storage, "No read transaction could be begun", path: path)
         }
+        // Inside a write, the index entries an encrypted file keeps waiting are counted too.
+        try txn.settleAllKeys()
         var tables = [try environment.statistics(of: metaTable.dbi, named: "meta", txn: txn.handle)]
         if let changes {
             tables.append(try environment.statistics(of: changes.dbi, named: "changes", txn: txn.handle))

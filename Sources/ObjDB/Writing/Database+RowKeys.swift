@@ -94,8 +94,11 @@ extension Database {
             }
             for entry in context.scratch.keyUpdates.entries where entry.add {
                 if entry.uniqueColumn != nil {
-                    // A unique value (checked above): written at once, so that the next check sees it.
-                    _ = try context.transaction.withInsertCursor(entry.table, txn) { try $0.put(key: buffer.bytes(entry.range), value: value) }
+                    // A unique value (checked above): written at once, even in an encrypted file
+                    // (not left waiting, see `DeferredKeyPuts`): the next add's check reads it.
+                    _ = try context.transaction.withInsertCursor(entry.table, txn) {
+                        try $0.put(key: buffer.bytes(entry.range), value: value, mayWait: false)
+                    }
                     continue
                 }
                 // Secondary-index entries are written later, grouped (see `PendingIndexEntries`).
@@ -108,9 +111,11 @@ extension Database {
                     continue
                 }
                 // The primary-key entry, first; `.noOverwrite` refuses a taken key. Through the
-                // table's insert cursor: primary keys that grow need no search from the root.
+                // table's insert cursor: primary keys that grow need no search from the root. In
+                // an encrypted file a new object's entry may wait (`DeferredKeyPuts`); an
+                // upsert's is written at once, as the next upsert looks its key up.
                 let stored = try context.transaction.withInsertCursor(entry.table, txn) {
-                    try $0.put(key: buffer.bytes(entry.range), value: value, flags: uniquePrimaryKey ? .noOverwrite : [])
+                    try $0.put(key: buffer.bytes(entry.range), value: value, flags: uniquePrimaryKey ? .noOverwrite : [], mayWait: uniquePrimaryKey)
                 }
                 if !stored && uniquePrimaryKey { throw PrimaryKeyTaken() }
             }

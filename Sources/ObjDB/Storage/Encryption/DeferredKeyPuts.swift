@@ -11,7 +11,17 @@ import CLMDB
 /// call ``flush(_:)`` first) or the transaction commits (``flushAll()``), sorted, through one
 /// cursor — appended when the table was empty. A put that refuses a taken key
 /// (``PutFlags/noOverwrite``) still answers at once: from the entries waiting here, and from
-/// LMDB unless the table is empty. Nothing else can tell that an entry waits.
+/// LMDB unless the table is empty. Nothing that reads through ``Txn`` or ``Cursor`` can tell
+/// that an entry waits (figures read from LMDB's records, `mdb_stat`, call
+/// ``Txn/settleAllKeys()`` first).
+///
+/// Puts the transaction reads back at once (a unique value's entry, an upsert's primary key)
+/// are written at once instead (``Cursor/put(key:value:flags:mayWait:)``). Waiting puts do not
+/// pass ``Txn/useOf(_:)``: table guards watch tables of rows, never keyed tables.
+///
+/// A write that fails (a full map) fails the transaction: the error is kept and thrown again by
+/// every later put and write, and by the commit, so no entry can be lost by a read that
+/// swallowed the error.
 ///
 /// The slow twin is the put at once (the fast path switched off). Under the internal checks every
 /// flushed entry is read back, and every "not taken" answered from an empty table is checked
@@ -20,9 +30,13 @@ final class DeferredKeyPuts {
     /// One waiting entry: the stored key (16 bytes) as two big-endian words, so that numeric order
     /// is LMDB's byte order, and the object key under it.
     private struct Entry {
+        /// The stored key's first 8 bytes, big-endian.
         var high: UInt64
+        /// Its last 8 bytes, big-endian.
         var low: UInt64
+        /// The value: an object key.
         var objectKey: UInt64
+        /// Whether the put refused a taken key (the first entry of its key written so too).
         var noOverwrite: Bool
     }
 
@@ -33,12 +47,18 @@ final class DeferredKeyPuts {
     /// per slot keep the filter in the CPU's cache: slots of whole keys cost a memory load per
     /// object added (about 100 ns on the benchmark's machine).
     private final class Waiting {
+        /// The table the entries go to.
         let table: Table
+        /// The entries, in the order they were put.
         @exclusivity(unchecked) var entries: [Entry] = []
-        /// 0 is a free slot; a power of two in number.
+        /// The filter's slots: 0 is a free slot.
         @exclusivity(unchecked) private var slots: UnsafeMutablePointer<UInt16>
-        @exclusivity(unchecked) private var capacity = 1_024
+        /// The number of slots, a power of two.
+        @exclusivity(unchecked) private var capacity = Waiting.initialCapacity
+        /// The filter's first size.
+        private static let initialCapacity = 1_024
 
+        /// No entries, for `table`.
         init(table: Table) {
             self.table = table
             slots = Self.emptySlots(capacity)
@@ -46,13 +66,28 @@ final class DeferredKeyPuts {
 
         deinit { slots.deallocate() }
 
+        /// Forgets every entry, keeping the memory of a small filter (a table read after every
+        /// put, as the next add's check of a unique value reads its index, is emptied once per
+        /// add).
+        func removeAll() {
+            entries.removeAll(keepingCapacity: entries.count <= Self.initialCapacity / 2)
+            if capacity == Self.initialCapacity {
+                slots.update(repeating: 0, count: capacity)
+            } else {
+                slots.deallocate()
+                capacity = Self.initialCapacity
+                slots = Self.emptySlots(capacity)
+            }
+        }
+
+        /// `count` free slots.
         private static func emptySlots(_ count: Int) -> UnsafeMutablePointer<UInt16> {
             let slots = UnsafeMutablePointer<UInt16>.allocate(capacity: count)
             slots.initialize(repeating: 0, count: count)
             return slots
         }
 
-        /// The fingerprint of the key `high`–`low` (never 0).
+        /// The fingerprint of a key whose first word is `high` (never 0).
         @inline(__always)
         private static func fingerprint(_ high: UInt64) -> UInt16 {
             let print = UInt16(truncatingIfNeeded: high >> 48)
@@ -79,6 +114,7 @@ final class DeferredKeyPuts {
             add(entry)
         }
 
+        /// Adds the key of `entry` to the filter.
         private func add(_ entry: Entry) {
             let print = Self.fingerprint(entry.high)
             var slot = Int(truncatingIfNeeded: entry.low) & (capacity - 1)
@@ -89,6 +125,7 @@ final class DeferredKeyPuts {
             slots[slot] = print
         }
 
+        /// Makes the filter `newCapacity` slots and adds every entry's key again.
         private func refilter(_ newCapacity: Int) {
             slots.deallocate()
             capacity = newCapacity
@@ -97,18 +134,23 @@ final class DeferredKeyPuts {
         }
     }
 
-    /// The tables with entries waiting (few: a class's primary key and unique values).
+    /// The tables with entries waiting (few: a class's primary key and unique values), and
+    /// tables emptied since, whose memory is kept for their next puts.
     @exclusivity(unchecked) private var waiting: [Waiting] = []
     /// The table of the last put, found without a search of ``waiting`` (a loop of adds puts
     /// into one table, or two).
     @exclusivity(unchecked) private var last: Waiting?
     /// The transaction the entries are written in.
     private let handle: OpaquePointer
+    /// The environment, for the errors' path.
     private unowned(unsafe) let environment: Environment
+    /// The first error a write of waiting entries met: the transaction cannot commit.
+    @exclusivity(unchecked) private var failure: (any Error)?
     /// The entries one table may hold before they are written: a transaction that adds millions
     /// of objects keeps no more than this in memory (about 40 MB).
     static let limit = 1 << 20
 
+    /// Nothing waiting, for the write transaction `handle` of `environment`.
     init(_ handle: OpaquePointer, environment: Environment) {
         self.handle = handle
         self.environment = environment
@@ -118,7 +160,7 @@ final class DeferredKeyPuts {
     /// transaction asks.
     @inline(__always)
     func holds(_ dbi: MDB_dbi) -> Bool {
-        !waiting.isEmpty && waiting.contains { $0.table.dbi == dbi }
+        !waiting.isEmpty && waiting.contains { $0.table.dbi == dbi && !$0.entries.isEmpty }
     }
 
     /// Whether a put of `value` with `flags` into `table` can wait here: one object key under a
@@ -133,6 +175,7 @@ final class DeferredKeyPuts {
     /// written later; with `noOverwrite`, first answers whether the key is taken (`false`, and
     /// nothing is put), as `MDB_NOOVERWRITE` would.
     func put(_ table: Table, storedKey: UnsafeRawBufferPointer, objectKey: UInt64, noOverwrite: Bool) throws -> Bool {
+        if let failure { throw failure }
         let high = UInt64(bigEndian: storedKey.loadUnaligned(as: UInt64.self))
         let low = UInt64(bigEndian: storedKey.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
         let entries: Waiting
@@ -183,23 +226,35 @@ final class DeferredKeyPuts {
 
     /// Forgets the entries of table `dbi` (it is being emptied).
     func discard(_ dbi: MDB_dbi) {
-        waiting.removeAll { $0.table.dbi == dbi }
-        if last?.table.dbi == dbi { last = nil }
+        for table in waiting where table.table.dbi == dbi { table.removeAll() }
     }
 
-    /// Writes every waiting entry (before the transaction commits).
+    /// Writes every waiting entry (before the transaction commits, and before figures of
+    /// several tables are read); throws the error of any write that failed before.
     func flushAll() throws {
-        while let first = waiting.first { try flush(first.table.dbi) }
+        for table in waiting where !table.entries.isEmpty { try flush(table.table.dbi) }
+        if let failure { throw failure }
     }
 
     /// Writes the waiting entries of table `dbi`, sorted, through one cursor: appended if the
     /// table is empty, each put where the previous one went otherwise.
     func flush(_ dbi: MDB_dbi) throws {
-        guard let index = waiting.firstIndex(where: { $0.table.dbi == dbi }) else { return }
-        // Removed first: should a put fail, the transaction fails with it (LMDB's rule for a
-        // failed put), and nothing is written twice.
-        let entries = Self.sorted(waiting.remove(at: index).entries)
-        if last?.table.dbi == dbi { last = nil }
+        if let failure { throw failure }
+        guard let table = waiting.first(where: { $0.table.dbi == dbi }), !table.entries.isEmpty else { return }
+        // Taken first: should a write fail, the failure is kept and fails the transaction, and
+        // nothing is written twice.
+        let entries = Self.sorted(table.entries)
+        table.removeAll()
+        do {
+            try write(entries, dbi)
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    /// Writes `entries`, sorted, into table `dbi` through one cursor.
+    private func write(_ entries: [Entry], _ dbi: MDB_dbi) throws {
         var cursor: OpaquePointer?
         try lmdbCheck(mdb_cursor_open(handle, dbi, &cursor), "mdb_cursor_open", path: environment.path)
         defer { mdb_cursor_close(cursor) }
@@ -255,7 +310,8 @@ final class DeferredKeyPuts {
     /// evenly (whoever chooses the values cannot choose their hashes without the key): a pass by their first 16 bits puts each in its bucket, and the few in a bucket
     /// are sorted in place (`sort` took a tenth of an insert of 100,000 objects).
     ///
-    /// - Complexity: O(n) for n evenly spread keys, plus 65,536 counters.
+    /// - Complexity: O(n) for n evenly spread keys, plus 65,536 counters; O(m log m) more for
+    ///   a key with m entries.
     private static func sorted(_ entries: [Entry]) -> [Entry] {
         func precedes(_ a: Entry, _ b: Entry) -> Bool { (a.high, a.low, a.objectKey) < (b.high, b.low, b.objectKey) }
         guard entries.count > 256 else { return entries.sorted(by: precedes) }
@@ -274,6 +330,13 @@ final class DeferredKeyPuts {
         }
         sorted.withUnsafeMutableBufferPointer { buffer in
             for bucket in 0..<(1 << 16) where starts[bucket + 1] - starts[bucket] > 1 {
+                // Many entries of one key (the object keys a mixed-link target is linked from)
+                // share a bucket: those are sorted as any others.
+                if starts[bucket + 1] - starts[bucket] > 32 {
+                    var run = UnsafeMutableBufferPointer(rebasing: buffer[starts[bucket]..<starts[bucket + 1]])
+                    run.sort(by: precedes)
+                    continue
+                }
                 // Insertion sort: a bucket holds one or two entries on average.
                 for i in (starts[bucket] + 1)..<starts[bucket + 1] {
                     let entry = buffer[i]

@@ -21,6 +21,12 @@ extension Txn {
         try deferredKeys.flush(table.dbi)
     }
 
+    /// Writes the entries of every table that wait in ``DeferredKeyPuts``: before figures are
+    /// read from LMDB's own records (`mdb_stat`) of several tables.
+    func settleAllKeys() throws {
+        try deferredKeys?.flushAll()
+    }
+
     /// ``get(_:key:)`` of a table with a seal.
     @inline(never)
     func sealedGet(_ table: Table, key: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer? {

@@ -251,11 +251,15 @@ struct Cursor: ~Copyable {
     /// entry. LMDB first looks at the cursor's own page: a key past the last one of the table's
     /// last page, as when keys ascend, is placed there without a search from the root. Only in
     /// write transactions.
+    ///
+    /// In an encrypted file's keyed table, with `mayWait`, an object key put under a key may
+    /// wait to be written (``DeferredKeyPuts``), and the cursor then stays where it was; pass
+    /// `false` for an entry the transaction reads back at once.
     /// - Returns: `false` if `flags` forbid overwriting (or duplicating) and the entry exists.
-    func put(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: PutFlags = []) throws -> Bool {
+    func put(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: PutFlags = [], mayWait: Bool = true) throws -> Bool {
         if table.seal != .none {
             return try withStoredKey(key) { key in
-                if let deferredKeys, DeferredKeyPuts.accepts(table, storedKey: key, value: value, flags: flags) {
+                if mayWait, let deferredKeys, DeferredKeyPuts.accepts(table, storedKey: key, value: value, flags: flags) {
                     return try deferredKeys._withUnsafeGuaranteedRef {
                         try $0.put(table, storedKey: key, objectKey: value.loadUnaligned(as: UInt64.self), noOverwrite: flags.contains(.noOverwrite))
                     }

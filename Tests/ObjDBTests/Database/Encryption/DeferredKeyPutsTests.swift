@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ObjDB
+@_spi(Inspection) @testable import ObjDB
 
 /// An item of an encrypted file with a primary key, a unique value and an index: the three kinds
 /// of entries whose puts wait in ``DeferredKeyPuts``.
@@ -180,6 +180,37 @@ final class SealedKeyTag: Object {
         #expect(other.object(ofType: SealedKeyItem.self, forPrimaryKey: 4_999)?.code == "code-4999")
         #expect(other.objects(SealedKeyItem.self).where { $0.group == 0 }.count == 5_000 / 7)
         let report = try other.verify()
+        #expect(report.problems.isEmpty, "\(report)")
+    }
+
+    /// Many object keys under one hashed key, put out of order: the mixed links of holders that
+    /// all link to one target, set in a shuffled order (the entries share a bucket of the sort).
+    @Test func manyEntriesUnderOneKeyAreWrittenInOrder() throws {
+        let directory = TemporaryDirectory()
+        var config = directory.configuration([MixedHolder.self, MixedTarget.self])
+        config.encryptionKey = EncryptionFixture.key
+        let db = try Database(configuration: config)
+        try db.write {
+            let target = MixedTarget()
+            target.name = "hub"
+            try db.add(target)
+            for id in 1...300 {
+                let holder = MixedHolder()
+                holder.id = id
+                try db.add(holder)
+            }
+        }
+        let hub = try #require(db.object(ofType: MixedTarget.self, forPrimaryKey: "hub"))
+        var order = Array(1...300)
+        var generator = SeededRandom(seed: 42)
+        order.shuffle(using: &generator)
+        try db.write {
+            for id in order { db.object(ofType: MixedHolder.self, forPrimaryKey: id)?.value = .object(hub) }
+        }
+        let tables = try db.storageStatistics().tables
+        #expect(tables.first { $0.name == "MixedHolder mixed links value" }?.entries == 300)
+        #expect(db.objects(MixedHolder.self).filter { $0.value.object(MixedTarget.self)?.name == "hub" }.count == 300)
+        let report = try db.verify()
         #expect(report.problems.isEmpty, "\(report)")
     }
 
