@@ -5,7 +5,8 @@ import CLMDB
 ///
 /// In an encrypted file these tables are keyed by keyed hashes (``TableSeal/keys``), so the
 /// entries of objects added one after another land at random places in the B-tree: a put cost
-/// about 550 ns per object of a 100,000-object insert, against about 100 for keys that ascend.
+/// about 550 ns per object of a 100,000-object insert (where LMDB alone takes about 150 ns a
+/// put for keys that ascend, 380 for random 16-byte keys).
 /// So puts of one object key under a hashed key are kept here and written when anything else
 /// uses their table (a read, a count, a delete, another kind of put: ``Txn`` and ``Cursor``
 /// call ``flush(_:)`` first) or the transaction commits (``flushAll()``), sorted, through one
@@ -24,8 +25,9 @@ import CLMDB
 /// swallowed the error.
 ///
 /// The slow twin is the put at once (the fast path switched off). Under the internal checks every
-/// flushed entry is read back, and every "not taken" answered from an empty table is checked
-/// against LMDB. One per write transaction of an encrypted file; used on the writer's thread.
+/// flushed entry is read back, in order; every "not taken" answered from an empty table is
+/// checked against LMDB; every key the filter rules out is looked for among the waiting entries
+/// (up to 20,000). One per write transaction of an encrypted file; used on the writer's thread.
 final class DeferredKeyPuts {
     /// One waiting entry: the stored key (16 bytes) as two big-endian words, so that numeric order
     /// is LMDB's byte order, and the object key under it.
