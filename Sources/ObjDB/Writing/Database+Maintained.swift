@@ -36,16 +36,14 @@ extension Database {
     }
 
     /// The next auto-increment id of a class in this transaction, loaded on first use: the
-    /// larger of the counter stored in the file and the largest key in the primary-key table
-    /// plus one (a class that became auto-increment continues after its largest id).
+    /// larger of the counter stored in the file and the largest id plus one (a class that became
+    /// auto-increment continues after its largest id; see ``largestID(_:column:table:counterStored:_:)``).
     private func nextAutoIncrementID(_ info: ClassInfo, _ changes: ClassChanges, _ txn: Txn) throws -> Int {
         if let next = changes.nextAutoID { return next }
         let stored = try FileMeta.readUInt64(txn, metaTable, FileMeta.Key.autoIncrement(info.classID))
         var next = stored.map { Int(Int64(bitPattern: $0)) } ?? 1
         if let table = info.primaryKeyTable, let column = info.autoIncrementColumn,
-            let last = try Cursor(txn, table).last(),
-            let row = try RowReader.parsed(info, key: last.valueObjectKey, txn: txn),
-            let top = Int.anyValue(from: row.column(column)) as? Int
+            let top = try largestID(info, column: column, table: table, counterStored: stored != nil, txn)
         {
             next = max(next, top == .max ? .max : top + 1)
         }
@@ -53,6 +51,28 @@ extension Database {
         changes.nextAutoID = next
         changes.loadedAutoID = stored.map { Int(Int64(bitPattern: $0)) }
         return next
+    }
+
+    /// The largest id of an auto-increment class: the primary-key table's last key. An encrypted
+    /// file's primary-key table is keyed by hashes, in no order of the ids: there the rows are
+    /// read, only while no counter is stored (a class that became auto-increment; the first
+    /// commit that takes an id stores it, and every id added since moves it).
+    private func largestID(_ info: ClassInfo, column: Int, table: Table, counterStored: Bool, _ txn: Txn) throws -> Int? {
+        guard table.seal != .none else {
+            guard let last = try Cursor(txn, table).last(), let row = try RowReader.parsed(info, key: last.valueObjectKey, txn: txn) else {
+                return nil
+            }
+            return Int.anyValue(from: row.column(column)) as? Int
+        }
+        guard !counterStored else { return nil }
+        let cursor = try Cursor(txn, info.tables.objects, tracksFailures: true)
+        var largest: Int?
+        cursor.forEachRow(from: try cursor.first()) { _, row in
+            if let id = Int.anyValue(from: row.column(column)) as? Int { largest = max(largest ?? id, id) }
+            return true
+        }
+        if let error = cursor.failure?.take() { throw error }
+        return largest
     }
 
     /// Whether writes to the class stamp `modifiedAt` dates in this transaction (migrations

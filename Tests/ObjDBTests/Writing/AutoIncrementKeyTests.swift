@@ -160,6 +160,35 @@ struct AutoIncrementKeyTests {
         #expect(next.id == 8)
     }
 
+    /// The same in an encrypted file, whose primary-key table is keyed by hashes in no order of
+    /// the ids: the largest id is found in the rows.
+    @Test func anEncryptedClassThatBecomesAutoIncrementContinuesAfterItsLargestId() throws {
+        func configuration(_ types: [ObjectBase.Type]) -> Configuration {
+            var config = directory.configuration(types)
+            config.encryptionKey = Data(repeating: 5, count: 64)
+            return config
+        }
+        let ids = [3, 7, 5, 1, 12, 9, 2, 11, 4]
+        do {
+            let db = try Database(configuration: configuration([PlainTicket.self]))
+            try db.write {
+                for id in ids {
+                    let t = PlainTicket()
+                    t.id = id
+                    try db.add(t)
+                }
+            }
+        }
+        let db = try Database(configuration: configuration([Ticket.self]))
+        let next = ticket("n")
+        try db.write { try db.add(next) }
+        #expect(next.id == 13)
+        // The counter is stored now: the next transaction goes on from it.
+        let after = ticket("m")
+        try db.write { try db.add(after) }
+        #expect(after.id == 14)
+    }
+
     @Test func autoIncrementWithoutPrimaryKeyIsRefused() throws {
         let error = try #require(throws: ObjDBError.self) { try SchemaDiscovery.layout(of: LooseCounter.self) }
         #expect(error.code == .invalidSchema)
