@@ -1,4 +1,5 @@
 import CLMDB
+import Foundation
 
 /// The primary-key and index entries an encrypted file's write transaction has put and not yet
 /// written to LMDB: fast path ``FastPaths/deferredKeyPuts``.
@@ -149,8 +150,14 @@ final class DeferredKeyPuts {
     /// The first error a write of waiting entries met: the transaction cannot commit.
     @exclusivity(unchecked) private var failure: (any Error)?
     /// The entries one table may hold before they are written: a transaction that adds millions
-    /// of objects keeps no more than this in memory (about 40 MB).
-    static let limit = 1 << 20
+    /// of objects keeps no more than this in memory (about 40 MB). Tests lower it with
+    /// `OBJDB_DEFERRED_KEY_LIMIT` (internal checks only).
+    static let limit: Int = {
+        #if OBJDB_INTERNAL_CHECKS
+        if let text = ProcessInfo.processInfo.environment["OBJDB_DEFERRED_KEY_LIMIT"], let value = Int(text), value > 0 { return value }
+        #endif
+        return 1 << 20
+    }()
 
     /// Nothing waiting, for the write transaction `handle` of `environment`.
     init(_ handle: OpaquePointer, environment: Environment) {

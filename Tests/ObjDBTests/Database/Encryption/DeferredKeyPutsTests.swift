@@ -214,6 +214,33 @@ final class SealedKeyTag: Object {
         #expect(report.problems.isEmpty, "\(report)")
     }
 
+    /// A transaction that adds more entries than a table may keep waiting writes them as it
+    /// goes, and keeps refusing taken keys, written or waiting (the limit lowered to 100).
+    @Test func entriesPastTheLimitAreWrittenAsTheTransactionGoes() async {
+        await #expect(processExitsWith: .success) {
+            setenv("OBJDB_DEFERRED_KEY_LIMIT", "100", 1)
+            guard DeferredKeyPuts.limit == 100 else { exit(10) }
+            let directory = TemporaryDirectory()
+            let db = try DeferredKeyPutsTests.open(directory)
+            try db.write {
+                for id in 1...1_050 { try db.add(DeferredKeyPutsTests.item(id)) }
+                // 50 was written at a limit; 1,020 waits.
+                for id in [50, 1_020] {
+                    do {
+                        try db.add(DeferredKeyPutsTests.item(id, "again"))
+                        exit(11)
+                    } catch let error as ObjDBError where error.code == .primaryKeyExists {}
+                }
+            }
+            guard db.objects(SealedKeyItem.self).count == 1_050 else { exit(12) }
+            for id in stride(from: 1, through: 1_050, by: 49) {
+                guard db.object(ofType: SealedKeyItem.self, forPrimaryKey: id)?.code == "code-\(id)" else { exit(13) }
+            }
+            guard try db.objects(SealedKeyItem.self).filter("code == 'code-777'").first?.id == 777 else { exit(14) }
+            guard try db.verify().problems.isEmpty else { exit(15) }
+        }
+    }
+
     @Test func aRolledBackTransactionLeavesNoEntry() throws {
         let directory = TemporaryDirectory()
         let db = try Self.open(directory)
