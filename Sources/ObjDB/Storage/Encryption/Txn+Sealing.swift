@@ -14,10 +14,11 @@ extension Txn {
     }
 
     /// Writes the entries of `table` that wait in ``DeferredKeyPuts``, before anything else uses
-    /// the table. Inlined: every read and write of a table in a write transaction asks.
+    /// the table. Inlined: every read and write of a table in a write transaction asks; only
+    /// keyed tables ever hold waiting entries, so a row's read looks no further than its seal.
     @inline(__always)
     func settleKeys(_ table: Table) throws {
-        guard let deferredKeys, deferredKeys.holds(table.dbi) else { return }
+        guard table.seal == .keys, let deferredKeys, deferredKeys.holds(table.dbi) else { return }
         try deferredKeys.flush(table.dbi)
     }
 
