@@ -5,12 +5,17 @@ enum FileMeta {
     /// The newest file-format version this build reads and writes. Version 2 added links,
     /// collections, embedded objects and backlink tables; version 3 added row checksums and the
     /// meta checksum; version 4 added full-text indexes; version 5 added links and nested
-    /// collections in mixed values, with their mixed-links tables. Older files are read as they are and
+    /// collections in mixed values, with their mixed-links tables; version 6 added the row buckets of
+    /// encrypted files (``bucketsFormat``). Older files are read as they are and
     /// upgraded to ``checksummedFormat`` by their first write transaction (their old rows keep
     /// no checksum until they are rewritten); a schema raises the format further only when it
     /// needs it (``requiredFormat(for:)``), so files without full-text indexes stay readable by
     /// builds that read version 3.
-    static let currentFormat: UInt32 = 5
+    static let currentFormat: UInt32 = 6
+    /// The format of an encrypted file whose short values may lie in row buckets (`RowBucket`):
+    /// every encrypted file this build creates. Encrypted files of an older format keep each
+    /// value sealed on its own.
+    static let bucketsFormat: UInt32 = 6
     /// The format every file this build writes has at least: row checksums.
     static let checksummedFormat: UInt32 = 3
     /// Bytes stored under `magic`; a file without them is not an ObjDB file.
@@ -151,7 +156,9 @@ enum FileMeta {
             try put(txn, meta, Key.encryption, try KeyCheck.record(cipher: cipher, tag: meta.tag))
         }
         try put(txn, meta, Key.magic, magic)
-        try withUnsafeBytes(of: checksummedFormat.littleEndian) { try put(txn, meta, Key.format, Array($0)) }
+        let format = txn.environment.cipher == nil ? checksummedFormat : bucketsFormat
+        if txn.environment.cipher != nil { _ = try txn.openTable(named: TableName.buckets, flags: .plain) }
+        try withUnsafeBytes(of: format.littleEndian) { try put(txn, meta, Key.format, Array($0)) }
         try writeUInt64(txn, meta, Key.schemaVersion, schemaVersion)
         try writeSchema(txn, meta, StoredSchema(), stamp: 1)
     }

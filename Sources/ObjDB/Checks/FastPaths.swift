@@ -77,6 +77,11 @@ package struct FastPaths: OptionSet, Sendable {
     /// written sorted when their table is next used or at commit (``DeferredKeyPuts``), rather
     /// than each put at once at a random place of the table.
     static let deferredKeyPuts = FastPaths(rawValue: 1 << 16)
+    /// An encrypted file's short values of tables keyed by integers (rows, the change log, the
+    /// outbox) are sealed sixteen consecutive keys to an AES-GCM message (``RowBucket``,
+    /// ``BucketWrites``) rather than each on its own. Both are valid in one file; the switch
+    /// decides how values are written, never how they are read.
+    static let rowBuckets = FastPaths(rawValue: 1 << 17)
 
     /// Every fast path, with the name `OBJDB_DISABLE_FAST_PATHS` knows it by.
     static let named: [(name: String, path: FastPaths)] = [
@@ -88,6 +93,7 @@ package struct FastPaths: OptionSet, Sendable {
         ("typedDownloads", .typedDownloads),
         ("directCipher", .directCipher), ("incrementalSections", .incrementalSections), ("fanoutLookups", .fanoutLookups),
         ("insertColumns", .insertColumns), ("deferredKeyPuts", .deferredKeyPuts),
+        ("rowBuckets", .rowBuckets),
     ]
 
     /// Every fast path.

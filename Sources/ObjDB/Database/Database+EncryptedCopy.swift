@@ -80,6 +80,13 @@ enum ReKeyedCopy {
         options.deleteOnClose = false
         options.cipher = cipher
         let target = try EnvironmentRegistry.shared.acquire(path: path, options: options)
+        if cipher != nil {
+            // The row buckets first, in a transaction of their own: the copy's transaction keeps
+            // buckets only in a file that had the table when it began.
+            let setup = try WriteTransaction(target.environment)
+            _ = try setup.openTable(named: TableName.buckets, flags: .plain)
+            try setup.commit()
+        }
         let write = try WriteTransaction(target.environment)
         let from = read.txn
         let to = write.txn
@@ -112,6 +119,10 @@ enum ReKeyedCopy {
         if let cipher {
             try FileMeta.put(to, targetMeta, FileMeta.Key.encryption, try KeyCheck.record(cipher: cipher, tag: targetMeta.tag))
         }
+        // Buckets are for encrypted files: the copy's format says whether it may hold them.
+        let format = cipher == nil
+            ? max(FileMeta.checksummedFormat, FileMeta.requiredFormat(for: schema)) : FileMeta.bucketsFormat
+        try withUnsafeBytes(of: format.littleEndian) { try FileMeta.put(to, targetMeta, FileMeta.Key.format, Array($0)) }
         try FileMeta.seal(to, targetMeta)
         try write.commit()
         withExtendedLifetime(read) {}

@@ -44,7 +44,7 @@ extension Database {
 
 extension Database {
     /// LMDB's figures for the file and every table of the version this instance reads: the
-    /// `meta` table, the change log, and each class's objects, primary keys, indexes, backlinks,
+    /// `meta` table, the change log, an encrypted file's row buckets, and each class's objects, primary keys, indexes, backlinks,
     /// full-text indexes and mixed-links tables, named by what they hold.
     ///
     /// - Complexity: O(t + f): one `mdb_stat` per table, and the free-page list.
@@ -62,6 +62,10 @@ extension Database {
         var tables = [try environment.statistics(of: metaTable.dbi, named: "meta", txn: txn.handle)]
         if let changes {
             tables.append(try environment.statistics(of: changes.dbi, named: "changes", txn: txn.handle))
+        }
+        // An encrypted file's short rows and log entries lie here (Docs/FileFormat.md, "Row buckets").
+        if let buckets = environment.rowBuckets {
+            tables.append(try environment.statistics(of: buckets.dbi, named: "row buckets", txn: txn.handle))
         }
         for info in catalog.byName.values.sorted(by: { $0.name < $1.name }) {
             let name = info.name

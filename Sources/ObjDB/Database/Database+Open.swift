@@ -34,6 +34,9 @@ struct OpenedFile {
         if configuration.verifiesFileOnOpen && !env.hasBeenVerified {
             try verifyBeforeReading(lease, path: path)
         }
+        // The row buckets of an encrypted file, opened before any snapshot that may read them
+        // begins (LMDB refuses a handle opened after the transaction began).
+        if env.cipher != nil { _ = try env.existingTable(named: TableName.buckets, flags: .plain) }
 
         // Inspect without writing.
         var header: FileMeta.Header?

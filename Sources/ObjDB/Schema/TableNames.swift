@@ -10,6 +10,9 @@ enum TableName {
     static let outbox = "outbox"
     /// The sync state of a synced file: client id, sequence counter, checkpoint (see `SyncTables`).
     static let sync = "sync"
+    /// The row buckets of an encrypted file (format 6): the table's tag and a bucket number →
+    /// sixteen consecutive keys' short values, sealed together (see `RowBucket`).
+    static let buckets = RowBucket.tableName
     /// Objects of one class: object key → row.
     static func objects(_ classID: UInt32) -> String { "c\(classID)" }
     /// Primary keys of one class: encoded primary key → object key.

@@ -61,6 +61,14 @@ enum FileVerifier {
             return walk.report
         }
 
+        if let bucketsTree = remaining.removeValue(forKey: TableName.buckets) {
+            if walk.cipher == nil {
+                walk.report.add(VerificationProblem(.table, "The file is not encrypted but has a buckets table", table: TableName.buckets))
+                walk.walk(bucketsTree) { _, _ in }
+            } else {
+                walk.readBuckets(bucketsTree)
+            }
+        }
         var schema: StoredSchema?
         var counters: [UInt32: UInt64] = [:]
         if let changesTree = remaining.removeValue(forKey: TableName.changes) {
@@ -136,6 +144,8 @@ enum FileVerifier {
             }
             walk.walk(table) { _, _ in }  // its pages still count
         }
+        let tagged = Dictionary(tables.map { (StoreCipher.tag(ofTable: $0.name), $0.name) }, uniquingKeysWith: { first, _ in first })
+        walk.reportUnreferencedBuckets { tagged[$0] }
         walk.finishAccounting()
         return walk.report
     }

@@ -126,6 +126,19 @@ struct FastPathChecksTests {
         #expect(message.contains("Internal check failed: deferredKeyPuts: an entry written is not in its table"), "\(message)")
     }
 
+    @Test func aWrongRowBucketIsCaughtByTheInternalCheck() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            setenv("OBJDB_BREAK_FAST_PATHS", "rowBuckets", 1)
+            let directory = TemporaryDirectory()
+            var config = directory.configuration([Person.self])
+            config.encryptionKey = Data(repeating: 7, count: 64)
+            let db = try Database(configuration: config)
+            try db.write { for id in 1...10 { try db.add(person(id, "P\(id)")) } }
+        }
+        let message = result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
+        #expect(message.contains("Internal check failed: rowBuckets: a sealed bucket does not open to the values written"), "\(message)")
+    }
+
     /// With every fast path switched off, every query gives what it gives with them on, and
     /// the internal checks (which compare the plan's answer with the reference interpreter)
     /// pass too.
@@ -169,7 +182,8 @@ struct FastPathChecksTests {
         #expect(FastPaths(names: "fanoutLookups") == .fanoutLookups)
         #expect(FastPaths(names: "insertColumns") == .insertColumns)
         #expect(FastPaths(names: "deferredKeyPuts") == .deferredKeyPuts)
-        #expect(FastPaths.named.count == 17)
+        #expect(FastPaths(names: "rowBuckets") == .rowBuckets)
+        #expect(FastPaths.named.count == 18)
     }
 
     /// The checks run in this test process, and an application turns them off (or on) with

@@ -28,8 +28,10 @@ struct CursorRowWalkTests {
     /// A file of notes whose rows range from empty to several pages long (stored on overflow
     /// pages), with gaps in the keys: 4,000 added, then every seventh from the fourth on and a
     /// stretch of 400 deleted (``noteTexts()``).
-    private func makeNotes(name: String = "test.objdb") throws -> Database {
-        let db = try directory.open([Note.self], name: name)
+    private func makeNotes(name: String = "test.objdb", encryptionKey: Data? = nil) throws -> Database {
+        var config = directory.configuration([Note.self], name: name)
+        config.encryptionKey = encryptionKey
+        let db = try Database(configuration: config)
         var rng = SeededRandom(seed: 0x9A6E)
         try db.write {
             for i in 0..<4_000 {
@@ -141,6 +143,35 @@ struct CursorRowWalkTests {
             let limit = rng.below(3) == 0 ? Int.max : 1 + rng.below(200)
             let wanted = Array(expected.filter { $0.key >= start && $0.key <= last }.prefix(limit))
             #expect(try walkedRows(txn, table, from: start, through: last, limit: limit) == wanted)
+        }
+    }
+
+    /// In an encrypted file a walk reads leaf pages in place too, taking short rows from their row
+    /// bucket and opening long ones, and hands out exactly what cursor steps read.
+    @Test func walkingPagesOfAnEncryptedFileReadsWhatCursorStepsRead() throws {
+        let db = try makeNotes(name: "sealed.objdb", encryptionKey: Data((0..<64).map { UInt8($0 ^ 0x5A) }))
+        let info = try #require(try db.classInfo(for: Note.self))
+        let txn = try db.requireReadableTxn()
+        let table = info.tables.objects
+        let expected = try steppedRows(txn, table)
+        #expect(expected.count == 3_086)
+        #expect(expected.contains { $0.bytes.count > RowBucket.largestValue })   // sealed on their own
+        #expect(try walkedRows(txn, table) == expected)
+        let cursor = try Cursor(txn, table, tracksFailures: true)
+        var walk = RowWalk(from: try cursor.first(), pageSize: cursor.leafPageSize)
+        var rows = 0
+        while cursor.next(in: &walk) != nil { rows += 1 }
+        #expect(rows == expected.count)
+        #expect(walk.readsPages)
+        #expect(walk.pagesRead > 5)
+        #expect(cursor.failure != nil && cursor.failure?.error == nil)
+        var rng = SeededRandom(seed: 0x51AD)
+        let top = expected[expected.count - 1].key
+        for _ in 0..<100 {
+            let start = UInt64(rng.below(Int(top) + 3))
+            let last = rng.below(4) == 0 ? UInt64.max : start + UInt64(rng.below(800))
+            let wanted = expected.filter { $0.key >= start && $0.key <= last }
+            #expect(try walkedRows(txn, table, from: start, through: last) == wanted)
         }
     }
 

@@ -148,8 +148,8 @@ public final class CipherFloor {
     }
 
     /// Opens the rows sealed with AES-GCM `rowsPerMessage` consecutive rows to a message (one of
-    /// ``groupSizes``), each message in one call: not the file format (which seals each value on
-    /// its own) but the floor of one that sealed rows together. Returns the number of rows in the
+    /// ``groupSizes``), each message in one call: the floor of the row buckets (``RowBucket``,
+    /// 16 rows to a message) without their slot directory. Returns the number of rows in the
     /// messages that opened.
     public func openGrouped(rowsPerMessage: Int) -> Int {
         guard let context = contexts[.aes256GCM], let grouped = groups[rowsPerMessage] else { return 0 }

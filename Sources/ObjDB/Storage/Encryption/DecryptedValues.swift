@@ -15,7 +15,7 @@ final class DecryptedValues: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var chunks: [UnsafeMutableRawBufferPointer] = []
     private var used = 0
-    private static let chunkSize = 64 << 10
+    private static let chunkSize = ChunkPool.chunkSize
     /// Whether values are found again by table and key (read snapshots).
     let remembers: Bool
     /// The values opened so far under 8-byte keys (object keys, transaction ids, sequences).
@@ -90,6 +90,13 @@ final class DecryptedValues: @unchecked Sendable {
         locked { allocateLocked(count) }
     }
 
+    /// `bytes` copied into memory that lives as long as this object.
+    func copy(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        let target = allocate(bytes.count)
+        if let base = bytes.baseAddress, let out = target.baseAddress, bytes.count > 0 { out.copyMemory(from: base, byteCount: bytes.count) }
+        return UnsafeRawBufferPointer(target)
+    }
+
     /// The value under 8-byte `key` of table `table`: the one opened before if this snapshot
     /// remembers it, else `count` new bytes that `open` fills (returning `false` if the value
     /// does not authenticate, and then `nil` here), remembered. One lock for the whole step: a
@@ -116,7 +123,7 @@ final class DecryptedValues: @unchecked Sendable {
                 return UnsafeMutableRawBufferPointer(rebasing: last[start..<(start + count)])
             }
             let size = max(Self.chunkSize, aligned)
-            let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+            let chunk = size == Self.chunkSize ? ChunkPool.take() : UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
             if size == aligned && !chunks.isEmpty {
                 // A large value gets a chunk of its own, kept before the one being filled.
                 chunks.insert(chunk, at: chunks.count - 1)
@@ -129,7 +136,12 @@ final class DecryptedValues: @unchecked Sendable {
     }
 
     deinit {
-        for chunk in chunks { chunk.deallocate() }
+        var pooled: [UnsafeMutableRawPointer] = []
+        for chunk in chunks {
+            guard let base = chunk.baseAddress else { continue }
+            if chunk.count == Self.chunkSize { pooled.append(base) } else { chunk.deallocate() }
+        }
+        ChunkPool.give(pooled)
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
     }

@@ -34,10 +34,37 @@ extension Txn {
         if table.seal == .keys {
             return try cipher.withIndexKey(key, tag: table.tag) { try rawGet(table, key: $0) }
         }
+        if table.seal == .values, key.count == 8, let decrypted,
+            let inBucket = try valueFromBucket(table, key: key.loadUnaligned(as: UInt64.self), arena: decrypted)
+        {
+            return inBucket
+        }
         guard let stored = try rawGet(table, key: key) else { return nil }
         guard table.seal.sealsValue(under: key) else { return stored }
         guard let decrypted else { objdbFatal("a transaction of an encrypted file without its decrypted values") }
+        if stored.count == 0, table.seal == .values, key.count == 8 {
+            return try Sealing.inBucket(self, table: table, key: key.loadUnaligned(as: UInt64.self), cipher: cipher, arena: decrypted, writes: bucketWrites)
+        }
         return try Sealing.open(stored, table: table, key: key, cipher: cipher, into: decrypted, path: environment.path)
+    }
+
+    /// The value under `key` of `table` (a ``TableSeal/values`` table) read from its row bucket
+    /// without looking at its entry first; `nil` when its bucket does not hold it (a value sealed
+    /// on its own, no value, or a file without buckets), and the entry then says which.
+    ///
+    /// A slot holds a value exactly when the key's entry holds the marker: every write keeps the
+    /// two together in one transaction. So a lookup pays one search of a B-tree (the bucket's),
+    /// as a lookup of a value sealed on its own does, and a bucket opened before is not searched
+    /// for at all.
+    @inline(__always)
+    private func valueFromBucket(_ table: Table, key: UInt64, arena: DecryptedValues) throws -> UnsafeRawBufferPointer? {
+        if let bucketWrites {
+            useOf(table)
+            return try bucketWrites.value(table, key: key)
+        }
+        guard isReadOnly, let rowBuckets else { return nil }
+        let plain = try BucketReads.bucket(self, table: table, bucket: RowBucket.bucket(of: key), buckets: rowBuckets, cipher: cipher, arena: arena)
+        return plain.flatMap { RowBucket.value(in: $0, slot: RowBucket.slot(of: key)) }
     }
 
     /// ``put(_:key:value:flags:)`` of a table with a seal.
@@ -53,6 +80,18 @@ extension Txn {
             }
         }
         guard table.seal.sealsValue(under: key) else { return try rawPut(table, key: key, value: value, flags: flags) }
+        if table.seal == .values, key.count == 8, let bucketWrites {
+            let objectKey = key.loadUnaligned(as: UInt64.self)
+            guard bucketWrites.takesValues, RowBucket.holds(value.count), let decrypted else {
+                let sealed = try cipher.sealed(value, tag: table.tag, key: key)
+                guard try sealed.withUnsafeBytes({ try rawPut(table, key: key, value: $0, flags: flags) }) else { return false }
+                bucketWrites.removed(table, key: objectKey)
+                return true
+            }
+            guard try rawPut(table, key: key, value: RowBucket.marker, flags: flags) else { return false }
+            bucketWrites.written(table, key: objectKey, decrypted.copy(value))
+            return true
+        }
         let sealed = try cipher.sealed(value, tag: table.tag, key: key)
         return try sealed.withUnsafeBytes { try rawPut(table, key: key, value: $0, flags: flags) }
     }
@@ -60,6 +99,22 @@ extension Txn {
 
 /// Opening sealed values, for ``Txn`` and ``Cursor``.
 enum Sealing {
+    /// The value under `key` of `table` (a ``TableSeal/values`` table), whose entry holds
+    /// ``RowBucket/marker``: from `writes` in a write transaction that keeps buckets, else from
+    /// the stored bucket. ``ObjDBError/Code/corruptFile`` when the bucket does not hold it.
+    @inline(never)
+    static func inBucket(
+        _ txn: Txn, table: Table, key: UInt64, cipher: StoreCipher, arena: DecryptedValues, writes: BucketWrites?
+    ) throws -> UnsafeRawBufferPointer {
+        guard let writes else {
+            let plain = try BucketReads.bucket(
+                txn, table: table, bucket: RowBucket.bucket(of: key), buckets: txn.rowBuckets ?? txn.environment.rowBuckets, cipher: cipher, arena: arena)
+            return try BucketReads.value(in: plain, key: key, path: txn.environment.path)
+        }
+        guard let value = try writes.value(table, key: key) else { throw BucketReads.missing(key, path: txn.environment.path) }
+        return value
+    }
+
     /// `stored` opened into `arena`; a value that does not authenticate is damage
     /// (``ObjDBError/Code/corruptFile``), never read as another value.
     @inline(__always)
@@ -99,6 +154,7 @@ enum RowStore {
     @inline(__always)
     static func store(
         key: UInt64, count: Int, table: Table, cipher: Unmanaged<StoreCipher>?, decrypted: Unmanaged<DecryptedValues>?,
+        buckets: Unmanaged<BucketWrites>?,
         _ fill: (UnsafeMutableRawBufferPointer) -> Void, reserve: (Int) throws -> UnsafeMutableRawBufferPointer?
     ) throws -> UnsafeMutableRawBufferPointer? {
         guard table.seal == .values else {
@@ -113,11 +169,17 @@ enum RowStore {
         let plain = decrypted._withUnsafeGuaranteedRef { $0.allocate(count) }
         fill(plain)
         RowChecksum.seal(plain, key: key)
+        if let buckets, RowBucket.holds(count), buckets._withUnsafeGuaranteedRef({ $0.takesValues }) {
+            guard try reserve(0) != nil else { return nil }
+            buckets._withUnsafeGuaranteedRef { $0.written(table, key: key, UnsafeRawBufferPointer(plain)) }
+            return plain
+        }
         guard let space = try reserve(StoreCipher.sealedSize(count)) else { return nil }
-        var key = key
-        try withUnsafeBytes(of: &key) { key in
+        var objectKey = key
+        try withUnsafeBytes(of: &objectKey) { key in
             try cipher._withUnsafeGuaranteedRef { try $0.seal(UnsafeRawBufferPointer(plain), tag: table.tag, key: key, into: space) }
         }
+        buckets?._withUnsafeGuaranteedRef { $0.removed(table, key: key) }
         return plain
     }
 
@@ -129,6 +191,7 @@ enum RowStore {
     ) throws -> UnsafeMutableRawBufferPointer? {
         try store(
             key: key, count: count, table: table, cipher: txn.environment.cipher.map { Unmanaged.passUnretained($0) },
-            decrypted: txn.decrypted.map { Unmanaged.passUnretained($0) }, fill, reserve: reserve)
+            decrypted: txn.decrypted.map { Unmanaged.passUnretained($0) }, buckets: txn.bucketWrites.map { Unmanaged.passUnretained($0) },
+            fill, reserve: reserve)
     }
 }

@@ -130,6 +130,13 @@ final class Environment: @unchecked Sendable {
     /// without `tableLock`, which a writer holds for its whole transaction.
     private var publishedHandles: [MDB_dbi] = []
     private let handleLock = NSLock()
+    /// The `buckets` table of an encrypted file (``RowBucket``), under ``handleLock``; `nil` until
+    /// it is opened, and in other files.
+    private var bucketsTable: Table?
+
+    /// The `buckets` table of an encrypted file that keeps row buckets (``RowBucket``), once
+    /// published; `nil` in other files.
+    var rowBuckets: Table? { handleLock.withLock { bucketsTable } }
 
     /// Whether a full verification of the file passed since this process opened it.
     var hasBeenVerified: Bool {
@@ -201,7 +208,7 @@ final class Environment: @unchecked Sendable {
             pageSize = try Self.checkStructure(env, path: path)
             // Leaf pages hold sealed values in an encrypted file: rows are read through the
             // cursor, which opens them (Docs/Encryption.md).
-            readsLeafPages = LeafPage.isSupported(pageSize: pageSize) && options.cipher == nil
+            readsLeafPages = LeafPage.isSupported(pageSize: pageSize)
             reserve = map.reserve > 0
                 ? SpaceReserve(limitPages: map.limit / pageSize, reservePages: map.reserve / pageSize, pageSize: pageSize)
                 : nil
@@ -577,7 +584,10 @@ final class Environment: @unchecked Sendable {
             try lmdbCheck(commit, "mdb_txn_commit (open table \(name))", path: path)
             let table = sealedTable(dbi, named: name, flags: flags)
             tables[name] = table
-            handleLock.withLock { publishedHandles.append(table.dbi) }
+            handleLock.withLock {
+                publishedHandles.append(table.dbi)
+                if name == RowBucket.tableName && cipher != nil { bucketsTable = table }
+            }
             return table
         }
     }
@@ -585,6 +595,8 @@ final class Environment: @unchecked Sendable {
     /// The table `dbi`, named `name`, with what this file encrypts in it.
     private func sealedTable(_ dbi: MDB_dbi, named name: String, flags: TableFlags) -> Table {
         guard cipher != nil else { return Table(dbi: dbi, flags: flags) }
+        // The buckets seal their values themselves (``BucketWrites``), under keys of their own.
+        if name == RowBucket.tableName { return Table(dbi: dbi, flags: flags, seal: .none, tag: StoreCipher.tag(ofTable: name)) }
         return Table(dbi: dbi, flags: flags, seal: TableSeal(flags: flags, encrypted: true), tag: StoreCipher.tag(ofTable: name))
     }
 
@@ -630,7 +642,11 @@ final class Environment: @unchecked Sendable {
         if committed {
             tables.merge(writerTables) { old, _ in old }
             let handles = tables.values.map(\.dbi)
-            handleLock.withLock { publishedHandles = handles }
+            let buckets = cipher == nil ? nil : tables[RowBucket.tableName]
+            handleLock.withLock {
+                publishedHandles = handles
+                if let buckets { bucketsTable = buckets }
+            }
         }
         writerTables = [:]
         stateLock.withLock { tableLockOwner = nil }

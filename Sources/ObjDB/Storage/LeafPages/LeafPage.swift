@@ -51,11 +51,13 @@ struct LeafPage {
     }
 
     /// The page of `entry`, an entry a cursor just returned in a read-only transaction; `nil`
-    /// when the page is not one this type can read (see the type's notes).
+    /// when the page is not one this type can read (see the type's notes). `open` gives the value
+    /// the cursor returns for a value stored on the page (in an encrypted file, the value
+    /// opened: ``Cursor/pageValue(_:_:)``).
     ///
     /// - Complexity: O(1) when the entry is the page's first, O(n) in the page's nodes otherwise.
     @inline(__always)
-    init?(holding entry: CursorEntry, pageSize: Int) {
+    init?(holding entry: CursorEntry, pageSize: Int, opening open: (UInt64, UnsafeRawBufferPointer) -> UnsafeRawBufferPointer = { $1 }) {
         guard entry.key.count == 8, let key = entry.key.baseAddress else { return nil }
         let node = key - PageFormat.nodeHeaderSize
         guard let base = PageFormat.pageStart(holding: node, pageSize: pageSize) else { return nil }
@@ -83,7 +85,8 @@ struct LeafPage {
         // The node must read as the entry exactly: in bounds, an 8-byte key, and either the value
         // in place (at the address and of the size the cursor gave) or on overflow pages.
         switch self.node(at: index) {
-        case .row(_, let value)?:
+        case .row(let key, let stored)?:
+            let value = open(key, stored)
             guard value.baseAddress == entry.value.baseAddress, value.count == entry.value.count else { return nil }
         case .big?:
             break

@@ -2,7 +2,8 @@
 /// time (``Cursor/forEachRow(from:through:_:)``).
 ///
 /// In a read-only transaction it reads each leaf page in place (``LeafPage``): the next row of
-/// the page is a few loads, and the cursor is used only to move to the next page (to the page's
+/// the page is a few loads (in an encrypted file, a value opened or taken from the row bucket the
+/// cursor opened last: ``Cursor/pageValue(_:_:)``), and the cursor is used only to move to the next page (to the page's
 /// last key, which LMDB finds on the cursor's own page without a search from the root, then one
 /// step on) and to read rows stored on overflow pages. Otherwise, and from the first page that
 /// cannot be read in place on, every row is one cursor step.
@@ -41,7 +42,7 @@ struct RowWalk {
         if let page, index < page.count, case .row(let key, let value)? = readableNode(page, at: index, cursor) {
             index += 1
             lastKey = key
-            return (key, value)
+            return (key, cursor.pageValue(key, value))
         }
         return advance(cursor)
     }
@@ -60,7 +61,7 @@ struct RowWalk {
         while position < page.count, case .row(let key, let value)? = readableNode(page, at: position, cursor) {
             position += 1
             last = key
-            guard body(key, value) else {
+            guard body(key, cursor.pageValue(key, value)) else {
                 going = false
                 break
             }
@@ -88,7 +89,7 @@ struct RowWalk {
             }
             position &+= 1
             lastKey = key
-            guard sink.take(key, cursor.row(key, value)) else {
+            guard sink.take(key, cursor.row(key, cursor.pageValue(key, value))) else {
                 going = false
                 break
             }
@@ -137,7 +138,9 @@ struct RowWalk {
         }
         guard let current = entry else { return nil }
         let key = current.objectKey
-        if pageSize != 0, let page = LeafPage(holding: current, pageSize: pageSize), page.mapStart == mapStart ?? page.mapStart {
+        if pageSize != 0, let page = LeafPage(holding: current, pageSize: pageSize, opening: { cursor.pageValue($0, $1) }),
+            page.mapStart == mapStart ?? page.mapStart
+        {
             #if OBJDB_INTERNAL_CHECKS
             if internalChecksEnabled { Self.checkAgainstCursor(page, cursor, standingAt: key) }
             #endif
@@ -163,7 +166,8 @@ extension RowWalk {
     /// bytes in the map). The cursor is put back on `key` afterwards.
     static func checkAgainstCursor(_ page: LeafPage, _ cursor: borrowing Cursor, standingAt key: UInt64) {
         for index in (page.index + 1)..<max(page.index + 1, page.count) {
-            guard case .row(let rowKey, let value)? = page.node(at: index) else { continue }
+            guard case .row(let rowKey, let stored)? = page.node(at: index) else { continue }
+            let value = cursor.pageValue(rowKey, stored)
             // try?: a cursor error here is a disagreement, reported by the check below.
             let entry = try? cursor.seek(exactly: rowKey)
             internalCheck(

@@ -37,6 +37,9 @@ final class FileWalk {
     /// The cipher of an encrypted file, for the checks of what its tables hold
     /// (``walkOpened(_:visit:failed:)``); `nil` for a plain file, or when no key was given.
     var cipher: StoreCipher?
+    /// The row buckets of an encrypted file (``readBuckets(_:)``), for
+    /// ``walkOpened(_:visit:failed:)``.
+    var buckets: StoredBuckets?
 
     /// The most levels a tree may have (LMDB's cursor stack).
     static let maximumDepth = 32

@@ -13,6 +13,19 @@ struct CursorEntry {
     var valueObjectKey: UInt64 { value.loadUnaligned(as: UInt64.self) }
 }
 
+/// What a cursor of a read snapshot of an encrypted file keeps about row buckets
+/// (``Cursor/pageValue(_:_:)``).
+struct BucketCursor {
+    /// The snapshot's transaction.
+    let txn: OpaquePointer
+    /// The `buckets` table; `nil` in a file without one.
+    let buckets: Table?
+    /// The bucket read last (`.max`: none yet).
+    var bucket: UInt64 = .max
+    /// Its plaintext; `nil` when none is stored.
+    var plain: UnsafeRawBufferPointer?
+}
+
 /// An LMDB cursor over one table. Closed when dropped.
 ///
 /// In a write transaction a cursor must be dropped before the transaction ends (LMDB frees
@@ -43,6 +56,14 @@ struct Cursor: ~Copyable {
     /// that wait to be written (``DeferredKeyPuts``), written before the cursor reads or writes
     /// anything else. `nil` for every other cursor.
     private let deferredKeys: Unmanaged<DeferredKeyPuts>?
+    /// In a write transaction of an encrypted file that keeps row buckets, for a table of values:
+    /// the buckets the transaction changed (``BucketWrites``). `nil` for every other cursor.
+    private let bucketWrites: Unmanaged<BucketWrites>?
+    /// In a read snapshot of an encrypted file, for a table of values: where its row buckets are
+    /// read from, and the one read last (``RowBucket``), so that a walk finds the next fifteen
+    /// rows without a lookup. `nil` for every other cursor (one word: a walk of an unencrypted
+    /// file only tests it).
+    private let readBuckets: UnsafeMutablePointer<BucketCursor>?
     #if OBJDB_INTERNAL_CHECKS
     /// Tests only: see ``Environment/refusedLeafKeyForTesting``.
     let refusedLeafKey: UInt64?
@@ -74,13 +95,24 @@ struct Cursor: ~Copyable {
         cipher = txn.environment.cipher.map { Unmanaged.passUnretained($0) }
         decrypted = txn.decrypted.map { Unmanaged.passUnretained($0) }
         deferredKeys = table.seal == .keys ? txn.deferredKeys.map { Unmanaged.passUnretained($0) } : nil
+        bucketWrites = table.seal == .values ? txn.bucketWrites.map { Unmanaged.passUnretained($0) } : nil
+        if table.seal == .values && txn.isReadOnly {
+            let state = UnsafeMutablePointer<BucketCursor>.allocate(capacity: 1)
+            state.initialize(to: BucketCursor(txn: txn.handle, buckets: txn.rowBuckets ?? txn.environment.rowBuckets))
+            readBuckets = state
+        } else {
+            readBuckets = nil
+        }
         #if OBJDB_INTERNAL_CHECKS
         refusedLeafKey = txn.environment.refusedLeafKeyForTesting
         failsForTesting = txn.isReadOnly && txn.environment.failingReadsForTesting == table
         #endif
     }
 
-    deinit { mdb_cursor_close(handle) }
+    deinit {
+        mdb_cursor_close(handle)
+        readBuckets?.deallocate()
+    }
 
     /// Records `error`, met by a walk through the cursor, unless one was recorded before.
     func noteFailure(_ error: any Error) {
@@ -140,6 +172,9 @@ struct Cursor: ~Copyable {
         // The environment unretained in the path's autoclosure too (a retain and a release per row).
         let environment = Unmanaged.passUnretained(environment)
         do {
+            if value.mv_size == 0, table.seal == .values, key.mv_size == 8 {
+                return CursorEntry(key: key.bytes, value: try inBucket(key.bytes.loadUnaligned(as: UInt64.self), cipher: cipher, arena: decrypted))
+            }
             let plain = try cipher._withUnsafeGuaranteedRef { cipher in
                 try decrypted._withUnsafeGuaranteedRef { arena in
                     try Sealing.open(
@@ -153,6 +188,59 @@ struct Cursor: ~Copyable {
             // walk goes on with no bytes (a damaged row, an entry that does not decode).
             noteFailure(error)
             return CursorEntry(key: key.bytes, value: UnsafeRawBufferPointer(start: nil, count: 0))
+        }
+    }
+
+    /// The value a row walk hands out for the entry `key`–`stored` read in place from a leaf page
+    /// (``RowWalk``): `stored` itself, or in an encrypted file its value opened (from the row
+    /// bucket read last, in a few loads, when it lies there). A value that does not open is noted
+    /// in ``failure`` and comes as no bytes, which read as a damaged row.
+    @inline(__always)
+    func pageValue(_ key: UInt64, _ stored: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        guard let readBuckets else { return stored }
+        if stored.count == 0, readBuckets.pointee.bucket == RowBucket.bucket(of: key), let plain = readBuckets.pointee.plain,
+            let value = RowBucket.value(in: plain, slot: RowBucket.slot(of: key))
+        {
+            return value
+        }
+        return openedPageValue(key, stored)
+    }
+
+    /// ``pageValue(_:_:)`` past the bucket read last.
+    @inline(never)
+    private func openedPageValue(_ key: UInt64, _ stored: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        var objectKey = key
+        let entry = withUnsafeBytes(of: &objectKey) { keyBytes in
+            // try?: `opened` notes what does not open and hands out no bytes; it throws only
+            // where a lookup would (a missing cipher).
+            try? opened(MDB_val(bytes: keyBytes), MDB_val(bytes: stored))
+        }
+        return entry?.value ?? UnsafeRawBufferPointer(start: nil, count: 0)
+    }
+
+    /// The value under `key`, whose entry holds ``RowBucket/marker``, from its bucket.
+    private func inBucket(_ key: UInt64, cipher: Unmanaged<StoreCipher>, arena: Unmanaged<DecryptedValues>) throws -> UnsafeRawBufferPointer {
+        if let readBuckets {
+            let bucket = RowBucket.bucket(of: key)
+            if readBuckets.pointee.bucket != bucket {
+                let txn = Txn(readBuckets.pointee.txn, environment: environment, isReadOnly: true)
+                let buckets = readBuckets.pointee.buckets
+                let plain = try cipher._withUnsafeGuaranteedRef { cipher in
+                    try arena._withUnsafeGuaranteedRef { arena in
+                        try BucketReads.bucket(txn, table: table, bucket: bucket, buckets: buckets, cipher: cipher, arena: arena)
+                    }
+                }
+                readBuckets.pointee.bucket = bucket
+                readBuckets.pointee.plain = plain
+            }
+            return try BucketReads.value(in: readBuckets.pointee.plain, key: key, path: environment.path)
+        }
+        guard let txnHandle = mdb_cursor_txn(handle) else { throw ObjDBError(.storage, "A cursor without its transaction", path: environment.path) }
+        let txn = Txn(txnHandle, environment: environment, isReadOnly: checksValues)
+        return try cipher._withUnsafeGuaranteedRef { cipher in
+            try arena._withUnsafeGuaranteedRef { arena in
+                try Sealing.inBucket(txn, table: table, key: key, cipher: cipher, arena: arena, writes: bucketWrites?.takeUnretainedValue())
+            }
         }
     }
 
@@ -264,10 +352,30 @@ struct Cursor: ~Copyable {
                         try $0.put(table, storedKey: key, objectKey: value.loadUnaligned(as: UInt64.self), noOverwrite: flags.contains(.noOverwrite))
                     }
                 }
+                if let bucketWrites, key.count == 8, table.seal == .values {
+                    return try putInBucket(key: key.loadUnaligned(as: UInt64.self), value: value, flags: flags, bucketWrites)
+                }
                 return try withStoredValue(key, value) { try rawPut(key: key, value: $0, flags: flags) }
             }
         }
         return try rawPut(key: key, value: value, flags: flags)
+    }
+
+    /// ``put(key:value:flags:mayWait:)`` of a value of a table of values, in a file that keeps
+    /// row buckets: into its bucket when short enough, else sealed on its own.
+    private func putInBucket(key: UInt64, value: UnsafeRawBufferPointer, flags: PutFlags, _ buckets: Unmanaged<BucketWrites>) throws -> Bool {
+        var objectKey = key
+        return try withUnsafeBytes(of: &objectKey) { keyBytes in
+            guard let decrypted, buckets._withUnsafeGuaranteedRef({ $0.takesValues }), RowBucket.holds(value.count) else {
+                guard try withStoredValue(keyBytes, value, { try rawPut(key: keyBytes, value: $0, flags: flags) }) else { return false }
+                buckets._withUnsafeGuaranteedRef { $0.removed(table, key: key) }
+                return true
+            }
+            guard try rawPut(key: keyBytes, value: RowBucket.marker, flags: flags) else { return false }
+            let copy = decrypted._withUnsafeGuaranteedRef { $0.copy(value) }
+            buckets._withUnsafeGuaranteedRef { $0.written(table, key: key, copy) }
+            return true
+        }
     }
 
     /// ``put(key:value:flags:)`` of the bytes LMDB is to store.
@@ -289,7 +397,7 @@ struct Cursor: ~Copyable {
     func storeRow(
         key: UInt64, count: Int, flags: PutFlags = [], _ fill: (UnsafeMutableRawBufferPointer) -> Void
     ) throws -> UnsafeMutableRawBufferPointer? {
-        try RowStore.store(key: key, count: count, table: table, cipher: cipher, decrypted: decrypted, fill) {
+        try RowStore.store(key: key, count: count, table: table, cipher: cipher, decrypted: decrypted, buckets: bucketWrites, fill) {
             try reserve(key: key, count: $0, flags: flags)
         }
     }
@@ -393,7 +501,9 @@ struct Cursor: ~Copyable {
     /// that followed it. Only in write transactions.
     func deleteCurrent() throws {
         try settleKeys()
+        let key = bucketWrites == nil ? nil : try currentObjectKey()
         try lmdbCheck(mdb_cursor_del(handle, 0), "mdb_cursor_del", path: environment.path)
+        if let key, let bucketWrites { bucketWrites._withUnsafeGuaranteedRef { $0.removed(table, key: key) } }
     }
 
     /// The number of duplicates of the current key (`mdb_cursor_count`), for multimaps. Inlined:
@@ -433,7 +543,9 @@ struct Cursor: ~Copyable {
         guard table.seal == .values, checksValues, let decrypted else { return }
         var stat = MDB_stat()
         guard mdb_stat(mdb_cursor_txn(handle), table.dbi, &stat) == MDB_SUCCESS else { return }
-        decrypted._withUnsafeGuaranteedRef { $0.reserve(min(stat.ms_entries, Self.reservedOpenedRows), table: table.dbi) }
+        // Rows in buckets take a slot per bucket, not per row.
+        let slots = readBuckets?.pointee.buckets == nil ? stat.ms_entries : stat.ms_entries / Int(RowBucket.keysPerBucket) + 16
+        decrypted._withUnsafeGuaranteedRef { $0.reserve(min(slots, Self.reservedOpenedRows), table: table.dbi) }
     }
 
     /// The most rows ``reserveOpenedRows()`` makes room for before a walk (8 MiB of slots).

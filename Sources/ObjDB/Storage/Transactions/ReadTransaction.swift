@@ -17,6 +17,8 @@ final class ReadTransaction: @unchecked Sendable {
     private let isExtra: Bool
     /// The values this snapshot of an encrypted file decrypted, kept while it lives.
     private let decrypted: DecryptedValues?
+    /// The `buckets` table of an encrypted file that keeps row buckets, read once.
+    private let rowBuckets: Table?
 
     /// Begins a snapshot of the newest version.
     convenience init(_ lease: EnvironmentLease) throws {
@@ -30,11 +32,12 @@ final class ReadTransaction: @unchecked Sendable {
         id = mdb_txn_id(handle)
         isExtra = extra
         decrypted = lease.environment.cipher == nil ? nil : DecryptedValues(remembers: true)
+        rowBuckets = lease.environment.cipher == nil ? nil : lease.environment.rowBuckets
         lease.environment.pinVersion(id)
     }
 
     /// A borrowed view for reading.
-    var txn: Txn { Txn(handle, environment: lease.environment, isReadOnly: true, decrypted: decrypted) }
+    var txn: Txn { Txn(handle, environment: lease.environment, isReadOnly: true, decrypted: decrypted, rowBuckets: rowBuckets) }
 
     /// Another read transaction of the same version, for use on another thread; `nil` if the
     /// file moved to a newer version since this one began (LMDB begins reads at the newest

@@ -17,16 +17,24 @@ struct Txn {
     /// The index entries an encrypted file's write transaction has not written yet
     /// (``DeferredKeyPuts``); its owner keeps it.
     unowned(unsafe) let deferredKeys: DeferredKeyPuts?
+    /// The row buckets an encrypted file's write transaction has changed (``BucketWrites``),
+    /// sealed at commit; its owner keeps it. `nil` in read transactions and other files.
+    unowned(unsafe) let bucketWrites: BucketWrites?
+    /// In a read snapshot of an encrypted file that keeps row buckets, their table (read once
+    /// per snapshot); `nil` elsewhere, where ``Environment/rowBuckets`` answers when a marker is met.
+    let rowBuckets: Table?
 
     init(
         _ handle: OpaquePointer, environment: Environment, isReadOnly: Bool, decrypted: DecryptedValues? = nil,
-        deferredKeys: DeferredKeyPuts? = nil
+        deferredKeys: DeferredKeyPuts? = nil, bucketWrites: BucketWrites? = nil, rowBuckets: Table? = nil
     ) {
+        self.rowBuckets = rowBuckets
         self.handle = handle
         self.environment = environment
         self.isReadOnly = isReadOnly
         self.decrypted = decrypted
         self.deferredKeys = deferredKeys
+        self.bucketWrites = bucketWrites
     }
 
     /// The LMDB transaction id.
@@ -208,7 +216,9 @@ struct Txn {
         if table.seal == .keys {
             return try storedKey(table, key).withUnsafeBytes { try rawDelete(table, key: $0, value: value) }
         }
-        return try rawDelete(table, key: key, value: value)
+        guard try rawDelete(table, key: key, value: value) else { return false }
+        if table.seal == .values, key.count == 8, let bucketWrites { bucketWrites.removed(table, key: key.loadUnaligned(as: UInt64.self)) }
+        return true
     }
 
     private func rawDelete(_ table: Table, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?) throws -> Bool {
@@ -238,6 +248,7 @@ struct Txn {
         useOf(table)
         deferredKeys?.discard(table.dbi)
         try lmdbCheck(mdb_drop(handle, table.dbi, 0), "mdb_drop", path: environment.path)
+        if table.seal == .values { try bucketWrites?.emptied(table) }
     }
 }
 

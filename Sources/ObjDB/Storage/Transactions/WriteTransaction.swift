@@ -20,6 +20,9 @@ struct WriteTransaction: ~Copyable {
     /// The index entries of an encrypted file not written yet (``DeferredKeyPuts``), written
     /// before the commit; released as ``decrypted`` is.
     private let deferredKeys: Unmanaged<DeferredKeyPuts>?
+    /// The row buckets of an encrypted file this transaction changed (``BucketWrites``), sealed
+    /// before the commit; released as ``decrypted`` is. `nil` in files without buckets.
+    private let bucketWrites: Unmanaged<BucketWrites>?
 
     /// Begins a write transaction, waiting for any other writer (in any process) to finish.
     /// `gateEntered`: the caller already took the process's ``WriterGate`` (which the
@@ -37,6 +40,12 @@ struct WriteTransaction: ~Copyable {
         self.handle = handle
         deferredKeys = environment.cipher != nil && FastPaths.enabled.contains(.deferredKeyPuts)
             ? Unmanaged.passRetained(DeferredKeyPuts(handle, environment: environment)) : nil
+        if let cipher = environment.cipher, let buckets = environment.rowBuckets, let decrypted {
+            bucketWrites = Unmanaged.passRetained(
+                BucketWrites(handle, environment: environment, buckets: buckets, cipher: cipher, arena: decrypted.takeUnretainedValue()))
+        } else {
+            bucketWrites = nil
+        }
         if let reserve = environment.reserve, reserve.isActive, let committed = environment.committedPageCount() {
             // LMDB starts the transaction's next page at the newest version's last page + 1;
             // we hold the writer lock, so that version is this transaction's.
@@ -51,7 +60,7 @@ struct WriteTransaction: ~Copyable {
     var txn: Txn {
         Txn(
             handle, environment: environment, isReadOnly: false, decrypted: decrypted?.takeUnretainedValue(),
-            deferredKeys: deferredKeys?.takeUnretainedValue())
+            deferredKeys: deferredKeys?.takeUnretainedValue(), bucketWrites: bucketWrites?.takeUnretainedValue())
     }
 
     /// Opens (creating if needed) a table in this transaction; the handle becomes visible to
@@ -74,6 +83,14 @@ struct WriteTransaction: ~Copyable {
     @discardableResult
     consuming func commit(mayUseReserve: Bool = false, pinning lease: EnvironmentLease? = nil) throws -> ReadTransaction? {
         let environment = self.environment
+        if let bucketWrites {
+            do {
+                try bucketWrites._withUnsafeGuaranteedRef { try $0.flushAll() }
+            } catch {
+                abort()
+                throw error
+            }
+        }
         if let deferredKeys {
             do {
                 try deferredKeys._withUnsafeGuaranteedRef { try $0.flushAll() }
@@ -98,6 +115,7 @@ struct WriteTransaction: ~Copyable {
         let rc = mdb_txn_commit(handle)
         decrypted?.release()
         deferredKeys?.release()
+        bucketWrites?.release()
         discard self
         // try?: without a reader slot the owner's next read begins the snapshot and says why not.
         let pinned = rc == MDB_SUCCESS ? lease.flatMap { try? ReadTransaction($0) } : nil
@@ -120,6 +138,7 @@ struct WriteTransaction: ~Copyable {
         mdb_txn_abort(handle)
         decrypted?.release()
         deferredKeys?.release()
+        bucketWrites?.release()
         let environment = self.environment
         discard self
         let pinned = lease.flatMap { try? ReadTransaction($0) }
@@ -131,6 +150,7 @@ struct WriteTransaction: ~Copyable {
         mdb_txn_abort(handle)
         decrypted?.release()
         deferredKeys?.release()
+        bucketWrites?.release()
         environment.writeTransactionEnded(committed: false)
     }
 }

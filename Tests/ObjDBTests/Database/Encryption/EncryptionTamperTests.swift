@@ -14,12 +14,23 @@ struct EncryptionTamperTests {
         var all: [ObjDBError] { lock.withLock { errors } }
     }
 
-    /// The stored (sealed) bytes of object `key` of `type`'s table, and where they lie in the file.
+    /// The sealed bytes that hold the value under `key` of `table`: the value's own, or its row
+    /// bucket's when the entry holds the bucket marker.
+    static func storedValue(_ txn: Txn, _ db: Database, _ table: Table, key: UInt64) throws -> [UInt8] {
+        var objectKey = key
+        let stored = try #require(try withUnsafeBytes(of: &objectKey) { try txn.rawGet(table, key: $0) }.map(Array.init))
+        guard stored.isEmpty else { return stored }
+        let buckets = try #require(db.environment.rowBuckets)
+        return try #require(
+            try RowBucket.withStoredKey(tag: table.tag, bucket: RowBucket.bucket(of: key)) { try txn.rawGet(buckets, key: $0) }.map(Array.init))
+    }
+
+    /// The stored (sealed) bytes of object `key` of `type`'s table (its bucket's, when it lies in
+    /// one), and where they lie in the file.
     private func storedRow(_ db: Database, _ type: Object.Type, key: UInt64, file: [UInt8]) throws -> Range<Int> {
         let info = try #require(try db.classInfo(for: type))
         let txn = try db.requireReadableTxn()
-        var objectKey = key
-        let sealed = try #require(try withUnsafeBytes(of: &objectKey) { try txn.rawGet(info.tables.objects, key: $0) }.map(Array.init))
+        let sealed = try EncryptionTamperTests.storedValue(txn, db, info.tables.objects, key: key)
         var found: [Int] = []
         var i = 0
         while i + sealed.count <= file.count {
@@ -100,11 +111,15 @@ struct EncryptionTamperTests {
         }
     }
 
-    /// A sealed row moved under another object key does not open there.
+    /// A sealed row moved under another object key does not open there. The rows are longer than
+    /// a row bucket keeps (``RowBucket/largestValue``), so each is sealed on its own.
     @Test func aRowCopiedUnderAnotherKeyDoesNotAuthenticate() throws {
         let url = directory.file("moved.objdb")
         let db = try Database(configuration: EncryptionFixture.configuration(url))
         try EncryptionFixture.fill(db, count: 2)
+        try db.write {
+            for patient in db.objects(ZebraPatient.self) { patient.pangolinScan = Data(repeating: 0x5C, count: RowBucket.largestValue + 1) }
+        }
         let info = try #require(try db.classInfo(for: ZebraPatient.self))
         let keys = db.objects(ZebraPatient.self).map(\._objdbKey)
         try db.write {
@@ -112,6 +127,7 @@ struct EncryptionTamperTests {
             var first = keys[0]
             var second = keys[1]
             let sealed = try #require(try withUnsafeBytes(of: &first) { try txn.rawGet(info.tables.objects, key: $0) }.map(Array.init))
+            try #require(sealed.count > RowBucket.largestValue, "the row is sealed on its own")
             _ = try withUnsafeBytes(of: &second) { k in try sealed.withUnsafeBytes { try txn.rawPut(info.tables.objects, key: k, value: $0) } }
         }
         let report = try db.verify()
