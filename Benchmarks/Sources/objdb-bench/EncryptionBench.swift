@@ -78,8 +78,8 @@ enum EncryptionBench {
         ("floor open objdb", "open as a read calls it (StoreCipher: associated data built)"),
         ("floor seal objdb", "seal as a write calls it (StoreCipher: nonce, associated data)"),
         ("floor index key", "index key as ObjDB makes it (HMAC-SHA256, prepared, 16 bytes kept)"),
-        ("floor open aes x8", "open, AES-256-GCM, 8 consecutive rows per message (not the format: its floor if it sealed rows together)"),
-        ("floor open aes x16", "open, AES-256-GCM, 16 consecutive rows per message (the same)"),
+        ("floor open aes x8", "open, AES-256-GCM, 8 consecutive rows per message"),
+        ("floor open aes x16", "open, AES-256-GCM, 16 consecutive rows per message (the format's row buckets)"),
     ]
 
     /// Measures ``floorRows`` on the rows `db` reads; throws if a row does not seal or open.
