@@ -86,6 +86,9 @@ struct OpenedFile {
         guard let meta = try env.existingTable(named: TableName.meta, flags: .plain) else {
             throw ObjDBError(.corruptFile, "The meta table disappeared while opening", path: path)
         }
+        // Again, once the file is initialised: another process may have created it (and its
+        // buckets) after the look above, while this one waited to write.
+        if env.cipher != nil && env.rowBuckets == nil { _ = try env.existingTable(named: TableName.buckets, flags: .plain) }
         let read = try ReadTransaction(lease)
         let final = try FileMeta.read(read.txn, meta: meta, path: path)
         let catalog = try Catalog.build(

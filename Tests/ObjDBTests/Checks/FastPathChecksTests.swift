@@ -113,14 +113,20 @@ struct FastPathChecksTests {
         #expect(message.contains("Internal check failed: BoringSSL and swift-crypto disagree"), "\(message)")
     }
 
+    /// Adds ten people in one transaction to a new encrypted file: the writes a broken
+    /// encryption fast path is caught in.
+    static func addTenPeopleToAnEncryptedFile() throws {
+        let directory = TemporaryDirectory()
+        var config = directory.configuration([Person.self])
+        config.encryptionKey = Data(repeating: 7, count: 64)
+        let db = try Database(configuration: config)
+        try db.write { for id in 1...10 { try db.add(person(id, "P\(id)")) } }
+    }
+
     @Test func aLostDeferredKeyPutIsCaughtByTheInternalCheck() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             setenv("OBJDB_BREAK_FAST_PATHS", "deferredKeyPuts", 1)
-            let directory = TemporaryDirectory()
-            var config = directory.configuration([Person.self])
-            config.encryptionKey = Data(repeating: 7, count: 64)
-            let db = try Database(configuration: config)
-            try db.write { for id in 1...10 { try db.add(person(id, "P\(id)")) } }
+            try FastPathChecksTests.addTenPeopleToAnEncryptedFile()
         }
         let message = result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
         #expect(message.contains("Internal check failed: deferredKeyPuts: an entry written is not in its table"), "\(message)")
@@ -129,11 +135,7 @@ struct FastPathChecksTests {
     @Test func aWrongRowBucketIsCaughtByTheInternalCheck() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             setenv("OBJDB_BREAK_FAST_PATHS", "rowBuckets", 1)
-            let directory = TemporaryDirectory()
-            var config = directory.configuration([Person.self])
-            config.encryptionKey = Data(repeating: 7, count: 64)
-            let db = try Database(configuration: config)
-            try db.write { for id in 1...10 { try db.add(person(id, "P\(id)")) } }
+            try FastPathChecksTests.addTenPeopleToAnEncryptedFile()
         }
         let message = result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
         #expect(message.contains("Internal check failed: rowBuckets: a sealed bucket does not open to the values written"), "\(message)")

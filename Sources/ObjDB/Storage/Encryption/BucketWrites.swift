@@ -145,7 +145,14 @@ final class BucketWrites {
         let bucket = changed.bucket
         let plain = try RowBucket.withStoredKey(tag: table.tag, bucket: bucket) { key -> UnsafeRawBufferPointer? in
             guard let sealed = try txn.rawGet(buckets, key: key) else { return nil }
-            return try BucketReads.open(sealed, table: table, bucket: bucket, key: key, cipher: cipher, arena: arena, path: environment.path)
+            do {
+                return try BucketReads.open(sealed, table: table, bucket: bucket, key: key, cipher: cipher, arena: arena, path: environment.path)
+            } catch let error as ObjDBError where error.code == .corruptFile {
+                // A damaged bucket holds nothing this transaction can read: its values read as
+                // missing (damage), and a write to the bucket replaces it with what it wrote,
+                // so a damaged row can still be deleted or rewritten.
+                return nil
+            }
         }
         changed.stored = plain
         changed.loaded = true

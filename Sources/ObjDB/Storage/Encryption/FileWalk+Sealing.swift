@@ -13,6 +13,7 @@ extension FileWalk {
         }
         let seal = TableSeal(flags: TableFlags(rawValue: UInt32(table.record.flags)), encrypted: true)
         let tag = StoreCipher.tag(ofTable: table.name)
+        if seal == .values { buckets?.walked.insert(tag) }
         walk(table) { key, value in
             guard seal.sealsValue(under: key) else { return visit(key, value) }
             if value.count == 0, seal == .values, key.count == 8 {
@@ -47,6 +48,9 @@ extension FileWalk {
                 report.add(VerificationProblem(.table, "The buckets table holds \(byBucket.count) bucket(s) of no table of the file", table: RowBucket.tableName))
                 continue
             }
+            // A table not read value by value (a removed class's, or any when the schema does
+            // not read) has its own report; its buckets are not counted against it.
+            guard buckets.walked.contains(tag) else { continue }
             for (bucket, sealed) in byBucket.sorted(by: { $0.key < $1.key }) {
                 let used = buckets.referenced[tag]?[bucket] ?? 0
                 let mask = RowBucket.withStoredKey(tag: tag, bucket: bucket) { key in
@@ -82,6 +86,8 @@ final class StoredBuckets {
     var sealed: [UInt64: [UInt64: [UInt8]]] = [:]
     /// The slots entries referred to, by table tag and bucket number.
     var referenced: [UInt64: [UInt64: UInt16]] = [:]
+    /// The tags of the tables whose values were read with their buckets.
+    var walked: Set<UInt64> = []
     /// The bucket opened last, by tag and number, and its plaintext (`nil`: it did not open).
     private var last: (tag: UInt64, bucket: UInt64, plain: [UInt8]?)?
 

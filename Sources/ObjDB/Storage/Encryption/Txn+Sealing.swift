@@ -53,7 +53,8 @@ extension Txn {
     /// on its own, no value, or a file without buckets), and the entry then says which.
     ///
     /// A slot holds a value exactly when the key's entry holds the marker: every write keeps the
-    /// two together in one transaction. So a lookup pays one search of a B-tree (the bucket's),
+    /// two together in one transaction (a write transaction of a file with buckets always has its
+    /// ``BucketWrites``). So a lookup pays one search of a B-tree (the bucket's),
     /// as a lookup of a value sealed on its own does, and a bucket opened before is not searched
     /// for at all.
     @inline(__always)
@@ -63,8 +64,14 @@ extension Txn {
             return try bucketWrites.value(table, key: key)
         }
         guard isReadOnly, let rowBuckets else { return nil }
-        let plain = try BucketReads.bucket(self, table: table, bucket: RowBucket.bucket(of: key), buckets: rowBuckets, cipher: cipher, arena: arena)
-        return plain.flatMap { RowBucket.value(in: $0, slot: RowBucket.slot(of: key)) }
+        do {
+            let plain = try BucketReads.bucket(self, table: table, bucket: RowBucket.bucket(of: key), buckets: rowBuckets, cipher: cipher, arena: arena)
+            return plain.flatMap { RowBucket.value(in: $0, slot: RowBucket.slot(of: key)) }
+        } catch let error as ObjDBError where error.code == .corruptFile {
+            // A damaged bucket: the entry says whether the value lay in it (the damage, then
+            // reported) or is sealed on its own, and still readable.
+            return nil
+        }
     }
 
     /// ``put(_:key:value:flags:)`` of a table with a seal.

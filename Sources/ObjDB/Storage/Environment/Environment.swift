@@ -631,6 +631,25 @@ final class Environment: @unchecked Sendable {
         return table
     }
 
+    /// The table `name` opened inside the current write transaction if the file has it, as
+    /// ``openTableForWriter(named:flags:in:)`` opens it (the handle published if the transaction
+    /// commits); `nil` if the file has no such table.
+    func existingTableForWriter(named name: String, flags: TableFlags, in txn: OpaquePointer) throws -> Table? {
+        if let table = tables[name] ?? writerTables[name] { return table }
+        var dbi: MDB_dbi = 0
+        let rc = mdb_dbi_open(txn, name, flags.rawValue, &dbi)
+        if rc == MDB_NOTFOUND { return nil }
+        try lmdbCheck(rc, "mdb_dbi_open(\(name))", path: path)
+        // The handle is this transaction's until it commits: the table lock keeps other opens out.
+        if !writerHoldsTableLock {
+            tableLock.lock()
+            stateLock.withLock { tableLockOwner = pthread_self() }
+        }
+        let table = sealedTable(dbi, named: name, flags: flags)
+        writerTables[name] = table
+        return table
+    }
+
     /// Called when the write transaction ends: publishes the tables it opened if it committed
     /// (LMDB closed them if it did not) and releases the table lock.
     func writeTransactionEnded(committed: Bool) {

@@ -483,7 +483,9 @@ struct Cursor: ~Copyable {
     /// new cursor every time. Only in write transactions.
     /// - Returns: whether the pair existed.
     func delete(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws -> Bool {
-        try withStoredKey(key) { try rawDelete(key: $0, value: value) }
+        guard try withStoredKey(key, { try rawDelete(key: $0, value: value) }) else { return false }
+        if let bucketWrites, key.count == 8 { bucketWrites._withUnsafeGuaranteedRef { $0.removed(table, key: key.loadUnaligned(as: UInt64.self)) } }
+        return true
     }
 
     private func rawDelete(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws -> Bool {

@@ -28,11 +28,12 @@ final class ReadTransaction: @unchecked Sendable {
     /// `extra`: the transaction fills an extra reader slot, already reserved.
     private init(_ lease: EnvironmentLease, extra: Bool) throws {
         self.lease = lease
+        // Read before the snapshot begins: a handle published after it began is not valid in it.
+        rowBuckets = lease.environment.cipher == nil ? nil : lease.environment.rowBuckets
         handle = try lease.environment.beginTransaction(readOnly: true)
         id = mdb_txn_id(handle)
         isExtra = extra
         decrypted = lease.environment.cipher == nil ? nil : DecryptedValues(remembers: true)
-        rowBuckets = lease.environment.cipher == nil ? nil : lease.environment.rowBuckets
         lease.environment.pinVersion(id)
     }
 

@@ -37,10 +37,23 @@ struct WriteTransaction: ~Copyable {
             decrypted?.release()
             throw error
         }
+        // A file whose buckets table this process has not opened yet (another process created
+        // the file meanwhile) is looked at here: every writer of a file with buckets keeps its
+        // buckets in step with its entries.
+        let buckets: Table?
+        do {
+            buckets = environment.cipher == nil ? nil
+                : try environment.rowBuckets ?? environment.existingTableForWriter(named: RowBucket.tableName, flags: .plain, in: handle)
+        } catch {
+            mdb_txn_abort(handle)
+            decrypted?.release()
+            environment.writeTransactionEnded(committed: false)
+            throw error
+        }
         self.handle = handle
         deferredKeys = environment.cipher != nil && FastPaths.enabled.contains(.deferredKeyPuts)
             ? Unmanaged.passRetained(DeferredKeyPuts(handle, environment: environment)) : nil
-        if let cipher = environment.cipher, let buckets = environment.rowBuckets, let decrypted {
+        if let cipher = environment.cipher, let buckets, let decrypted {
             bucketWrites = Unmanaged.passRetained(
                 BucketWrites(handle, environment: environment, buckets: buckets, cipher: cipher, arena: decrypted.takeUnretainedValue()))
         } else {
@@ -83,21 +96,14 @@ struct WriteTransaction: ~Copyable {
     @discardableResult
     consuming func commit(mayUseReserve: Bool = false, pinning lease: EnvironmentLease? = nil) throws -> ReadTransaction? {
         let environment = self.environment
-        if let bucketWrites {
-            do {
-                try bucketWrites._withUnsafeGuaranteedRef { try $0.flushAll() }
-            } catch {
-                abort()
-                throw error
-            }
-        }
-        if let deferredKeys {
-            do {
-                try deferredKeys._withUnsafeGuaranteedRef { try $0.flushAll() }
-            } catch {
-                abort()
-                throw error
-            }
+        // What an encrypted file's transaction kept to write at the end: its row buckets, then
+        // its waiting index entries. A failure (a full map) rolls everything back.
+        do {
+            try bucketWrites?._withUnsafeGuaranteedRef { try $0.flushAll() }
+            try deferredKeys?._withUnsafeGuaranteedRef { try $0.flushAll() }
+        } catch {
+            abort()
+            throw error
         }
         var end: Int?
         if let reserve = environment.reserve, reserve.isActive, let start = startPages {

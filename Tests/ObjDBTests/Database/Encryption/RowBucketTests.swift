@@ -26,7 +26,8 @@ final class BucketItem: Object {
         return item
     }
 
-    /// The notes by id, read through another instance of the file (a new environment).
+    /// The notes by id, read through another instance of the file (a new snapshot; instances
+    /// of one file in a process share its environment).
     private static func notes(_ directory: TemporaryDirectory) throws -> [Int: String] {
         let db = try open(directory)
         return Dictionary(uniqueKeysWithValues: db.objects(BucketItem.self).map { ($0.id, $0.note) })
@@ -247,6 +248,93 @@ final class BucketItem: Object {
         #expect(try db.requireReadableTxn().tableNames().contains(TableName.buckets))
         #expect(unencrypted.objects(BucketItem.self).filter { $0.note == "note \($0.id)" }.count == 40)
         #expect(try unencrypted.verify().problems.isEmpty)
+    }
+
+    /// A damaged bucket is damage for its short rows only: a long row beside it still reads, and
+    /// a damaged row can still be deleted or rewritten (the bucket then holds what was written).
+    @Test func aDamagedBucketBlocksOnlyItsOwnValues() throws {
+        let directory = TemporaryDirectory()
+        let failures = EncryptionTamperTests.Failures()
+        let db = try Self.open(directory, handler: { failures.add($0) })
+        try db.write { for id in 1...10 { try db.add(Self.item(id)) } }
+        let long = String(repeating: "L", count: RowBucket.largestValue + 10)
+        try db.write { db.object(ofType: BucketItem.self, forPrimaryKey: 4)?.note = long }
+        let info = try #require(try db.classInfo(for: BucketItem.self))
+        let buckets = try #require(db.environment.rowBuckets)
+        let keys = db.objects(BucketItem.self).map(\._objdbKey)
+        let bucket = RowBucket.bucket(of: try #require(keys.min()))
+        try #require(keys.allSatisfy { RowBucket.bucket(of: $0) == bucket }, "the ten rows share one bucket")
+        let five = try #require(db.object(ofType: BucketItem.self, forPrimaryKey: 5)?._objdbKey)
+        let six = try #require(db.object(ofType: BucketItem.self, forPrimaryKey: 6)?._objdbKey)
+        let rowOfFive = try #require(try db.requireReadableTxn().get(info.tables.objects, key: five).map(Array.init))
+        try db.write {
+            let txn = try db.requireReadableTxn()
+            try RowBucket.withStoredKey(tag: info.tables.objects.tag, bucket: bucket) { k in
+                var sealed = try #require(try txn.rawGet(buckets, key: k).map(Array.init))
+                sealed[sealed.count / 2] ^= 0x40
+                _ = try sealed.withUnsafeBytes { try txn.rawPut(buckets, key: k, value: $0) }
+            }
+        }
+        let other = try Self.open(directory, handler: { failures.add($0) })
+        #expect(other.object(ofType: BucketItem.self, forPrimaryKey: 4)?.note == long)
+        #expect(other.objects(BucketItem.self).filter { $0.note.isEmpty }.count == 9)
+        #expect(failures.all.contains { $0.code == .corruptFile })
+        // A row of the damaged bucket written again and another deleted: the writes go through,
+        // and the bucket then holds what was written.
+        try db.write {
+            let txn = try db.requireReadableTxn()
+            _ = try rowOfFive.withUnsafeBytes { try txn.put(info.tables.objects, key: five, value: $0) }
+            #expect(try txn.delete(info.tables.objects, key: six))
+        }
+        let after = try Self.open(directory)
+        #expect(after.object(ofType: BucketItem.self, forPrimaryKey: 5)?.note == "note 5")
+        #expect(after.object(ofType: BucketItem.self, forPrimaryKey: 4)?.note == long)
+        let notes = after.objects(BucketItem.self).map(\.note)
+        #expect(notes.count == 9 && notes.filter(\.isEmpty).count == 7)
+    }
+
+    /// Another process's deletes and updates reach this process's lookups by key, which go to
+    /// the bucket first: no deleted or old row comes back.
+    @Test func anotherProcesssWritesReachLookupsByKey() async throws {
+        let directory = TemporaryDirectory()
+        let db = try Self.open(directory)
+        try db.write { for id in 1...40 { try db.add(Self.item(id)) } }
+        #expect(db.object(ofType: BucketItem.self, forPrimaryKey: 6)?.note == "note 6")
+        setenv("OBJDB_BUCKET_TEST_FILE", directory.file().path, 1)
+        await #expect(processExitsWith: .success) {
+            guard let path = ProcessInfo.processInfo.environment["OBJDB_BUCKET_TEST_FILE"] else { exit(10) }
+            var config = Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [BucketItem.self])
+            config.encryptionKey = EncryptionFixture.key
+            let db = try Database(configuration: config)
+            try db.write {
+                for item in Array(db.objects(BucketItem.self)) where item.id % 5 == 1 { db.delete(item) }
+                for item in db.objects(BucketItem.self) where item.id % 5 == 2 { item.note = "other \(item.id)" }
+            }
+        }
+        _ = db.refresh()
+        for id in 1...40 {
+            let note = db.object(ofType: BucketItem.self, forPrimaryKey: id)?.note
+            #expect(note == (id % 5 == 1 ? nil : id % 5 == 2 ? "other \(id)" : "note \(id)"), "id \(id)")
+        }
+        #expect(try db.verify().problems.isEmpty)
+    }
+
+    /// Emptying a table and adding to it in one transaction reads what was added, and leaves no
+    /// bucket of the rows before.
+    @Test func deleteAllThenAddInOneTransaction() throws {
+        let directory = TemporaryDirectory()
+        let db = try Self.open(directory)
+        try db.write { for id in 1...40 { try db.add(Self.item(id)) } }
+        try db.write {
+            db.deleteAll()
+            for id in 100...105 { try db.add(Self.item(id)) }
+            #expect(db.objects(BucketItem.self).map(\.id).sorted() == Array(100...105))
+            #expect(db.object(ofType: BucketItem.self, forPrimaryKey: 103)?.note == "note 103")
+        }
+        #expect(try Self.notes(directory) == Dictionary(uniqueKeysWithValues: (100...105).map { ($0, "note \($0)") }))
+        let keys = db.objects(BucketItem.self).map(\._objdbKey)
+        #expect(try Self.bucketCount(db) == Set(keys.map(RowBucket.bucket(of:))).count)
+        #expect(try db.verify().problems.isEmpty)
     }
 
     /// Values sealed on their own (the fast path switched off, or an encrypted file of format 5)
