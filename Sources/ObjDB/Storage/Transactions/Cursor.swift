@@ -239,7 +239,10 @@ struct Cursor: ~Copyable {
         let txn = Txn(txnHandle, environment: environment, isReadOnly: checksValues)
         return try cipher._withUnsafeGuaranteedRef { cipher in
             try arena._withUnsafeGuaranteedRef { arena in
-                try Sealing.inBucket(txn, table: table, key: key, cipher: cipher, arena: arena, writes: bucketWrites?.takeUnretainedValue())
+                guard let bucketWrites else { return try Sealing.inBucket(txn, table: table, key: key, cipher: cipher, arena: arena, writes: nil) }
+                return try bucketWrites._withUnsafeGuaranteedRef {
+                    try Sealing.inBucket(txn, table: table, key: key, cipher: cipher, arena: arena, writes: $0)
+                }
             }
         }
     }
