@@ -13,57 +13,44 @@ struct CursorEntry {
     var valueObjectKey: UInt64 { value.loadUnaligned(as: UInt64.self) }
 }
 
-/// What a cursor of a read snapshot of an encrypted file keeps about row buckets
-/// (``Cursor/pageValue(_:_:)``).
-struct BucketCursor {
-    /// The snapshot's transaction.
-    let txn: OpaquePointer
-    /// The `buckets` table; `nil` in a file without one.
-    let buckets: Table?
-    /// The bucket read last (`.max`: none yet).
-    var bucket: UInt64 = .max
-    /// Its plaintext; `nil` when none is stored.
-    var plain: UnsafeRawBufferPointer?
-}
-
 /// An LMDB cursor over one table. Closed when dropped.
 ///
 /// In a write transaction a cursor must be dropped before the transaction ends (LMDB frees
 /// write cursors itself); use it in a scope. In a read transaction it may outlive nothing but
 /// the transaction's owner, which the holder keeps alive.
 struct Cursor: ~Copyable {
-    private let handle: OpaquePointer
-    private unowned(unsafe) let environment: Environment
+    let handle: OpaquePointer
+    unowned(unsafe) let environment: Environment
     /// The file's page size if ``forEachRow(from:through:_:)`` may read leaf pages in place
     /// (``LeafPage``), else 0.
     let leafPageSize: Int
     /// Whether values that may lie off their leaf page are checked against the file
     /// (``Environment/inFile(key:value:)``): in read-only transactions; a write transaction's
     /// own pages live in memory of their own.
-    private let checksValues: Bool
+    let checksValues: Bool
     /// The file's page size, for those checks.
     private let pageSize: Int
     /// Whether the table is `MDB_DUPSORT`, for those checks.
     private let sortsDuplicates: Bool
     /// What an encrypted file encrypts in the table, and its tag; ``TableSeal/none`` otherwise.
-    private let table: Table
+    let table: Table
     /// The cipher of an encrypted file (owned by the environment; unmanaged, so that a row
     /// walk does not retain it per row).
-    private let cipher: Unmanaged<StoreCipher>?
+    let cipher: Unmanaged<StoreCipher>?
     /// Where opened values live (owned by the transaction's owner).
-    private let decrypted: Unmanaged<DecryptedValues>?
+    let decrypted: Unmanaged<DecryptedValues>?
     /// In a write transaction of an encrypted file, for a keyed table: the entries of the table
     /// that wait to be written (``DeferredKeyPuts``), written before the cursor reads or writes
     /// anything else. `nil` for every other cursor.
-    private let deferredKeys: Unmanaged<DeferredKeyPuts>?
+    let deferredKeys: Unmanaged<DeferredKeyPuts>?
     /// In a write transaction of an encrypted file that keeps row buckets, for a table of values:
     /// the buckets the transaction changed (``BucketWrites``). `nil` for every other cursor.
-    private let bucketWrites: Unmanaged<BucketWrites>?
+    let bucketWrites: Unmanaged<BucketWrites>?
     /// In a read snapshot of an encrypted file, for a table of values: where its row buckets are
     /// read from, and the one read last (``RowBucket``), so that a walk finds the next fifteen
     /// rows without a lookup. `nil` for every other cursor (one word: a walk of an unencrypted
     /// file only tests it).
-    private let readBuckets: UnsafeMutablePointer<BucketCursor>?
+    let readBuckets: UnsafeMutablePointer<BucketCursor>?
     #if OBJDB_INTERNAL_CHECKS
     /// Tests only: see ``Environment/refusedLeafKeyForTesting``.
     let refusedLeafKey: UInt64?
@@ -162,119 +149,6 @@ struct Cursor: ~Copyable {
         throw ObjDBError.lmdb(rc, operation: "mdb_cursor_get", path: environment.path)
     }
 
-    /// The entry `key`–`value` of an encrypted file's table, its value opened if sealed.
-    @inline(never)
-    private func opened(_ key: MDB_val, _ value: MDB_val) throws -> CursorEntry {
-        guard table.seal.sealsValue(under: key.bytes) else { return CursorEntry(key: key.bytes, value: value.bytes) }
-        guard let cipher, let decrypted else {
-            objdbFatal("A cursor on an encrypted file's table \(table.tag) was read without its transaction's cipher")
-        }
-        // The environment unretained in the path's autoclosure too (a retain and a release per row).
-        let environment = Unmanaged.passUnretained(environment)
-        do {
-            if value.mv_size == 0, table.seal == .values, key.mv_size == 8 {
-                return CursorEntry(key: key.bytes, value: try inBucket(key.bytes.loadUnaligned(as: UInt64.self), cipher: cipher, arena: decrypted))
-            }
-            let plain = try cipher._withUnsafeGuaranteedRef { cipher in
-                try decrypted._withUnsafeGuaranteedRef { arena in
-                    try Sealing.open(
-                        value.bytes, table: table, key: key.bytes, cipher: cipher, into: arena,
-                        path: environment._withUnsafeGuaranteedRef { $0.path })
-                }
-            }
-            return CursorEntry(key: key.bytes, value: plain)
-        } catch where table.seal == .values {
-            // A value that does not authenticate is damage, as bytes that are not a row are: the
-            // walk goes on with no bytes (a damaged row, an entry that does not decode).
-            noteFailure(error)
-            return CursorEntry(key: key.bytes, value: UnsafeRawBufferPointer(start: nil, count: 0))
-        }
-    }
-
-    /// The value a row walk hands out for the entry `key`–`stored` read in place from a leaf page
-    /// (``RowWalk``): `stored` itself, or in an encrypted file its value opened (from the row
-    /// bucket read last, in a few loads, when it lies there). A value that does not open is noted
-    /// in ``failure`` and comes as no bytes, which read as a damaged row.
-    @inline(__always)
-    func pageValue(_ key: UInt64, _ stored: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-        guard let readBuckets else { return stored }
-        if stored.count == 0, readBuckets.pointee.bucket == RowBucket.bucket(of: key), let plain = readBuckets.pointee.plain,
-            let value = RowBucket.value(in: plain, slot: RowBucket.slot(of: key))
-        {
-            return value
-        }
-        return openedPageValue(key, stored)
-    }
-
-    /// ``pageValue(_:_:)`` past the bucket read last.
-    @inline(never)
-    private func openedPageValue(_ key: UInt64, _ stored: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-        var objectKey = key
-        let entry = withUnsafeBytes(of: &objectKey) { keyBytes in
-            // try?: `opened` notes what does not open and hands out no bytes; it throws only
-            // where a lookup would (a missing cipher).
-            try? opened(MDB_val(bytes: keyBytes), MDB_val(bytes: stored))
-        }
-        return entry?.value ?? UnsafeRawBufferPointer(start: nil, count: 0)
-    }
-
-    /// The value under `key`, whose entry holds ``RowBucket/marker``, from its bucket.
-    private func inBucket(_ key: UInt64, cipher: Unmanaged<StoreCipher>, arena: Unmanaged<DecryptedValues>) throws -> UnsafeRawBufferPointer {
-        if let readBuckets {
-            let bucket = RowBucket.bucket(of: key)
-            if readBuckets.pointee.bucket != bucket {
-                let txn = Txn(readBuckets.pointee.txn, environment: environment, isReadOnly: true)
-                let buckets = readBuckets.pointee.buckets
-                let plain = try cipher._withUnsafeGuaranteedRef { cipher in
-                    try arena._withUnsafeGuaranteedRef { arena in
-                        try BucketReads.bucket(txn, table: table, bucket: bucket, buckets: buckets, cipher: cipher, arena: arena)
-                    }
-                }
-                readBuckets.pointee.bucket = bucket
-                readBuckets.pointee.plain = plain
-            }
-            return try BucketReads.value(in: readBuckets.pointee.plain, key: key, path: environment.path)
-        }
-        guard let txnHandle = mdb_cursor_txn(handle) else { throw ObjDBError(.storage, "A cursor without its transaction", path: environment.path) }
-        let txn = Txn(txnHandle, environment: environment, isReadOnly: checksValues)
-        return try cipher._withUnsafeGuaranteedRef { cipher in
-            try arena._withUnsafeGuaranteedRef { arena in
-                guard let bucketWrites else { return try Sealing.inBucket(txn, table: table, key: key, cipher: cipher, arena: arena, writes: nil) }
-                return try bucketWrites._withUnsafeGuaranteedRef {
-                    try Sealing.inBucket(txn, table: table, key: key, cipher: cipher, arena: arena, writes: $0)
-                }
-            }
-        }
-    }
-
-    /// Writes the entries of the cursor's table that wait (``DeferredKeyPuts``), before the
-    /// cursor reads or writes anything else.
-    @inline(never)
-    private func settleKeys() throws {
-        guard let deferredKeys else { return }
-        try deferredKeys._withUnsafeGuaranteedRef { deferred in
-            if deferred.holds(table.dbi) { try deferred.flush(table.dbi) }
-        }
-    }
-
-    /// Calls `body` with the key LMDB stores for `key`: its keyed hash in a ``TableSeal/keys``
-    /// table of an encrypted file, else `key` itself.
-    @inline(__always)
-    private func withStoredKey<R>(_ key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        guard table.seal == .keys, let cipher else { return try body(key) }
-        return try cipher._withUnsafeGuaranteedRef { try $0.withIndexKey(key, tag: table.tag, body) }
-    }
-
-    /// Calls `body` with the bytes LMDB stores for `value` under `key`: sealed in a table whose
-    /// values an encrypted file seals.
-    @inline(__always)
-    private func withStoredValue<R>(
-        _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> R
-    ) throws -> R {
-        guard let cipher, table.seal.sealsValue(under: key) else { return try body(value) }
-        return try cipher._withUnsafeGuaranteedRef { try $0.sealed(value, tag: table.tag, key: key) }.withUnsafeBytes(body)
-    }
-
     /// The first entry of the table.
     func first() throws -> CursorEntry? { try get(MDB_FIRST) }
     /// The last entry of the table.
@@ -364,25 +238,8 @@ struct Cursor: ~Copyable {
         return try rawPut(key: key, value: value, flags: flags)
     }
 
-    /// ``put(key:value:flags:mayWait:)`` of a value of a table of values, in a file that keeps
-    /// row buckets: into its bucket when short enough, else sealed on its own.
-    private func putInBucket(key: UInt64, value: UnsafeRawBufferPointer, flags: PutFlags, _ buckets: Unmanaged<BucketWrites>) throws -> Bool {
-        var objectKey = key
-        return try withUnsafeBytes(of: &objectKey) { keyBytes in
-            guard let decrypted, buckets._withUnsafeGuaranteedRef({ $0.takesValues }), RowBucket.holds(value.count) else {
-                guard try withStoredValue(keyBytes, value, { try rawPut(key: keyBytes, value: $0, flags: flags) }) else { return false }
-                buckets._withUnsafeGuaranteedRef { $0.removed(table, key: key) }
-                return true
-            }
-            guard try rawPut(key: keyBytes, value: RowBucket.marker, flags: flags) else { return false }
-            let copy = decrypted._withUnsafeGuaranteedRef { $0.copy(value) }
-            buckets._withUnsafeGuaranteedRef { $0.written(table, key: key, copy) }
-            return true
-        }
-    }
-
     /// ``put(key:value:flags:)`` of the bytes LMDB is to store.
-    private func rawPut(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: PutFlags) throws -> Bool {
+    func rawPut(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: PutFlags) throws -> Bool {
         try settleKeys()
         var k = MDB_val(bytes: key)
         var v = MDB_val(bytes: value)
