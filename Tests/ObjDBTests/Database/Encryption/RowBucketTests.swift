@@ -337,6 +337,48 @@ final class BucketItem: Object {
         #expect(try db.verify().problems.isEmpty)
     }
 
+    /// A write that throws leaves every bucket as it was: nothing it put, changed or deleted
+    /// reaches the file.
+    @Test func aCancelledWriteLeavesTheBucketsAsTheyWere() throws {
+        struct Cancel: Error {}
+        let directory = TemporaryDirectory()
+        let db = try Self.open(directory)
+        try db.write { for id in 1...20 { try db.add(Self.item(id)) } }
+        let buckets = try Self.bucketCount(db)
+        #expect(throws: Cancel.self) {
+            try db.write {
+                for item in db.objects(BucketItem.self) where item.id % 2 == 0 { item.note = "changed" }
+                for item in Array(db.objects(BucketItem.self)) where item.id % 3 == 0 { db.delete(item) }
+                for id in 21...60 { try db.add(Self.item(id)) }
+                throw Cancel()
+            }
+        }
+        #expect(try Self.notes(directory) == Dictionary(uniqueKeysWithValues: (1...20).map { ($0, "note \($0)") }))
+        #expect(try Self.bucketCount(db) == buckets)
+        #expect(try db.verify().problems.isEmpty)
+    }
+
+    /// A put refused because its key is taken changes neither the entry nor the bucket.
+    @Test func aRefusedPutChangesNothing() throws {
+        let directory = TemporaryDirectory()
+        let db = try Self.open(directory)
+        try db.write { for id in 1...20 { try db.add(Self.item(id)) } }
+        let info = try #require(try db.classInfo(for: BucketItem.self))
+        let three = try #require(db.object(ofType: BucketItem.self, forPrimaryKey: 3)?._objdbKey)
+        let four = try #require(db.object(ofType: BucketItem.self, forPrimaryKey: 4)?._objdbKey)
+        let rowOfFour = try #require(try db.requireReadableTxn().get(info.tables.objects, key: four).map(Array.init))
+        try db.write {
+            let txn = try db.requireReadableTxn()
+            let stored = try rowOfFour.withUnsafeBytes { try txn.put(info.tables.objects, key: three, value: $0, flags: .noOverwrite) }
+            #expect(!stored)
+            let long = [UInt8](repeating: 7, count: RowBucket.largestValue + 1)
+            #expect(try !long.withUnsafeBytes { try txn.put(info.tables.objects, key: three, value: $0, flags: .noOverwrite) })
+        }
+        #expect(try Self.entry(db, key: three) == [])
+        #expect(try Self.notes(directory)[3] == "note 3")
+        #expect(try db.verify().problems.isEmpty)
+    }
+
     /// Values sealed on their own (the fast path switched off, or an encrypted file of format 5)
     /// and values in buckets are read alike in one file, and a write with the switch off takes
     /// its values out of their buckets.
