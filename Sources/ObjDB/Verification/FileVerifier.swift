@@ -144,8 +144,7 @@ enum FileVerifier {
             }
             walk.walk(table) { _, _ in }  // its pages still count
         }
-        let tagged = Dictionary(tables.map { (StoreCipher.tag(ofTable: $0.name), $0.name) }, uniquingKeysWith: { first, _ in first })
-        walk.reportUnreferencedBuckets { tagged[$0] }
+        walk.reportUnreferencedBuckets { tag in tables.first { StoreCipher.tag(ofTable: $0.name) == tag }?.name }
         walk.finishAccounting()
         return walk.report
     }

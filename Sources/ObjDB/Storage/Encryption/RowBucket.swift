@@ -90,11 +90,6 @@ enum RowBucket {
         return UnsafeRawBufferPointer(rebasing: plain[(dataStart + start)..<(dataStart + end)])
     }
 
-    /// The values of the well-formed bucket `plain`, by slot.
-    static func values(in plain: UnsafeRawBufferPointer) -> [(slot: Int, value: UnsafeRawBufferPointer)] {
-        (0..<Int(keysPerBucket)).compactMap { slot in value(in: plain, slot: slot).map { (slot, $0) } }
-    }
-
     // MARK: Writing
 
     /// The size of a bucket holding `values` (one per slot, `nil` where the slot is empty).
