@@ -10,40 +10,6 @@ import CLMDB
 /// stored, opened once per transaction. One per write transaction of an encrypted file whose
 /// format keeps buckets; used on the writer's thread.
 final class BucketWrites {
-    /// A bucket the transaction read or changed: what it did to each slot, and the bucket as
-    /// stored, opened once.
-    private final class Changed {
-        let table: Table
-        let bucket: UInt64
-        /// Slots given a value (in ``values``).
-        @exclusivity(unchecked) var written: UInt16 = 0
-        /// Slots whose value was deleted, or put on its own (too long for a bucket).
-        @exclusivity(unchecked) var removed: UInt16 = 0
-        /// The values written, by slot (memory of the transaction).
-        let values: UnsafeMutablePointer<UnsafeRawBufferPointer>
-        /// The bucket as stored, opened; `nil` when none is stored or before ``loaded``.
-        @exclusivity(unchecked) var stored: UnsafeRawBufferPointer?
-        /// Whether ``stored`` was read.
-        @exclusivity(unchecked) var loaded = false
-
-        init(table: Table, bucket: UInt64) {
-            self.table = table
-            self.bucket = bucket
-            values = .allocate(capacity: Int(RowBucket.keysPerBucket))
-            values.initialize(repeating: UnsafeRawBufferPointer(start: nil, count: 0), count: Int(RowBucket.keysPerBucket))
-        }
-
-        deinit { values.deallocate() }
-
-        /// Whether the transaction changed a slot.
-        var isChanged: Bool { written | removed != 0 }
-    }
-
-    private struct BucketID: Hashable {
-        let dbi: MDB_dbi
-        let bucket: UInt64
-    }
-
     /// The `buckets` table.
     let buckets: Table
     /// Whether values put go into buckets (fast path ``FastPaths/rowBuckets``); without it they
@@ -53,10 +19,12 @@ final class BucketWrites {
     private unowned(unsafe) let environment: Environment
     private unowned(unsafe) let cipher: StoreCipher
     private unowned(unsafe) let arena: DecryptedValues
-    /// The buckets read or changed, by table and number.
-    @exclusivity(unchecked) private var touched: [BucketID: Changed] = [:]
-    /// The bucket used last, looked at before ``touched``: reads and writes come in key order.
-    @exclusivity(unchecked) private unowned(unsafe) var last: Changed?
+    /// The buckets read or changed.
+    @exclusivity(unchecked) private var touched = BucketRecords()
+    /// The record used last and its number, looked at before ``touched``'s index: reads and
+    /// writes come in key order.
+    @exclusivity(unchecked) private var last: UnsafeMutablePointer<BucketRecord>?
+    @exclusivity(unchecked) private var lastNumber = 0
     /// Where ``flushAll()`` builds each bucket's plaintext before sealing it, reused.
     @exclusivity(unchecked) private var scratch = UnsafeMutableRawBufferPointer(start: nil, count: 0)
 
@@ -83,66 +51,62 @@ final class BucketWrites {
         return UnsafeMutableRawBufferPointer(rebasing: scratch[0..<count])
     }
 
-    /// The record of bucket `bucket` of `table`, made on first use.
+    /// The number of the record of bucket `bucket` of `table`, made on first use.
     @inline(__always)
-    private func touchedBucket(_ table: Table, _ bucket: UInt64) -> Changed {
-        if let last, last.bucket == bucket, last.table.dbi == table.dbi { return last }
+    private func touchedBucket(_ table: Table, _ bucket: UInt64) -> Int {
+        if let last, last.pointee.bucket == bucket, last.pointee.table.dbi == table.dbi { return lastNumber }
         return touchedBucketSlowly(table, bucket)
     }
 
     @inline(never)
-    private func touchedBucketSlowly(_ table: Table, _ bucket: UInt64) -> Changed {
-        let id = BucketID(dbi: table.dbi, bucket: bucket)
-        let found: Changed
-        if let known = touched[id] {
-            found = known
-        } else {
-            found = Changed(table: table, bucket: bucket)
-            touched[id] = found
-        }
-        last = found
-        return found
+    private func touchedBucketSlowly(_ table: Table, _ bucket: UInt64) -> Int {
+        let number = touched.number(table, bucket)
+        last = touched.record(number)
+        lastNumber = number
+        return number
     }
 
     /// Records `value` (memory that lives as long as the transaction) as the value under `key`
     /// of `table`, whose entry now holds the marker.
     @inline(__always)
     func written(_ table: Table, key: UInt64, _ value: UnsafeRawBufferPointer) {
-        let changed = touchedBucket(table, RowBucket.bucket(of: key))
+        let number = touchedBucket(table, RowBucket.bucket(of: key))
         let slot = RowBucket.slot(of: key)
-        changed.values[slot] = value
-        changed.written |= 1 << UInt16(slot)
-        changed.removed &= ~(1 << UInt16(slot))
+        touched.values(number)[slot] = value
+        let changed = touched.record(number)
+        changed.pointee.written |= 1 << UInt16(slot)
+        changed.pointee.removed &= ~(1 << UInt16(slot))
     }
 
     /// Records that the value under `key` of `table` is no longer in its bucket: deleted, or put
     /// on its own.
     func removed(_ table: Table, key: UInt64) {
-        let changed = touchedBucket(table, RowBucket.bucket(of: key))
+        let changed = touched.record(touchedBucket(table, RowBucket.bucket(of: key)))
         let bit: UInt16 = 1 << UInt16(RowBucket.slot(of: key))
-        changed.written &= ~bit
-        changed.removed |= bit
+        changed.pointee.written &= ~bit
+        changed.pointee.removed |= bit
     }
 
     /// The value under `key` of `table`, whose entry holds the marker: written by this
     /// transaction, or in the stored bucket; `nil` when the bucket does not hold it (damage,
     /// which the caller reports).
     func value(_ table: Table, key: UInt64) throws -> UnsafeRawBufferPointer? {
-        let changed = touchedBucket(table, RowBucket.bucket(of: key))
+        let number = touchedBucket(table, RowBucket.bucket(of: key))
+        let changed = touched.record(number)
         let slot = RowBucket.slot(of: key)
         let bit: UInt16 = 1 << UInt16(slot)
-        if changed.written & bit != 0 { return changed.values[slot] }
-        if changed.removed & bit != 0 { return nil }
+        if changed.pointee.written & bit != 0 { return touched.values(number)[slot] }
+        if changed.pointee.removed & bit != 0 { return nil }
         guard let stored = try storedBucket(changed) else { return nil }
         return RowBucket.value(in: stored, slot: slot)
     }
 
     /// The bucket of `changed` as stored, opened (once per transaction); `nil` when none is
     /// stored.
-    private func storedBucket(_ changed: Changed) throws -> UnsafeRawBufferPointer? {
-        if changed.loaded { return changed.stored }
-        let table = changed.table
-        let bucket = changed.bucket
+    private func storedBucket(_ changed: UnsafeMutablePointer<BucketRecord>) throws -> UnsafeRawBufferPointer? {
+        if changed.pointee.loaded { return changed.pointee.stored }
+        let table = changed.pointee.table
+        let bucket = changed.pointee.bucket
         let plain = try RowBucket.withStoredKey(tag: table.tag, bucket: bucket) { key -> UnsafeRawBufferPointer? in
             guard let sealed = try txn.rawGet(buckets, key: key) else { return nil }
             do {
@@ -154,15 +118,18 @@ final class BucketWrites {
                 return nil
             }
         }
-        changed.stored = plain
-        changed.loaded = true
+        changed.pointee.stored = plain
+        changed.pointee.loaded = true
         return plain
     }
 
     /// Forgets every change to `table` and deletes its stored buckets: the table was emptied.
     func emptied(_ table: Table) throws {
-        last = nil
-        touched = touched.filter { $0.key.dbi != table.dbi }
+        // The table's buckets are deleted below: its records forget what the transaction did,
+        // and hold no stored bucket.
+        for number in 0..<touched.count where touched.record(number).pointee.table.dbi == table.dbi {
+            touched.record(number).pointee = BucketRecord(table: table, bucket: touched.record(number).pointee.bucket, loaded: true)
+        }
         var cursor: OpaquePointer?
         try lmdbCheck(mdb_cursor_open(handle, buckets.dbi, &cursor), "mdb_cursor_open", path: environment.path)
         defer { mdb_cursor_close(cursor) }
@@ -181,27 +148,39 @@ final class BucketWrites {
 
     /// Seals every changed bucket into the `buckets` table, in key order: before the commit.
     func flushAll() throws {
-        let order = touched.values.filter(\.isChanged).sorted { ($0.table.tag, $0.bucket) < ($1.table.tag, $1.bucket) }
+        let records = touched
+        var order = (0..<records.count).filter { records.record($0).pointee.isChanged }
+        func precedes(_ a: Int, _ b: Int) -> Bool {
+            let a = records.record(a).pointee
+            let b = records.record(b).pointee
+            return (a.table.tag, a.bucket) < (b.table.tag, b.bucket)
+        }
+        // Usually in order already: keys are written ascending.
+        if !zip(order, order.dropFirst()).allSatisfy({ precedes($0, $1) }) { order.sort(by: precedes) }
         last = nil
-        touched = [:]
+        touched = BucketRecords()
         guard !order.isEmpty else { return }
         var cursor: OpaquePointer?
         try lmdbCheck(mdb_cursor_open(handle, buckets.dbi, &cursor), "mdb_cursor_open", path: environment.path)
         defer { mdb_cursor_close(cursor) }
         let values = UnsafeMutableBufferPointer<UnsafeRawBufferPointer?>.allocate(capacity: Int(RowBucket.keysPerBucket))
         defer { values.deallocate() }
-        for bucket in order { try flush(bucket, values: values, cursor: cursor) }
+        for number in order { try flush(records.record(number), written: records.values(number), values: values, cursor: cursor) }
     }
 
-    private func flush(_ bucket: Changed, values: UnsafeMutableBufferPointer<UnsafeRawBufferPointer?>, cursor: OpaquePointer?) throws {
+    private func flush(
+        _ record: UnsafeMutablePointer<BucketRecord>, written: UnsafeMutablePointer<UnsafeRawBufferPointer>,
+        values: UnsafeMutableBufferPointer<UnsafeRawBufferPointer?>, cursor: OpaquePointer?
+    ) throws {
         let all: UInt16 = .max
-        let base = bucket.written | bucket.removed == all ? nil : try storedBucket(bucket)
+        let bucket = record.pointee
+        let base = bucket.written | bucket.removed == all ? nil : try storedBucket(record)
         var changes = bucket.written != 0
         var any = false
         for slot in 0..<Int(RowBucket.keysPerBucket) {
             let bit: UInt16 = 1 << UInt16(slot)
             if bucket.written & bit != 0 {
-                values[slot] = bucket.values[slot]
+                values[slot] = written[slot]
             } else if bucket.removed & bit != 0 {
                 values[slot] = nil
                 // A slot the stored bucket did not hold changes nothing (a value put on its own).
@@ -276,10 +255,7 @@ enum BucketReads {
     static func bucket(
         _ txn: Txn, table: Table, bucket: UInt64, buckets: Table?, cipher: StoreCipher, arena: DecryptedValues
     ) throws -> UnsafeRawBufferPointer? {
-        // Remembered under the table's handle with the top bit set: buckets are not object keys.
-        let slotTable = table.dbi | 0x8000_0000
-        var bucketNumber = bucket
-        if let known = withUnsafeBytes(of: &bucketNumber, { arena.opened(table: slotTable, key: $0) }) { return known }
+        if let known = remembered(table: table, bucket: bucket, in: arena) { return known }
         guard let buckets else {
             throw ObjDBError(
                 .corruptFile, "A value of object keys \(bucket &* RowBucket.keysPerBucket) and on lies in a bucket, but the file has no buckets table; run verify() for a full report",
@@ -288,9 +264,20 @@ enum BucketReads {
         return try RowBucket.withStoredKey(tag: table.tag, bucket: bucket) { stored in
             guard let sealed = try txn.rawGet(buckets, key: stored) else { return nil }
             let opened = try open(sealed, table: table, bucket: bucket, key: stored, cipher: cipher, arena: arena, path: txn.environment.path)
-            return withUnsafeBytes(of: &bucketNumber) { arena.remember(opened, table: slotTable, key: $0) }
+            var bucketNumber = bucket
+            return withUnsafeBytes(of: &bucketNumber) { arena.remember(opened, table: rememberedTable(table), key: $0) }
         }
     }
+
+    /// The bucket `bucket` of `table` as a snapshot's `values` opened it before, if they hold it.
+    static func remembered(table: Table, bucket: UInt64, in values: DecryptedValues) -> UnsafeRawBufferPointer? {
+        var bucketNumber = bucket
+        return withUnsafeBytes(of: &bucketNumber) { values.opened(table: rememberedTable(table), key: $0) }
+    }
+
+    /// The table a snapshot's values remember the buckets of `table` under: its handle with the
+    /// top bit set, as buckets are not object keys.
+    private static func rememberedTable(_ table: Table) -> UInt32 { table.dbi | 0x8000_0000 }
 
     /// The value under `key` in the bucket `plain` (`nil`: none stored), or the error of a value
     /// missing from its bucket.

@@ -90,14 +90,18 @@ extension Cursor {
             }
             return try BucketReads.value(in: readBuckets.pointee.plain, key: key, path: environment.path)
         }
+        if let bucketWrites {
+            // A write transaction's values: written by it, or in the bucket it opened once.
+            guard let value = try bucketWrites._withUnsafeGuaranteedRef({ try $0.value(table, key: key) }) else {
+                throw BucketReads.missing(key, path: environment.path)
+            }
+            return value
+        }
         guard let txnHandle = mdb_cursor_txn(handle) else { throw ObjDBError(.storage, "A cursor without its transaction", path: environment.path) }
         let txn = Txn(txnHandle, environment: environment, isReadOnly: checksValues)
         return try cipher._withUnsafeGuaranteedRef { cipher in
             try arena._withUnsafeGuaranteedRef { arena in
-                guard let bucketWrites else { return try Sealing.inBucket(txn, table: table, key: key, cipher: cipher, arena: arena, writes: nil) }
-                return try bucketWrites._withUnsafeGuaranteedRef {
-                    try Sealing.inBucket(txn, table: table, key: key, cipher: cipher, arena: arena, writes: $0)
-                }
+                try Sealing.inBucket(txn, table: table, key: key, cipher: cipher, arena: arena, writes: nil)
             }
         }
     }

@@ -13,8 +13,10 @@ final class DecryptedValues: @unchecked Sendable {
     /// The lock of everything below: a mutex in memory of its own, which a row walk takes
     /// without the retain and release of the object around each call that an `NSLock` cost.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var chunks: [UnsafeMutableRawBufferPointer] = []
-    private var used = 0
+    // Unchecked exclusivity: every access is under ``mutex`` (a dynamic check cost a
+    // thread-local lookup per value allocated).
+    @exclusivity(unchecked) private var chunks: [UnsafeMutableRawBufferPointer] = []
+    @exclusivity(unchecked) private var used = 0
     private static let chunkSize = ChunkPool.chunkSize
     /// Whether values are found again by table and key (read snapshots).
     let remembers: Bool
@@ -31,7 +33,7 @@ final class DecryptedValues: @unchecked Sendable {
     }
 
     /// Bytes held, for tests and statistics.
-    private(set) var byteCount = 0
+    @exclusivity(unchecked) private(set) var byteCount = 0
 
     /// `remembers`: the transaction's values never change (a read snapshot).
     init(remembers: Bool) {
@@ -163,9 +165,11 @@ private final class OpenedValues {
 
     /// Keys per home run.
     private static let run: UInt64 = 16
-    private var slots: UnsafeMutablePointer<Slot>
-    private var capacity = 1_024
-    private var count = 0
+    // Unchecked exclusivity: used under ``DecryptedValues``'s lock, and no access overlaps
+    // another.
+    @exclusivity(unchecked) private var slots: UnsafeMutablePointer<Slot>
+    @exclusivity(unchecked) private var capacity = 1_024
+    @exclusivity(unchecked) private var count = 0
 
     init() {
         slots = Self.emptySlots(capacity)
