@@ -25,6 +25,13 @@ final class BucketWrites {
     /// writes come in key order.
     @exclusivity(unchecked) private var last: UnsafeMutablePointer<BucketRecord>?
     @exclusivity(unchecked) private var lastNumber = 0
+    /// The values the live snapshots of the version this transaction started from decrypted
+    /// (``SharedSnapshotValues``): a stored bucket one of them opened is not opened again. Held,
+    /// so that what the transaction reads there stays valid while it lives.
+    private let shared: DecryptedValues?
+    /// The tables the transaction emptied: their stored buckets are gone, whatever the snapshots
+    /// opened.
+    @exclusivity(unchecked) private var emptiedTables: [MDB_dbi] = []
     /// Where ``flushAll()`` builds each bucket's plaintext before sealing it, reused.
     @exclusivity(unchecked) private var scratch = UnsafeMutableRawBufferPointer(start: nil, count: 0)
 
@@ -36,6 +43,8 @@ final class BucketWrites {
         self.buckets = buckets
         self.cipher = cipher
         self.arena = arena
+        // A write transaction's id is the one it will commit as: it reads the version before.
+        shared = environment.sharedSnapshotValues.ofLiveSnapshots(of: mdb_txn_id(handle) - 1)
     }
 
     deinit { scratch.deallocate() }
@@ -107,6 +116,11 @@ final class BucketWrites {
         if changed.pointee.loaded { return changed.pointee.stored }
         let table = changed.pointee.table
         let bucket = changed.pointee.bucket
+        if let shared, !emptiedTables.contains(table.dbi), let known = BucketReads.remembered(table: table, bucket: bucket, in: shared) {
+            changed.pointee.stored = known
+            changed.pointee.loaded = true
+            return known
+        }
         let plain = try RowBucket.withStoredKey(tag: table.tag, bucket: bucket) { key -> UnsafeRawBufferPointer? in
             guard let sealed = try txn.rawGet(buckets, key: key) else { return nil }
             do {
@@ -125,6 +139,7 @@ final class BucketWrites {
 
     /// Forgets every change to `table` and deletes its stored buckets: the table was emptied.
     func emptied(_ table: Table) throws {
+        if !emptiedTables.contains(table.dbi) { emptiedTables.append(table.dbi) }
         // The table's buckets are deleted below: its records forget what the transaction did,
         // and hold no stored bucket.
         for number in 0..<touched.count where touched.record(number).pointee.table.dbi == table.dbi {

@@ -83,6 +83,9 @@ final class Environment: @unchecked Sendable {
     nonisolated(unsafe) var failingReadsForTesting: Table?
     #endif
 
+    /// The values the snapshots of the newest version read of an encrypted file decrypted,
+    /// shared by them.
+    let sharedSnapshotValues = SharedSnapshotValues()
     /// The file's size as last read, for the checks of values off their leaf page
     /// (``inFile(key:value:)``).
     let knownFileSize = KnownFileSize()

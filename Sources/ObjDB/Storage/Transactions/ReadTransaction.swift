@@ -15,7 +15,8 @@ final class ReadTransaction: @unchecked Sendable {
 
     /// Whether the transaction holds one of the environment's extra reader slots.
     private let isExtra: Bool
-    /// The values this snapshot of an encrypted file decrypted, kept while it lives.
+    /// The values this snapshot of an encrypted file decrypted, kept while it lives; shared with
+    /// the other snapshots of its version (``SharedSnapshotValues``).
     private let decrypted: DecryptedValues?
     /// The `buckets` table of an encrypted file that keeps row buckets, read once.
     private let rowBuckets: Table?
@@ -33,7 +34,7 @@ final class ReadTransaction: @unchecked Sendable {
         handle = try lease.environment.beginTransaction(readOnly: true)
         id = mdb_txn_id(handle)
         isExtra = extra
-        decrypted = lease.environment.cipher == nil ? nil : DecryptedValues(remembers: true)
+        decrypted = lease.environment.cipher == nil ? nil : lease.environment.sharedSnapshotValues.forSnapshot(of: id)
         lease.environment.pinVersion(id)
     }
 

@@ -1,0 +1,35 @@
+import Foundation
+
+/// The decrypted values of the newest version this process reads of an encrypted file, shared
+/// by every snapshot of that version: snapshots of one version read the same bytes, so a value
+/// one of them decrypted serves the others rather than being decrypted again into memory of
+/// their own. `Database` instances on several threads, the snapshots of a parallel scan, and a
+/// write transaction opening the row buckets of the version it starts from
+/// (``BucketWrites``) all read it.
+///
+/// Only the newest version is shared; a snapshot of an older version keeps its own. The values
+/// live as long as a snapshot of their version does (each holds them), and not longer: this
+/// object holds them weakly.
+final class SharedSnapshotValues: @unchecked Sendable {
+    private let lock = NSLock()
+    /// The version ``values`` belong to; -1 for none.
+    private var version = -1
+    private weak var values: DecryptedValues?
+
+    /// The values a new snapshot of `version` reads: those of a live snapshot of it, else new
+    /// ones, shared from now on.
+    func forSnapshot(of version: Int) -> DecryptedValues {
+        lock.withLock {
+            if self.version == version, let values { return values }
+            let made = DecryptedValues(remembers: true)
+            self.version = version
+            values = made
+            return made
+        }
+    }
+
+    /// The values of the live snapshots of `version`, if any.
+    func ofLiveSnapshots(of version: Int) -> DecryptedValues? {
+        lock.withLock { self.version == version ? values : nil }
+    }
+}

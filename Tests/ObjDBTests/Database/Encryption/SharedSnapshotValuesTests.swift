@@ -1,0 +1,213 @@
+import Foundation
+import Testing
+@_spi(Inspection) @testable import ObjDB
+
+/// Snapshots of one version of an encrypted file share the values they decrypted
+/// (``SharedSnapshotValues``), and a write transaction starts from the row buckets they opened:
+/// each must still read exactly what its own version holds.
+@Suite struct SharedSnapshotValuesTests {
+    private static func open(_ directory: TemporaryDirectory) throws -> Database {
+        var config = directory.configuration([BucketItem.self])
+        config.encryptionKey = EncryptionFixture.key
+        return try Database(configuration: config)
+    }
+
+    private static func fill(_ db: Database, ids: ClosedRange<Int>) throws {
+        try db.write {
+            for id in ids {
+                let item = BucketItem()
+                item.id = id
+                item.note = "note \(id)"
+                try db.add(item)
+            }
+        }
+    }
+
+    /// The notes by id, as `db` reads them.
+    private static func notes(_ db: Database) -> [Int: String] {
+        Dictionary(uniqueKeysWithValues: db.objects(BucketItem.self).map { ($0.id, $0.note) })
+    }
+
+    /// The decrypted values of the transaction `db` reads.
+    private static func values(_ db: Database) throws -> DecryptedValues {
+        try #require(try db.requireReadableTxn().decrypted as DecryptedValues?)
+    }
+
+    /// The bytes the transaction `db` reads in decrypted so far.
+    private static func held(_ db: Database) throws -> Int {
+        try values(db).byteCount
+    }
+
+    @Test func snapshotsOfOneVersionShareWhatTheyDecrypted() throws {
+        let directory = TemporaryDirectory()
+        let first = try Self.open(directory)
+        try Self.fill(first, ids: 1...40)
+        let reader = try Self.open(directory)
+        #expect(Self.notes(reader).count == 40)
+        let afterReader = try Self.held(reader)
+        #expect(afterReader > 0)
+
+        // Another instance of the same version reads all rows without decrypting anything.
+        let second = try Self.open(directory)
+        let shared = try Self.values(reader)
+        #expect(try Self.values(second) === shared)
+        let notes = Self.notes(second)
+        #expect(notes.count == 40)
+        #expect((1...40).allSatisfy { notes[$0] == "note \($0)" })
+        #expect(try Self.held(second) == afterReader)
+
+        // A new version is read afresh: its snapshots do not see the old one's values.
+        try first.write { first.objects(BucketItem.self).where { $0.id == 7 }.first?.note = "seven" }
+        let third = try Self.open(directory)
+        #expect(try Self.values(third) !== shared)
+        #expect(Self.notes(third)[7] == "seven")
+        #expect(Self.notes(reader)[7] == "note 7")
+    }
+
+    /// Instances on several threads read one version at once, from one set of values.
+    @Test func instancesOnSeveralThreadsReadOneVersionTogether() throws {
+        final class Outcomes: @unchecked Sendable {
+            private let lock = NSLock()
+            private var wrong: [String] = []
+            private var values: [ObjectIdentifier] = []
+            func add(wrong message: String) { lock.withLock { wrong.append(message) } }
+            func add(values identity: ObjectIdentifier) { lock.withLock { values.append(identity) } }
+            var all: (wrong: [String], values: Set<ObjectIdentifier>) { lock.withLock { (wrong, Set(values)) } }
+        }
+        let directory = TemporaryDirectory()
+        let db = try Self.open(directory)
+        try Self.fill(db, ids: 1...300)
+        // One instance keeps the version's values alive while the threads begin their snapshots.
+        let holder = try Self.open(directory)
+        let shared = ObjectIdentifier(try Self.values(holder))
+        let outcomes = Outcomes()
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            do {
+                let local = try Self.open(directory)
+                for round in 0..<3 {
+                    let notes = Self.notes(local)
+                    let bad = (1...300).filter { notes[$0] != "note \($0)" }
+                    if notes.count != 300 || !bad.isEmpty { outcomes.add(wrong: "thread \(thread) round \(round): \(notes.count) notes, wrong ids \(bad.prefix(5))") }
+                }
+                outcomes.add(values: ObjectIdentifier(try #require(try local.requireReadableTxn().decrypted as DecryptedValues?)))
+            } catch {
+                outcomes.add(wrong: "thread \(thread): \(error)")
+            }
+        }
+        let (wrong, values) = outcomes.all
+        #expect(wrong.isEmpty)
+        #expect(values == [shared])
+        withExtendedLifetime(holder) {}
+    }
+
+    @Test func aWriteReadsTheBucketsASnapshotOfItsVersionOpened() throws {
+        let directory = TemporaryDirectory()
+        let db = try Self.open(directory)
+        try Self.fill(db, ids: 1...64)
+
+        // No snapshot of the version read the rows: the write opens their buckets itself.
+        let alone = try Self.open(directory)
+        var decryptedAlone = 0
+        try alone.write {
+            let before = try Self.held(alone)
+            let ids = alone.objects(BucketItem.self).map(\.id)
+            #expect(ids.reduce(0, +) == 2_080)
+            decryptedAlone = try Self.held(alone) - before
+        }
+        // Four buckets of 16 rows, each holding at least its note.
+        #expect(decryptedAlone >= 64 * "note 64".utf8.count)
+
+        // Once a snapshot of the version has read them, the write decrypts none of them.
+        let reader = try Self.open(directory)
+        #expect(Self.notes(reader).count == 64)
+        let writer = try Self.open(directory)
+        try writer.write {
+            let before = try Self.held(writer)
+            let ids = writer.objects(BucketItem.self).map(\.id)
+            #expect(ids.reduce(0, +) == 2_080)
+            #expect(try Self.held(writer) == before)
+            for item in writer.objects(BucketItem.self) where item.id % 3 == 0 { item.note += " changed" }
+            writer.delete(try #require(writer.object(ofType: BucketItem.self, forPrimaryKey: 5)))
+        }
+        let after = Self.notes(try Self.open(directory))
+        #expect(after.count == 63)
+        #expect(after[5] == nil)
+        for id in 1...64 where id != 5 {
+            let expected = id % 3 == 0 ? "note \(id) changed" : "note \(id)"
+            #expect(after[id] == expected)
+        }
+        #expect(Self.notes(reader)[3] == "note 3")
+        #expect(try writer.verify().problems.isEmpty)
+    }
+
+    @Test func aWriteAfterAnotherCommitDoesNotReadAnOlderVersionsBuckets() throws {
+        let directory = TemporaryDirectory()
+        let db = try Self.open(directory)
+        try Self.fill(db, ids: 1...20)
+        // A snapshot of this version has opened every bucket, and stays.
+        let reader = try Self.open(directory)
+        #expect(Self.notes(reader).count == 20)
+        // A newer version changes a row; no snapshot reads it.
+        try db.write { db.objects(BucketItem.self).where { $0.id == 2 }.first?.note = "two" }
+        // A write from the newer version reads the row as that version holds it.
+        let writer = try Self.open(directory)
+        try writer.write {
+            let item = try #require(writer.object(ofType: BucketItem.self, forPrimaryKey: 2))
+            #expect(item.note == "two")
+            item.note += " more"
+        }
+        #expect(Self.notes(try Self.open(directory))[2] == "two more")
+        #expect(Self.notes(reader)[2] == "note 2")
+    }
+
+    @Test func aTableEmptiedInTheWriteKeepsNoneOfTheBucketsSnapshotsOpened() throws {
+        let directory = TemporaryDirectory()
+        let db = try Self.open(directory)
+        try Self.fill(db, ids: 1...40)
+        let reader = try Self.open(directory)
+        #expect(Self.notes(reader).count == 40)
+        // Emptied, then refilled in one transaction: new keys share a bucket with deleted ones,
+        // whose values the snapshot's copy of that bucket still holds.
+        try db.write {
+            db.deleteAll()
+            for id in 41...45 {
+                let item = BucketItem()
+                item.id = id
+                item.note = "note \(id)"
+                try db.add(item)
+            }
+        }
+        let after = Self.notes(try Self.open(directory))
+        #expect(after == Dictionary(uniqueKeysWithValues: (41...45).map { ($0, "note \($0)") }))
+        #expect(try db.verify().problems.isEmpty)
+        #expect(Self.notes(reader).count == 40)
+    }
+
+    /// The same at the level of the table: a value put into a bucket the snapshot opened, first
+    /// touched after the table was emptied, is the bucket's only value.
+    @Test func aBucketFirstTouchedAfterTheTableWasEmptiedHoldsOnlyWhatWasPut() throws {
+        let directory = TemporaryDirectory()
+        let db = try Self.open(directory)
+        try Self.fill(db, ids: 1...40)
+        let info = try #require(try db.classInfo(for: BucketItem.self))
+        let reader = try Self.open(directory)
+        #expect(Self.notes(reader).count == 40)
+        // An object in the middle of a bucket the snapshot opened, and its row.
+        let key = try #require(reader.object(ofType: BucketItem.self, forPrimaryKey: 20)?._objdbKey)
+        let row = try #require(try reader.requireReadableTxn().get(info.tables.objects, key: key).map(Array.init))
+        try db.write {
+            let txn = try db.requireReadableTxn()
+            try txn.empty(info.tables.objects)
+            #expect(try row.withUnsafeBytes { try txn.put(info.tables.objects, key: key, value: $0) })
+        }
+        let fresh = try Self.open(directory)
+        let txn = try fresh.requireReadableTxn()
+        let plain = try BucketReads.bucket(
+            txn, table: info.tables.objects, bucket: RowBucket.bucket(of: key), buckets: fresh.environment.rowBuckets,
+            cipher: try #require(fresh.environment.cipher), arena: try #require(txn.decrypted as DecryptedValues?))
+        let bucket = try #require(plain)
+        let held = (0..<Int(RowBucket.keysPerBucket)).filter { RowBucket.value(in: bucket, slot: $0) != nil }
+        #expect(held == [RowBucket.slot(of: key)])
+        #expect(RowBucket.value(in: bucket, slot: RowBucket.slot(of: key)).map(Array.init) == row)
+    }
+}
