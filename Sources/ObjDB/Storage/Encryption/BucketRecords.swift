@@ -3,7 +3,9 @@ import CLMDB
 /// What a write transaction did to one row bucket (``BucketWrites``): the slots it wrote and
 /// removed, and the bucket as stored, opened once.
 struct BucketRecord {
+    /// The table whose values the bucket holds.
     let table: Table
+    /// The bucket's number: it holds object keys `16 × bucket` … `16 × bucket + 15`.
     let bucket: UInt64
     /// Slots given a value (in the record's values, ``BucketRecords/values(_:)``).
     var written: UInt16 = 0
@@ -27,22 +29,25 @@ struct BucketRecord {
 /// linear probing on record numbers: no per-record allocation, no hashing through `Hasher`.
 /// Used on the writer's thread only.
 final class BucketRecords {
-    /// Records per page: their values (16 × 16 bytes each) and the records fill at most a chunk.
-    static let perPage = 128
-    private static let valuesBytes = perPage * Int(RowBucket.keysPerBucket) * MemoryLayout<UnsafeRawBufferPointer>.stride
+    /// The bytes of one record's values: 16 buffer pointers.
+    private static let valuesPerRecord = Int(RowBucket.keysPerBucket) * MemoryLayout<UnsafeRawBufferPointer>.stride
+    /// Records per page: as many as fit in a chunk with their values.
+    static let perPage = ChunkPool.chunkSize / (valuesPerRecord + MemoryLayout<BucketRecord>.stride)
+    /// Where a page's records begin, after their values.
+    private static let valuesBytes = perPage * valuesPerRecord
 
     // Unchecked exclusivity: one thread, and no access overlaps another.
+    /// The pages, in the order they were taken: record `n` lies in page `n / perPage`.
     @exclusivity(unchecked) private var pages: [UnsafeMutableRawPointer] = []
     /// The number of records.
     @exclusivity(unchecked) private(set) var count = 0
     /// Record number plus one by slot; 0 marks a free slot.
     @exclusivity(unchecked) private var index: UnsafeMutablePointer<Int32>
+    /// The number of slots of ``index``, a power of two at least twice ``count``.
     @exclusivity(unchecked) private var capacity = 1_024
 
+    /// No records, an index of 1,024 slots and no page yet.
     init() {
-        if Self.valuesBytes + Self.perPage * MemoryLayout<BucketRecord>.stride > ChunkPool.chunkSize {
-            objdbFatal("BucketRecords: a page of \(Self.perPage) records does not fit in a chunk of \(ChunkPool.chunkSize) bytes")
-        }
         index = .allocate(capacity: capacity)
         index.initialize(repeating: 0, count: capacity)
     }
@@ -52,6 +57,8 @@ final class BucketRecords {
             page.advanced(by: Self.valuesBytes).withMemoryRebound(to: BucketRecord.self, capacity: Self.perPage) {
                 _ = $0.deinitialize(count: Self.perPage)
             }
+            // Back to bytes: the pool hands the chunk to DecryptedValues next.
+            page.bindMemory(to: UInt8.self, capacity: ChunkPool.chunkSize)
         }
         ChunkPool.give(pages)
         index.deallocate()

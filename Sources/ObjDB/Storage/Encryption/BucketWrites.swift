@@ -21,9 +21,10 @@ final class BucketWrites {
     private unowned(unsafe) let arena: DecryptedValues
     /// The buckets read or changed.
     @exclusivity(unchecked) private var touched = BucketRecords()
-    /// The record used last and its number, looked at before ``touched``'s index: reads and
-    /// writes come in key order.
+    /// The record used last, looked at before ``touched``'s index: reads and writes come in key
+    /// order.
     @exclusivity(unchecked) private var last: UnsafeMutablePointer<BucketRecord>?
+    /// The number of ``last`` in ``touched``.
     @exclusivity(unchecked) private var lastNumber = 0
     /// The values the live snapshots of the version this transaction started from decrypted
     /// (``SharedSnapshotValues``): a stored bucket one of them opened is not opened again. Held,

@@ -6,9 +6,10 @@ import Foundation
 ///
 /// A read snapshot therefore keeps every value it has decrypted, once: its values never change,
 /// so a value read again is found by table and key (``opened(table:key:)``) rather than
-/// decrypted into new memory. A write transaction's values change, so it keeps no such index.
+/// decrypted into new memory. The snapshots of one version share one such object
+/// (``SharedSnapshotValues``). A write transaction's values change, so it keeps no such index.
 /// Docs/Encryption.md counts the memory in the cost. Thread-safe: a snapshot may be read from
-/// several threads.
+/// several threads, and several snapshots share it; the cipher runs outside the lock.
 final class DecryptedValues: @unchecked Sendable {
     /// The lock of everything below: a mutex in memory of its own, which a row walk takes
     /// without the retain and release of the object around each call that an `NSLock` cost.
@@ -32,8 +33,11 @@ final class DecryptedValues: @unchecked Sendable {
         let key: [UInt8]
     }
 
+    /// The bytes handed out so far.
+    @exclusivity(unchecked) private var allocatedBytes = 0
+
     /// Bytes held, for tests and statistics.
-    @exclusivity(unchecked) private(set) var byteCount = 0
+    var byteCount: Int { locked { allocatedBytes } }
 
     /// `remembers`: the transaction's values never change (a read snapshot).
     init(remembers: Bool) {
@@ -101,23 +105,27 @@ final class DecryptedValues: @unchecked Sendable {
 
     /// The value under 8-byte `key` of table `table`: the one opened before if this snapshot
     /// remembers it, else `count` new bytes that `open` fills (returning `false` if the value
-    /// does not authenticate, and then `nil` here), remembered. One lock for the whole step: a
-    /// row walk takes it once per row.
+    /// does not authenticate, and then `nil` here), remembered. `open` runs outside the lock, so
+    /// the threads and snapshots sharing these values decrypt side by side; two that open the
+    /// same value at once each get a copy of their own, and the later one is remembered.
     func value(
         table: UInt32, objectKey key: UInt64, count: Int, _ open: (UnsafeMutableRawBufferPointer) -> Bool
     ) -> UnsafeRawBufferPointer? {
         pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        if remembers, let known = byObjectKey.find(table: table, key: key) { return known }
+        if remembers, let known = byObjectKey.find(table: table, key: key) {
+            pthread_mutex_unlock(mutex)
+            return known
+        }
         let plain = allocateLocked(count)
+        pthread_mutex_unlock(mutex)
         guard open(plain) else { return nil }
-        if remembers { byObjectKey.insert(UnsafeRawBufferPointer(plain), table: table, key: key) }
+        if remembers { locked { byObjectKey.insert(UnsafeRawBufferPointer(plain), table: table, key: key) } }
         return UnsafeRawBufferPointer(plain)
     }
 
     private func allocateLocked(_ count: Int) -> UnsafeMutableRawBufferPointer {
         do {
-            byteCount += count
+            allocatedBytes += count
             let aligned = (count + 7) & ~7
             if let last = chunks.last, last.count - used >= aligned {
                 let start = used

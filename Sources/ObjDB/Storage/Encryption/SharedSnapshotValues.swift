@@ -8,20 +8,24 @@ import Foundation
 /// (``BucketWrites``) all read it.
 ///
 /// Only the newest version is shared; a snapshot of an older version keeps its own. The values
-/// live as long as a snapshot of their version does (each holds them), and not longer: this
-/// object holds them weakly.
+/// live as long as the last snapshot of their version (each holds them), and not longer: this
+/// object holds them weakly. So a snapshot that reads nothing, such as an idle instance's, keeps
+/// what the other snapshots of its version decrypted until it ends or moves to a newer version.
 final class SharedSnapshotValues: @unchecked Sendable {
+    /// The lock of ``version`` and ``values``.
     private let lock = NSLock()
     /// The version ``values`` belong to; -1 for none.
     private var version = -1
     private weak var values: DecryptedValues?
 
     /// The values a new snapshot of `version` reads: those of a live snapshot of it, else new
-    /// ones, shared from now on.
+    /// ones, shared from now on unless a newer version's are live (a snapshot that began just
+    /// before another thread's commit may ask after a snapshot of that commit did).
     func forSnapshot(of version: Int) -> DecryptedValues {
         lock.withLock {
             if self.version == version, let values { return values }
             let made = DecryptedValues(remembers: true)
+            if self.version > version, values != nil { return made }
             self.version = version
             values = made
             return made

@@ -12,15 +12,29 @@ import Testing
         return try Database(configuration: config)
     }
 
-    private static func fill(_ db: Database, ids: ClosedRange<Int>) throws {
-        try db.write {
-            for id in ids {
-                let item = BucketItem()
-                item.id = id
-                item.note = "note \(id)"
-                try db.add(item)
-            }
+    /// Adds items `ids`, each noted "note <id>", in the write transaction of `db`.
+    private static func add(_ db: Database, ids: ClosedRange<Int>) throws {
+        for id in ids {
+            let item = BucketItem()
+            item.id = id
+            item.note = "note \(id)"
+            try db.add(item)
         }
+    }
+
+    private static func fill(_ db: Database, ids: ClosedRange<Int>) throws {
+        try db.write { try add(db, ids: ids) }
+    }
+
+    /// A file of items 1…`count`, the instance that wrote them, and another whose snapshot has
+    /// read every one (so opened every bucket) and stays.
+    private static func filledAndRead(_ count: Int) throws -> (directory: TemporaryDirectory, db: Database, reader: Database) {
+        let directory = TemporaryDirectory()
+        let db = try open(directory)
+        try fill(db, ids: 1...count)
+        let reader = try open(directory)
+        #expect(notes(reader).count == count)
+        return (directory, db, reader)
     }
 
     /// The notes by id, as `db` reads them.
@@ -36,6 +50,27 @@ import Testing
     /// The bytes the transaction `db` reads in decrypted so far.
     private static func held(_ db: Database) throws -> Int {
         try values(db).byteCount
+    }
+
+    /// The values of a version are shared while a snapshot holds them, and only then; an older
+    /// version never takes a live newer one's place.
+    @Test func theValuesLiveWithTheirSnapshotsAndTheNewestVersionKeepsItsPlace() {
+        let share = SharedSnapshotValues()
+        do {
+            let first = share.forSnapshot(of: 3)
+            #expect(share.forSnapshot(of: 3) === first)
+            #expect(share.ofLiveSnapshots(of: 3) === first)
+            #expect(share.ofLiveSnapshots(of: 2) == nil)
+        }
+        // No snapshot holds them any more.
+        #expect(share.ofLiveSnapshots(of: 3) == nil)
+
+        let newer = share.forSnapshot(of: 7)
+        let older = share.forSnapshot(of: 6)
+        #expect(older !== newer)
+        #expect(share.forSnapshot(of: 7) === newer)
+        #expect(share.ofLiveSnapshots(of: 6) == nil)
+        withExtendedLifetime((newer, older)) {}
     }
 
     @Test func snapshotsOfOneVersionShareWhatTheyDecrypted() throws {
@@ -141,12 +176,8 @@ import Testing
     }
 
     @Test func aWriteAfterAnotherCommitDoesNotReadAnOlderVersionsBuckets() throws {
-        let directory = TemporaryDirectory()
-        let db = try Self.open(directory)
-        try Self.fill(db, ids: 1...20)
         // A snapshot of this version has opened every bucket, and stays.
-        let reader = try Self.open(directory)
-        #expect(Self.notes(reader).count == 20)
+        let (directory, db, reader) = try Self.filledAndRead(20)
         // A newer version changes a row; no snapshot reads it.
         try db.write { db.objects(BucketItem.self).where { $0.id == 2 }.first?.note = "two" }
         // A write from the newer version reads the row as that version holds it.
@@ -161,21 +192,12 @@ import Testing
     }
 
     @Test func aTableEmptiedInTheWriteKeepsNoneOfTheBucketsSnapshotsOpened() throws {
-        let directory = TemporaryDirectory()
-        let db = try Self.open(directory)
-        try Self.fill(db, ids: 1...40)
-        let reader = try Self.open(directory)
-        #expect(Self.notes(reader).count == 40)
+        let (directory, db, reader) = try Self.filledAndRead(40)
         // Emptied, then refilled in one transaction: new keys share a bucket with deleted ones,
         // whose values the snapshot's copy of that bucket still holds.
         try db.write {
             db.deleteAll()
-            for id in 41...45 {
-                let item = BucketItem()
-                item.id = id
-                item.note = "note \(id)"
-                try db.add(item)
-            }
+            try Self.add(db, ids: 41...45)
         }
         let after = Self.notes(try Self.open(directory))
         #expect(after == Dictionary(uniqueKeysWithValues: (41...45).map { ($0, "note \($0)") }))
@@ -183,20 +205,19 @@ import Testing
         #expect(Self.notes(reader).count == 40)
     }
 
-    /// The same at the level of the table: a value put into a bucket the snapshot opened, first
-    /// touched after the table was emptied, is the bucket's only value.
-    @Test func aBucketFirstTouchedAfterTheTableWasEmptiedHoldsOnlyWhatWasPut() throws {
-        let directory = TemporaryDirectory()
-        let db = try Self.open(directory)
-        try Self.fill(db, ids: 1...40)
+    /// The same at the level of the table: a value put into a bucket the snapshot opened, after
+    /// the table was emptied, is the bucket's only value, whether the transaction had read the
+    /// bucket (from the snapshot's values) before emptying the table or first touches it after.
+    @Test(arguments: [false, true])
+    func aBucketWrittenAfterTheTableWasEmptiedHoldsOnlyWhatWasPut(readFirst: Bool) throws {
+        let (directory, db, reader) = try Self.filledAndRead(40)
         let info = try #require(try db.classInfo(for: BucketItem.self))
-        let reader = try Self.open(directory)
-        #expect(Self.notes(reader).count == 40)
         // An object in the middle of a bucket the snapshot opened, and its row.
         let key = try #require(reader.object(ofType: BucketItem.self, forPrimaryKey: 20)?._objdbKey)
         let row = try #require(try reader.requireReadableTxn().get(info.tables.objects, key: key).map(Array.init))
         try db.write {
             let txn = try db.requireReadableTxn()
+            if readFirst { #expect(try txn.get(info.tables.objects, key: key).map(Array.init) == row) }
             try txn.empty(info.tables.objects)
             #expect(try row.withUnsafeBytes { try txn.put(info.tables.objects, key: key, value: $0) })
         }
