@@ -48,6 +48,13 @@ final class BucketRecords {
 
     /// No records, an index of 1,024 slots and no page yet.
     init() {
+        // The layout ``perPage`` assumes: records after the values, aligned, within a chunk.
+        let stride = MemoryLayout<BucketRecord>.stride
+        if Self.perPage < 1 || Self.valuesBytes % MemoryLayout<BucketRecord>.alignment != 0
+            || Self.valuesBytes + Self.perPage * stride > ChunkPool.chunkSize
+        {
+            objdbFatal("BucketRecords: \(Self.perPage) records of \(stride) bytes and their values do not fit a chunk of \(ChunkPool.chunkSize) bytes")
+        }
         index = .allocate(capacity: capacity)
         index.initialize(repeating: 0, count: capacity)
     }
@@ -102,6 +109,8 @@ final class BucketRecords {
         return made
     }
 
+    /// Stores `new` as the next record, taking a page when the last one is full; returns its
+    /// number.
     private func append(_ new: BucketRecord) -> Int {
         if count == pages.count * Self.perPage {
             let page = ChunkPool.take()

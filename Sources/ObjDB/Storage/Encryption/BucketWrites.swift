@@ -68,6 +68,7 @@ final class BucketWrites {
         return touchedBucketSlowly(table, bucket)
     }
 
+    /// ``touchedBucket(_:_:)`` past the record used last: found in, or added to, ``touched``.
     @inline(never)
     private func touchedBucketSlowly(_ table: Table, _ bucket: UInt64) -> Int {
         let number = touched.number(table, bucket)
@@ -184,6 +185,10 @@ final class BucketWrites {
         for number in order { try flush(records.record(number), written: records.values(number), values: values, cursor: cursor) }
     }
 
+    /// Seals the bucket of `record` (its values written in `written`) into the `buckets` table
+    /// through `cursor`, with the stored bucket's other values, or deletes it when none is
+    /// left; nothing when the transaction changed none of its stored values. `values` is room
+    /// for 16 values.
     private func flush(
         _ record: UnsafeMutablePointer<BucketRecord>, written: UnsafeMutablePointer<UnsafeRawBufferPointer>,
         values: UnsafeMutableBufferPointer<UnsafeRawBufferPointer?>, cursor: OpaquePointer?

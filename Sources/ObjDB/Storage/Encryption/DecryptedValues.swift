@@ -106,8 +106,8 @@ final class DecryptedValues: @unchecked Sendable {
     /// The value under 8-byte `key` of table `table`: the one opened before if this snapshot
     /// remembers it, else `count` new bytes that `open` fills (returning `false` if the value
     /// does not authenticate, and then `nil` here), remembered. `open` runs outside the lock, so
-    /// the threads and snapshots sharing these values decrypt side by side; two that open the
-    /// same value at once each get a copy of their own, and the later one is remembered.
+    /// the threads and snapshots sharing these values decrypt side by side; when two open the
+    /// same value at once, both return the copy remembered first.
     func value(
         table: UInt32, objectKey key: UInt64, count: Int, _ open: (UnsafeMutableRawBufferPointer) -> Bool
     ) -> UnsafeRawBufferPointer? {
@@ -119,8 +119,13 @@ final class DecryptedValues: @unchecked Sendable {
         let plain = allocateLocked(count)
         pthread_mutex_unlock(mutex)
         guard open(plain) else { return nil }
-        if remembers { locked { byObjectKey.insert(UnsafeRawBufferPointer(plain), table: table, key: key) } }
-        return UnsafeRawBufferPointer(plain)
+        guard remembers else { return UnsafeRawBufferPointer(plain) }
+        return locked {
+            // Another thread may have opened it meanwhile: every reader then keeps one copy.
+            if let first = byObjectKey.find(table: table, key: key) { return first }
+            byObjectKey.insert(UnsafeRawBufferPointer(plain), table: table, key: key)
+            return UnsafeRawBufferPointer(plain)
+        }
     }
 
     private func allocateLocked(_ count: Int) -> UnsafeMutableRawBufferPointer {

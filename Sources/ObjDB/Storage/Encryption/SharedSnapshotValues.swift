@@ -7,7 +7,8 @@ import Foundation
 /// write transaction opening the row buckets of the version it starts from
 /// (``BucketWrites``) all read it.
 ///
-/// Only the newest version is shared; a snapshot of an older version keeps its own. The values
+/// One version is shared at a time, the one whose snapshot began last, except that a snapshot of
+/// an older version never displaces the live values of a newer one (it keeps its own). The values
 /// live as long as the last snapshot of their version (each holds them), and not longer: this
 /// object holds them weakly. So a snapshot that reads nothing, such as an idle instance's, keeps
 /// what the other snapshots of its version decrypted until it ends or moves to a newer version.
@@ -16,6 +17,7 @@ final class SharedSnapshotValues: @unchecked Sendable {
     private let lock = NSLock()
     /// The version ``values`` belong to; -1 for none.
     private var version = -1
+    /// The shared values, while a snapshot holds them.
     private weak var values: DecryptedValues?
 
     /// The values a new snapshot of `version` reads: those of a live snapshot of it, else new

@@ -2,6 +2,22 @@ import Foundation
 import Testing
 @_spi(Inspection) @testable import ObjDB
 
+/// An item whose row is too long for a row bucket: sealed on its own.
+final class LongNoteItem: Object {
+    @Persisted(primaryKey: true) var id: Int = 0
+    @Persisted var text: String = ""
+}
+
+/// What threads of a test saw: wrong readings, and the decrypted values their snapshots read.
+private final class Outcomes: @unchecked Sendable {
+    private let lock = NSLock()
+    private var wrong: [String] = []
+    private var values: [ObjectIdentifier] = []
+    func add(wrong message: String) { lock.withLock { wrong.append(message) } }
+    func add(values identity: ObjectIdentifier) { lock.withLock { values.append(identity) } }
+    var all: (wrong: [String], values: Set<ObjectIdentifier>) { lock.withLock { (wrong, Set(values)) } }
+}
+
 /// Snapshots of one version of an encrypted file share the values they decrypted
 /// (``SharedSnapshotValues``), and a write transaction starts from the row buckets they opened:
 /// each must still read exactly what its own version holds.
@@ -22,6 +38,7 @@ import Testing
         }
     }
 
+    /// Adds items `ids` to `db` in a write transaction of their own.
     private static func fill(_ db: Database, ids: ClosedRange<Int>) throws {
         try db.write { try add(db, ids: ids) }
     }
@@ -65,14 +82,21 @@ import Testing
         // No snapshot holds them any more.
         #expect(share.ofLiveSnapshots(of: 3) == nil)
 
-        let newer = share.forSnapshot(of: 7)
-        let older = share.forSnapshot(of: 6)
-        #expect(older !== newer)
-        #expect(share.forSnapshot(of: 7) === newer)
-        #expect(share.ofLiveSnapshots(of: 6) == nil)
-        withExtendedLifetime((newer, older)) {}
+        do {
+            let newer = share.forSnapshot(of: 7)
+            let older = share.forSnapshot(of: 6)
+            #expect(older !== newer)
+            #expect(share.forSnapshot(of: 7) === newer)
+            #expect(share.ofLiveSnapshots(of: 6) == nil)
+            withExtendedLifetime((newer, older)) {}
+        }
+        // Once the newer version's values are gone, an older version's snapshot shares its own.
+        let again = share.forSnapshot(of: 6)
+        #expect(share.ofLiveSnapshots(of: 6) === again)
+        #expect(share.forSnapshot(of: 6) === again)
     }
 
+    /// A second instance of a version reads what the first decrypted; a new version reads afresh.
     @Test func snapshotsOfOneVersionShareWhatTheyDecrypted() throws {
         let directory = TemporaryDirectory()
         let first = try Self.open(directory)
@@ -101,14 +125,6 @@ import Testing
 
     /// Instances on several threads read one version at once, from one set of values.
     @Test func instancesOnSeveralThreadsReadOneVersionTogether() throws {
-        final class Outcomes: @unchecked Sendable {
-            private let lock = NSLock()
-            private var wrong: [String] = []
-            private var values: [ObjectIdentifier] = []
-            func add(wrong message: String) { lock.withLock { wrong.append(message) } }
-            func add(values identity: ObjectIdentifier) { lock.withLock { values.append(identity) } }
-            var all: (wrong: [String], values: Set<ObjectIdentifier>) { lock.withLock { (wrong, Set(values)) } }
-        }
         let directory = TemporaryDirectory()
         let db = try Self.open(directory)
         try Self.fill(db, ids: 1...300)
@@ -124,7 +140,11 @@ import Testing
                     let bad = (1...300).filter { notes[$0] != "note \($0)" }
                     if notes.count != 300 || !bad.isEmpty { outcomes.add(wrong: "thread \(thread) round \(round): \(notes.count) notes, wrong ids \(bad.prefix(5))") }
                 }
-                outcomes.add(values: ObjectIdentifier(try #require(try local.requireReadableTxn().decrypted as DecryptedValues?)))
+                guard let values = try local.requireReadableTxn().decrypted else {
+                    outcomes.add(wrong: "thread \(thread): a snapshot of an encrypted file without decrypted values")
+                    return
+                }
+                outcomes.add(values: ObjectIdentifier(values))
             } catch {
                 outcomes.add(wrong: "thread \(thread): \(error)")
             }
@@ -135,6 +155,55 @@ import Testing
         withExtendedLifetime(holder) {}
     }
 
+    /// Values sealed on their own (too long for a bucket) are decrypted outside the shared values'
+    /// lock: threads reading them at once each read every one right, and once they are done the
+    /// version's values hold each, so another instance reads them all without decrypting.
+    @Test func valuesSealedOnTheirOwnReadFromSeveralThreadsAtOnce() throws {
+        let directory = TemporaryDirectory()
+        @Sendable func open() throws -> Database {
+            var config = directory.configuration([LongNoteItem.self])
+            config.encryptionKey = EncryptionFixture.key
+            return try Database(configuration: config)
+        }
+        @Sendable func text(_ id: Int) -> String { String(repeating: "\(id % 10)", count: 600) + " \(id)" }
+        @Sendable func wrongTexts(_ db: Database) -> [Int] {
+            let items = db.objects(LongNoteItem.self).map { ($0.id, $0.text) }
+            return items.count == 40 ? items.filter { $0.1 != text($0.0) }.map(\.0) : [-items.count]
+        }
+        let db = try open()
+        try db.write {
+            for id in 1...40 {
+                let item = LongNoteItem()
+                item.id = id
+                item.text = text(id)
+                try db.add(item)
+            }
+        }
+        let holder = try open()
+        let shared = try Self.values(holder)
+        let before = shared.byteCount
+        let outcomes = Outcomes()
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            do {
+                let local = try open()
+                for round in 0..<3 {
+                    let wrong = wrongTexts(local)
+                    if !wrong.isEmpty { outcomes.add(wrong: "thread \(thread) round \(round): wrong ids \(wrong.prefix(5))") }
+                }
+            } catch {
+                outcomes.add(wrong: "thread \(thread): \(error)")
+            }
+        }
+        #expect(outcomes.all.wrong.isEmpty)
+        let after = shared.byteCount
+        #expect(after - before >= 40 * 600)
+        #expect(wrongTexts(try open()).isEmpty)
+        #expect(shared.byteCount == after)
+        withExtendedLifetime(holder) {}
+    }
+
+    /// A write transaction takes the buckets a snapshot of its starting version opened, and its
+    /// updates and deletes of their rows read back.
     @Test func aWriteReadsTheBucketsASnapshotOfItsVersionOpened() throws {
         let directory = TemporaryDirectory()
         let db = try Self.open(directory)
@@ -175,6 +244,8 @@ import Testing
         #expect(try writer.verify().problems.isEmpty)
     }
 
+    /// A write that starts after another commit reads that commit's rows, not the buckets an older
+    /// snapshot opened.
     @Test func aWriteAfterAnotherCommitDoesNotReadAnOlderVersionsBuckets() throws {
         // A snapshot of this version has opened every bucket, and stays.
         let (directory, db, reader) = try Self.filledAndRead(20)
@@ -191,6 +262,7 @@ import Testing
         #expect(Self.notes(reader)[2] == "note 2")
     }
 
+    /// `deleteAll()` then adds in one transaction leave no value of the snapshot's buckets behind.
     @Test func aTableEmptiedInTheWriteKeepsNoneOfTheBucketsSnapshotsOpened() throws {
         let (directory, db, reader) = try Self.filledAndRead(40)
         // Emptied, then refilled in one transaction: new keys share a bucket with deleted ones,
