@@ -77,6 +77,23 @@ final class BucketWrites {
         return number
     }
 
+    /// Puts `value` under `key` of `table` through `put`, the raw put (of a transaction or a
+    /// cursor) of the bytes LMDB is to store: into its bucket, the entry marked, when it is short
+    /// enough and values go into buckets; else sealed on its own. `false` when `put` refuses
+    /// (the key is taken).
+    func put(_ table: Table, key: UInt64, value: UnsafeRawBufferPointer, _ put: (UnsafeRawBufferPointer) throws -> Bool) throws -> Bool {
+        guard takesValues, RowBucket.holds(value.count) else {
+            var objectKey = key
+            let sealed = try withUnsafeBytes(of: &objectKey) { try cipher.sealed(value, tag: table.tag, key: $0) }
+            guard try sealed.withUnsafeBytes(put) else { return false }
+            removed(table, key: key)
+            return true
+        }
+        guard try put(RowBucket.marker) else { return false }
+        written(table, key: key, arena.copy(value))
+        return true
+    }
+
     /// Records `value` (memory that lives as long as the transaction) as the value under `key`
     /// of `table`, whose entry now holds the marker.
     @inline(__always)

@@ -139,15 +139,7 @@ extension Cursor {
     func putInBucket(key: UInt64, value: UnsafeRawBufferPointer, flags: PutFlags, _ buckets: Unmanaged<BucketWrites>) throws -> Bool {
         var objectKey = key
         return try withUnsafeBytes(of: &objectKey) { keyBytes in
-            guard let decrypted, buckets._withUnsafeGuaranteedRef({ $0.takesValues }), RowBucket.holds(value.count) else {
-                guard try withStoredValue(keyBytes, value, { try rawPut(key: keyBytes, value: $0, flags: flags) }) else { return false }
-                buckets._withUnsafeGuaranteedRef { $0.removed(table, key: key) }
-                return true
-            }
-            guard try rawPut(key: keyBytes, value: RowBucket.marker, flags: flags) else { return false }
-            let copy = decrypted._withUnsafeGuaranteedRef { $0.copy(value) }
-            buckets._withUnsafeGuaranteedRef { $0.written(table, key: key, copy) }
-            return true
+            try buckets._withUnsafeGuaranteedRef { try $0.put(table, key: key, value: value) { try rawPut(key: keyBytes, value: $0, flags: flags) } }
         }
     }
 }

@@ -88,16 +88,9 @@ extension Txn {
         }
         guard table.seal.sealsValue(under: key) else { return try rawPut(table, key: key, value: value, flags: flags) }
         if table.seal == .values, key.count == 8, let bucketWrites {
-            let objectKey = key.loadUnaligned(as: UInt64.self)
-            guard bucketWrites.takesValues, RowBucket.holds(value.count), let decrypted else {
-                let sealed = try cipher.sealed(value, tag: table.tag, key: key)
-                guard try sealed.withUnsafeBytes({ try rawPut(table, key: key, value: $0, flags: flags) }) else { return false }
-                bucketWrites.removed(table, key: objectKey)
-                return true
+            return try bucketWrites.put(table, key: key.loadUnaligned(as: UInt64.self), value: value) {
+                try rawPut(table, key: key, value: $0, flags: flags)
             }
-            guard try rawPut(table, key: key, value: RowBucket.marker, flags: flags) else { return false }
-            bucketWrites.written(table, key: objectKey, decrypted.copy(value))
-            return true
         }
         let sealed = try cipher.sealed(value, tag: table.tag, key: key)
         return try sealed.withUnsafeBytes { try rawPut(table, key: key, value: $0, flags: flags) }
