@@ -1,6 +1,7 @@
 import Foundation
 
-/// Chunks of memory for ``DecryptedValues`` kept between transactions, so that an encrypted
+/// Chunks of memory for ``DecryptedValues`` and a write transaction's ``BucketRecords`` (which
+/// hands them back as bytes) kept between transactions, so that an encrypted
 /// file's transactions reuse memory already mapped rather than take fresh pages from the system
 /// each time: a transaction that updates 100,000 rows holds about 15 MB of plaintext, and its
 /// page faults cost about as much as its cipher.
